@@ -1,0 +1,124 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// The same strict settings on every target (house style): existential `any`, imports internal unless
+/// written `public import`, and member lookups only through what a file imports itself.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "podfresh",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "podfresh", targets: ["podfresh"]),
+        .library(name: "FeedParsing", targets: ["FeedParsing"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
+        .target(
+            name: "FeedParsing",
+            dependencies: ["CLibXML2"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "FeedFetching",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "FeedStorage",
+            dependencies: [
+                "FeedParsing",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "RefreshEngine",
+            dependencies: [
+                "FeedParsing", "FeedFetching", "FeedStorage",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ConsoleOutput",
+            dependencies: ["RefreshEngine", "FeedParsing", "FeedStorage"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "podfresh",
+            dependencies: [
+                "FeedParsing", "FeedFetching", "FeedStorage", "RefreshEngine", "ConsoleOutput",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: - Tests
+
+        /// A real HTTP/1.1 server on 127.0.0.1 (port 0) for tests, able to inject faults.
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/TestSupport",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FeedParsingTests",
+            dependencies: ["FeedParsing"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FeedFetchingTests",
+            dependencies: ["FeedFetching", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FeedStorageTests",
+            dependencies: ["FeedStorage", "FeedParsing"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RefreshEngineTests",
+            dependencies: ["RefreshEngine", "FeedStorage", "FeedFetching", "FeedParsing", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ConsoleOutputTests",
+            dependencies: ["ConsoleOutput", "RefreshEngine", "FeedParsing"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["podfresh", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// Placeholder; the console renderer lands here.

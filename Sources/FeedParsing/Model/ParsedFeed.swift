@@ -1,0 +1,175 @@
+public import Foundation
+
+/// The syndication format of a parsed document, detected from its root element and namespace.
+public enum FeedFormat: String, Sendable, Hashable, Codable {
+    /// RSS 0.9x or 2.0 (`<rss>`).
+    case rss2
+    /// RSS 1.0 / RDF (`<rdf:RDF>` with the RSS 1.0 namespace).
+    case rss1
+    /// Atom 1.0 (`<feed xmlns="http://www.w3.org/2005/Atom">`).
+    case atom
+}
+
+/// `itunes:type`: how a podcast's episodes are meant to be listened to.
+public enum PodcastType: String, Sendable, Hashable, Codable {
+    case episodic
+    case serial
+}
+
+/// A podcast feed as parsed from one RSS 2.0, RSS 1.0 or Atom document.
+///
+/// Every field a real feed may omit is optional; collections are empty when absent.
+public struct ParsedFeed: Sendable, Hashable {
+    public var format: FeedFormat
+    public var title: String?
+    /// The website of the show (`<link>`, Atom `link rel="alternate"`).
+    public var link: URL?
+    /// The show description: `description` / Atom `subtitle`, else `itunes:summary`, else `itunes:subtitle`.
+    public var description: String?
+    /// `itunes:subtitle`.
+    public var subtitle: String?
+    public var language: String?
+    /// Artwork: `itunes:image href`, else `image/url`, else Atom `logo`, else Atom `icon`.
+    public var image: URL?
+    /// `itunes:author`, else `managingEditor` / `dc:creator` / Atom `author/name`.
+    public var author: String?
+    public var owner: Owner?
+    /// Categories in document order; nested `itunes:category` read as `"Parent/Child"`.
+    public var categories: [String]
+    /// `itunes:explicit` (`true`/`yes`/`explicit` → true; `false`/`no`/`clean` → false).
+    public var explicit: Bool?
+    /// `itunes:type`.
+    public var type: PodcastType?
+    /// `itunes:new-feed-url`: the publisher asks subscribers to move to this URL.
+    public var newFeedURL: URL?
+    /// `itunes:block` is `Yes`.
+    public var block: Bool?
+    /// `itunes:complete` is `Yes`: no more episodes will be published.
+    public var complete: Bool?
+    /// `podcast:guid`.
+    public var podcastGUID: String?
+    /// `podcast:locked` (`yes` → true, `no` → false).
+    public var locked: Bool?
+    public var funding: [Funding]
+    /// `podcast:updateFrequency` as its `rrule` attribute or text.
+    public var updateFrequency: String?
+    public var generator: String?
+    public var lastBuildDate: Date?
+    /// RSS `<ttl>` in minutes.
+    public var ttl: Int?
+    /// `sy:updatePeriod` (`hourly`, `daily`, `weekly`, `monthly`, `yearly`).
+    public var syndicationUpdatePeriod: String?
+    /// `sy:updateFrequency`: how many times per period.
+    public var syndicationUpdateFrequency: Int?
+    /// `atom:link rel="self"`.
+    public var selfURL: URL?
+    /// RFC 5005 paging: `atom:link rel="next"`.
+    public var nextPage: URL?
+    /// RFC 5005 paging: `atom:link rel="first"`.
+    public var firstPage: URL?
+    /// RFC 5005 paging: `atom:link rel="last"`.
+    public var lastPage: URL?
+    /// Episodes in document order.
+    public var episodes: [ParsedEpisode]
+    /// Problems met while parsing that did not stop it: recovered XML errors, unparseable dates,
+    /// duplicate identity keys, limits reached.
+    public var warnings: [ParseWarning]
+
+    public init(
+        format: FeedFormat,
+        title: String? = nil,
+        link: URL? = nil,
+        description: String? = nil,
+        subtitle: String? = nil,
+        language: String? = nil,
+        image: URL? = nil,
+        author: String? = nil,
+        owner: Owner? = nil,
+        categories: [String] = [],
+        explicit: Bool? = nil,
+        type: PodcastType? = nil,
+        newFeedURL: URL? = nil,
+        block: Bool? = nil,
+        complete: Bool? = nil,
+        podcastGUID: String? = nil,
+        locked: Bool? = nil,
+        funding: [Funding] = [],
+        updateFrequency: String? = nil,
+        generator: String? = nil,
+        lastBuildDate: Date? = nil,
+        ttl: Int? = nil,
+        syndicationUpdatePeriod: String? = nil,
+        syndicationUpdateFrequency: Int? = nil,
+        selfURL: URL? = nil,
+        nextPage: URL? = nil,
+        firstPage: URL? = nil,
+        lastPage: URL? = nil,
+        episodes: [ParsedEpisode] = [],
+        warnings: [ParseWarning] = []
+    ) {
+        self.format = format
+        self.title = title
+        self.link = link
+        self.description = description
+        self.subtitle = subtitle
+        self.language = language
+        self.image = image
+        self.author = author
+        self.owner = owner
+        self.categories = categories
+        self.explicit = explicit
+        self.type = type
+        self.newFeedURL = newFeedURL
+        self.block = block
+        self.complete = complete
+        self.podcastGUID = podcastGUID
+        self.locked = locked
+        self.funding = funding
+        self.updateFrequency = updateFrequency
+        self.generator = generator
+        self.lastBuildDate = lastBuildDate
+        self.ttl = ttl
+        self.syndicationUpdatePeriod = syndicationUpdatePeriod
+        self.syndicationUpdateFrequency = syndicationUpdateFrequency
+        self.selfURL = selfURL
+        self.nextPage = nextPage
+        self.firstPage = firstPage
+        self.lastPage = lastPage
+        self.episodes = episodes
+        self.warnings = warnings
+    }
+}
+
+/// `itunes:owner`.
+public struct Owner: Sendable, Hashable {
+    public var name: String?
+    public var email: String?
+
+    public init(name: String? = nil, email: String? = nil) {
+        self.name = name
+        self.email = email
+    }
+}
+
+/// `podcast:funding url="https://…"`: where listeners can support the show; the text is the label.
+public struct Funding: Sendable, Hashable {
+    public var url: URL
+    public var text: String?
+
+    public init(url: URL, text: String? = nil) {
+        self.url = url
+        self.text = text
+    }
+}
+
+/// A problem met while parsing that did not stop the parse.
+public struct ParseWarning: Sendable, Hashable {
+    /// The 1-based line in the document, or 0 when unknown.
+    public var line: Int
+    public var message: String
+
+    public init(line: Int, message: String) {
+        self.line = line
+        self.message = message
+    }
+}

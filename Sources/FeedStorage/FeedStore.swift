@@ -1,0 +1,144 @@
+public import FeedParsing
+public import Foundation
+
+/// The result of one feed's check, applied to the store in one transaction by ``FeedStore/apply(_:)``.
+public struct FeedCheck: Sendable {
+    /// What the check found.
+    public enum Result: Sendable {
+        /// 200 with a parsed feed. `etag`/`lastModified` are the new validators (nil clears them);
+        /// `unconditional` is true when no validators were sent.
+        case fetched(ParsedFeed, etag: String?, lastModified: String?, unconditional: Bool)
+        /// 304: nothing changed.
+        case notModified
+        /// The check failed; stored episodes are untouched.
+        case failed(kind: String, message: String)
+        /// 410: mark the feed gone; it is never checked again.
+        case gone(message: String)
+    }
+
+    public var subscriptionID: Int64
+    public var checkedAt: Date
+    public var status: Int?
+    public var result: Result
+    /// A permanent move to apply (301/308 or `itunes:new-feed-url`), if any.
+    public var movedTo: URL?
+    public var nextCheckAt: Date?
+    public var nextCheckReason: String?
+    /// The refresh run this check belongs to.
+    public var runID: Int64?
+
+    public init(
+        subscriptionID: Int64,
+        checkedAt: Date,
+        status: Int? = nil,
+        result: Result,
+        movedTo: URL? = nil,
+        nextCheckAt: Date? = nil,
+        nextCheckReason: String? = nil,
+        runID: Int64? = nil
+    ) {
+        self.subscriptionID = subscriptionID
+        self.checkedAt = checkedAt
+        self.status = status
+        self.result = result
+        self.movedTo = movedTo
+        self.nextCheckAt = nextCheckAt
+        self.nextCheckReason = nextCheckReason
+        self.runID = runID
+    }
+}
+
+/// What ``FeedStore/apply(_:)`` changed.
+public struct MergeSummary: Sendable, Hashable {
+    /// Episodes stored for the first time, in feed order.
+    public var newEpisodes: [StoredEpisode]
+    /// Known episodes whose fields changed.
+    public var updatedCount: Int
+    /// The URL the subscription now has, when a move was applied.
+    public var movedTo: URL?
+    /// Why a requested move was not applied (e.g. the target is already subscribed).
+    public var moveRefused: String?
+
+    public init(newEpisodes: [StoredEpisode] = [], updatedCount: Int = 0, movedTo: URL? = nil, moveRefused: String? = nil) {
+        self.newEpisodes = newEpisodes
+        self.updatedCount = updatedCount
+        self.movedTo = movedTo
+        self.moveRefused = moveRefused
+    }
+}
+
+/// One refresh run, as recorded.
+public struct RefreshRun: Sendable, Hashable {
+    public var id: Int64
+    public var startedAt: Date
+    public var endedAt: Date?
+    public var feedsChecked: Int
+    public var feedsFailed: Int
+    public var feedsNotModified: Int
+    public var newEpisodes: Int
+
+    public init(
+        id: Int64,
+        startedAt: Date,
+        endedAt: Date? = nil,
+        feedsChecked: Int = 0,
+        feedsFailed: Int = 0,
+        feedsNotModified: Int = 0,
+        newEpisodes: Int = 0
+    ) {
+        self.id = id
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.feedsChecked = feedsChecked
+        self.feedsFailed = feedsFailed
+        self.feedsNotModified = feedsNotModified
+        self.newEpisodes = newEpisodes
+    }
+}
+
+/// Which stored episodes to list, newest first.
+public struct EpisodeQuery: Sendable, Hashable {
+    public var subscriptionID: Int64?
+    /// Only episodes published (or, when undated, first seen) at or after this date.
+    public var since: Date?
+    /// Only episodes first seen in this run.
+    public var runID: Int64?
+    public var limit: Int?
+
+    public init(subscriptionID: Int64? = nil, since: Date? = nil, runID: Int64? = nil, limit: Int? = nil) {
+        self.subscriptionID = subscriptionID
+        self.since = since
+        self.runID = runID
+        self.limit = limit
+    }
+}
+
+/// The podfresh database: one SQLite file (WAL) behind GRDB, migrated on open.
+///
+/// Every method is a self-contained transaction; the store is safe to share between tasks and processes.
+public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRepository {
+    /// Opens (creating if needed) the database at `path`, creating parent folders, and migrates it.
+    public init(path: String) throws {
+        fatalError("not implemented")
+    }
+
+    /// A private in-memory database, for tests and `--offline` dry runs.
+    public static func inMemory() throws -> FeedStore {
+        fatalError("not implemented")
+    }
+
+    public func addSubscription(url: URL, title: String?, at date: Date) throws -> Subscription { fatalError() }
+    public func removeSubscription(id: Int64) throws -> Bool { fatalError() }
+    public func subscriptions() throws -> [Subscription] { fatalError() }
+    public func subscription(id: Int64) throws -> Subscription? { fatalError() }
+    public func subscription(url: URL) throws -> Subscription? { fatalError() }
+    public func dueSubscriptions(at date: Date) throws -> [Subscription] { fatalError() }
+    public func updateMetadata(id: Int64, title: String?, link: URL?, image: URL?) throws { fatalError() }
+    public func apply(_ check: FeedCheck) throws -> MergeSummary { fatalError() }
+    public func episodes(_ query: EpisodeQuery) throws -> [StoredEpisode] { fatalError() }
+    public func episodeCounts() throws -> [Int64: Int] { fatalError() }
+    public func recentPublishedDates(subscriptionID: Int64, limit: Int) throws -> [Date] { fatalError() }
+    public func beginRun(at date: Date) throws -> RefreshRun { fatalError() }
+    public func finishRun(_ run: RefreshRun) throws { fatalError() }
+    public func lastRun() throws -> RefreshRun? { fatalError() }
+}

@@ -1,0 +1,63 @@
+public import FeedParsing
+public import Foundation
+
+/// Subscriptions: the feeds a user follows and their check state.
+public protocol SubscriptionRepository: Sendable {
+    /// Adds a feed. - Throws: ``StoreError`` `.duplicate` when the URL is already subscribed.
+    func addSubscription(url: URL, title: String?, at date: Date) throws -> Subscription
+    /// Removes a feed and its episodes. - Returns: false when no such id.
+    @discardableResult func removeSubscription(id: Int64) throws -> Bool
+    /// Every subscription, by id.
+    func subscriptions() throws -> [Subscription]
+    func subscription(id: Int64) throws -> Subscription?
+    func subscription(url: URL) throws -> Subscription?
+    /// Subscriptions that are not gone and whose next check is nil or at/before `date`.
+    func dueSubscriptions(at date: Date) throws -> [Subscription]
+    /// Sets the title (and link/image when given) of a subscription, e.g. after `add` fetched it once.
+    func updateMetadata(id: Int64, title: String?, link: URL?, image: URL?) throws
+}
+
+/// Episodes and the merge of one feed check.
+public protocol EpisodeRepository: Sendable {
+    /// Applies one feed check in a single transaction: merges episodes (new ones inserted, changed ones
+    /// updated, missing ones kept), the feed's metadata, validators, schedule, error state and move.
+    /// A `.failed` result changes only the feed's error state and schedule.
+    func apply(_ check: FeedCheck) throws -> MergeSummary
+    /// Stored episodes, newest first (by published date, then first-seen).
+    func episodes(_ query: EpisodeQuery) throws -> [StoredEpisode]
+    /// Number of stored episodes per subscription id.
+    func episodeCounts() throws -> [Int64: Int]
+    /// The published dates of a feed's newest stored episodes, newest first (for cadence learning).
+    func recentPublishedDates(subscriptionID: Int64, limit: Int) throws -> [Date]
+}
+
+/// Refresh runs: when they ran and what they found.
+public protocol RefreshRunRepository: Sendable {
+    func beginRun(at date: Date) throws -> RefreshRun
+    func finishRun(_ run: RefreshRun) throws
+    /// The newest finished run.
+    func lastRun() throws -> RefreshRun?
+}
+
+/// A storage failure a user can act on.
+public struct StoreError: Error, Hashable, CustomStringConvertible, LocalizedError {
+    public enum Kind: String, Sendable, Hashable {
+        /// The URL is already subscribed.
+        case duplicate
+        /// No subscription with that id.
+        case notFound = "not-found"
+        /// The database file could not be opened, migrated or written.
+        case database
+    }
+
+    public let kind: Kind
+    public let message: String
+
+    public init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+    public var errorDescription: String? { message }
+}

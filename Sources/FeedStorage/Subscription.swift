@@ -1,0 +1,83 @@
+public import Foundation
+
+/// A subscribed feed and everything remembered about checking it.
+public struct Subscription: Sendable, Hashable, Identifiable {
+    public var id: Int64
+    /// Where the feed is fetched from now (updated on permanent moves).
+    public var url: URL
+    public var title: String?
+    /// The show's website.
+    public var link: URL?
+    public var image: URL?
+    public var addedAt: Date
+    /// `ETag` of the last 200 response.
+    public var etag: String?
+    /// `Last-Modified` of the last 200 response.
+    public var lastModified: String?
+    public var lastCheckedAt: Date?
+    /// The last check that returned 200 or 304.
+    public var lastSuccessAt: Date?
+    /// The last check that fetched without validators (forced or revalidation).
+    public var lastUnconditionalAt: Date?
+    public var lastStatus: Int?
+    /// Consecutive failed checks; reset by a success.
+    public var failureCount: Int
+    /// Stable kind of the last failure (a `FeedFetchError.Kind` or `FeedParseError.Kind` raw value).
+    public var lastErrorKind: String?
+    /// The last failure, as shown to the user.
+    public var lastError: String?
+    /// The server answered 410 Gone: never checked again.
+    public var isGone: Bool
+    /// The feed said `itunes:complete`: no new episodes will come.
+    public var isComplete: Bool
+    /// When the feed is next due.
+    public var nextCheckAt: Date?
+    /// Why it is due then (e.g. "cadence 1d (median gap)", "Retry-After", "backoff after 3 failures").
+    public var nextCheckReason: String?
+    /// The URL before the last permanent move, if it moved.
+    public var movedFrom: URL?
+
+    public init(
+        id: Int64,
+        url: URL,
+        title: String? = nil,
+        link: URL? = nil,
+        image: URL? = nil,
+        addedAt: Date,
+        etag: String? = nil,
+        lastModified: String? = nil,
+        lastCheckedAt: Date? = nil,
+        lastSuccessAt: Date? = nil,
+        lastUnconditionalAt: Date? = nil,
+        lastStatus: Int? = nil,
+        failureCount: Int = 0,
+        lastErrorKind: String? = nil,
+        lastError: String? = nil,
+        isGone: Bool = false,
+        isComplete: Bool = false,
+        nextCheckAt: Date? = nil,
+        nextCheckReason: String? = nil,
+        movedFrom: URL? = nil
+    ) {
+        self.id = id
+        self.url = url
+        self.title = title
+        self.link = link
+        self.image = image
+        self.addedAt = addedAt
+        self.etag = etag
+        self.lastModified = lastModified
+        self.lastCheckedAt = lastCheckedAt
+        self.lastSuccessAt = lastSuccessAt
+        self.lastUnconditionalAt = lastUnconditionalAt
+        self.lastStatus = lastStatus
+        self.failureCount = failureCount
+        self.lastErrorKind = lastErrorKind
+        self.lastError = lastError
+        self.isGone = isGone
+        self.isComplete = isComplete
+        self.nextCheckAt = nextCheckAt
+        self.nextCheckReason = nextCheckReason
+        self.movedFrom = movedFrom
+    }
+}

@@ -1,0 +1,1 @@
+// Placeholder; the refresh engine lands here.

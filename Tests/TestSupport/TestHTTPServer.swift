@@ -1,0 +1,1 @@
+// Placeholder; the loopback test server lands here.
