@@ -26,6 +26,8 @@ public struct FeedCheck: Sendable {
     public var nextCheckReason: String?
     /// The refresh run this check belongs to.
     public var runID: Int64?
+    /// Body bytes received (200), for the conditional-GET savings figure.
+    public var bodyBytes: Int?
 
     public init(
         subscriptionID: Int64,
@@ -35,8 +37,10 @@ public struct FeedCheck: Sendable {
         movedTo: URL? = nil,
         nextCheckAt: Date? = nil,
         nextCheckReason: String? = nil,
-        runID: Int64? = nil
+        runID: Int64? = nil,
+        bodyBytes: Int? = nil
     ) {
+        self.bodyBytes = bodyBytes
         self.subscriptionID = subscriptionID
         self.checkedAt = checkedAt
         self.status = status
@@ -76,6 +80,10 @@ public struct RefreshRun: Sendable, Hashable {
     public var feedsFailed: Int
     public var feedsNotModified: Int
     public var newEpisodes: Int
+    /// Body bytes downloaded in the run.
+    public var bytesDownloaded: Int
+    /// Bytes not downloaded thanks to 304s (each 304 counts the feed's last body size).
+    public var bytesSaved: Int
 
     public init(
         id: Int64,
@@ -84,8 +92,12 @@ public struct RefreshRun: Sendable, Hashable {
         feedsChecked: Int = 0,
         feedsFailed: Int = 0,
         feedsNotModified: Int = 0,
-        newEpisodes: Int = 0
+        newEpisodes: Int = 0,
+        bytesDownloaded: Int = 0,
+        bytesSaved: Int = 0
     ) {
+        self.bytesDownloaded = bytesDownloaded
+        self.bytesSaved = bytesSaved
         self.id = id
         self.startedAt = startedAt
         self.endedAt = endedAt

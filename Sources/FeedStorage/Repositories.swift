@@ -1,4 +1,3 @@
-public import FeedParsing
 public import Foundation
 
 /// Subscriptions: the feeds a user follows and their check state.

@@ -36,6 +36,8 @@ public struct Subscription: Sendable, Hashable, Identifiable {
     public var nextCheckReason: String?
     /// The URL before the last permanent move, if it moved.
     public var movedFrom: URL?
+    /// Size of the last 200 body, in bytes.
+    public var lastBodyBytes: Int?
 
     public init(
         id: Int64,
@@ -57,8 +59,10 @@ public struct Subscription: Sendable, Hashable, Identifiable {
         isComplete: Bool = false,
         nextCheckAt: Date? = nil,
         nextCheckReason: String? = nil,
-        movedFrom: URL? = nil
+        movedFrom: URL? = nil,
+        lastBodyBytes: Int? = nil
     ) {
+        self.lastBodyBytes = lastBodyBytes
         self.id = id
         self.url = url
         self.title = title
