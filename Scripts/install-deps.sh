@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the system libraries podfresh builds against, when they are missing (Debian/Ubuntu).
+set -euo pipefail
+missing=()
+pkg-config --exists libxml-2.0 2>/dev/null || missing+=(libxml2-dev)
+[ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+command -v swift >/dev/null 2>&1 || { echo "swift is not on PATH (Swift 6.1 or newer is needed)"; exit 1; }

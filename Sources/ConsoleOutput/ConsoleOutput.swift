@@ -1,1 +1,0 @@
-// Placeholder; the console renderer lands here.

@@ -1,0 +1,114 @@
+public import Foundation
+
+/// A JSON value whose object keys keep the order they were written in, so JSON Lines output is stable.
+public indirect enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.serialized() == rhs.serialized() }
+    public func hash(into hasher: inout Hasher) { hasher.combine(serialized()) }
+
+    /// A string, or null when nil.
+    public static func string(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+    /// A URL as a string, or null when nil.
+    public static func url(_ value: URL?) -> JSONValue { value.map { .string($0.absoluteString) } ?? .null }
+    /// An RFC 3339 UTC timestamp, or null when nil.
+    public static func date(_ value: Date?) -> JSONValue { value.map { .string(RFC3339.string(from: $0)) } ?? .null }
+    /// An integer, or null when nil.
+    public static func int(_ value: Int?) -> JSONValue { value.map { .int($0) } ?? .null }
+    /// A number (integral values without a fraction), or null when nil.
+    public static func number(_ value: Double?) -> JSONValue {
+        guard let value, value.isFinite else { return .null }
+        if value == value.rounded(), abs(value) < 1e15 { return .int(Int(value)) }
+        return .double(value)
+    }
+
+    /// The compact JSON text, on one line.
+    public func serialized() -> String {
+        var out = ""
+        write(into: &out)
+        return out
+    }
+
+    private func write(into out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let value): out += value ? "true" : "false"
+        case .int(let value): out += String(value)
+        case .double(let value): out += value.isFinite ? "\(value)" : "null"
+        case .string(let value): Self.writeString(value, into: &out)
+        case .array(let values):
+            out += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { out += "," }
+                value.write(into: &out)
+            }
+            out += "]"
+        case .object(let pairs):
+            out += "{"
+            for (index, (key, value)) in pairs.enumerated() {
+                if index > 0 { out += "," }
+                Self.writeString(key, into: &out)
+                out += ":"
+                value.write(into: &out)
+            }
+            out += "}"
+        }
+    }
+
+    private static func writeString(_ value: String, into out: inout String) {
+        out += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028
+                    || scalar.value == 0x2029
+                {
+                    out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                        + String(scalar.value, radix: 16)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        out += "\""
+    }
+}
+
+/// RFC 3339 timestamps in UTC, e.g. `2024-05-01T12:00:00Z`.
+public enum RFC3339 {
+    /// Formats a date in UTC with whole seconds.
+    public static func string(from date: Date) -> String {
+        var seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let days = Int((Double(seconds) / 86_400).rounded(.down))
+        seconds -= days * 86_400
+        let (year, month, day) = civilDate(fromDays: days)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02dZ", year, month, day, seconds / 3600, (seconds % 3600) / 60,
+            seconds % 60)
+    }
+
+    /// Days since 1970-01-01 to a proleptic Gregorian (year, month, day) (Howard Hinnant's algorithm).
+    private static func civilDate(fromDays days: Int) -> (Int, Int, Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (m <= 2 ? y + 1 : y, m, d)
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+
+/// Runs feed fetches as background tasks with a global and a per-host concurrency limit, never fetching one feed
+/// twice at once, and publishes ``DataFetchEvent``s to every subscriber.
+///
+/// The work done per feed (fetch, parse, merge) is the caller's `operation`; the coordinator owns only *when* it runs
+/// and what is said about it.
+///
+/// ## Why this class is `@unchecked Sendable`
+/// All mutable state (`state`, `subscribers`) is touched only inside `lock.withLock {}`, and the lock is never held
+/// across an `await`. Events are yielded while the lock is held: `AsyncStream.Continuation.yield` never suspends and
+/// never runs subscriber code synchronously (it only appends to the stream's buffer), and yielding under the lock is
+/// what keeps every subscriber's view in one total order (progress never goes backwards).
+public final class DataFetchCoordinator: @unchecked Sendable {
+    /// The most feeds fetched at the same time.
+    public let maxConcurrent: Int
+    /// The most feeds of one host fetched at the same time.
+    public let maxPerHost: Int
+
+    private let lock = NSLock()
+    private var state = State()
+    private var subscribers: [UUID: AsyncStream<DataFetchEvent>.Continuation] = [:]
+
+    /// - Parameters:
+    ///   - maxConcurrent: The global limit (`--jobs`, default 5).
+    ///   - maxPerHost: The per-host limit (`--per-host`, default 2).
+    public init(maxConcurrent: Int = 5, maxPerHost: Int = 2) {
+        self.maxConcurrent = max(1, maxConcurrent)
+        self.maxPerHost = max(1, maxPerHost)
+    }
+
+    // MARK: - Subscribers
+
+    /// A new subscription to every event published from now on. Each subscriber gets its own stream (an
+    /// `AsyncStream` is single-consumer); it ends when ``finishSubscribers()`` is called or the consumer stops.
+    public func events() -> AsyncStream<DataFetchEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DataFetchEvent.self, bufferingPolicy: .unbounded)
+        let id = UUID()
+        continuation.onTermination = { [weak self] _ in
+            self?.lock.withLock { _ = self?.subscribers.removeValue(forKey: id) }
+        }
+        lock.withLock { subscribers[id] = continuation }
+        return stream
+    }
+
+    /// Publishes an event to every subscriber.
+    public func publish(_ event: DataFetchEvent) {
+        lock.withLock { publishLocked(event) }
+    }
+
+    /// Ends every subscriber's stream, so their consumers finish once they have seen every event.
+    public func finishSubscribers() {
+        let all = lock.withLock {
+            let all = Array(subscribers.values)
+            subscribers.removeAll()
+            return all
+        }
+        for continuation in all { continuation.finish() }
+    }
+
+    private func publishLocked(_ event: DataFetchEvent) {
+        for continuation in subscribers.values { continuation.yield(event) }
+    }
+
+    // MARK: - State
+
+    /// The ids being fetched now (by any batch).
+    public var activeFeedIDs: Set<Int64> { lock.withLock { state.active } }
+
+    /// The coordinator's shared state. Mutating methods return what the caller must do next, so decisions are made
+    /// under the lock and carried out outside it.
+    struct State {
+        var active: Set<Int64> = []
+        var runningPerHost: [String: Int] = [:]
+        var running: [Int64: FeedTarget] = [:]
+
+        /// Claims the first pending feed whose host has room, or nil when none can start now.
+        mutating func claimNext(from pending: inout [FeedTarget], globalLimit: Int, perHost: Int) -> FeedTarget? {
+            guard running.count < globalLimit else { return nil }
+            guard let index = pending.firstIndex(where: { runningPerHost[$0.host, default: 0] < perHost }) else {
+                return nil
+            }
+            let feed = pending.remove(at: index)
+            running[feed.id] = feed
+            runningPerHost[feed.host, default: 0] += 1
+            return feed
+        }
+
+        mutating func release(_ feed: FeedTarget) {
+            running[feed.id] = nil
+            active.remove(feed.id)
+            runningPerHost[feed.host, default: 1] -= 1
+            if runningPerHost[feed.host] == 0 { runningPerHost[feed.host] = nil }
+        }
+    }
+
+    // MARK: - Running a batch
+
+    /// Runs `operation` once for each feed, at most ``maxConcurrent`` at once and ``maxPerHost`` per host, in the order
+    /// given as far as the limits allow. Publishes `batchStarted`, `fetchStarted`, `fetchCompleted`/`fetchFailed`/
+    /// `fetchCancelled` and `batchProgress` (not `batchCompleted`: the caller publishes that with its summary).
+    ///
+    /// A feed already being fetched (by another batch) is refused and reported cancelled. When the calling task is
+    /// cancelled, no new fetch starts; fetches in flight see the cancellation and finish as they can (a merge that
+    /// has begun commits), and feeds never started are reported cancelled.
+    ///
+    /// - Returns: One outcome per feed, in completion order.
+    public func run(
+        _ feeds: [FeedTarget],
+        operation: @escaping @Sendable (FeedTarget) async -> RefreshOutcome
+    ) async -> [RefreshOutcome] {
+        // Claim ids for the batch up front: a feed active elsewhere is refused.
+        let (accepted, refused): ([FeedTarget], [FeedTarget]) = lock.withLock {
+            var accepted: [FeedTarget] = []
+            var refused: [FeedTarget] = []
+            var seen: Set<Int64> = []
+            for feed in feeds where seen.insert(feed.id).inserted {
+                if state.active.contains(feed.id) {
+                    refused.append(feed)
+                } else {
+                    state.active.insert(feed.id)
+                    accepted.append(feed)
+                }
+            }
+            publishLocked(.batchStarted(total: accepted.count + refused.count))
+            return (accepted, refused)
+        }
+        var progress = BatchProgress(total: accepted.count + refused.count)
+        var outcomes: [RefreshOutcome] = []
+        for feed in refused {
+            outcomes.append(RefreshOutcome(feed: feed, result: .cancelled))
+            progress.finished += 1
+            publish(.fetchCancelled(feed))
+        }
+
+        var pending = accepted
+        await withTaskGroup(of: RefreshOutcome.self) { group in
+            func startWhatFits() {
+                while !Task.isCancelled {
+                    let next: FeedTarget? = lock.withLock {
+                        guard let feed = state.claimNext(from: &pending, globalLimit: maxConcurrent, perHost: maxPerHost)
+                        else { return nil }
+                        progress.running = Array(state.running.values).sorted { $0.id < $1.id }
+                        publishLocked(.fetchStarted(feed))
+                        publishLocked(.batchProgress(progress))
+                        return feed
+                    }
+                    guard let feed = next else { return }
+                    group.addTask {
+                        if Task.isCancelled { return RefreshOutcome(feed: feed, result: .cancelled) }
+                        return await operation(feed)
+                    }
+                }
+            }
+
+            startWhatFits()
+            while let outcome = await group.next() {
+                outcomes.append(outcome)
+                lock.withLock {
+                    state.release(outcome.feed)
+                    progress.finished += 1
+                    progress.newEpisodes += outcome.newEpisodes.count
+                    if outcome.isFailure { progress.failures += 1 }
+                    progress.running = Array(state.running.values).sorted { $0.id < $1.id }
+                    switch outcome.result {
+                    case .failed: publishLocked(.fetchFailed(outcome))
+                    case .cancelled: publishLocked(.fetchCancelled(outcome.feed))
+                    default: publishLocked(.fetchCompleted(outcome))
+                    }
+                    publishLocked(.batchProgress(progress))
+                }
+                startWhatFits()
+            }
+        }
+
+        // Feeds never started because the run was cancelled.
+        if !pending.isEmpty {
+            lock.withLock {
+                for feed in pending {
+                    state.active.remove(feed.id)
+                    outcomes.append(RefreshOutcome(feed: feed, result: .cancelled))
+                    progress.finished += 1
+                    publishLocked(.fetchCancelled(feed))
+                }
+                publishLocked(.batchProgress(progress))
+            }
+        }
+        return outcomes
+    }
+}

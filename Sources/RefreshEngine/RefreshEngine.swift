@@ -1,1 +1,0 @@
-// Placeholder; the refresh engine lands here.

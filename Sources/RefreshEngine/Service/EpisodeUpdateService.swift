@@ -1,0 +1,370 @@
+public import FeedFetching
+public import FeedParsing
+public import FeedStorage
+public import Foundation
+
+/// Which feeds a refresh checks, and how (the cache policies of the design notes).
+public enum RefreshPolicy: String, Sendable, Hashable, CaseIterable {
+    /// Feeds never checked or whose next check has passed; conditional GET.
+    case due
+    /// Every subscription now, still with conditional GET.
+    case all
+    /// Every subscription now, unconditionally: schedule and validators ignored.
+    case force
+    /// No network at all: answer from the store.
+    case offline
+}
+
+/// Settings of the ``EpisodeUpdateService``.
+public struct EpisodeUpdateConfiguration: Sendable {
+    public var parserOptions: FeedParserOptions
+    /// Scheduling rules (intervals, backoff, revalidation).
+    public var schedulePolicy: SchedulePolicy
+    /// `--exec`: a command run once per new episode, with the episode in environment variables.
+    public var hookCommand: String?
+    /// Retry a transient transport failure (reset, timeout) once within the run.
+    public var retryTransientFailures: Bool
+    /// The delay before that retry, before jitter (a random 50–150 % of it is used).
+    public var retryDelay: Duration
+    /// The clock reading used for every timestamp (injected for tests).
+    public var now: @Sendable () -> Date
+
+    public init(
+        parserOptions: FeedParserOptions = .init(),
+        schedulePolicy: SchedulePolicy = .init(),
+        hookCommand: String? = nil,
+        retryTransientFailures: Bool = true,
+        retryDelay: Duration = .milliseconds(500),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.parserOptions = parserOptions
+        self.schedulePolicy = schedulePolicy
+        self.hookCommand = hookCommand
+        self.retryTransientFailures = retryTransientFailures
+        self.retryDelay = retryDelay
+        self.now = now
+    }
+}
+
+/// Runs a refresh: picks the feeds that are due, hands them to the ``DataFetchCoordinator``, merges each parsed feed
+/// into the store in one transaction, and reports one ``RefreshOutcome`` per feed.
+public final class EpisodeUpdateService: Sendable {
+    private let subscriptions: any SubscriptionRepository
+    private let episodes: any EpisodeRepository
+    private let runs: any RefreshRunRepository
+    private let source: any FeedSource
+    private let coordinator: DataFetchCoordinator
+    private let configuration: EpisodeUpdateConfiguration
+
+    public convenience init(
+        store: FeedStore,
+        source: any FeedSource,
+        coordinator: DataFetchCoordinator,
+        configuration: EpisodeUpdateConfiguration = .init()
+    ) {
+        self.init(
+            subscriptions: store, episodes: store, runs: store,
+            source: source, coordinator: coordinator, configuration: configuration)
+    }
+
+    public init(
+        subscriptions: any SubscriptionRepository,
+        episodes: any EpisodeRepository,
+        runs: any RefreshRunRepository,
+        source: any FeedSource,
+        coordinator: DataFetchCoordinator,
+        configuration: EpisodeUpdateConfiguration = .init()
+    ) {
+        self.subscriptions = subscriptions
+        self.episodes = episodes
+        self.runs = runs
+        self.source = source
+        self.coordinator = coordinator
+        self.configuration = configuration
+    }
+
+    /// The subscriptions a refresh with `policy` would check now (`feedIDs` narrows it to those, checked now
+    /// whatever their schedule). Gone feeds are never checked.
+    public func feedsToCheck(policy: RefreshPolicy, feedIDs: [Int64]? = nil) throws -> [Subscription] {
+        let now = configuration.now()
+        if let feedIDs {
+            return try feedIDs.compactMap { try subscriptions.subscription(id: $0) }.filter { !$0.isGone }
+        }
+        switch policy {
+        case .due: return try subscriptions.dueSubscriptions(at: now)
+        case .all, .force, .offline: return try subscriptions.subscriptions().filter { !$0.isGone }
+        }
+    }
+
+    /// Refreshes the feeds `policy` selects (or just `feedIDs`), publishing events through the coordinator, and
+    /// records the run.
+    ///
+    /// - Throws: ``StoreError`` when the store cannot be read or the run cannot be recorded. Per-feed problems never
+    ///   throw: they are outcomes.
+    public func refresh(policy: RefreshPolicy, feedIDs: [Int64]? = nil) async throws -> RefreshSummary {
+        let startedAt = configuration.now()
+        let selected = try feedsToCheck(policy: policy, feedIDs: feedIDs)
+        let targets = HostSpreading.order(selected.map(Self.target(for:)), host: \.host)
+        let byID = Dictionary(selected.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+
+        if policy == .offline {
+            return answerOffline(targets, startedAt: startedAt)
+        }
+
+        var run = try runs.beginRun(at: startedAt)
+        let runID = run.id
+        let deferred = DeferredFailures()
+        let outcomes = await coordinator.run(targets) { [self] target in
+            guard let subscription = byID[target.id] else { return RefreshOutcome(feed: target, result: .cancelled) }
+            return await refreshOne(subscription, policy: policy, runID: runID, deferred: deferred)
+        }
+
+        // Unreachable hosts are recorded only once we know the network itself is up.
+        let networkFetches = outcomes.filter { ["http", "https"].contains($0.feed.url.scheme?.lowercased() ?? "") }
+        let unreachable = deferred.all()
+        let networkOffline = !networkFetches.isEmpty && unreachable.count == networkFetches.count
+        var finalOutcomes = outcomes
+        if networkOffline {
+            coordinator.publish(.networkOffline(message: "the network is unreachable: none of \(networkFetches.count) feed hosts could be resolved or connected to; no feed was counted as failing"))
+        } else {
+            for (check, _) in unreachable {
+                do {
+                    _ = try episodes.apply(check)
+                } catch {
+                    // The feed's own outcome already says it failed; a store error here must not stop the others.
+                }
+            }
+        }
+        if networkOffline {
+            finalOutcomes = outcomes.map { outcome in
+                var outcome = outcome
+                if outcome.isFailure, unreachable.contains(where: { $0.0.subscriptionID == outcome.feed.id }) {
+                    outcome.nextCheckAt = nil
+                    outcome.nextCheckReason = "network offline"
+                }
+                return outcome
+            }
+        }
+
+        let summary = RefreshSummary(
+            outcomes: finalOutcomes, startedAt: startedAt, endedAt: configuration.now(),
+            networkOffline: networkOffline, wasCancelled: Task.isCancelled)
+        run.endedAt = summary.endedAt
+        run.feedsChecked = outcomes.filter { $0.result != .cancelled }.count
+        run.feedsFailed = networkOffline ? 0 : summary.failedCount
+        run.feedsNotModified = summary.notModifiedCount
+        run.newEpisodes = summary.newEpisodeCount
+        run.bytesDownloaded = deferred.bytesDownloaded
+        run.bytesSaved = deferred.bytesSaved
+        try runs.finishRun(run)
+        coordinator.publish(.batchCompleted(summary))
+        return summary
+    }
+
+    private func answerOffline(_ targets: [FeedTarget], startedAt: Date) -> RefreshSummary {
+        coordinator.publish(.batchStarted(total: targets.count))
+        var outcomes: [RefreshOutcome] = []
+        var progress = BatchProgress(total: targets.count)
+        for target in targets {
+            let outcome = RefreshOutcome(feed: target, result: .offline)
+            outcomes.append(outcome)
+            progress.finished += 1
+            coordinator.publish(.fetchCompleted(outcome))
+            coordinator.publish(.batchProgress(progress))
+        }
+        let summary = RefreshSummary(outcomes: outcomes, startedAt: startedAt, endedAt: configuration.now())
+        coordinator.publish(.batchCompleted(summary))
+        return summary
+    }
+
+    static func target(for subscription: Subscription) -> FeedTarget {
+        FeedTarget(id: subscription.id, url: subscription.url, title: subscription.title)
+    }
+
+    // MARK: - One feed
+
+    private func refreshOne(
+        _ subscription: Subscription,
+        policy: RefreshPolicy,
+        runID: Int64,
+        deferred: DeferredFailures
+    ) async -> RefreshOutcome {
+        let target = Self.target(for: subscription)
+        let now = configuration.now()
+        let unconditional =
+            policy == .force
+            || FeedScheduler.shouldRevalidate(
+                lastUnconditionalAt: subscription.lastUnconditionalAt ?? subscription.addedAt, now: now,
+                policy: configuration.schedulePolicy)
+        let request = FeedRequest(
+            url: subscription.url, etag: subscription.etag, lastModified: subscription.lastModified,
+            conditional: !unconditional)
+        do {
+            let result = try await fetchRetryingOnce(request)
+            if Task.isCancelled { return RefreshOutcome(feed: target, result: .cancelled) }
+            switch result {
+            case .notModified(let head):
+                let schedule = scheduleAfterSuccess(subscription, head: head, feed: nil, now: now)
+                var check = FeedCheck(
+                    subscriptionID: subscription.id, checkedAt: now, status: 304, result: .notModified,
+                    movedTo: movedURL(subscription, head: head, feed: nil),
+                    nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID)
+                check.bodyBytes = nil
+                let merge = try episodes.apply(check)
+                deferred.addSaved(subscription.lastBodyBytes ?? 0)
+                return RefreshOutcome(
+                    feed: target, result: .notModified, movedTo: merge.movedTo, moveRefused: merge.moveRefused,
+                    nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason)
+            case .fetched(let head, let consumer, let byteCount):
+                deferred.addDownloaded(byteCount)
+                let feed = try consumer.finish()
+                let schedule = scheduleAfterSuccess(subscription, head: head, feed: feed, now: now)
+                let check = FeedCheck(
+                    subscriptionID: subscription.id, checkedAt: now, status: head.status,
+                    result: .fetched(feed, etag: head.etag, lastModified: head.lastModified, unconditional: unconditional),
+                    movedTo: movedURL(subscription, head: head, feed: feed),
+                    nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID,
+                    bodyBytes: byteCount)
+                let merge = try episodes.apply(check)
+                let problems = await runHook(for: merge.newEpisodes, feed: feed, subscription: subscription)
+                return RefreshOutcome(
+                    feed: FeedTarget(id: subscription.id, url: merge.movedTo ?? subscription.url, title: feed.title ?? subscription.title),
+                    result: .updated(newEpisodes: merge.newEpisodes, updatedCount: merge.updatedCount),
+                    movedTo: merge.movedTo, moveRefused: merge.moveRefused, warnings: feed.warnings,
+                    hookProblems: problems, nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason)
+            }
+        } catch is CancellationError {
+            return RefreshOutcome(feed: target, result: .cancelled)
+        } catch let error as FeedFetchError where error.kind == .gone {
+            let check = FeedCheck(
+                subscriptionID: subscription.id, checkedAt: now, status: error.status ?? 410,
+                result: .gone(message: error.message), runID: runID)
+            do {
+                _ = try episodes.apply(check)
+            } catch {
+                return failed(target, subscription, RefreshFailure(kind: StoreError.Kind.database.rawValue, message: "\(error)"), now: now, runID: runID, record: false)
+            }
+            return RefreshOutcome(feed: target, result: .gone(message: error.message), nextCheckReason: "gone (410)")
+        } catch let error as FeedFetchError {
+            if Task.isCancelled { return RefreshOutcome(feed: target, result: .cancelled) }
+            let failure = RefreshFailure(kind: error.kind.rawValue, message: error.message, status: error.status)
+            if error.kind == .unreachable, ["http", "https"].contains(subscription.url.scheme?.lowercased() ?? "") {
+                let outcome = failed(target, subscription, failure, now: now, runID: runID, record: false, retryAfter: error.retryAfter)
+                deferred.add(failureCheck(subscription, failure, now: now, runID: runID, retryAfter: error.retryAfter), outcome)
+                return outcome
+            }
+            return failed(target, subscription, failure, now: now, runID: runID, retryAfter: error.retryAfter)
+        } catch let error as FeedParseError {
+            let message = "not a usable feed: \(error.description)"
+            return failed(target, subscription, RefreshFailure(kind: error.kind.rawValue, message: message, status: 200), now: now, runID: runID)
+        } catch let error as StoreError {
+            return failed(target, subscription, RefreshFailure(kind: error.kind.rawValue, message: "database: \(error.message)"), now: now, runID: runID, record: false)
+        } catch {
+            return failed(target, subscription, RefreshFailure(kind: "internal", message: "\(error)"), now: now, runID: runID)
+        }
+    }
+
+    private func fetchRetryingOnce(_ request: FeedRequest) async throws -> FeedFetchResult<FeedParserConsumer> {
+        let options = configuration.parserOptions
+        do {
+            return try await source.fetch(request) { head in FeedParserConsumer(head: head, options: options) }
+        } catch let error as FeedFetchError where error.isTransient && configuration.retryTransientFailures {
+            let base = Double(configuration.retryDelay.components.seconds)
+                + Double(configuration.retryDelay.components.attoseconds) / 1e18
+            try await Task.sleep(for: .seconds(base * Double.random(in: 0.5...1.5)))
+            return try await source.fetch(request) { head in FeedParserConsumer(head: head, options: options) }
+        }
+    }
+
+    private func failureCheck(
+        _ subscription: Subscription, _ failure: RefreshFailure, now: Date, runID: Int64, retryAfter: Date?
+    ) -> FeedCheck {
+        let schedule = FeedScheduler.decide(
+            ScheduleInput(
+                now: now, result: .failure, consecutiveFailures: subscription.failureCount + 1,
+                isComplete: subscription.isComplete, retryAfter: retryAfter),
+            policy: configuration.schedulePolicy)
+        return FeedCheck(
+            subscriptionID: subscription.id, checkedAt: now, status: failure.status,
+            result: .failed(kind: failure.kind, message: failure.message),
+            nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID)
+    }
+
+    /// Records a failure (unless `record` is false) and returns its outcome.
+    private func failed(
+        _ target: FeedTarget, _ subscription: Subscription, _ failure: RefreshFailure,
+        now: Date, runID: Int64, record: Bool = true, retryAfter: Date? = nil
+    ) -> RefreshOutcome {
+        let check = failureCheck(subscription, failure, now: now, runID: runID, retryAfter: retryAfter)
+        if record { _ = try? episodes.apply(check) }
+        return RefreshOutcome(
+            feed: target, result: .failed(failure), nextCheckAt: check.nextCheckAt, nextCheckReason: check.nextCheckReason)
+    }
+
+    /// A permanent redirect, else `itunes:new-feed-url`, when it points somewhere new over http(s).
+    private func movedURL(_ subscription: Subscription, head: FeedResponseHead, feed: ParsedFeed?) -> URL? {
+        if let moved = head.permanentRedirect, moved != subscription.url { return moved }
+        if let newURL = feed?.newFeedURL, ["http", "https"].contains(newURL.scheme?.lowercased() ?? ""),
+            newURL != subscription.url, newURL != head.url
+        {
+            return newURL
+        }
+        return nil
+    }
+
+    private func scheduleAfterSuccess(
+        _ subscription: Subscription, head: FeedResponseHead, feed: ParsedFeed?, now: Date
+    ) -> ScheduleDecision {
+        let dates: [Date]
+        if let feed {
+            dates = feed.episodes.compactMap(\.published).sorted(by: >)
+        } else {
+            dates = (try? episodes.recentPublishedDates(subscriptionID: subscription.id, limit: 20)) ?? []
+        }
+        let input = ScheduleInput(
+            now: now, result: .success, consecutiveFailures: 0, recentPublishedDates: Array(dates.prefix(20)),
+            ttlMinutes: feed?.ttl, syndicationUpdatePeriod: feed?.syndicationUpdatePeriod,
+            syndicationUpdateFrequency: feed?.syndicationUpdateFrequency,
+            podcastUpdateFrequency: feed?.updateFrequency,
+            isComplete: feed?.complete ?? subscription.isComplete,
+            maxAge: head.maxAge, expires: head.expires, retryAfter: head.retryAfter)
+        return FeedScheduler.decide(input, policy: configuration.schedulePolicy)
+    }
+
+    private func runHook(for new: [StoredEpisode], feed: ParsedFeed, subscription: Subscription) async -> [String] {
+        guard let command = configuration.hookCommand, !new.isEmpty else { return [] }
+        var problems: [String] = []
+        for stored in new {
+            let episode = stored.episode
+            let data = HookEpisode(
+                feedTitle: feed.title ?? subscription.title ?? "", feedURL: subscription.url.absoluteString,
+                episodeTitle: episode.title ?? "", episodeURL: episode.link?.absoluteString ?? "",
+                enclosureURL: episode.enclosures.first?.url.absoluteString ?? "",
+                enclosureType: episode.enclosures.first?.type ?? "", published: episode.published,
+                guid: episode.guid ?? "", identity: episode.id, duration: episode.duration)
+            let result = await NewEpisodeHook.run(command: command, episode: data)
+            if let problem = result.problemDescription {
+                problems.append("hook for \"\(episode.title ?? episode.id)\": \(problem)")
+            }
+        }
+        return problems
+    }
+}
+
+/// Failures held back until the batch knows whether the whole network is down, plus the run's byte counts.
+///
+/// ## Why this class is `@unchecked Sendable`
+/// Every property is read and written only inside `lock.withLock {}`.
+private final class DeferredFailures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [(FeedCheck, RefreshOutcome)] = []
+    private var downloaded = 0
+    private var saved = 0
+
+    func add(_ check: FeedCheck, _ outcome: RefreshOutcome) { lock.withLock { items.append((check, outcome)) } }
+    func all() -> [(FeedCheck, RefreshOutcome)] { lock.withLock { items } }
+    func addDownloaded(_ bytes: Int) { lock.withLock { downloaded += bytes } }
+    func addSaved(_ bytes: Int) { lock.withLock { saved += bytes } }
+    var bytesDownloaded: Int { lock.withLock { downloaded } }
+    var bytesSaved: Int { lock.withLock { saved } }
+}

@@ -1,0 +1,86 @@
+public import FeedStorage
+public import Foundation
+
+/// A typed update that ``UIUpdateService`` delivers to handlers registered for its type and posts as a
+/// `NotificationCenter` notification.
+public protocol UIUpdate: Sendable {
+    /// The notification name this update is posted under.
+    static var notificationName: Notification.Name { get }
+}
+
+extension Notification.Name {
+    /// A feed's fetch began. `userInfo["update"]` is a ``FeedRefreshStarted``.
+    public static let feedRefreshStarted = Notification.Name("podfresh.feedRefreshStarted")
+    /// A feed was refreshed (updated, unchanged or gone). `userInfo["update"]` is a ``PodcastRefreshed``.
+    public static let podcastRefreshed = Notification.Name("podfresh.podcastRefreshed")
+    /// A new episode was stored. `userInfo["update"]` is a ``NewEpisodeFound``.
+    public static let newEpisodeFound = Notification.Name("podfresh.newEpisodeFound")
+    /// A feed's refresh failed. `userInfo["update"]` is a ``RefreshFailed``.
+    public static let refreshFailed = Notification.Name("podfresh.refreshFailed")
+    /// A feed's refresh was cancelled. `userInfo["update"]` is a ``RefreshCancelled``.
+    public static let refreshCancelled = Notification.Name("podfresh.refreshCancelled")
+    /// A batch began. `userInfo["update"]` is a ``BatchStarted``.
+    public static let batchStarted = Notification.Name("podfresh.batchStarted")
+    /// A batch advanced. `userInfo["update"]` is a ``BatchProgressed``.
+    public static let batchProgressed = Notification.Name("podfresh.batchProgressed")
+    /// The network is down. `userInfo["update"]` is a ``NetworkWentOffline``.
+    public static let networkWentOffline = Notification.Name("podfresh.networkWentOffline")
+    /// A batch ended. `userInfo["update"]` is a ``BatchFinished``.
+    public static let batchFinished = Notification.Name("podfresh.batchFinished")
+}
+
+/// A batch of feeds is about to be fetched.
+public struct BatchStarted: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.batchStarted
+    public var total: Int
+}
+
+/// A feed's fetch began.
+public struct FeedRefreshStarted: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.feedRefreshStarted
+    public var feed: FeedTarget
+}
+
+/// A feed was refreshed: updated, unchanged, gone, or answered from the store offline.
+public struct PodcastRefreshed: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.podcastRefreshed
+    public var outcome: RefreshOutcome
+}
+
+/// One episode stored for the first time (delivered after its feed's ``PodcastRefreshed``).
+public struct NewEpisodeFound: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.newEpisodeFound
+    public var feed: FeedTarget
+    public var episode: StoredEpisode
+}
+
+/// A feed's refresh failed; nothing of it was lost.
+public struct RefreshFailed: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.refreshFailed
+    public var outcome: RefreshOutcome
+    public var failure: RefreshFailure
+}
+
+/// A feed's refresh was cancelled or refused (already running elsewhere).
+public struct RefreshCancelled: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.refreshCancelled
+    public var feed: FeedTarget
+}
+
+/// The batch advanced.
+public struct BatchProgressed: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.batchProgressed
+    public var progress: BatchProgress
+}
+
+/// The network itself is down; no feed was counted as failing.
+public struct NetworkWentOffline: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.networkWentOffline
+    public var message: String
+}
+
+/// The batch ended.
+public struct BatchFinished: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.batchFinished
+    public var summary: RefreshSummary
+}

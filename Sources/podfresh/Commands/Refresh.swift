@@ -1,0 +1,133 @@
+import ArgumentParser
+import ConsoleOutput
+import FeedStorage
+import Foundation
+import RefreshEngine
+
+extension RootCommand {
+    struct Refresh: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check subscribed feeds once and report new episodes.",
+            discussion: """
+                By default only feeds that are due are checked, with conditional GET. Name feeds (id, URL or part of \
+                a title) to check just those now. For cron, use --quiet: it prints new episodes only (one line each) \
+                and errors on stderr, and nothing at all when nothing happened.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var fetch: FetchOptions
+        @OptionGroup var schedule: ScheduleOptions
+
+        @Argument(help: "Feeds to check now (id, URL or part of a title). Default: every feed that is due.")
+        var feeds: [String] = []
+
+        @Flag(help: "Check every subscription now, still with conditional GET.")
+        var all = false
+
+        @Flag(help: "Fetch every subscription now, unconditionally (ignore schedule and validators).")
+        var force = false
+
+        @Flag(help: "Touch no network: report from the store.")
+        var offline = false
+
+        @Flag(name: .shortAndLong, help: "Cron mode: print only new episodes and errors; nothing when nothing happened.")
+        var quiet = false
+
+        @Flag(help: "Print JSON Lines: one object per event and per new episode.")
+        var json = false
+
+        @Option(help: "Run this command once per new episode, with the episode in PODFRESH_* environment variables.")
+        var exec: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "If another refresh holds the database, wait for it (bare --wait: as long as it takes; --wait=5m: at most that long).",
+                valueName: "duration"))
+        var wait: DurationArgument?
+
+        func validate() throws {
+            if [all, force, offline].filter({ $0 }).count > 1 {
+                throw ValidationError("Please give at most one of --all, --force and --offline.")
+            }
+            if offline && exec != nil { throw ValidationError("--exec has nothing to run with --offline.") }
+            if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
+        }
+
+        var policy: RefreshPolicy {
+            if force { return .force }
+            if offline { return .offline }
+            if all { return .all }
+            return .due
+        }
+
+        func run() async throws {
+            let mode = OutputMode.detect(json: json, quiet: quiet)
+            let lock = try await acquireRunLock(global.databasePath, wait: wait, mode: mode)
+            defer { lock.release() }
+            let status = try await withRefreshEnvironment(
+                global, fetch: fetch, schedule: schedule, output: mode, hook: exec
+            ) { environment in
+                var feedIDs: [Int64]?
+                if !feeds.isEmpty {
+                    do {
+                        feedIDs = try FeedSelector.resolve(feeds, in: try environment.store.subscriptions()).map(\.id)
+                    } catch let error as FeedSelector.SelectionError {
+                        environment.renderer.error(error.description)
+                        return ExitCode.validationFailure
+                    }
+                }
+                let summary = try await runRefresh(environment, policy: policy, feedIDs: feedIDs)
+                if summary.outcomes.isEmpty && mode == .plain || summary.outcomes.isEmpty && mode == .tty {
+                    let count = try environment.store.subscriptions().count
+                    if count == 0 {
+                        environment.renderer.error("no subscriptions yet: add one with `podfresh add URL` or `podfresh import FILE.opml`")
+                    }
+                }
+                return exitStatus(for: summary)
+            }
+            if status != .success { throw status }
+        }
+    }
+}
+
+/// Runs one refresh with the renderer listening, and waits until every event was drawn. The first SIGINT/SIGTERM
+/// stops starting fetches and lets in-flight merges commit; a second exits at once.
+func runRefresh(
+    _ environment: RefreshEnvironment, policy: RefreshPolicy, feedIDs: [Int64]?
+) async throws -> RefreshSummary {
+    environment.updates.attach(to: environment.coordinator)
+    let renderer = environment.renderer
+    let work = Task { try await environment.service.refresh(policy: policy, feedIDs: feedIDs) }
+    let trap = SignalTrap { _ in
+        work.cancel()
+        renderer.error("stopping: letting feeds in flight finish (signal again to quit now)")
+    }
+    defer { withExtendedLifetime(trap) {} }
+    let result = await work.result
+    environment.coordinator.finishSubscribers()
+    await environment.updates.drain()
+    return try result.get()
+}
+
+/// 0 when every feed was refreshed or unchanged (or the network was down and nobody was blamed); 1 when any failed.
+func exitStatus(for summary: RefreshSummary) -> ExitCode {
+    if summary.networkOffline { return .success }
+    return summary.failedCount > 0 ? ExitStatus.feedsFailed : .success
+}
+
+/// Takes the run lock beside the database, or explains who holds it.
+func acquireRunLock(_ databasePath: String, wait: DurationArgument?, mode: OutputMode) async throws -> RunLock {
+    do {
+        return try await RunLock.acquire(forDatabaseAt: databasePath, wait: wait?.duration)
+    } catch let error as RunLockError {
+        FileHandleOutput.error("podfresh: \(error.description)\n")
+        throw ExitStatus.locked
+    }
+}
+
+/// Writes a whole message to standard error, outside any renderer.
+enum FileHandleOutput {
+    static func error(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}

@@ -1,0 +1,191 @@
+import ArgumentParser
+import ConsoleOutput
+import FeedParsing
+import FeedStorage
+import Foundation
+import RefreshEngine
+
+extension RootCommand {
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Subscribe to feeds (http, https, file URLs or local paths).",
+            discussion: "Each feed is fetched once to check that it is a feed and to learn its title, unless --no-fetch is given; a feed that fails that check is not kept.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var fetch: FetchOptions
+
+        @Argument(help: "Feed URLs or paths.")
+        var urls: [String]
+
+        @Flag(help: "Do not fetch the feeds now.")
+        var noFetch = false
+
+        @Flag(help: "Print JSON Lines.")
+        var json = false
+
+        func validate() throws {
+            guard !urls.isEmpty else { throw ValidationError("Please give at least one feed URL.") }
+            for url in urls where FeedAddress.url(from: url) == nil {
+                throw ValidationError("\"\(url)\" is not a feed address: use an http, https or file URL, or a path.")
+            }
+        }
+
+        func run() async throws {
+            let mode = OutputMode.detect(json: json, quiet: false) == .tty ? .plain : OutputMode.detect(json: json, quiet: false)
+            let status = try await withRefreshEnvironment(global, fetch: fetch, output: mode) { environment in
+                var added: [Subscription] = []
+                var failed = false
+                for input in urls {
+                    guard let url = FeedAddress.url(from: input) else { continue }
+                    do {
+                        let subscription = try environment.store.addSubscription(url: url, title: nil, at: Date())
+                        added.append(subscription)
+                        if noFetch { Console.line("added \(subscription.id) \(url.absoluteString)") }
+                    } catch let error as StoreError where error.kind == .duplicate {
+                        environment.renderer.error("\(url.absoluteString) is already subscribed")
+                        failed = true
+                    }
+                }
+                guard !noFetch, !added.isEmpty else { return failed ? ExitStatus.feedsFailed : .success }
+                let summary = try await runRefresh(environment, policy: .all, feedIDs: added.map(\.id))
+                for outcome in summary.outcomes where outcome.isFailure || outcome.result == .cancelled {
+                    _ = try environment.store.removeSubscription(id: outcome.feed.id)
+                    environment.renderer.error("not subscribed to \(outcome.feed.url.absoluteString): it could not be read as a feed")
+                    failed = true
+                }
+                return failed ? ExitStatus.feedsFailed : .success
+            }
+            if status != .success { throw status }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Unsubscribe from feeds and forget their episodes.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "Feeds to remove (id, URL or part of a title).")
+        var feeds: [String]
+
+        func run() async throws {
+            let store = try openStore(global)
+            let selected: [Subscription]
+            do {
+                selected = try FeedSelector.resolve(feeds, in: try store.subscriptions())
+            } catch let error as FeedSelector.SelectionError {
+                Console.error(error.description)
+                throw ExitCode.validationFailure
+            }
+            for subscription in selected {
+                _ = try store.removeSubscription(id: subscription.id)
+                Console.line("removed \(subscription.id) \(TerminalText.sanitize(subscription.title ?? subscription.url.absoluteString))")
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show subscriptions: episodes, last success, status and next check.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Print a JSON array.")
+        var json = false
+
+        func run() async throws {
+            let store = try openStore(global)
+            let subscriptions = try store.subscriptions()
+            let counts = try store.episodeCounts()
+            if json {
+                Console.line(JSONValue.array(subscriptions.map { subscriptionJSON($0, episodes: counts[$0.id] ?? 0) }).serialized())
+                return
+            }
+            guard !subscriptions.isEmpty else {
+                Console.line("no subscriptions yet: add one with `podfresh add URL` or `podfresh import FILE.opml`")
+                return
+            }
+            let now = Date()
+            let rows = subscriptions.map { subscription in
+                [
+                    String(subscription.id),
+                    TerminalText.truncate(TerminalText.sanitize(subscription.title ?? subscription.url.absoluteString), to: 40),
+                    String(counts[subscription.id] ?? 0),
+                    subscription.lastSuccessAt.map { Console.ago($0, now: now) } ?? "never",
+                    TerminalText.truncate(TerminalText.sanitize(statusText(subscription)), to: 48),
+                    nextCheckText(subscription, now: now),
+                ]
+            }
+            Console.line(TextTable.render(headers: ["ID", "TITLE", "EPISODES", "LAST SUCCESS", "STATUS", "NEXT CHECK"], rows: rows))
+        }
+    }
+}
+
+/// A subscription's state in a few words.
+func statusText(_ subscription: Subscription) -> String {
+    if subscription.isGone { return "gone: " + (subscription.lastError ?? "HTTP 410") }
+    if subscription.failureCount > 0 {
+        return "failing ×\(subscription.failureCount): " + (subscription.lastError ?? "unknown error")
+    }
+    if subscription.lastCheckedAt == nil { return "new" }
+    var text = "ok"
+    if subscription.isComplete { text = "complete" }
+    if let from = subscription.movedFrom { text += " (moved from \(from.absoluteString))" }
+    return text
+}
+
+func nextCheckText(_ subscription: Subscription, now: Date) -> String {
+    if subscription.isGone { return "never (gone)" }
+    guard let next = subscription.nextCheckAt else { return "now (never checked)" }
+    if next > now.addingTimeInterval(50 * 365 * 86_400) { return "never (\(subscription.nextCheckReason ?? "complete"))" }
+    let when = next <= now ? "now" : "in " + Console.duration(next.timeIntervalSince(now))
+    return subscription.nextCheckReason.map { "\(when) (\(TerminalText.sanitize($0)))" } ?? when
+}
+
+func subscriptionJSON(_ subscription: Subscription, episodes: Int) -> JSONValue {
+    .object([
+        ("id", .int(Int(subscription.id))),
+        ("url", .url(subscription.url)),
+        ("title", .string(subscription.title)),
+        ("link", .url(subscription.link)),
+        ("episodes", .int(episodes)),
+        ("added", .date(subscription.addedAt)),
+        ("last_checked", .date(subscription.lastCheckedAt)),
+        ("last_success", .date(subscription.lastSuccessAt)),
+        ("last_status", .int(subscription.lastStatus)),
+        ("failures", .int(subscription.failureCount)),
+        ("last_error", .string(subscription.lastError)),
+        ("last_error_kind", .string(subscription.lastErrorKind)),
+        ("gone", .bool(subscription.isGone)),
+        ("complete", .bool(subscription.isComplete)),
+        ("moved_from", .url(subscription.movedFrom)),
+        ("next_check", .date(subscription.nextCheckAt.flatMap { $0 > Date().addingTimeInterval(50 * 365 * 86_400) ? nil : $0 })),
+        ("next_check_reason", .string(subscription.nextCheckReason)),
+    ])
+}
+
+func openStore(_ global: GlobalOptions) throws -> FeedStore {
+    do {
+        return try FeedStore(path: global.databasePath)
+    } catch {
+        Console.error("\(error)")
+        throw ExitStatus.internalError
+    }
+}
+
+/// Plain writes to standard output and standard error for commands that do not refresh.
+enum Console {
+    static func line(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
+    static func error(_ text: String) { FileHandle.standardError.write(Data(("podfresh: " + text + "\n").utf8)) }
+
+    static func ago(_ date: Date, now: Date) -> String {
+        let seconds = now.timeIntervalSince(date)
+        return seconds < 60 ? "just now" : duration(seconds) + " ago"
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded())
+        if s < 60 { return "\(s)s" }
+        if s < 3600 { return "\(s / 60)m" }
+        if s < 86_400 { return "\(s / 3600)h \(s % 3600 / 60)m" }
+        return "\(s / 86_400)d \(s % 86_400 / 3600)h"
+    }
+}

@@ -1,0 +1,104 @@
+import ArgumentParser
+import ConsoleOutput
+import FeedStorage
+import Foundation
+import RefreshEngine
+
+extension RootCommand {
+    struct Watch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Keep refreshing: check whatever is due, sleep until the next feed is due, repeat.",
+            discussion: """
+                Runs until stopped. SIGINT or SIGTERM stops starting fetches, lets in-flight merges commit and exits \
+                0; a second signal exits at once. When the network is down it says so once, blames no feed, and \
+                tries again later.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var fetch: FetchOptions
+        @OptionGroup var schedule: ScheduleOptions
+
+        @Option(help: "Check every feed on a fixed cycle of this length instead of each feed's own schedule (e.g. 30m).")
+        var interval: DurationArgument?
+
+        @Flag(name: .shortAndLong, help: "Print only new episodes and errors.")
+        var quiet = false
+
+        @Flag(help: "Print JSON Lines: one object per event and per new episode.")
+        var json = false
+
+        @Option(help: "Run this command once per new episode, with the episode in PODFRESH_* environment variables.")
+        var exec: String?
+
+        @Option(help: ArgumentHelp("If another refresh holds the database, wait for it (bare --wait: as long as it takes).", valueName: "duration"))
+        var wait: DurationArgument?
+
+        func validate() throws {
+            if let interval, interval.seconds < 60 { throw ValidationError("Please give an --interval of at least 1m.") }
+            if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
+        }
+
+        func run() async throws {
+            let mode = OutputMode.detect(json: json, quiet: quiet)
+            let lock = try await acquireRunLock(global.databasePath, wait: wait, mode: mode)
+            defer { lock.release() }
+            let interval = self.interval
+            try await withRefreshEnvironment(global, fetch: fetch, schedule: schedule, output: mode, hook: exec) { environment in
+                environment.updates.attach(to: environment.coordinator)
+                let loop = Task { await Self.loop(environment, interval: interval?.seconds) }
+                let renderer = environment.renderer
+                let trap = SignalTrap { _ in
+                    loop.cancel()
+                    renderer.error("stopping: letting feeds in flight finish (signal again to quit now)")
+                }
+                await loop.value
+                withExtendedLifetime(trap) {}
+                environment.coordinator.finishSubscribers()
+                await environment.updates.drain()
+            }
+        }
+
+        /// Refresh what is due, sleep until the next feed is due (waking at least every minute to notice
+        /// subscriptions added meanwhile), repeat until cancelled.
+        static func loop(_ environment: RefreshEnvironment, interval: Double?) async {
+            var offlineRetry: Double = 30
+            var nextCycle = Date()
+            while !Task.isCancelled {
+                do {
+                    let policy: RefreshPolicy = interval == nil ? .due : .all
+                    let due = try environment.service.feedsToCheck(policy: policy)
+                    if !due.isEmpty && Date() >= nextCycle {
+                        let summary = try await environment.service.refresh(policy: policy)
+                        if Task.isCancelled { return }
+                        if summary.networkOffline {
+                            nextCycle = Date().addingTimeInterval(offlineRetry)
+                            offlineRetry = min(offlineRetry * 2, 600)
+                        } else {
+                            offlineRetry = 30
+                            nextCycle = interval.map { Date().addingTimeInterval($0) } ?? Date()
+                        }
+                        let next = try nextDue(environment.store, interval: interval, cycle: nextCycle)
+                        environment.renderer.showIdle(until: next)
+                    }
+                    let next = try nextDue(environment.store, interval: interval, cycle: nextCycle)
+                    let wake = min(next ?? .distantFuture, Date().addingTimeInterval(60))
+                    let seconds = max(0.2, wake.timeIntervalSinceNow)
+                    try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+                } catch is CancellationError {
+                    return
+                } catch {
+                    environment.renderer.error("\(error)")
+                    try? await Task.sleep(for: .seconds(30))
+                }
+            }
+        }
+
+        /// The earliest time any feed is due (or the next fixed cycle).
+        static func nextDue(_ store: FeedStore, interval: Double?, cycle: Date) throws -> Date? {
+            if interval != nil { return cycle }
+            let dates = try store.subscriptions().filter { !$0.isGone }.map { $0.nextCheckAt ?? .distantPast }
+            guard let earliest = dates.min() else { return nil }
+            return max(earliest, cycle)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import AsyncHTTPClient
+import ConsoleOutput
+import FeedFetching
+import FeedParsing
+import FeedStorage
+import Foundation
+import RefreshEngine
+
+/// Everything a command needs, wired once: the store, the feed source over one shared HTTP client, the coordinator,
+/// the update service and the renderer. Built only by ``withRefreshEnvironment(_:fetch:schedule:output:hook:body:)``,
+/// which shuts the HTTP client down whatever happens.
+struct RefreshEnvironment: Sendable {
+    let store: FeedStore
+    let source: any FeedSource
+    let coordinator: DataFetchCoordinator
+    let updates: UIUpdateService
+    let renderer: ConsoleRenderer
+    let service: EpisodeUpdateService
+    let databasePath: String
+}
+
+/// The composition root: opens the store, creates the HTTP client and the engine, runs `body`, and shuts down.
+func withRefreshEnvironment<Result: Sendable>(
+    _ global: GlobalOptions,
+    fetch: FetchOptions = FetchOptions(),
+    schedule: ScheduleOptions = ScheduleOptions(),
+    output: OutputMode,
+    hook: String? = nil,
+    body: (RefreshEnvironment) async throws -> Result
+) async throws -> Result {
+    let databasePath = global.databasePath
+    let store = try FeedStore(path: databasePath)
+    return try await withFeedSource(fetch) { source in
+        let coordinator = DataFetchCoordinator(maxConcurrent: fetch.jobs, maxPerHost: fetch.perHost)
+        let updates = UIUpdateService()
+        let renderer = ConsoleRenderer(mode: output)
+        renderer.attach(to: updates)
+        let policy = SchedulePolicy(
+            minInterval: schedule.minInterval.seconds, maxInterval: schedule.maxInterval.seconds,
+            revalidateEvery: schedule.revalidateEvery.seconds)
+        let service = EpisodeUpdateService(
+            store: store, source: source, coordinator: coordinator,
+            configuration: EpisodeUpdateConfiguration(schedulePolicy: policy, hookCommand: hook))
+        let environment = RefreshEnvironment(
+            store: store, source: source, coordinator: coordinator, updates: updates, renderer: renderer,
+            service: service, databasePath: databasePath)
+        return try await body(environment)
+    }
+}
+
+/// The feed source alone (HTTP over one client, and files), shut down when `body` returns or throws.
+func withFeedSource<Result: Sendable>(
+    _ fetch: FetchOptions,
+    body: (any FeedSource) async throws -> Result
+) async throws -> Result {
+    let configuration = FetchConfiguration(
+        connectTimeout: .seconds(min(10, fetch.timeout.seconds)),
+        totalTimeout: fetch.timeout.duration,
+        maxBodyBytes: fetch.maxFeedSize * 1_000_000,
+        userAgent: PodfreshVersion.userAgent)
+    let client = HTTPFeedSource.makeClient(configuration: configuration)
+    do {
+        let source = RoutingFeedSource(
+            http: HTTPFeedSource(client: client, configuration: configuration),
+            file: FileFeedSource(maxBodyBytes: configuration.maxBodyBytes))
+        let result = try await body(source)
+        try await client.shutdown()
+        return result
+    } catch {
+        try? await client.shutdown()
+        throw error
+    }
+}
+
+/// Turns what a user typed into a feed URL: http(s) and file URLs as they are, paths as `file://` URLs.
+enum FeedAddress {
+    /// - Returns: nil for other schemes (`javascript:`, `ftp:` …) and empty input.
+    static func url(from input: String) -> URL? {
+        let text = input.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { return nil }
+        if let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme.count > 1 {
+            switch scheme {
+            case "http", "https": return url.host?.isEmpty == false ? url : nil
+            case "file": return url
+            default: return nil
+            }
+        }
+        let path = (text as NSString).expandingTildeInPath
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        return URL(fileURLWithPath: (absolute as NSString).standardizingPath)
+    }
+}
