@@ -1,0 +1,155 @@
+import ConsoleOutput
+import FeedParsing
+import FeedStorage
+import Foundation
+import RefreshEngine
+import Testing
+
+/// A sink that keeps what was written.
+final class Buffer: TextSink, @unchecked Sendable {
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var storage = ""
+    func write(_ text: String) { lock.withLock { storage += text } }
+    var text: String { lock.withLock { storage } }
+    var lines: [String] { text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+}
+
+struct ConsoleRendererTests {
+    let feed = FeedTarget(id: 4, url: URL(string: "https://a.example/feed.xml")!, title: "Show \u{1B}]0;pwned\u{07}\u{1B}[31mRed\u{202E}txt")
+    let when = Date(timeIntervalSince1970: 1_730_000_000)
+
+    func episode(_ title: String) -> StoredEpisode {
+        StoredEpisode(
+            subscriptionID: 4, key: title,
+            episode: ParsedEpisode(
+                id: title, title: title, published: when,
+                enclosures: [Enclosure(url: URL(string: "https://a.example/\(title).mp3")!, type: "audio/mpeg")]),
+            firstSeenAt: when, lastSeenAt: when)
+    }
+
+    func render(_ mode: OutputMode, _ events: [DataFetchEvent]) -> (out: Buffer, err: Buffer) {
+        let out = Buffer()
+        let err = Buffer()
+        let service = UIUpdateService(notificationCenter: nil)
+        let renderer = ConsoleRenderer(mode: mode, out: out, err: err, now: { Date(timeIntervalSince1970: 0) })
+        renderer.attach(to: service)
+        for event in events { service.deliver(event) }
+        return (out, err)
+    }
+
+    func summary(_ outcomes: [RefreshOutcome], offline: Bool = false) -> DataFetchEvent {
+        .batchCompleted(RefreshSummary(outcomes: outcomes, startedAt: when, endedAt: when.addingTimeInterval(1.5), networkOffline: offline))
+    }
+
+    @Test func quietModePrintsNothingWhenNothingHappened() {
+        let unchanged = RefreshOutcome(feed: feed, result: .notModified)
+        let (out, err) = render(.quiet, [
+            .batchStarted(total: 1), .fetchStarted(feed), .fetchCompleted(unchanged),
+            .batchProgress(BatchProgress(total: 1, finished: 1)), summary([unchanged]),
+        ])
+        #expect(out.text.isEmpty)
+        #expect(err.text.isEmpty)
+    }
+
+    @Test func quietModePrintsOneLinePerNewEpisodeAndErrorsOnStderr() {
+        let updated = RefreshOutcome(feed: feed, result: .updated(newEpisodes: [episode("one"), episode("two")], updatedCount: 0))
+        let other = FeedTarget(id: 5, url: URL(string: "https://b.example/f")!, title: "B")
+        let failed = RefreshOutcome(feed: other, result: .failed(RefreshFailure(kind: "http-status", message: "HTTP 500 Internal Server Error", status: 500)))
+        let (out, err) = render(.quiet, [.batchStarted(total: 2), .fetchCompleted(updated), .fetchFailed(failed), summary([updated, failed])])
+        #expect(out.lines.count == 2)
+        #expect(out.lines[0].contains("one") && out.lines[0].contains("https://a.example/one.mp3"))
+        #expect(err.lines == ["podfresh: B: HTTP 500 Internal Server Error (https://b.example/f)"])
+    }
+
+    @Test func titlesFromFeedsCannotDriveTheTerminal() {
+        let updated = RefreshOutcome(feed: feed, result: .updated(newEpisodes: [episode("x\u{1B}[2Jy")], updatedCount: 0))
+        let (out, _) = render(.plain, [.batchStarted(total: 1), .fetchCompleted(updated), summary([updated])])
+        #expect(!out.text.contains("\u{1B}"))
+        #expect(!out.text.contains("\u{202E}"))
+        #expect(!out.text.contains("\u{07}"))
+        #expect(out.text.contains("Show Redtxt"))
+    }
+
+    @Test func plainModeEndsWithASummary() {
+        let updated = RefreshOutcome(feed: feed, result: .updated(newEpisodes: [episode("one")], updatedCount: 2))
+        let unchanged = RefreshOutcome(feed: FeedTarget(id: 9, url: URL(string: "file:///tmp/x.xml")!, title: "Local"), result: .notModified)
+        let (out, _) = render(.plain, [.batchStarted(total: 2), .fetchCompleted(updated), .fetchCompleted(unchanged), summary([updated, unchanged])])
+        #expect(out.lines.last == "2 feeds: 1 updated, 1 unchanged; 1 new episode in 1.5 s")
+        #expect(out.lines.contains { $0.hasPrefix("updated") && $0.contains("1 new, 2 changed") })
+        #expect(out.lines.contains("unchanged Local"))
+    }
+
+    @Test func jsonModeWritesOneParsableObjectPerLineWithStableKeys() throws {
+        let updated = RefreshOutcome(feed: feed, result: .updated(newEpisodes: [episode("one")], updatedCount: 0))
+        let (out, err) = render(.json, [.batchStarted(total: 1), .fetchStarted(feed), .fetchCompleted(updated), summary([updated])])
+        #expect(err.text.isEmpty)
+        var kinds: [String] = []
+        for line in out.lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            kinds.append(try #require(object["event"] as? String))
+        }
+        #expect(kinds == ["batch_started", "feed_started", "feed_refreshed", "new_episode", "batch_completed"])
+        #expect(out.lines[3].hasPrefix(#"{"event":"new_episode","feed_id":4,"#))
+        #expect(out.lines[3].contains(#""published":"2024-10-27T03:33:20Z""#))
+    }
+
+    @Test func unreachableFeedsBecomeOneOfflineLineWhenTheNetworkIsDown() {
+        let failures = (1...3).map { id in
+            RefreshOutcome(
+                feed: FeedTarget(id: Int64(id), url: URL(string: "https://h\(id).example/")!, title: "F\(id)"),
+                result: .failed(RefreshFailure(kind: "unreachable", message: "connection refused")))
+        }
+        var events: [DataFetchEvent] = [.batchStarted(total: 3)]
+        events += failures.map { .fetchFailed($0) }
+        events.append(.networkOffline(message: "the network is unreachable"))
+        events.append(summary(failures, offline: true))
+        let (out, err) = render(.quiet, events)
+        #expect(err.lines == ["podfresh: offline: the network is unreachable"])
+        #expect(out.text.isEmpty)
+    }
+
+    @Test func unreachableFeedsAreReportedWhenOthersSucceeded() {
+        let down = RefreshOutcome(feed: feed, result: .failed(RefreshFailure(kind: "unreachable", message: "connection refused by a.example")))
+        let fine = RefreshOutcome(feed: FeedTarget(id: 2, url: URL(string: "https://b.example/")!, title: "B"), result: .notModified)
+        let (_, err) = render(.quiet, [.batchStarted(total: 2), .fetchFailed(down), .fetchCompleted(fine), summary([down, fine])])
+        #expect(err.lines.count == 1)
+        #expect(err.lines[0].contains("connection refused by a.example"))
+    }
+}
+
+struct TerminalTextTests {
+    @Test(arguments: [
+        ("plain title", "plain title"),
+        ("tab\tand\nnewline", "tab and newline"),
+        ("\u{1B}[1;31mred\u{1B}[0m", "red"),
+        ("osc \u{1B}]8;;https://evil\u{07}link\u{1B}]8;;\u{07}", "osc link"),
+        ("bidi \u{202E}gnp.exe", "bidi gnp.exe"),
+        ("c1 \u{9B}31m", "c1 31m"),
+        ("nul\u{0}byte", "nulbyte"),
+        ("  spaced   out  ", "spaced out"),
+    ])
+    func sanitizeRemovesControlSequences(input: String, expected: String) {
+        #expect(TerminalText.sanitize(input) == expected)
+    }
+}
+
+struct JSONValueTests {
+    @Test func controlCharactersAreEscaped() throws {
+        let text = JSONValue.object([("t", .string("a\u{1B}b\u{0}c\"\\\n"))]).serialized()
+        #expect(text == #"{"t":"a\u001bb\u0000c\"\\\n"}"#)
+        let back = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String])
+        #expect(back["t"] == "a\u{1B}b\u{0}c\"\\\n")
+    }
+
+    @Test func wholeNumbersPrintWithoutAFraction() {
+        #expect(JSONValue.number(3130).serialized() == "3130")
+        #expect(JSONValue.number(1014.5).serialized() == "1014.5")
+        #expect(JSONValue.number(nil).serialized() == "null")
+    }
+
+    @Test(arguments: [(0.0, "1970-01-01T00:00:00Z"), (951_782_400, "2000-02-29T00:00:00Z"), (1_730_000_000, "2024-10-27T03:33:20Z"), (-86_400, "1969-12-31T00:00:00Z")])
+    func rfc3339IsUTC(seconds: Double, expected: String) {
+        #expect(RFC3339.string(from: Date(timeIntervalSince1970: seconds)) == expected)
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import RefreshEngine
+import Testing
+
+/// Counts how many operations run at once, overall and per host.
+private final class ConcurrencyProbe: @unchecked Sendable {
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var running = 0
+    private var perHost: [String: Int] = [:]
+    private(set) var maxRunning = 0
+    private(set) var maxPerHost = 0
+    private(set) var started: [Int64] = []
+
+    func enter(_ feed: FeedTarget) {
+        lock.withLock {
+            running += 1
+            perHost[feed.host, default: 0] += 1
+            maxRunning = max(maxRunning, running)
+            maxPerHost = max(maxPerHost, perHost[feed.host]!)
+            started.append(feed.id)
+        }
+    }
+
+    func leave(_ feed: FeedTarget) {
+        lock.withLock {
+            running -= 1
+            perHost[feed.host]! -= 1
+        }
+    }
+
+    var snapshot: (maxRunning: Int, maxPerHost: Int, started: [Int64]) {
+        lock.withLock { (maxRunning, maxPerHost, started) }
+    }
+}
+
+private func feeds(_ count: Int, hosts: Int) -> [FeedTarget] {
+    (1...count).map { FeedTarget(id: Int64($0), url: URL(string: "https://host\($0 % hosts).example/feed\($0)")!, title: "Feed \($0)") }
+}
+
+private func collect(_ stream: AsyncStream<DataFetchEvent>) -> Task<[DataFetchEvent], Never> {
+    Task {
+        var events: [DataFetchEvent] = []
+        for await event in stream { events.append(event) }
+        return events
+    }
+}
+
+struct DataFetchCoordinatorTests {
+    @Test(.timeLimit(.minutes(1)))
+    func everyFeedRunsOnceAndTheGlobalLimitHolds() async {
+        let coordinator = DataFetchCoordinator(maxConcurrent: 3, maxPerHost: 16)
+        let probe = ConcurrencyProbe()
+        let input = feeds(20, hosts: 20)
+        let outcomes = await coordinator.run(input) { feed in
+            probe.enter(feed)
+            try? await Task.sleep(for: .milliseconds(5))
+            probe.leave(feed)
+            return RefreshOutcome(feed: feed, result: .notModified)
+        }
+        #expect(outcomes.count == 20)
+        #expect(Set(outcomes.map(\.feed.id)) == Set(input.map(\.id)))
+        #expect(probe.snapshot.started.count == 20)
+        #expect(probe.snapshot.maxRunning <= 3)
+        #expect(probe.snapshot.maxRunning >= 2, "fetches should overlap")
+        #expect(coordinator.activeFeedIDs.isEmpty)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func noHostGetsMoreThanItsShare() async {
+        let coordinator = DataFetchCoordinator(maxConcurrent: 8, maxPerHost: 2)
+        let probe = ConcurrencyProbe()
+        let outcomes = await coordinator.run(feeds(24, hosts: 2)) { feed in
+            probe.enter(feed)
+            try? await Task.sleep(for: .milliseconds(5))
+            probe.leave(feed)
+            return RefreshOutcome(feed: feed, result: .notModified)
+        }
+        #expect(outcomes.count == 24)
+        #expect(probe.snapshot.maxPerHost <= 2)
+        #expect(probe.snapshot.maxRunning <= 4)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aFeedBeingFetchedIsNotFetchedAgain() async {
+        let coordinator = DataFetchCoordinator(maxConcurrent: 5)
+        let (gate, release) = AsyncStream.makeStream(of: Void.self)
+        let feed = FeedTarget(id: 7, url: URL(string: "https://a.example/feed")!)
+        let first = Task {
+            await coordinator.run([feed]) { feed in
+                for await _ in gate { break }
+                return RefreshOutcome(feed: feed, result: .notModified)
+            }
+        }
+        while !coordinator.activeFeedIDs.contains(7) { await Task.yield() }
+        let calls = ConcurrencyProbe()
+        let second = await coordinator.run([feed]) { feed in
+            calls.enter(feed)
+            return RefreshOutcome(feed: feed, result: .notModified)
+        }
+        #expect(second.map(\.result) == [.cancelled])
+        #expect(calls.snapshot.started.isEmpty)
+        release.yield()
+        release.finish()
+        #expect(await first.value.map(\.result) == [.notModified])
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func everySubscriberSeesEveryEventInOrder() async {
+        let coordinator = DataFetchCoordinator(maxConcurrent: 2)
+        let a = collect(coordinator.events())
+        let b = collect(coordinator.events())
+        let input = feeds(6, hosts: 3)
+        _ = await coordinator.run(input) { feed in
+            if feed.id == 3 { return RefreshOutcome(feed: feed, result: .failed(RefreshFailure(kind: "http-status", message: "HTTP 500", status: 500))) }
+            return RefreshOutcome(feed: feed, result: .notModified)
+        }
+        coordinator.finishSubscribers()
+        let eventsA = await a.value
+        let eventsB = await b.value
+        #expect(eventsA == eventsB)
+        #expect(eventsA.first == .batchStarted(total: 6))
+        let finished = eventsA.compactMap { event -> Int? in
+            if case .batchProgress(let progress) = event { return progress.finished }
+            return nil
+        }
+        #expect(finished == finished.sorted(), "progress never goes backwards")
+        #expect(finished.last == 6)
+        for feed in input {
+            let started = eventsA.firstIndex(of: .fetchStarted(feed))
+            let ended = eventsA.firstIndex { event in
+                switch event {
+                case .fetchCompleted(let outcome), .fetchFailed(let outcome): return outcome.feed == feed
+                default: return false
+                }
+            }
+            #expect(started != nil && ended != nil && started! < ended!)
+        }
+        #expect(eventsA.contains { if case .fetchFailed(let o) = $0 { return o.feed.id == 3 } else { return false } })
+        if case .batchProgress(let last) = eventsA.last(where: { if case .batchProgress = $0 { true } else { false } }) {
+            #expect(last.failures == 1)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingTheRunStartsNoNewFetches() async {
+        let coordinator = DataFetchCoordinator(maxConcurrent: 1)
+        let probe = ConcurrencyProbe()
+        let (gate, release) = AsyncStream.makeStream(of: Void.self)
+        let run = Task {
+            await coordinator.run(feeds(5, hosts: 5)) { feed in
+                probe.enter(feed)
+                for await _ in gate { break }
+                probe.leave(feed)
+                return RefreshOutcome(feed: feed, result: .notModified)
+            }
+        }
+        while probe.snapshot.started.isEmpty { await Task.yield() }
+        run.cancel()
+        release.finish()
+        let outcomes = await run.value
+        #expect(outcomes.count == 5)
+        #expect(probe.snapshot.started.count == 1)
+        #expect(outcomes.filter { $0.result == .cancelled }.count == 4)
+        #expect(coordinator.activeFeedIDs.isEmpty)
+    }
+}
