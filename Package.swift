@@ -116,7 +116,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["podfresh", "TestSupport"],
+            dependencies: ["podfresh", "TestSupport", "FeedStorage", "FeedParsing"],
             swiftSettings: strictSettings
         ),
     ],

@@ -51,7 +51,7 @@ struct ScheduleOptions: ParsableArguments {
     var revalidateEvery: DurationArgument = DurationArgument(seconds: 24 * 3600)
 
     func validate() throws {
-        guard minInterval.seconds >= 60 else { throw ValidationError("Please give a --min-interval of at least 1m.") }
+        guard minInterval.seconds >= 1 else { throw ValidationError("Please give a --min-interval of at least 1s.") }
         guard maxInterval.seconds >= minInterval.seconds else {
             throw ValidationError("--max-interval must not be shorter than --min-interval.")
         }

@@ -34,7 +34,7 @@ extension RootCommand {
         var wait: DurationArgument?
 
         func validate() throws {
-            if let interval, interval.seconds < 60 { throw ValidationError("Please give an --interval of at least 1m.") }
+            if let interval, interval.seconds < 1 { throw ValidationError("Please give an --interval of at least 1s.") }
             if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
         }
 
