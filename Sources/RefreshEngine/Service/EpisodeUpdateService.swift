@@ -191,11 +191,12 @@ public final class EpisodeUpdateService: Sendable {
     ) async -> RefreshOutcome {
         let target = Self.target(for: subscription)
         let now = configuration.now()
+        // Without validators every fetch is unconditional anyway; say so, so the revalidation clock starts.
         let unconditional =
             policy == .force
+            || (subscription.etag == nil && subscription.lastModified == nil)
             || FeedScheduler.shouldRevalidate(
-                lastUnconditionalAt: subscription.lastUnconditionalAt ?? subscription.addedAt, now: now,
-                policy: configuration.schedulePolicy)
+                lastUnconditionalAt: subscription.lastUnconditionalAt, now: now, policy: configuration.schedulePolicy)
         let request = FeedRequest(
             url: subscription.url, etag: subscription.etag, lastModified: subscription.lastModified,
             conditional: !unconditional)
