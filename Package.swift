@@ -115,6 +115,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "ReliabilityTests",
+            dependencies: [
+                "FeedParsing", "FeedFetching", "FeedStorage", "RefreshEngine", "ConsoleOutput", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "CLITests",
             dependencies: ["podfresh", "TestSupport", "FeedStorage", "FeedParsing"],
             swiftSettings: strictSettings

@@ -1,0 +1,71 @@
+import FeedParsing
+import FeedStorage
+import Foundation
+import RefreshEngine
+import Testing
+
+/// Checks a containment result against what the document's catalogue entry says podfresh does.
+func expect(_ result: Containment, matches document: HostileDocument, context: HostileContext, sourceLocation: SourceLocation = #_sourceLocation) {
+    switch (result.outcome.result, document.expectation) {
+    case (.failed(let failure), .fails(let kinds)), (.failed(let failure), .failsOrRecovers(let kinds)):
+        #expect(kinds.contains(failure.kind), "\(document): kind \(failure.kind): \(failure.message)", sourceLocation: sourceLocation)
+        #expect(!failure.message.isEmpty, sourceLocation: sourceLocation)
+        result.expectFailedUntouched(kind: failure.kind, sourceLocation: sourceLocation)
+    case (.updated, .recoversWithWarnings), (.updated, .failsOrRecovers):
+        #expect(!result.outcome.warnings.isEmpty, "\(document): recovered without a warning", sourceLocation: sourceLocation)
+        #expect(result.subscriptionAfter.failureCount == 0, sourceLocation: sourceLocation)
+    case (.updated, .recovers):
+        #expect(result.subscriptionAfter.failureCount == 0, sourceLocation: sourceLocation)
+    case (let outcome, let expectation):
+        Issue.record("\(document): got \(outcome), expected \(expectation)", sourceLocation: sourceLocation)
+    }
+    let stored = String(describing: result.after)
+    for forbidden in document.forbidden + [context.marker] {
+        #expect(!stored.contains(forbidden), "\(document): \(forbidden.debugDescription) was stored", sourceLocation: sourceLocation)
+        #expect(!result.rendered.contains(forbidden), "\(document): \(forbidden.debugDescription) was printed", sourceLocation: sourceLocation)
+    }
+    #expect(context.spy.requestCount() == 0, "\(document): a request reached the spy server", sourceLocation: sourceLocation)
+}
+
+/// Hostile documents served next to a good feed and refreshed through the real engine, store and HTTP source: the good
+/// feed is stored, the hostile feed changes nothing but its own error state (or recovers with warnings), the database
+/// stays healthy and nothing unsafe is printed.
+@Suite("Hostile feeds through the refresh engine")
+struct ContainmentTests {
+    @Test(.timeLimit(.minutes(1)), arguments: HostileDocument.catalogue)
+    func aHostileFeedChangesNothingButItsOwnState(_ document: HostileDocument) async throws {
+        let context = try HostileContext()
+        defer { context.close() }
+        let result = try await refreshTurningHostile(.ok(body: try document.make(context)))
+        expect(result, matches: document, context: context)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aMillionItemFeedIsStoredOnlyUpToTheEpisodeLimit() async throws {
+        var text = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>Million</title>\n"
+        text.reserveCapacity(60_000_000)
+        for index in 0..<1_000_000 { text += "<item><guid>m\(index)</guid><title>Item \(index)</title></item>\n" }
+        text += "</channel></rss>\n"
+        let options = FeedParserOptions(maxEpisodes: 2_000)
+        let result = try await refreshTurningHostile(
+            .ok(body: Array(text.utf8)), fetch: testFetchConfiguration(totalTimeout: .seconds(50), maxBodyBytes: 64 << 20),
+            parser: options)
+        guard case .updated(let newEpisodes, _) = result.outcome.result else {
+            Issue.record("expected the first 2 000 items stored, got \(result.outcome.result)")
+            return
+        }
+        #expect(newEpisodes.count == 2_000)
+        #expect(result.after.count == 2_003)
+        #expect(result.outcome.warnings.contains { $0.message.contains("2000") || $0.message.contains("2 000") || $0.message.contains("2,000") })
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aHundredMegabyteFeedIsRefusedAtTheSizeCap() async throws {
+        // The body is generated, never committed; the cap (4 MB here) stops the download long before its end.
+        var body = Array("<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>Big</title><item><guid>b</guid><title>".utf8)
+        body += [UInt8](repeating: UInt8(ascii: "a"), count: 100 << 20)
+        body += Array("</title></item></channel></rss>\n".utf8)
+        let result = try await refreshTurningHostile(.ok(body: body))
+        result.expectFailedUntouched(kind: "too-large")
+    }
+}

@@ -1,0 +1,190 @@
+import FeedParsing
+import FeedStorage
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The built `podfresh` binary: beside the test bundle (`.build/<triple>/debug/podfresh`).
+let podfreshBinary: URL = {
+    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+    for _ in 0..<4 {
+        let candidate = folder.appendingPathComponent("podfresh")
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            return candidate
+        }
+        folder.deleteLastPathComponent()
+    }
+    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent(".build/debug/podfresh")
+}()
+
+/// Starts the binary with a private database; output goes to files so a full pipe can never block it.
+func startPodfresh(_ arguments: [String], database: String, logs: URL) throws -> Process {
+    let process = Process()
+    process.executableURL = podfreshBinary
+    process.arguments = arguments + ["--database", database]
+    var environment = ProcessInfo.processInfo.environment
+    environment["TERM"] = "dumb"
+    environment["PODFRESH_DATABASE"] = database
+    process.environment = environment
+    process.standardInput = FileHandle.nullDevice
+    _ = FileManager.default.createFile(atPath: logs.path, contents: nil)
+    let log = try FileHandle(forWritingTo: logs)
+    process.standardOutput = log
+    process.standardError = log
+    try process.run()
+    return process
+}
+
+/// Waits for a process without blocking the cooperative pool.
+func waitForExit(_ process: Process, timeout: Double = 100) async -> Int32? {
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning {
+        if Date() > deadline {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return process.terminationStatus
+}
+
+/// 150 feeds of about 200 kB, in version A (200 episodes) or B (episodes retitled and 50 added).
+enum CrashFeeds {
+    static let count = 150
+    static let padding = String(repeating: "Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", count: 16)
+
+    static func document(feed: Int, version: Character) -> [UInt8] {
+        let episodes = version == "A" ? 200 : 250
+        let items = (0..<episodes).map { index in
+            FeedFactory.Item(
+                guid: "f\(feed)-e\(index)", title: "Feed \(feed) episode \(index) (\(version))",
+                enclosure: "https://cdn.example.org/\(feed)/\(index).mp3", extra: "<description>\(padding)</description>")
+        }
+        return FeedFactory.bytes(FeedFactory.rss(title: "Crash feed \(feed)", items: items))
+    }
+
+    /// The stored state a feed must be in: every key with its version's title.
+    static func state(feed: Int, version: Character) -> Set<String> {
+        let episodes = version == "A" ? 200 : 250
+        return Set((0..<episodes).map { "f\(feed)-e\($0)|Feed \(feed) episode \($0) (\(version))" })
+    }
+}
+
+/// Kills the real binary with SIGKILL at random points of a refresh and checks that the database is healthy and every
+/// feed is wholly at its old or its new state, never a mix.
+@Suite("Crash safety", .serialized)
+struct CrashSafetyTests {
+    @Test(.timeLimit(.minutes(3)))
+    func sigkillAtAnyPointLeavesEveryFeedWhollyOldOrNew() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: podfreshBinary.path), "build podfresh first: \(podfreshBinary.path)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-kill-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("podfresh.sqlite").path
+        let log = directory.appendingPathComponent("run.log")
+        let server = try HostileServer()
+        defer { server.stop() }
+
+        // Given 150 subscribed feeds, refreshed to version A.
+        var subscriptions: [Int64: Int] = [:]
+        do {
+            let store = try FeedStore(path: database)
+            for feed in 0..<CrashFeeds.count {
+                server.route("/feed\(feed).xml", .ok(body: CrashFeeds.document(feed: feed, version: "A")))
+                subscriptions[try store.addSubscription(url: server.url("/feed\(feed).xml"), title: nil, at: Date()).id] = feed
+            }
+        }
+        let refresh = ["refresh", "--force", "--quiet", "--jobs", "8", "--per-host", "8"]
+        let initial = try startPodfresh(refresh, database: database, logs: log)
+        #expect(await waitForExit(initial) == 0, "initial refresh: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+        try expectEveryFeed(in: database, subscriptions, atOneOf: ["A"])
+
+        // When every feed moves to version B and refreshes are killed at random points.
+        for feed in 0..<CrashFeeds.count {
+            server.route("/feed\(feed).xml", .ok(body: CrashFeeds.document(feed: feed, version: "B")))
+        }
+        var survived = 0
+        var mixedStates: [Character: Int] = ["A": 0, "B": 0]
+        for run in 0..<25 {
+            let process = try startPodfresh(refresh, database: database, logs: log)
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...1500)))
+            kill(process.processIdentifier, SIGKILL)
+            _ = await waitForExit(process)
+            // Then the file is healthy and each feed is wholly A or wholly B.
+            let integrity = try SQLiteProbe.integrityCheck(database)
+            #expect(integrity == "ok", "after kill \(run): \(integrity)")
+            let states = try expectEveryFeed(in: database, subscriptions, atOneOf: ["A", "B"])
+            for (version, count) in states { mixedStates[version, default: 0] += count }
+            if integrity == "ok" { survived += 1 }
+        }
+        print("reliability-figure: SIGKILL points survived \(survived)/25; feed states seen after kills: A \(mixedStates["A"] ?? 0), B \(mixedStates["B"] ?? 0)")
+
+        // And a refresh left to finish exits 0 with every feed at B.
+        let last = try startPodfresh(refresh, database: database, logs: log)
+        #expect(await waitForExit(last) == 0, "final refresh: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+        try expectEveryFeed(in: database, subscriptions, atOneOf: ["B"])
+        #expect(try SQLiteProbe.integrityCheck(database) == "ok")
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func listingWhileARefreshWritesNeverReportsABusyDatabase() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: podfreshBinary.path), "build podfresh first: \(podfreshBinary.path)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-busy-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("podfresh.sqlite").path
+        let server = try HostileServer()
+        defer { server.stop() }
+        do {
+            let store = try FeedStore(path: database)
+            for feed in 0..<40 {
+                server.route("/feed\(feed).xml", .ok(body: CrashFeeds.document(feed: feed, version: "A")))
+                _ = try store.addSubscription(url: server.url("/feed\(feed).xml"), title: nil, at: Date())
+            }
+        }
+        let refresh = try startPodfresh(
+            ["refresh", "--force", "--quiet", "--jobs", "8", "--per-host", "8"], database: database,
+            logs: directory.appendingPathComponent("refresh.log"))
+        var listings = 0
+        var failures: [String] = []
+        while refresh.isRunning || listings < 3 {
+            let logURL = directory.appendingPathComponent("list\(listings).log")
+            let list = try startPodfresh(["list", "--json"], database: database, logs: logURL)
+            let status = await waitForExit(list, timeout: 30)
+            let output = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
+            if status != 0 || output.localizedCaseInsensitiveContains("busy") || output.localizedCaseInsensitiveContains("locked") {
+                failures.append("list exited \(status.map(String.init) ?? "hung"): \(output.prefix(300))")
+            }
+            listings += 1
+        }
+        let refreshStatus = await waitForExit(refresh)
+        print("reliability-figure: \(listings) `list --json` runs during one refresh, \(failures.count) failed")
+        #expect(refreshStatus == 0)
+        #expect(failures.isEmpty, "\(failures.prefix(3))")
+    }
+
+    /// Checks every feed's stored episodes equal one of the versions; returns how many feeds were at each.
+    @discardableResult
+    private func expectEveryFeed(
+        in database: String, _ subscriptions: [Int64: Int], atOneOf versions: [Character],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [Character: Int] {
+        let store = try FeedStore(path: database)
+        var tally: [Character: Int] = [:]
+        for (id, feed) in subscriptions {
+            let stored = Set(try store.episodes(EpisodeQuery(subscriptionID: id)).map { "\($0.key)|\($0.episode.title ?? "")" })
+            if let version = versions.first(where: { CrashFeeds.state(feed: feed, version: $0) == stored }) {
+                tally[version, default: 0] += 1
+            } else {
+                Issue.record("feed \(feed) is in a mixed state (\(stored.count) episodes)", sourceLocation: sourceLocation)
+            }
+        }
+        return tally
+    }
+}
