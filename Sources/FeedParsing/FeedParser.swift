@@ -1,3 +1,4 @@
+import CLibXML2
 public import Foundation
 
 /// Limits that keep a hostile document from using unbounded time or memory.
@@ -6,7 +7,7 @@ public struct FeedParserOptions: Sendable, Hashable {
     public var maxEpisodes: Int
     /// A single text field (title, description …) is cut at this many bytes, with a warning.
     public var maxFieldBytes: Int
-    /// Enclosures, transcripts and persons beyond this count on one episode are dropped, with a warning.
+    /// Enclosures, transcripts, persons and alternate enclosures beyond this count on one episode are dropped.
     public var maxItemsPerEpisode: Int
     /// Warnings beyond this count are summarised in one final warning.
     public var maxWarnings: Int
@@ -21,32 +22,238 @@ public struct FeedParserOptions: Sendable, Hashable {
 
 /// A streaming RSS/Atom parser built on libxml2's SAX2 push parser.
 ///
-/// Feed it bytes as they arrive with ``parse(_:)`` and call ``finish()`` once; the result does not depend on
-/// how the bytes were split. The parser never builds a DOM, never loads external entities or DTDs, and its
-/// memory is bounded by the largest single field. It is confined to one task.
+/// Feed it bytes as they arrive with ``parse(_:)`` and call ``finish()`` once; the result does not depend on how the
+/// bytes were split. The parser never builds a DOM, never loads external entities or DTDs, and its memory is bounded
+/// by the largest single field. It is confined to one task.
+///
+/// Encodings: a byte order mark wins; otherwise a charset named by the transport overrides the document's declared
+/// encoding (except that a bare `utf-8` label never overrides an explicit other declaration: servers add it blindly);
+/// otherwise the declaration; otherwise UTF-8. Bytes that are not valid in a document read as UTF-8 are taken as
+/// Windows-1252, with a warning, so the feed still parses.
 public final class FeedParser {
+    private let state: SAXState
+    private let transportCharset: String?
+    private var handler = FeedParser.makeHandler()
+    private var context: xmlParserCtxtPtr?
+    /// Bytes held until the encoding decision can be made (BOM and XML declaration).
+    private var prefix: [UInt8] = []
+    private var decided = false
+    private var sanitizer: UTF8Sanitizer?
+    private var sawNonWhitespace = false
+    private var firstBytes: [UInt8] = []
+    private var finished = false
+    private var totalBytes = 0
+
     /// Creates a parser for one document.
     ///
     /// - Parameters:
     ///   - baseURL: The document's own URL, against which relative URLs are resolved (after `xml:base`).
-    ///   - charset: A charset named by the transport (HTTP `Content-Type`), which overrides the document's.
+    ///   - charset: A charset named by the transport (HTTP `Content-Type`).
     ///   - options: Limits.
     public init(baseURL: URL? = nil, charset: String? = nil, options: FeedParserOptions = .init()) {
-        fatalError("not implemented")
+        _ = libxml2Ready
+        state = SAXState(options: options, documentURL: baseURL)
+        transportCharset = charset?.trimmingCharacters(in: .whitespacesAndNewlines.union(["\"", "'"])).lowercased()
+            .nilIfEmpty
+    }
+
+    deinit {
+        if let context { xmlFreeParserCtxt(context) }
     }
 
     /// Feeds the next bytes of the document.
     ///
-    /// - Throws: ``FeedParseError`` when the document is already known not to be a feed.
+    /// - Throws: ``FeedParseError`` `.notAFeed` as soon as the root element shows the document is not a feed.
     public func parse(_ bytes: UnsafeRawBufferPointer) throws {
-        fatalError("not implemented")
+        guard !finished, !bytes.isEmpty else { return }
+        totalBytes += bytes.count
+        if firstBytes.count < 64 { firstBytes.append(contentsOf: bytes.prefix(64 - firstBytes.count)) }
+        if !decided {
+            prefix.append(contentsOf: bytes)
+            // Wait for the end of the XML declaration (or enough bytes to know there is none).
+            if prefix.count < 1024 && !prefix.contains(0x3E) { return }
+            decide()
+            let held = prefix
+            prefix = []
+            try held.withUnsafeBytes { try feed($0, final: false) }
+            return
+        }
+        try feed(bytes, final: false)
     }
 
     /// Ends the document and returns the feed.
     ///
-    /// - Throws: ``FeedParseError`` when nothing usable was found.
+    /// - Throws: ``FeedParseError`` when nothing usable was found: an empty body, something that is not XML, XML
+    ///   whose root is not a feed, or XML broken before its root element.
     public func finish() throws -> ParsedFeed {
-        fatalError("not implemented")
+        guard !finished else { throw FeedParseError(kind: .malformed, message: "the parser was already finished") }
+        if !decided {
+            decide()
+            let held = prefix
+            prefix = []
+            try held.withUnsafeBytes { try feed($0, final: false) }
+        }
+        try feed(UnsafeRawBufferPointer(start: nil, count: 0), final: true)
+        finished = true
+        if let dropped = sanitizer?.droppedControls, dropped > 0 {
+            state.warnings.insert(
+                ParseWarning(line: 0, message: "\(dropped) control character(s) that XML forbids were removed"), at: 0)
+        }
+        if let replaced = sanitizer?.replacedBytes, replaced > 0 {
+            state.warnings.insert(
+                ParseWarning(line: 0, message: "\(replaced) byte(s) were not valid UTF-8 and were read as Windows-1252"), at: 0)
+        }
+        return try result()
+    }
+
+    // MARK: - Input
+
+    private func decide() {
+        decided = true
+        let declaration = InputDecoding.sniff(prefix)
+        guard !declaration.isWide else { return }
+        var effective = declaration.encoding ?? "utf-8"
+        if let transport = transportCharset, !declaration.hasUTF8BOM {
+            let genericUTF8 = InputDecoding.isUTF8(transport)
+            if !(genericUTF8 && declaration.encoding.map { !InputDecoding.isUTF8($0) } == true) {
+                effective = transport
+            }
+        }
+        if declaration.hasUTF8BOM { effective = "utf-8" }
+        let wanted = InputDecoding.isUTF8(effective) ? "UTF-8" : effective
+        if let range = declaration.valueRange {
+            let declared = declaration.encoding ?? ""
+            if declared.caseInsensitiveCompare(wanted) != .orderedSame && !(InputDecoding.isUTF8(declared) && wanted == "UTF-8") {
+                prefix.replaceSubrange(range, with: Array(wanted.utf8))
+            }
+        } else if wanted != "UTF-8" {
+            // No declaration to rewrite: add one so libxml2 reads the transport's charset.
+            prefix.insert(contentsOf: Array("<?xml version=\"1.0\" encoding=\"\(wanted)\"?>".utf8), at: 0)
+        }
+        if wanted == "UTF-8" { sanitizer = UTF8Sanitizer() }
+    }
+
+    private func feed(_ raw: UnsafeRawBufferPointer, final: Bool) throws {
+        if var sanitizer {
+            let replaced = sanitizer.process(raw, final: final)
+            self.sanitizer = sanitizer
+            if let replaced {
+                try replaced.withUnsafeBytes { try push($0, final: final) }
+                return
+            }
+        }
+        try push(raw, final: final)
+    }
+
+    private func push(_ bytes: UnsafeRawBufferPointer, final: Bool) throws {
+        if !sawNonWhitespace {
+            sawNonWhitespace = bytes.contains { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }
+        }
+        withExtendedLifetime(state) {
+            let pointer = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
+            var offset = 0
+            if context == nil {
+                guard bytes.count > 0 || final else { return }
+                let initial = min(4, bytes.count)
+                let opaque = Unmanaged.passUnretained(state).toOpaque()
+                context = xmlCreatePushParserCtxt(&handler, opaque, pointer, Int32(initial), nil)
+                guard let context else { return }
+                xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_RECOVER.rawValue | XML_PARSE_NOCDATA.rawValue))
+                state.context = context
+                offset = initial
+            }
+            guard let context else { return }
+            var remaining = bytes.count - offset
+            // xmlParseChunk takes an Int32 size.
+            repeat {
+                let size = min(remaining, 1 << 30)
+                let chunk = pointer.map { $0 + offset }
+                let isLast = final && size == remaining
+                _ = xmlParseChunk(context, size > 0 ? chunk : nil, Int32(size), isLast ? 1 : 0)
+                offset += size
+                remaining -= size
+            } while remaining > 0
+        }
+        if state.rootIsNotAFeed { throw notAFeedError() }
+    }
+
+    // MARK: - Result
+
+    private func result() throws -> ParsedFeed {
+        if state.rootIsNotAFeed { throw notAFeedError() }
+        guard let root = state.root else {
+            throw noRootError()
+        }
+        let format: FeedFormat
+        switch root {
+        case .rss: format = .rss2
+        case .rdf: format = .rss1
+        case .atom: format = .atom
+        }
+        let feed = state.makeFeed(format: format)
+        if state.sawEntityLoop && feed.episodes.isEmpty && feed.title == nil {
+            throw FeedParseError(kind: .entityExpansion, message: "the document defines entities that expand without bound (an entity loop)", line: state.firstError?.line)
+        }
+        return feed
+    }
+
+    private func notAFeedError() -> FeedParseError {
+        let root = state.rootName ?? "?"
+        switch root.lowercased() {
+        case "html", "head", "body":
+            return FeedParseError(kind: .notAFeed, message: "the document is an HTML page, not a feed")
+        case "opml":
+            return FeedParseError(kind: .notAFeed, message: "the document is an OPML subscription list, not a feed (use `podfresh import`)")
+        default:
+            return FeedParseError(kind: .notAFeed, message: "root element <\(root)> is not rss, rdf:RDF or an Atom feed")
+        }
+    }
+
+    private func noRootError() -> FeedParseError {
+        if totalBytes == 0 || !sawNonWhitespace {
+            return FeedParseError(kind: .empty, message: "the document is empty")
+        }
+        let start = firstBytes.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
+        if let first = start.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+            return FeedParseError(kind: .notXML, message: "the document is JSON, not an XML feed")
+        }
+        if firstBytes.contains(0) || firstBytes.filter({ $0 < 0x09 || ($0 > 0x0D && $0 < 0x20) }).count > 2 {
+            return FeedParseError(kind: .notXML, message: "the document is binary data, not an XML feed")
+        }
+        if state.sawEntityLoop {
+            return FeedParseError(kind: .entityExpansion, message: "the document defines entities that expand without bound (an entity loop)", line: state.firstError?.line)
+        }
+        if start.first != UInt8(ascii: "<") {
+            return FeedParseError(kind: .notXML, message: "the document is not XML (it starts with \"\(SAXState.snippet(String(decoding: start.prefix(24), as: UTF8.self)))\")")
+        }
+        let detail = state.firstError.map { ": \($0.message)" } ?? ""
+        return FeedParseError(kind: .malformed, message: "the document is not well-formed XML\(detail)", line: state.firstError?.line)
+    }
+
+    // MARK: - SAX handler
+
+    private static func makeHandler() -> xmlSAXHandler {
+        var handler = xmlSAXHandler()
+        handler.initialized = UInt32(XML_SAX2_MAGIC)
+        handler.startElementNs = { context, localname, prefix, uri, _, _, attributeCount, _, attributes in
+            guard let context, let localname else { return }
+            Unmanaged<SAXState>.fromOpaque(context).takeUnretainedValue().startElement(
+                localname: localname, prefix: prefix, uri: uri, attributeCount: Int(attributeCount), attributes: attributes)
+        }
+        handler.endElementNs = { context, localname, _, _ in
+            guard let context, let localname else { return }
+            Unmanaged<SAXState>.fromOpaque(context).takeUnretainedValue().endElement(localname: localname)
+        }
+        handler.characters = { context, bytes, length in
+            guard let context, let bytes, length > 0 else { return }
+            Unmanaged<SAXState>.fromOpaque(context).takeUnretainedValue().characters(bytes, Int(length))
+        }
+        handler.cdataBlock = handler.characters
+        handler.serror = { context, error in
+            guard let context, let error else { return }
+            Unmanaged<SAXState>.fromOpaque(context).takeUnretainedValue().recordError(error)
+        }
+        return handler
     }
 }
 
@@ -65,4 +272,8 @@ extension FeedParser {
         try Array(bytes).withUnsafeBytes { try parser.parse($0) }
         return try parser.finish()
     }
+}
+
+extension String {
+    fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
 }

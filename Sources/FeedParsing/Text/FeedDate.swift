@@ -1,0 +1,305 @@
+public import Foundation
+
+/// Dates as real feeds write them: RFC 822/2822 and its many variants, and ISO 8601 / RFC 3339.
+///
+/// Hand-written and allocation-light (no `DateFormatter`, which is slow and not safe to share). Accepts named zones
+/// (`UT`, `GMT`, `Z`, US zones, military letters, common European/Asian/Australian abbreviations), numeric offsets
+/// (`+0100`, `+01:00`, `+01`), missing seconds, missing or wrong weekdays, full month and day names, two-digit years
+/// (RFC 2822: below 50 means 20xx), single-digit days, `2020/1/10 14:33:00`, extra whitespace and commas. Anything
+/// else, and dates outside years 1000–9999 or with out-of-range fields, is `nil`.
+public enum FeedDate {
+    /// Parses a date, or returns nil.
+    public static func parse(_ text: String) -> Date? {
+        var tokens = Tokenizer(text)
+        let parts = tokens.all()
+        guard !parts.isEmpty, parts.count < 24 else { return nil }
+        if let date = parseISO(parts) { return date }
+        return parseRFC822(parts)
+    }
+
+    // MARK: - Tokens
+
+    enum Token: Equatable {
+        case number(Int, digits: Int)
+        case word(String)
+        case symbol(Character)
+    }
+
+    struct Tokenizer {
+        let scalars: [Unicode.Scalar]
+        var index = 0
+
+        init(_ text: String) { scalars = Array(text.unicodeScalars.prefix(200)) }
+
+        mutating func all() -> [Token] {
+            var tokens: [Token] = []
+            while index < scalars.count {
+                let c = scalars[index]
+                if c.properties.isWhitespace || c == "," {
+                    index += 1
+                } else if ("0"..."9").contains(c) {
+                    var value = 0
+                    var digits = 0
+                    while index < scalars.count, ("0"..."9").contains(scalars[index]) {
+                        if digits < 12 { value = value * 10 + Int(scalars[index].value - 48) }
+                        digits += 1
+                        index += 1
+                    }
+                    tokens.append(.number(value, digits: digits))
+                } else if c.properties.isAlphabetic {
+                    var word = ""
+                    while index < scalars.count, scalars[index].properties.isAlphabetic, word.unicodeScalars.count < 16 {
+                        word.unicodeScalars.append(scalars[index])
+                        index += 1
+                    }
+                    while index < scalars.count, scalars[index].properties.isAlphabetic { index += 1 }
+                    if word == "." { continue }
+                    tokens.append(.word(word.lowercased()))
+                } else {
+                    tokens.append(.symbol(Character(c)))
+                    index += 1
+                }
+            }
+            return tokens
+        }
+    }
+
+    // MARK: - ISO 8601 / RFC 3339: 2024-05-01T12:00:00.123+02:00, 2024-05-01, 2020/1/10 14:33:00
+
+    static func parseISO(_ t: [Token]) -> Date? {
+        guard t.count >= 5, case .number(let year, let yearDigits) = t[0], yearDigits == 4,
+            case .symbol(let s1) = t[1], s1 == "-" || s1 == "/",
+            case .number(let month, _) = t[2], case .symbol(let s2) = t[3], s2 == s1,
+            case .number(let day, let dayDigits) = t[4], dayDigits <= 2
+        else { return nil }
+        var i = 5
+        var hour = 0, minute = 0, second = 0
+        var fraction = 0.0
+        var offset = 0
+        // "T" may be glued to the day ("01T12") — the tokenizer splits it as a word "t…" only when followed by letters.
+        if i < t.count, case .word(let w) = t[i], w == "t" { i += 1 }
+        if i < t.count, case .number(let h, _) = t[i] {
+            guard i + 2 < t.count, case .symbol(":") = t[i + 1], case .number(let m, _) = t[i + 2] else { return nil }
+            hour = h
+            minute = m
+            i += 3
+            if i + 1 < t.count, case .symbol(":") = t[i], case .number(let s, _) = t[i + 1] {
+                second = s
+                i += 2
+                if i + 1 < t.count, case .symbol(".") = t[i], case .number(let f, let digits) = t[i + 1] {
+                    fraction = Double(f) / pow(10, Double(min(digits, 12)))
+                    i += 2
+                }
+            }
+            guard let zone = parseZone(t, from: &i) else { return nil }
+            offset = zone
+        }
+        guard i == t.count else { return nil }
+        return makeDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second, offset: offset)
+            .map { $0.addingTimeInterval(fraction) }
+    }
+
+    // MARK: - RFC 822 / 2822 and variants: [Weekday,] D Month YYYY HH:MM[:SS] [zone]
+
+    static func parseRFC822(_ tokens: [Token]) -> Date? {
+        var t = tokens[...]
+        // Drop a leading weekday (any, even the wrong one).
+        if case .word(let w) = t.first, weekday(w) { t = t.dropFirst() }
+        var day: Int?
+        var month: Int?
+        var year: Int?
+        // Day and month in either order: "1 May 2024", "May 1 2024", "May 1, 2024".
+        for _ in 0..<2 {
+            guard let token = t.first else { return nil }
+            switch token {
+            case .number(let n, let digits) where day == nil && digits <= 2:
+                day = n
+            case .word(let w) where month == nil:
+                guard let m = monthNumber(w) else { return nil }
+                month = m
+            default:
+                return nil
+            }
+            t = t.dropFirst()
+            if case .symbol(let s) = t.first, s == "-" || s == "/" || s == "." { t = t.dropFirst() }
+        }
+        guard let d = day, let m = month, case .number(let y, let yearDigits) = t.first else { return nil }
+        t = t.dropFirst()
+        switch yearDigits {
+        case 4: year = y
+        case 2: year = y < 50 ? 2000 + y : 1900 + y
+        case 3: year = y + 1900
+        default: return nil
+        }
+        var hour = 0, minute = 0, second = 0
+        var offset = 0
+        if case .word(let w) = t.first, w == "at" { t = t.dropFirst() }
+        if case .number(let h, _) = t.first {
+            var rest = Array(t)
+            guard rest.count >= 3, case .symbol(":") = rest[1], case .number(let mi, _) = rest[2] else { return nil }
+            hour = h
+            minute = mi
+            var i = 3
+            if i + 1 < rest.count, case .symbol(":") = rest[i], case .number(let s, _) = rest[i + 1] {
+                second = s
+                i += 2
+                if i + 1 < rest.count, case .symbol(".") = rest[i], case .number = rest[i + 1] { i += 2 }
+            }
+            if i < rest.count, case .word(let w) = rest[i], w == "am" || w == "pm" {
+                guard hour >= 1 && hour <= 12 else { return nil }
+                hour = hour % 12 + (w == "pm" ? 12 : 0)
+                i += 1
+            }
+            guard let zone = parseZone(rest, from: &i) else { return nil }
+            offset = zone
+            // A trailing "(PDT)" style comment or a repeated zone name is tolerated.
+            while i < rest.count {
+                switch rest[i] {
+                case .symbol("("), .symbol(")"), .word: i += 1
+                default: return nil
+                }
+            }
+            rest.removeAll()
+        } else if !t.isEmpty {
+            var rest = Array(t)
+            var i = 0
+            guard let zone = parseZone(rest, from: &i), i == rest.count else { return nil }
+            offset = zone
+            rest.removeAll()
+        }
+        return makeDate(year: year!, month: m, day: d, hour: hour, minute: minute, second: second, offset: offset)
+    }
+
+    /// Reads an optional zone at `i`: `Z`, a name, or `±HH[:]MM` / `±HH`. Returns the offset in seconds east of UTC
+    /// (0 when there is none), or nil when what is there is not a zone.
+    static func parseZone(_ t: [Token], from i: inout Int) -> Int? {
+        guard i < t.count else { return 0 }
+        switch t[i] {
+        case .word(let w):
+            if let hours = zoneOffsets[w] {
+                i += 1
+                // "GMT+0100", "UTC-5"
+                if i < t.count, case .symbol(let sign) = t[i], sign == "+" || sign == "-" {
+                    var j = i
+                    if let numeric = parseNumericOffset(t, from: &j) {
+                        i = j
+                        return numeric
+                    }
+                }
+                return Int(hours * 3600)
+            }
+            return nil
+        case .symbol(let sign) where sign == "+" || sign == "-":
+            return parseNumericOffset(t, from: &i)
+        default:
+            return nil
+        }
+    }
+
+    static func parseNumericOffset(_ t: [Token], from i: inout Int) -> Int? {
+        guard case .symbol(let sign) = t[i], i + 1 < t.count, case .number(let n, let digits) = t[i + 1] else { return nil }
+        var hours = 0, minutes = 0
+        i += 2
+        switch digits {
+        case 4: (hours, minutes) = (n / 100, n % 100)
+        case 3: (hours, minutes) = (n / 100, n % 100)
+        case 1, 2:
+            hours = n
+            if i + 1 < t.count, case .symbol(":") = t[i], case .number(let m, 2) = t[i + 1] {
+                minutes = m
+                i += 2
+            }
+        default: return nil
+        }
+        guard hours <= 14, minutes < 60 else { return nil }
+        let total = hours * 3600 + minutes * 60
+        return sign == "-" ? -total : total
+    }
+
+    static func makeDate(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, offset: Int) -> Date? {
+        guard (1000...9999).contains(year), (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+            (0...24).contains(hour), (0...59).contains(minute), (0...60).contains(second),
+            hour < 24 || (minute == 0 && second == 0)
+        else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + min(second, 59) - offset
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func weekday(_ word: String) -> Bool {
+        let prefix = word.prefix(3)
+        return ["mon", "tue", "wed", "thu", "fri", "sat", "sun"].contains(prefix)
+            && ["mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun", "monday", "tuesday",
+                "wednesday", "thursday", "friday", "saturday", "sunday"].contains(word)
+    }
+
+    static func monthNumber(_ word: String) -> Int? {
+        let names = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+        let full = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+                    "october", "november", "december"]
+        if let index = names.firstIndex(of: word) { return index + 1 }
+        if let index = full.firstIndex(of: word) { return index + 1 }
+        if word == "sept" { return 9 }
+        return nil
+    }
+
+    /// Zone names seen in feeds, in hours east of UTC.
+    static let zoneOffsets: [String: Double] = {
+        var zones: [String: Double] = [
+            "ut": 0, "utc": 0, "gmt": 0, "z": 0, "wet": 0, "bst": 1, "ist": 5.5, "west": 1,
+            "est": -5, "edt": -4, "cst": -6, "cdt": -5, "mst": -7, "mdt": -6, "pst": -8, "pdt": -7,
+            "akst": -9, "akdt": -8, "hst": -10, "ast": -4, "adt": -3, "nst": -3.5, "ndt": -2.5,
+            "cet": 1, "cest": 2, "met": 1, "mest": 2, "eet": 2, "eest": 3, "msk": 3, "msd": 4,
+            "jst": 9, "kst": 9, "hkt": 8, "sgt": 8, "awst": 8, "acst": 9.5, "acdt": 10.5, "aest": 10, "aedt": 11,
+            "nzst": 12, "nzdt": 13, "brt": -3, "art": -3,
+        ]
+        // Military zones: A–M (not J) east, N–Y west, Z zero.
+        for (index, letter) in "abcdefghiklm".enumerated() { zones[String(letter)] = Double(index + 1) }
+        for (index, letter) in "nopqrstuvwxy".enumerated() { zones[String(letter)] = -Double(index + 1) }
+        zones["z"] = 0
+        return zones
+    }()
+}
+
+/// `itunes:duration` and friends, in seconds.
+public enum EpisodeDuration {
+    /// Seconds (`3130`, `1014.708`), `MM:SS`, `HH:MM:SS` (fields may overflow: `100:25`), with whitespace.
+    /// Garbage, negatives, non-finite values and anything over a year → nil.
+    public static func parse(_ text: String) -> Double? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.count <= 32 else { return nil }
+        let parts = trimmed.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count) else { return nil }
+        var total = 0.0
+        for (index, part) in parts.enumerated() {
+            let isLast = index == parts.count - 1
+            guard !part.isEmpty, part.allSatisfy({ $0.isASCII && ($0.isNumber || (isLast && $0 == ".")) }),
+                part.filter({ $0 == "." }).count <= 1, part != "."
+            else { return nil }
+            guard let value = Double(part), value.isFinite, value >= 0 else { return nil }
+            if !isLast && value != value.rounded() { return nil }
+            total = total * 60 + value
+        }
+        guard total.isFinite, total <= 366 * 86_400 else { return nil }
+        return total
+    }
+}
