@@ -125,32 +125,3 @@ public struct EpisodeQuery: Sendable, Hashable {
     }
 }
 
-/// The podfresh database: one SQLite file (WAL) behind GRDB, migrated on open.
-///
-/// Every method is a self-contained transaction; the store is safe to share between tasks and processes.
-public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRepository {
-    /// Opens (creating if needed) the database at `path`, creating parent folders, and migrates it.
-    public init(path: String) throws {
-        fatalError("not implemented")
-    }
-
-    /// A private in-memory database, for tests and `--offline` dry runs.
-    public static func inMemory() throws -> FeedStore {
-        fatalError("not implemented")
-    }
-
-    public func addSubscription(url: URL, title: String?, at date: Date) throws -> Subscription { fatalError() }
-    public func removeSubscription(id: Int64) throws -> Bool { fatalError() }
-    public func subscriptions() throws -> [Subscription] { fatalError() }
-    public func subscription(id: Int64) throws -> Subscription? { fatalError() }
-    public func subscription(url: URL) throws -> Subscription? { fatalError() }
-    public func dueSubscriptions(at date: Date) throws -> [Subscription] { fatalError() }
-    public func updateMetadata(id: Int64, title: String?, link: URL?, image: URL?) throws { fatalError() }
-    public func apply(_ check: FeedCheck) throws -> MergeSummary { fatalError() }
-    public func episodes(_ query: EpisodeQuery) throws -> [StoredEpisode] { fatalError() }
-    public func episodeCounts() throws -> [Int64: Int] { fatalError() }
-    public func recentPublishedDates(subscriptionID: Int64, limit: Int) throws -> [Date] { fatalError() }
-    public func beginRun(at date: Date) throws -> RefreshRun { fatalError() }
-    public func finishRun(_ run: RefreshRun) throws { fatalError() }
-    public func lastRun() throws -> RefreshRun? { fatalError() }
-}

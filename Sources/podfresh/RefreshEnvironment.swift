@@ -22,8 +22,8 @@ struct RefreshEnvironment: Sendable {
 /// The composition root: opens the store, creates the HTTP client and the engine, runs `body`, and shuts down.
 func withRefreshEnvironment<Result: Sendable>(
     _ global: GlobalOptions,
-    fetch: FetchOptions = FetchOptions(),
-    schedule: ScheduleOptions = ScheduleOptions(),
+    fetch: FetchOptions,
+    schedule: ScheduleOptions? = nil,
     output: OutputMode,
     hook: String? = nil,
     body: (RefreshEnvironment) async throws -> Result
@@ -35,9 +35,11 @@ func withRefreshEnvironment<Result: Sendable>(
         let updates = UIUpdateService()
         let renderer = ConsoleRenderer(mode: output)
         renderer.attach(to: updates)
-        let policy = SchedulePolicy(
-            minInterval: schedule.minInterval.seconds, maxInterval: schedule.maxInterval.seconds,
-            revalidateEvery: schedule.revalidateEvery.seconds)
+        let policy = schedule.map {
+            SchedulePolicy(
+                minInterval: $0.minInterval.seconds, maxInterval: $0.maxInterval.seconds,
+                revalidateEvery: $0.revalidateEvery.seconds)
+        } ?? SchedulePolicy()
         let service = EpisodeUpdateService(
             store: store, source: source, coordinator: coordinator,
             configuration: EpisodeUpdateConfiguration(schedulePolicy: policy, hookCommand: hook))

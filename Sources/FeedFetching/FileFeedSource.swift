@@ -1,0 +1,87 @@
+public import Foundation
+
+/// Reads feeds from `file://` URLs, streaming them through the consumer in 64 KiB chunks. A conditional request whose
+/// `lastModified` equals the file's modification time (as an HTTP-date) is answered "not modified".
+public struct FileFeedSource: FeedSource {
+    private let maxBodyBytes: Int
+
+    /// - Parameter maxBodyBytes: The largest file accepted.
+    public init(maxBodyBytes: Int = 50_000_000) {
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    public func fetch<Consumer: FeedBodyConsumer>(
+        _ request: FeedRequest,
+        consumer makeConsumer: (FeedResponseHead) throws -> Consumer
+    ) async throws -> FeedFetchResult<Consumer> {
+        guard request.url.isFileURL else {
+            throw FeedFetchError(kind: .unsupportedScheme, message: "\(request.url.absoluteString) is not a file URL")
+        }
+        let path = request.url.path
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: path)
+        } catch {
+            throw FeedFetchError(kind: .file, message: "cannot read \(path): no such file")
+        }
+        if attributes[.type] as? FileAttributeType == .typeDirectory {
+            throw FeedFetchError(kind: .file, message: "\(path) is a folder, not a feed file")
+        }
+        let modified = (attributes[.modificationDate] as? Date).map(HTTPHeaderValues.string(from:))
+        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+        let head = FeedResponseHead(url: request.url, status: 200, lastModified: modified)
+        if request.conditional, let modified, request.lastModified == modified {
+            return .notModified(FeedResponseHead(url: request.url, status: 304, lastModified: modified))
+        }
+        guard size <= maxBodyBytes else {
+            throw FeedFetchError(kind: .tooLarge, message: "\(path) is larger than \(HTTPFeedSource.megabytes(maxBodyBytes)) (--max-feed-size)")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw FeedFetchError(kind: .file, message: "cannot open \(path): permission denied?")
+        }
+        defer { try? handle.close() }
+        let consumer = try makeConsumer(head)
+        var count = 0
+        while true {
+            try Task.checkCancellation()
+            let data: Data
+            do {
+                data = try handle.read(upToCount: 65_536) ?? Data()
+            } catch {
+                throw FeedFetchError(kind: .file, message: "cannot read \(path): \(error.localizedDescription)")
+            }
+            if data.isEmpty { break }
+            count += data.count
+            if count > maxBodyBytes {
+                throw FeedFetchError(kind: .tooLarge, message: "\(path) is larger than \(HTTPFeedSource.megabytes(maxBodyBytes)) (--max-feed-size)")
+            }
+            try data.withUnsafeBytes { try consumer.consume($0) }
+        }
+        return .fetched(head, consumer, byteCount: count)
+    }
+}
+
+/// Sends http(s) URLs to one source and file URLs to another; refuses every other scheme.
+public struct RoutingFeedSource: FeedSource {
+    private let http: any FeedSource
+    private let file: any FeedSource
+
+    public init(http: any FeedSource, file: any FeedSource) {
+        self.http = http
+        self.file = file
+    }
+
+    public func fetch<Consumer: FeedBodyConsumer>(
+        _ request: FeedRequest,
+        consumer makeConsumer: (FeedResponseHead) throws -> Consumer
+    ) async throws -> FeedFetchResult<Consumer> {
+        switch request.url.scheme?.lowercased() {
+        case "http", "https": return try await http.fetch(request, consumer: makeConsumer)
+        case "file": return try await file.fetch(request, consumer: makeConsumer)
+        default:
+            throw FeedFetchError(
+                kind: .unsupportedScheme,
+                message: "\(request.url.scheme ?? "a scheme-less") URL: podfresh fetches only http, https and file URLs")
+        }
+    }
+}

@@ -1,0 +1,200 @@
+public import AsyncHTTPClient
+public import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
+
+/// Fetches feeds over HTTP(S) with one shared `HTTPClient`: conditional GET, gzip/deflate with a ratio limit,
+/// redirects (permanent moves detected from the redirect history), a body cap enforced while streaming.
+public struct HTTPFeedSource: FeedSource {
+    private let client: HTTPClient
+    private let configuration: FetchConfiguration
+
+    /// The one client a process should use for feeds, with every limit pinned. The caller shuts it down.
+    public static func makeClient(configuration: FetchConfiguration) -> HTTPClient {
+        var clientConfiguration = HTTPClient.Configuration(
+            redirectConfiguration: .follow(max: configuration.maxRedirects, allowCycles: false),
+            timeout: .init(
+                connect: .nanoseconds(Int64(configuration.connectTimeout.components.seconds) * 1_000_000_000
+                    + configuration.connectTimeout.components.attoseconds / 1_000_000_000),
+                read: .seconds(30)),
+            decompression: .enabled(limit: .ratio(configuration.decompressionRatioLimit)))
+        clientConfiguration.httpVersion = .automatic
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+    }
+
+    /// - Parameters:
+    ///   - client: The shared client (from ``makeClient(configuration:)``).
+    ///   - configuration: Limits and the user agent.
+    public init(client: HTTPClient, configuration: FetchConfiguration) {
+        self.client = client
+        self.configuration = configuration
+    }
+
+    public func fetch<Consumer: FeedBodyConsumer>(
+        _ request: FeedRequest,
+        consumer makeConsumer: (FeedResponseHead) throws -> Consumer
+    ) async throws -> FeedFetchResult<Consumer> {
+        let scheme = request.url.scheme?.lowercased() ?? ""
+        guard scheme == "http" || scheme == "https", request.url.host?.isEmpty == false else {
+            throw FeedFetchError(kind: .unsupportedScheme, message: "\(request.url.absoluteString) is not an http or https URL")
+        }
+        var httpRequest = HTTPClientRequest(url: request.url.absoluteString)
+        httpRequest.method = .GET
+        httpRequest.headers.add(name: "User-Agent", value: configuration.userAgent)
+        httpRequest.headers.add(name: "Accept", value: "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8")
+        httpRequest.headers.add(name: "Accept-Encoding", value: "gzip, deflate")
+        let sentValidators = request.conditional && (request.etag != nil || request.lastModified != nil)
+        if request.conditional {
+            if let etag = request.etag { httpRequest.headers.add(name: "If-None-Match", value: etag) }
+            if let lastModified = request.lastModified { httpRequest.headers.add(name: "If-Modified-Since", value: lastModified) }
+        }
+        let timeout = configuration.totalTimeout
+        let deadline = NIODeadline.now() + .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
+        do {
+            let response = try await client.execute(httpRequest, deadline: deadline)
+            let head = makeHead(request: request, response: response)
+            let status = Int(response.status.code)
+            switch status {
+            case 200...299:
+                let consumer = try makeConsumer(head)
+                var count = 0
+                for try await buffer in response.body {
+                    count += buffer.readableBytes
+                    if count > configuration.maxBodyBytes {
+                        throw FeedFetchError(kind: .tooLarge, message: "the feed is larger than \(Self.megabytes(configuration.maxBodyBytes)) (--max-feed-size)")
+                    }
+                    do {
+                        try buffer.withUnsafeReadableBytes { try consumer.consume($0) }
+                    } catch {
+                        throw FeedFetchConsumerError(underlying: error)
+                    }
+                }
+                return .fetched(head, consumer, byteCount: count)
+            case 304:
+                guard sentValidators else {
+                    throw FeedFetchError(kind: .transport, message: "the server answered 304 Not Modified to an unconditional request", status: 304)
+                }
+                return .notModified(head)
+            case 410:
+                throw FeedFetchError(kind: .gone, message: "HTTP 410 Gone: the feed was removed", status: 410)
+            case 300...399:
+                if let location = response.headers.first(name: "Location"),
+                    let target = URL(string: location, relativeTo: head.url), let targetScheme = target.scheme?.lowercased(),
+                    targetScheme != "http" && targetScheme != "https"
+                {
+                    throw FeedFetchError(kind: .unsupportedScheme, message: "redirected to a \(targetScheme): URL, which podfresh never follows", status: status)
+                }
+                throw FeedFetchError(kind: .httpStatus, message: "HTTP \(status) \(response.status.reasonPhrase) without a usable Location", status: status)
+            default:
+                var message = "HTTP \(status) \(response.status.reasonPhrase)"
+                if let retryAfter = head.retryAfter {
+                    message += " (retry after \(HTTPHeaderValues.string(from: retryAfter)))"
+                }
+                throw FeedFetchError(kind: .httpStatus, message: message, status: status, retryAfter: head.retryAfter)
+            }
+        } catch let error as FeedFetchError {
+            throw error
+        } catch let error as HTTPClientError {
+            throw map(error, url: request.url)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch let error as FeedFetchConsumerError {
+            throw error.underlying
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw mapOther(error, url: request.url)
+        }
+    }
+
+    private func makeHead(request: FeedRequest, response: HTTPClientResponse) -> FeedResponseHead {
+        let finalURL = response.url ?? request.url
+        let hops = response.history
+        var redirects: [URL] = []
+        var permanentRedirect: URL?
+        if hops.count > 1 {
+            redirects = hops.dropFirst().compactMap { URL(string: $0.request.url) }
+            let statuses = hops.dropLast().map { $0.responseHead.status.code }
+            let isPermanent: (UInt) -> Bool = { $0 == 301 || $0 == 308 }
+            if statuses.allSatisfy(isPermanent) {
+                permanentRedirect = finalURL
+            } else if let first = statuses.first, isPermanent(first) {
+                permanentRedirect = redirects.first
+            }
+        }
+        let headers = response.headers
+        let now = configuration.now()
+        let contentType = headers.first(name: "Content-Type")
+        return FeedResponseHead(
+            url: finalURL,
+            status: Int(response.status.code),
+            etag: headers.first(name: "ETag"),
+            lastModified: headers.first(name: "Last-Modified"),
+            contentType: contentType,
+            charset: contentType.flatMap(HTTPHeaderValues.charset),
+            maxAge: headers.first(name: "Cache-Control").flatMap(HTTPHeaderValues.maxAge),
+            expires: headers.first(name: "Expires").flatMap(HTTPHeaderValues.date),
+            retryAfter: headers.first(name: "Retry-After").flatMap { HTTPHeaderValues.retryAfter($0, now: now) },
+            permanentRedirect: permanentRedirect,
+            redirects: redirects)
+    }
+
+    private func map(_ error: HTTPClientError, url: URL) -> FeedFetchError {
+        switch error {
+        case .connectTimeout:
+            return FeedFetchError(kind: .timeout, message: "could not connect to \(url.host ?? "the server") within \(configuration.connectTimeout)")
+        case .readTimeout, .deadlineExceeded:
+            return FeedFetchError(kind: .timeout, message: "timed out: no complete answer within \(configuration.totalTimeout)")
+        case .redirectLimitReached:
+            return FeedFetchError(kind: .tooManyRedirects, message: "more than \(configuration.maxRedirects) redirects")
+        case .redirectCycleDetected:
+            return FeedFetchError(kind: .tooManyRedirects, message: "the redirects go round in a circle")
+        case .remoteConnectionClosed:
+            return FeedFetchError(kind: .transport, message: "the server closed the connection before the whole answer arrived")
+        case .cancelled:
+            return FeedFetchError(kind: .transport, message: "the request was cancelled")
+        default:
+            return FeedFetchError(kind: .transport, message: "HTTP error: \(error)")
+        }
+    }
+
+    private func mapOther(_ error: any Error, url: URL) -> FeedFetchError {
+        let host = url.host ?? "the server"
+        let port = url.port.map { ":\($0)" } ?? ""
+        let typeName = String(reflecting: type(of: error))
+        let text = String(describing: error)
+        if typeName.contains("DecompressionError") {
+            return FeedFetchError(kind: .tooLarge, message: "the compressed feed expands more than \(configuration.decompressionRatioLimit)× (a decompression bomb?)")
+        }
+        if let io = error as? IOError {
+            switch io.errnoCode {
+            case ECONNREFUSED: return FeedFetchError(kind: .unreachable, message: "connection refused by \(host)\(port)")
+            case ENETUNREACH, EHOSTUNREACH, ENETDOWN: return FeedFetchError(kind: .unreachable, message: "\(host) is unreachable (\(text))")
+            case ECONNRESET, EPIPE: return FeedFetchError(kind: .transport, message: "the connection to \(host) was reset")
+            default: return FeedFetchError(kind: .transport, message: "network error talking to \(host): \(text)")
+            }
+        }
+        if typeName.contains("NIOConnectionError") || typeName.contains("SocketAddressError") || text.contains("connectionRefused") {
+            if text.contains("ECONNREFUSED") || text.contains("Connection refused") || text.contains("connectionRefused") {
+                return FeedFetchError(kind: .unreachable, message: "connection refused by \(host)\(port)")
+            }
+            return FeedFetchError(kind: .unreachable, message: "cannot reach \(host): the name does not resolve or no address answers")
+        }
+        if let channelError = error as? ChannelError, channelError == .connectTimeout(.zero) || text.contains("connectTimeout") {
+            return FeedFetchError(kind: .timeout, message: "could not connect to \(host) within \(configuration.connectTimeout)")
+        }
+        if typeName.contains("HTTPParserError") {
+            return FeedFetchError(kind: .transport, message: "the server's answer is not valid HTTP or ended early (\(text))")
+        }
+        return FeedFetchError(kind: .transport, message: "network error talking to \(host): \(text)")
+    }
+
+    static func megabytes(_ bytes: Int) -> String {
+        bytes >= 1_000_000 ? "\(bytes / 1_000_000) MB" : "\(bytes) bytes"
+    }
+}
+
+/// Wraps an error thrown by a body consumer so it passes through the fetch unchanged.
+struct FeedFetchConsumerError: Error {
+    let underlying: any Error
+}

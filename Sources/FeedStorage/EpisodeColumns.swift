@@ -1,0 +1,101 @@
+import FeedParsing
+import Foundation
+import GRDB
+
+/// How a ``ParsedEpisode`` is laid out in the `episode` table. Lists are JSON text; dates are Unix seconds.
+struct EpisodeColumns {
+    /// The columns after `fingerprint`, in table order (`guid` … `alternateEnclosures`).
+    let values: [(any DatabaseValueConvertible)?]
+    /// A hash of every stored field: equal fingerprints mean nothing changed.
+    let fingerprint: String
+
+    init(_ e: ParsedEpisode) {
+        let enclosures = JSONValue.array(e.enclosures.map {
+            .object([("url", .url($0.url)), ("length", $0.length.map { .int(Int($0)) } ?? .null), ("type", .string($0.type))])
+        }).serialized()
+        let transcripts = JSONValue.array(e.transcripts.map {
+            .object([("url", .url($0.url)), ("type", .string($0.type)), ("language", .string($0.language)), ("rel", .string($0.rel))])
+        }).serialized()
+        let persons = JSONValue.array(e.persons.map {
+            .object([("name", .string($0.name)), ("role", .string($0.role)), ("group", .string($0.group)), ("href", .url($0.href)), ("image", .url($0.image))])
+        }).serialized()
+        let alternates = JSONValue.array(e.alternateEnclosures.map {
+            .object([
+                ("url", .url($0.url)), ("type", .string($0.type)), ("length", $0.length.map { .int(Int($0)) } ?? .null),
+                ("bitrate", .number($0.bitrate)), ("title", .string($0.title)), ("default", .bool($0.isDefault)),
+            ])
+        }).serialized()
+        values = [
+            e.guid, e.guidIsPermaLink, e.title, e.link?.absoluteString, e.description, e.summary,
+            e.published?.timeIntervalSince1970, e.duration, enclosures, e.episode, e.season, e.episodeType?.rawValue,
+            e.explicit, e.image?.absoluteString, transcripts, e.chapters?.absoluteString, persons, alternates,
+        ]
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for value in values {
+            let text = value.map { "\($0.databaseValue)" } ?? "∅"
+            for byte in text.utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01B3
+            }
+            hash ^= 0x1F
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        fingerprint = String(hash, radix: 16)
+    }
+
+    static func storedEpisode(from row: Row) -> StoredEpisode {
+        func url(_ column: String) -> URL? { (row[column] as String?).flatMap(URL.init(string:)) }
+        func list(_ column: String) -> [[String: Any]] {
+            guard let text = row[column] as String?, let data = text.data(using: .utf8),
+                let array = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]]
+            else { return [] }
+            return array
+        }
+        func string(_ object: [String: Any], _ key: String) -> String? { object[key] as? String }
+        func int64(_ object: [String: Any], _ key: String) -> Int64? { (object[key] as? NSNumber)?.int64Value }
+        let episode = ParsedEpisode(
+            id: row["key"],
+            guid: row["guid"],
+            guidIsPermaLink: row["guidIsPermaLink"],
+            title: row["title"],
+            link: url("link"),
+            description: row["description"],
+            summary: row["summary"],
+            published: (row["published"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            duration: row["duration"],
+            enclosures: list("enclosures").compactMap { object in
+                string(object, "url").flatMap(URL.init(string:)).map {
+                    Enclosure(url: $0, length: int64(object, "length"), type: string(object, "type"))
+                }
+            },
+            episode: row["episodeNumber"],
+            season: row["season"],
+            episodeType: (row["episodeType"] as String?).flatMap(EpisodeType.init(rawValue:)),
+            explicit: row["explicit"],
+            image: url("image"),
+            transcripts: list("transcripts").compactMap { object in
+                string(object, "url").flatMap(URL.init(string:)).map {
+                    Transcript(url: $0, type: string(object, "type"), language: string(object, "language"), rel: string(object, "rel"))
+                }
+            },
+            chapters: url("chapters"),
+            persons: list("persons").compactMap { object in
+                string(object, "name").map {
+                    Person(
+                        name: $0, role: string(object, "role"), group: string(object, "group"),
+                        href: string(object, "href").flatMap(URL.init(string:)),
+                        image: string(object, "image").flatMap(URL.init(string:)))
+                }
+            },
+            alternateEnclosures: list("alternateEnclosures").map { object in
+                AlternateEnclosure(
+                    url: string(object, "url").flatMap(URL.init(string:)), type: string(object, "type"),
+                    length: int64(object, "length"), bitrate: (object["bitrate"] as? NSNumber)?.doubleValue,
+                    title: string(object, "title"), isDefault: (object["default"] as? Bool) ?? false)
+            })
+        return StoredEpisode(
+            subscriptionID: row["subscriptionId"], key: row["key"], episode: episode,
+            firstSeenAt: Date(timeIntervalSince1970: row["firstSeenAt"]), lastSeenAt: Date(timeIntervalSince1970: row["lastSeenAt"]),
+            firstSeenRunID: row["firstSeenRunId"])
+    }
+}

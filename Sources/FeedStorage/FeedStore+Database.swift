@@ -1,0 +1,356 @@
+public import FeedParsing
+public import Foundation
+import GRDB
+
+/// The podfresh database: one SQLite file behind GRDB, migrated on open.
+///
+/// Every method is one transaction; the store is safe to share between tasks and between processes (WAL, a busy
+/// timeout). `synchronous = NORMAL` in WAL mode keeps the file consistent after a crash or `kill -9` at any moment
+/// (a committed transaction survives a process crash; a power cut may lose only the last ones, never consistency).
+public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRepository {
+    private let writer: any DatabaseWriter
+
+    /// Opens (creating if needed) the database at `path`, creating parent folders, and migrates it.
+    ///
+    /// - Throws: ``StoreError`` `.database` naming the path and what to do.
+    public init(path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            throw StoreError(kind: .database, message: "cannot create the folder for the database \(path): \(error.localizedDescription)")
+        }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(30)
+        configuration.foreignKeysEnabled = true
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            try Migrations.migrator.migrate(pool)
+            writer = pool
+        } catch let error as DatabaseError {
+            throw StoreError(kind: .database, message: Self.describe(error, path: path))
+        } catch {
+            throw StoreError(kind: .database, message: "cannot open the database \(path): \(error)")
+        }
+    }
+
+    /// A private in-memory database, for tests.
+    public static func inMemory() throws -> FeedStore {
+        try FeedStore(writer: DatabaseQueue())
+    }
+
+    private init(writer: any DatabaseWriter) throws {
+        try Migrations.migrator.migrate(writer)
+        self.writer = writer
+    }
+
+    static func describe(_ error: DatabaseError, path: String) -> String {
+        switch error.resultCode {
+        case .SQLITE_NOTADB: return "\(path) is not a podfresh database (not an SQLite file); use another --database path"
+        case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM:
+            return "cannot open the database \(path) for writing (\(error.message ?? "permission denied")); check the path and its permissions"
+        case .SQLITE_CORRUPT: return "the database \(path) is damaged (\(error.message ?? "corrupt")); restore a backup or start a new one"
+        case .SQLITE_FULL: return "the disk holding \(path) is full"
+        default: return "database error on \(path): \(error.message ?? "\(error.resultCode)")"
+        }
+    }
+
+    private func write<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try writer.write(body)
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError(kind: .database, message: Self.describe(error, path: writer.path))
+        }
+    }
+
+    private func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try writer.read(body)
+        } catch let error as DatabaseError {
+            throw StoreError(kind: .database, message: Self.describe(error, path: writer.path))
+        }
+    }
+
+    // MARK: - Subscriptions
+
+    public func addSubscription(url: URL, title: String?, at date: Date) throws -> Subscription {
+        try write { db in
+            if try Row.fetchOne(db, sql: "SELECT id FROM subscription WHERE url = ?", arguments: [url.absoluteString]) != nil {
+                throw StoreError(kind: .duplicate, message: "\(url.absoluteString) is already subscribed")
+            }
+            try db.execute(
+                sql: "INSERT INTO subscription (url, title, addedAt) VALUES (?, ?, ?)",
+                arguments: [url.absoluteString, title, date.timeIntervalSince1970])
+            return Subscription(id: db.lastInsertedRowID, url: url, title: title, addedAt: date)
+        }
+    }
+
+    @discardableResult
+    public func removeSubscription(id: Int64) throws -> Bool {
+        try write { db in
+            try db.execute(sql: "DELETE FROM subscription WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    public func subscriptions() throws -> [Subscription] {
+        try read { db in try Row.fetchAll(db, sql: "SELECT * FROM subscription ORDER BY id").compactMap(Self.subscription(from:)) }
+    }
+
+    public func subscription(id: Int64) throws -> Subscription? {
+        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE id = ?", arguments: [id]).flatMap(Self.subscription(from:)) }
+    }
+
+    public func subscription(url: URL) throws -> Subscription? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE url = ?", arguments: [url.absoluteString])
+                .flatMap(Self.subscription(from:))
+        }
+    }
+
+    public func dueSubscriptions(at date: Date) throws -> [Subscription] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM subscription WHERE isGone = 0 AND (nextCheckAt IS NULL OR nextCheckAt <= ?) ORDER BY id",
+                arguments: [date.timeIntervalSince1970]
+            ).compactMap(Self.subscription(from:))
+        }
+    }
+
+    public func updateMetadata(id: Int64, title: String?, link: URL?, image: URL?) throws {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE subscription SET title = COALESCE(?, title), link = COALESCE(?, link), image = COALESCE(?, image) WHERE id = ?",
+                arguments: [title, link?.absoluteString, image?.absoluteString, id])
+        }
+    }
+
+    static func subscription(from row: Row) -> Subscription? {
+        guard let url = URL(string: row["url"]) else { return nil }
+        return Subscription(
+            id: row["id"], url: url, title: row["title"],
+            link: (row["link"] as String?).flatMap(URL.init(string:)),
+            image: (row["image"] as String?).flatMap(URL.init(string:)),
+            addedAt: Date(timeIntervalSince1970: row["addedAt"]),
+            etag: row["etag"], lastModified: row["lastModified"],
+            lastCheckedAt: date(row["lastCheckedAt"]), lastSuccessAt: date(row["lastSuccessAt"]),
+            lastUnconditionalAt: date(row["lastUnconditionalAt"]), lastStatus: row["lastStatus"],
+            failureCount: row["failureCount"], lastErrorKind: row["lastErrorKind"], lastError: row["lastError"],
+            isGone: row["isGone"], isComplete: row["isComplete"], nextCheckAt: date(row["nextCheckAt"]),
+            nextCheckReason: row["nextCheckReason"],
+            movedFrom: (row["movedFrom"] as String?).flatMap(URL.init(string:)), lastBodyBytes: row["lastBodyBytes"])
+    }
+
+    static func date(_ value: Double?) -> Date? { value.map(Date.init(timeIntervalSince1970:)) }
+
+    // MARK: - Applying a check
+
+    public func apply(_ check: FeedCheck) throws -> MergeSummary {
+        try write { db in
+            guard let current = try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE id = ?", arguments: [check.subscriptionID])
+                .flatMap(Self.subscription(from:))
+            else {
+                throw StoreError(kind: .notFound, message: "no subscription with id \(check.subscriptionID)")
+            }
+            var summary = MergeSummary()
+            let checkedAt = check.checkedAt.timeIntervalSince1970
+            let next = check.nextCheckAt?.timeIntervalSince1970
+            switch check.result {
+            case .fetched(let feed, let etag, let lastModified, let unconditional):
+                summary = try merge(feed, into: current, checkedAt: check.checkedAt, runID: check.runID, db: db)
+                try db.execute(
+                    sql: """
+                        UPDATE subscription SET
+                          title = COALESCE(?, title), link = COALESCE(?, link), image = COALESCE(?, image),
+                          description = COALESCE(?, description), author = COALESCE(?, author),
+                          language = COALESCE(?, language), etag = ?, lastModified = ?,
+                          lastCheckedAt = ?, lastSuccessAt = ?, lastUnconditionalAt = CASE WHEN ? THEN ? ELSE lastUnconditionalAt END,
+                          lastStatus = ?, failureCount = 0, lastErrorKind = NULL, lastError = NULL, isComplete = ?,
+                          nextCheckAt = ?, nextCheckReason = ?, lastBodyBytes = COALESCE(?, lastBodyBytes)
+                        WHERE id = ?
+                        """,
+                    arguments: [
+                        feed.title, feed.link?.absoluteString, feed.image?.absoluteString, feed.description,
+                        feed.author, feed.language, etag, lastModified, checkedAt, checkedAt, unconditional, checkedAt,
+                        check.status ?? 200, feed.complete ?? false, next, check.nextCheckReason, check.bodyBytes,
+                        current.id,
+                    ])
+            case .notModified:
+                try db.execute(
+                    sql: """
+                        UPDATE subscription SET lastCheckedAt = ?, lastSuccessAt = ?, lastStatus = ?, failureCount = 0,
+                          lastErrorKind = NULL, lastError = NULL, nextCheckAt = ?, nextCheckReason = ?
+                        WHERE id = ?
+                        """,
+                    arguments: [checkedAt, checkedAt, check.status ?? 304, next, check.nextCheckReason, current.id])
+            case .failed(let kind, let message):
+                try db.execute(
+                    sql: """
+                        UPDATE subscription SET lastCheckedAt = ?, lastStatus = ?, failureCount = failureCount + 1,
+                          lastErrorKind = ?, lastError = ?, nextCheckAt = ?, nextCheckReason = ?
+                        WHERE id = ?
+                        """,
+                    arguments: [checkedAt, check.status, kind, message, next, check.nextCheckReason, current.id])
+                return summary
+            case .gone(let message):
+                try db.execute(
+                    sql: """
+                        UPDATE subscription SET lastCheckedAt = ?, lastStatus = ?, isGone = 1, lastErrorKind = 'gone',
+                          lastError = ?, nextCheckAt = NULL, nextCheckReason = 'gone (410)'
+                        WHERE id = ?
+                        """,
+                    arguments: [checkedAt, check.status ?? 410, message, current.id])
+                return summary
+            }
+            if let target = check.movedTo, target != current.url {
+                if let other = try Row.fetchOne(
+                    db, sql: "SELECT id, title FROM subscription WHERE url = ? AND id <> ?",
+                    arguments: [target.absoluteString, current.id])
+                {
+                    let otherTitle: String? = other["title"]
+                    let otherID: Int64 = other["id"]
+                    summary.moveRefused = "\(target.absoluteString) is already subscribed as \(otherID)\(otherTitle.map { " (\($0))" } ?? "")"
+                } else {
+                    try db.execute(
+                        sql: "UPDATE subscription SET url = ?, movedFrom = ? WHERE id = ?",
+                        arguments: [target.absoluteString, current.url.absoluteString, current.id])
+                    summary.movedTo = target
+                }
+            }
+            return summary
+        }
+    }
+
+    /// Merges a feed's episodes: new ones inserted, changed ones updated, none deleted.
+    private func merge(_ feed: ParsedFeed, into subscription: Subscription, checkedAt: Date, runID: Int64?, db: Database) throws -> MergeSummary {
+        var known: [String: String] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT key, fingerprint FROM episode WHERE subscriptionId = ?", arguments: [subscription.id])
+        while let row = try rows.next() { known[row["key"]] = row["fingerprint"] }
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO episode (subscriptionId, key, fingerprint, guid, guidIsPermaLink, title, link, description, summary,
+              published, duration, enclosures, episodeNumber, season, episodeType, explicit, image, transcripts, chapters,
+              persons, alternateEnclosures, firstSeenAt, lastSeenAt, firstSeenRunId)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        let update = try db.cachedStatement(sql: """
+            UPDATE episode SET fingerprint = ?, guid = ?, guidIsPermaLink = ?, title = ?, link = ?, description = ?,
+              summary = ?, published = ?, duration = ?, enclosures = ?, episodeNumber = ?, season = ?, episodeType = ?,
+              explicit = ?, image = ?, transcripts = ?, chapters = ?, persons = ?, alternateEnclosures = ?, lastSeenAt = ?
+            WHERE subscriptionId = ? AND key = ?
+            """)
+        let touch = try db.cachedStatement(sql: "UPDATE episode SET lastSeenAt = ? WHERE subscriptionId = ? AND key = ?")
+        let seenAt = checkedAt.timeIntervalSince1970
+        var summary = MergeSummary()
+        var handled = Set<String>()
+        for episode in feed.episodes where handled.insert(episode.id).inserted {
+            let columns = EpisodeColumns(episode)
+            if let fingerprint = known[episode.id] {
+                if fingerprint == columns.fingerprint {
+                    try touch.execute(arguments: [seenAt, subscription.id, episode.id])
+                } else {
+                    try update.execute(arguments: StatementArguments([columns.fingerprint] + columns.values) + [seenAt, subscription.id, episode.id])
+                    summary.updatedCount += 1
+                }
+            } else {
+                try insert.execute(
+                    arguments: [subscription.id, episode.id, columns.fingerprint] + StatementArguments(columns.values) + [seenAt, seenAt, runID])
+                summary.newEpisodes.append(
+                    StoredEpisode(subscriptionID: subscription.id, key: episode.id, episode: episode, firstSeenAt: checkedAt, lastSeenAt: checkedAt, firstSeenRunID: runID))
+            }
+        }
+        return summary
+    }
+
+    // MARK: - Episodes
+
+    public func episodes(_ query: EpisodeQuery) throws -> [StoredEpisode] {
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if let id = query.subscriptionID {
+            conditions.append("subscriptionId = ?")
+            arguments += [id]
+        }
+        if let since = query.since {
+            conditions.append("COALESCE(published, firstSeenAt) >= ?")
+            arguments += [since.timeIntervalSince1970]
+        }
+        if let runID = query.runID {
+            conditions.append("firstSeenRunId = ?")
+            arguments += [runID]
+        }
+        var sql = "SELECT * FROM episode"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        sql += " ORDER BY COALESCE(published, firstSeenAt) DESC, id DESC"
+        if let limit = query.limit {
+            sql += " LIMIT ?"
+            arguments += [limit]
+        }
+        return try read { db in try Row.fetchAll(db, sql: sql, arguments: arguments).map(EpisodeColumns.storedEpisode(from:)) }
+    }
+
+    public func episodeCounts() throws -> [Int64: Int] {
+        try read { db in
+            var counts: [Int64: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT subscriptionId, COUNT(*) AS n FROM episode GROUP BY subscriptionId") {
+                counts[row["subscriptionId"]] = row["n"]
+            }
+            return counts
+        }
+    }
+
+    public func recentPublishedDates(subscriptionID: Int64, limit: Int) throws -> [Date] {
+        try read { db in
+            try Double.fetchAll(
+                db, sql: "SELECT published FROM episode WHERE subscriptionId = ? AND published IS NOT NULL ORDER BY published DESC LIMIT ?",
+                arguments: [subscriptionID, limit]
+            ).map(Date.init(timeIntervalSince1970:))
+        }
+    }
+
+    // MARK: - Runs
+
+    public func beginRun(at date: Date) throws -> RefreshRun {
+        try write { db in
+            try db.execute(sql: "INSERT INTO refreshRun (startedAt) VALUES (?)", arguments: [date.timeIntervalSince1970])
+            return RefreshRun(id: db.lastInsertedRowID, startedAt: date)
+        }
+    }
+
+    public func finishRun(_ run: RefreshRun) throws {
+        try write { db in
+            try db.execute(
+                sql: """
+                    UPDATE refreshRun SET endedAt = ?, feedsChecked = ?, feedsFailed = ?, feedsNotModified = ?, newEpisodes = ?,
+                      bytesDownloaded = ?, bytesSaved = ?
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    run.endedAt?.timeIntervalSince1970, run.feedsChecked, run.feedsFailed, run.feedsNotModified,
+                    run.newEpisodes, run.bytesDownloaded, run.bytesSaved, run.id,
+                ])
+        }
+    }
+
+    public func lastRun() throws -> RefreshRun? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM refreshRun WHERE endedAt IS NOT NULL ORDER BY id DESC LIMIT 1").map { row in
+                RefreshRun(
+                    id: row["id"], startedAt: Date(timeIntervalSince1970: row["startedAt"]), endedAt: Self.date(row["endedAt"]),
+                    feedsChecked: row["feedsChecked"], feedsFailed: row["feedsFailed"],
+                    feedsNotModified: row["feedsNotModified"], newEpisodes: row["newEpisodes"],
+                    bytesDownloaded: row["bytesDownloaded"], bytesSaved: row["bytesSaved"])
+            }
+        }
+    }
+
+    /// Runs `PRAGMA integrity_check` and returns its answer (`ok` when the file is sound).
+    public func integrityCheck() throws -> String {
+        try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ") }
+    }
+}

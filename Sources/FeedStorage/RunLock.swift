@@ -1,0 +1,111 @@
+public import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why the run lock could not be taken.
+public struct RunLockError: Error, Hashable, CustomStringConvertible, LocalizedError {
+    /// The holder's process id, as it wrote it into the lock file.
+    public let pid: Int32?
+    /// When the holder started.
+    public let since: Date?
+    /// The holder's command line.
+    public let command: String?
+    /// A problem opening the lock file itself, when that is what failed.
+    public let failure: String?
+
+    public var description: String {
+        if let failure { return failure }
+        var text = "another podfresh"
+        if let command { text += " (\(command))" }
+        if let pid { text += " with PID \(pid)" }
+        if let since { text += " started \(ISO8601DateFormatter().string(from: since))" }
+        return text + " is using this database; try again later, or pass --wait to wait for it"
+    }
+
+    public var errorDescription: String? { description }
+}
+
+/// An exclusive lock beside the database (`<database>.lock`), so one refresh or watch runs at a time.
+///
+/// It is an `flock` on an open file, not a PID file: the kernel releases it when the holder exits or is killed, so a
+/// stale lock never blocks. The holder writes its PID, start time and command line into the file for the message
+/// others see.
+///
+/// ## Why this class is `@unchecked Sendable`
+/// The descriptor is written only in `init` and in `release()`, which runs under `lock`.
+public final class RunLock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var descriptor: Int32
+
+    private init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    deinit { release() }
+
+    /// Takes the lock for the database at `path`.
+    ///
+    /// - Parameter wait: nil to try once; otherwise how long to keep trying (polling every 100 ms).
+    /// - Throws: ``RunLockError`` naming the holder when the lock stays taken.
+    public static func acquire(forDatabaseAt path: String, wait: Duration?) async throws -> RunLock {
+        let lockPath = path + ".lock"
+        try? FileManager.default.createDirectory(
+            at: URL(fileURLWithPath: lockPath).deletingLastPathComponent(), withIntermediateDirectories: true)
+        let deadline = wait.map { ContinuousClock.now.advanced(by: $0) }
+        while true {
+            let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                throw RunLockError(pid: nil, since: nil, command: nil, failure: "cannot open the lock file \(lockPath): \(String(cString: strerror(errno)))")
+            }
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+                let info = "\(getpid())\n\(Date().timeIntervalSince1970)\n\(CommandLine.arguments.joined(separator: " "))\n"
+                _ = ftruncate(fd, 0)
+                _ = info.withCString { pwrite(fd, $0, strlen($0), 0) }
+                return RunLock(descriptor: fd)
+            }
+            close(fd)
+            if let deadline, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+                continue
+            }
+            throw holderError(lockPath)
+        }
+    }
+
+    static func holderError(_ lockPath: String) -> RunLockError {
+        let lines = ((try? String(contentsOfFile: lockPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        return RunLockError(
+            pid: lines.first.flatMap { Int32($0) },
+            since: lines.count > 1 ? Double(lines[1]).map(Date.init(timeIntervalSince1970:)) : nil,
+            command: lines.count > 2 ? String(lines[2].prefix(200)) : nil,
+            failure: nil)
+    }
+
+    /// Releases the lock (also done when the object goes away or the process ends).
+    public func release() {
+        lock.withLock {
+            guard descriptor >= 0 else { return }
+            flock(descriptor, LOCK_UN)
+            close(descriptor)
+            descriptor = -1
+        }
+    }
+}
+
+/// Where the database lives.
+public enum DatabaseLocation {
+    /// `--database` > `$PODFRESH_DATABASE` > `$XDG_DATA_HOME/podfresh/podfresh.sqlite` >
+    /// `$HOME/.local/share/podfresh/podfresh.sqlite`.
+    public static func resolve(explicit: String?, environment: [String: String]) -> String {
+        if let explicit, !explicit.isEmpty { return (explicit as NSString).expandingTildeInPath }
+        if let fromEnvironment = environment["PODFRESH_DATABASE"], !fromEnvironment.isEmpty {
+            return (fromEnvironment as NSString).expandingTildeInPath
+        }
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            return data + "/podfresh/podfresh.sqlite"
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return home + "/.local/share/podfresh/podfresh.sqlite"
+    }
+}
