@@ -76,7 +76,7 @@ struct HostileDocument: Sendable, CustomStringConvertible {
             name: "external DTD from a file", expectation: .failsOrRecovers(kinds: ["malformed"]),
             make: { context in try fixture("dtd-external.xml", ["__DTD__": context.dtdFile.absoluteString]) }),
         HostileDocument(
-            name: "10 000-deep nesting", expectation: .failsOrRecovers(kinds: ["limit-exceeded", "malformed"]),
+            name: "10 000-deep nesting", expectation: .recovers,
             make: { _ in deepNesting(depth: 10_000) }),
         HostileDocument(
             name: "NUL bytes", expectation: .failsOrRecovers(kinds: ["malformed"]),
@@ -96,7 +96,8 @@ struct HostileDocument: Sendable, CustomStringConvertible {
         HostileDocument(
             name: "javascript, file and data URLs", expectation: .recovers,
             make: { _ in try fixture("hostile-url-schemes.xml") },
-            forbidden: ["javascript:", "JaVaScRiPt:", "file:///etc", "data:audio", "data:image"]),
+            // Whole URLs: a warning may say "ignored a javascript: URL", which is fine to print.
+            forbidden: ["javascript:alert", "JaVaScRiPt:alert", "file:///etc", "data:audio", "data:image"]),
     ]
 
     // MARK: - Generators (huge documents are generated, never committed)
