@@ -71,8 +71,12 @@ public indirect enum JSONValue: Sendable, Hashable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
+                // Bidirectional overrides and isolates are escaped too (same string once decoded), so JSON Lines
+                // printed on a terminal cannot reorder what is shown.
                 if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028
-                    || scalar.value == 0x2029
+                    || scalar.value == 0x2029 || (0x202A...0x202E).contains(scalar.value)
+                    || (0x2066...0x2069).contains(scalar.value) || scalar.value == 0x200E || scalar.value == 0x200F
+                    || scalar.value == 0x061C
                 {
                     out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
                         + String(scalar.value, radix: 16)
