@@ -31,7 +31,7 @@ struct Engine: Sendable {
 }
 
 /// Fetch limits short enough that a stalled server fails the feed within seconds.
-func testFetchConfiguration(totalTimeout: Duration = .seconds(4), maxBodyBytes: Int = 4 << 20) -> FetchConfiguration {
+func testFetchConfiguration(totalTimeout: Duration = .seconds(15), maxBodyBytes: Int = 4 << 20) -> FetchConfiguration {
     FetchConfiguration(
         connectTimeout: .seconds(2), totalTimeout: totalTimeout, maxBodyBytes: maxBodyBytes,
         userAgent: "podfresh-reliability-tests")
