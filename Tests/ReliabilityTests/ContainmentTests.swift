@@ -41,6 +41,14 @@ struct ContainmentTests {
     }
 
     @Test(.timeLimit(.minutes(1)))
+    func duplicateGuidsAreStoredOnceWithTheFirstItemKept() async throws {
+        let result = try await refreshTurningHostile(.ok(body: try HostileDocument.fixture("duplicate-guids.xml")))
+        #expect(result.outcome.newEpisodes.map(\.key).sorted() == ["other", "same"])
+        #expect(result.after.first { $0.key == "same" }?.episode.title == "First")
+        #expect(result.outcome.warnings.contains { $0.message.contains("share the episode id") })
+    }
+
+    @Test(.timeLimit(.minutes(1)))
     func aMillionItemFeedIsStoredOnlyUpToTheEpisodeLimit() async throws {
         var text = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>Million</title>\n"
         text.reserveCapacity(60_000_000)
