@@ -54,13 +54,20 @@ func waitForExit(_ process: Process, timeout: Double = 100) async -> Int32? {
     return process.terminationStatus
 }
 
-/// 150 feeds of about 200 kB, in version A (200 episodes) or B (episodes retitled and 50 added).
+/// 150 feeds of about 170 kB, in version A (120 episodes) or B (every episode retitled and 30 added).
 enum CrashFeeds {
     static let count = 150
     static let padding = String(repeating: "Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", count: 16)
 
+    static func episodes(_ version: Character) -> Int { version == "A" ? 120 : 150 }
+
+    /// Served with an ETag naming the version, so a refresh answers feeds already at B with a quick 304.
+    static func response(feed: Int, version: Character) -> HostileResponse {
+        .versioned(body: document(feed: feed, version: version), etag: "\"\(version)\"")
+    }
+
     static func document(feed: Int, version: Character) -> [UInt8] {
-        let episodes = version == "A" ? 200 : 250
+        let episodes = episodes(version)
         let items = (0..<episodes).map { index in
             FeedFactory.Item(
                 guid: "f\(feed)-e\(index)", title: "Feed \(feed) episode \(index) (\(version))",
@@ -71,7 +78,7 @@ enum CrashFeeds {
 
     /// The stored state a feed must be in: every key with its version's title.
     static func state(feed: Int, version: Character) -> Set<String> {
-        let episodes = version == "A" ? 200 : 250
+        let episodes = episodes(version)
         return Set((0..<episodes).map { "f\(feed)-e\($0)|Feed \(feed) episode \($0) (\(version))" })
     }
 }
@@ -80,7 +87,7 @@ enum CrashFeeds {
 /// feed is wholly at its old or its new state, never a mix.
 @Suite("Crash safety", .serialized)
 struct CrashSafetyTests {
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(4)))
     func sigkillAtAnyPointLeavesEveryFeedWhollyOldOrNew() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: podfreshBinary.path), "build podfresh first: \(podfreshBinary.path)")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-kill-\(UUID().uuidString)")
@@ -96,18 +103,23 @@ struct CrashSafetyTests {
         do {
             let store = try FeedStore(path: database)
             for feed in 0..<CrashFeeds.count {
-                server.route("/feed\(feed).xml", .ok(body: CrashFeeds.document(feed: feed, version: "A")))
+                server.route("/feed\(feed).xml", CrashFeeds.response(feed: feed, version: "A"))
                 subscriptions[try store.addSubscription(url: server.url("/feed\(feed).xml"), title: nil, at: Date()).id] = feed
             }
         }
-        let refresh = ["refresh", "--force", "--quiet", "--jobs", "8", "--per-host", "8"]
+        // `--all`: every feed is checked with conditional GET, so feeds already at B answer 304 and each killed run gets
+        // further through the ones still at A.
+        let refresh = ["refresh", "--all", "--quiet", "--jobs", "8", "--per-host", "8"]
+        let clock = ContinuousClock()
+        let started = clock.now
         let initial = try startPodfresh(refresh, database: database, logs: log)
         #expect(await waitForExit(initial) == 0, "initial refresh: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+        print("reliability-figure: initial refresh of \(CrashFeeds.count) feeds took \(clock.now - started)")
         try expectEveryFeed(in: database, subscriptions, atOneOf: ["A"])
 
         // When every feed moves to version B and refreshes are killed at random points.
         for feed in 0..<CrashFeeds.count {
-            server.route("/feed\(feed).xml", .ok(body: CrashFeeds.document(feed: feed, version: "B")))
+            server.route("/feed\(feed).xml", CrashFeeds.response(feed: feed, version: "B"))
         }
         var survived = 0
         var mixedStates: [Character: Int] = ["A": 0, "B": 0]
@@ -119,11 +131,11 @@ struct CrashSafetyTests {
             // Then the file is healthy and each feed is wholly A or wholly B.
             let integrity = try SQLiteProbe.integrityCheck(database)
             #expect(integrity == "ok", "after kill \(run): \(integrity)")
-            let states = try expectEveryFeed(in: database, subscriptions, atOneOf: ["A", "B"])
+            let states = try expectEveryFeedBySQL(in: database, subscriptions, atOneOf: ["A", "B"])
             for (version, count) in states { mixedStates[version, default: 0] += count }
             if integrity == "ok" { survived += 1 }
         }
-        print("reliability-figure: SIGKILL points survived \(survived)/25; feed states seen after kills: A \(mixedStates["A"] ?? 0), B \(mixedStates["B"] ?? 0)")
+        print("reliability-figure: SIGKILL points survived \(survived)/25; feed states seen after kills: A \(mixedStates["A"] ?? 0), B \(mixedStates["B"] ?? 0); requests served \(server.requestCount())")
 
         // And a refresh left to finish exits 0 with every feed at B.
         let last = try startPodfresh(refresh, database: database, logs: log)
@@ -167,6 +179,36 @@ struct CrashSafetyTests {
         print("reliability-figure: \(listings) `list --json` runs during one refresh, \(failures.count) failed")
         #expect(refreshStatus == 0)
         #expect(failures.isEmpty, "\(failures.prefix(3))")
+    }
+
+    /// The same check read straight from the file (fast enough to run after every kill), plus one more: the feed's
+    /// stored ETag names the version its episodes are at, since validators and episodes are written in one
+    /// transaction (episodes at A with ETag B would make the next refresh answer 304 and leave the feed at A for good).
+    @discardableResult
+    private func expectEveryFeedBySQL(
+        in database: String, _ subscriptions: [Int64: Int], atOneOf versions: [Character],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [Character: Int] {
+        var stored: [Int64: Set<String>] = [:]
+        for row in try SQLiteProbe.query(database, "SELECT subscriptionId, key, title FROM episode") {
+            guard let id = row[0].flatMap({ Int64($0) }) else { continue }
+            stored[id, default: []].insert("\(row[1] ?? "")|\(row[2] ?? "")")
+        }
+        var etags: [Int64: String] = [:]
+        for row in try SQLiteProbe.query(database, "SELECT id, etag FROM subscription") {
+            if let id = row[0].flatMap({ Int64($0) }) { etags[id] = row[1] ?? "" }
+        }
+        var tally: [Character: Int] = [:]
+        for (id, feed) in subscriptions {
+            let episodes = stored[id] ?? []
+            if let version = versions.first(where: { CrashFeeds.state(feed: feed, version: $0) == episodes }) {
+                tally[version, default: 0] += 1
+                #expect(etags[id] == "\"\(version)\"", "feed \(feed): episodes at \(version), ETag \(etags[id] ?? "none")", sourceLocation: sourceLocation)
+            } else {
+                Issue.record("feed \(feed) is in a mixed state (\(episodes.count) episodes)", sourceLocation: sourceLocation)
+            }
+        }
+        return tally
     }
 
     /// Checks every feed's stored episodes equal one of the versions; returns how many feeds were at each.

@@ -9,6 +9,8 @@ import Glibc
 /// Every case is one fault (or a plain good answer). The server speaks just enough HTTP/1.1 to be hostile on purpose:
 /// it reads one request per connection and always closes afterwards.
 enum HostileResponse: Sendable {
+    /// 200 with these bytes and an `ETag`, or 304 when the request's `If-None-Match` names that ETag.
+    case versioned(body: [UInt8], etag: String)
     /// 200 with these bytes.
     case ok(body: [UInt8], contentType: String = "application/rss+xml", headers: [(String, String)] = [])
     /// Any status, headers and body, with a correct Content-Length.
@@ -144,6 +146,8 @@ final class HostileServer: @unchecked Sendable {
             let lower = line.lowercased()
             return lower.hasPrefix("if-none-match:") || lower.hasPrefix("if-modified-since:")
         }
+        let ifNoneMatch = lines.dropFirst().first { $0.lowercased().hasPrefix("if-none-match:") }
+            .map { $0.dropFirst("if-none-match:".count).trimmingCharacters(in: .whitespaces) }
         let response: HostileResponse? = lock.withLock {
             counts[path, default: 0] += 1
             if conditional { conditionalCounts[path, default: 0] += 1 }
@@ -154,6 +158,13 @@ final class HostileServer: @unchecked Sendable {
             return
         }
         switch response {
+        case .versioned(let body, let etag):
+            if ifNoneMatch == etag {
+                write(fd, Self.head(status: 304, headers: [("ETag", etag), ("Content-Length", "0")]))
+            } else {
+                write(fd, Self.head(status: 200, headers: [("Content-Type", "application/rss+xml"), ("ETag", etag), ("Content-Length", "\(body.count)")]))
+                write(fd, body)
+            }
         case .ok(let body, let contentType, let headers):
             write(fd, Self.head(status: 200, headers: [("Content-Type", contentType), ("Content-Length", "\(body.count)")] + headers))
             write(fd, body)
