@@ -96,14 +96,22 @@ public final class FeedParser {
         try feed(UnsafeRawBufferPointer(start: nil, count: 0), final: true)
         finished = true
         if let dropped = sanitizer?.droppedControls, dropped > 0 {
-            state.warnings.insert(
-                ParseWarning(line: 0, message: "\(dropped) control character(s) that XML forbids were removed"), at: 0)
+            insertFirstWarning(ParseWarning(line: 0, message: "\(dropped) control character(s) that XML forbids were removed"))
         }
         if let replaced = sanitizer?.replacedBytes, replaced > 0 {
-            state.warnings.insert(
-                ParseWarning(line: 0, message: "\(replaced) byte(s) were not valid UTF-8 and were read as Windows-1252"), at: 0)
+            insertFirstWarning(ParseWarning(line: 0, message: "\(replaced) byte(s) were not valid UTF-8 and were read as Windows-1252"))
         }
         return try result()
+    }
+
+    /// Puts a warning first while keeping ``FeedParserOptions/maxWarnings``: when the list is full, its last warning
+    /// moves into the "more warnings not shown" count.
+    private func insertFirstWarning(_ warning: ParseWarning) {
+        if state.warnings.count >= state.options.maxWarnings, !state.warnings.isEmpty {
+            state.warnings.removeLast()
+            state.suppressedWarnings += 1
+        }
+        state.warnings.insert(warning, at: 0)
     }
 
     // MARK: - Input
