@@ -64,7 +64,7 @@ echo "== fuzzing $target for ${seconds}s"
 log="$work/last-run.log"
 set +e
 "$binary" "$work/corpus" -artifact_prefix="$work/artifacts/" -max_total_time="$seconds" -rss_limit_mb=2048 \
-    -timeout=10 -max_len=262144 -print_final_stats=1 2>&1 | tee "$log" | grep -E '^#[0-9]+.*(pulse|NEW|REDUCE|DONE)' | awk 'NR % 50 == 1'
+    -timeout=10 -max_len=65536 -print_final_stats=1 2>&1 | tee "$log" | grep -E '^#[0-9]+.*(pulse|NEW|REDUCE|DONE)' | awk 'NR % 50 == 1'
 status=${PIPESTATUS[0]}
 set -e
 

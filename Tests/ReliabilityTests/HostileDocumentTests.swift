@@ -236,6 +236,21 @@ struct HostileDocumentTests {
     // MARK: - Content
 
     @Test(.timeLimit(.minutes(1)))
+    func theWarningCapHoldsWhenInputWasRepaired() throws {
+        // Found by the parser fuzzer: more warnings than the cap, plus a control character and a byte that is not
+        // UTF-8. `maxWarnings` promises the rest are summarised in one final warning, so at most cap + 1 in all.
+        var text = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<rss version=\"2.0\"><channel><title>Cap\u{1}</title>\n"
+        for index in 0..<30 { text += "<item><guid>w\(index)</guid><pubDate>not a date</pubDate></item>\n" }
+        var bytes = Array(text.utf8)
+        bytes += [0x3C, 0x21, 0x2D, 0x2D, 0xFF, 0x2D, 0x2D, 0x3E]  // <!--\xFF-->
+        bytes += Array("</channel></rss>\n".utf8)
+        let options = FeedParserOptions(maxWarnings: 10)
+        let feed = try parse(bytes, chunk: bytes.count, options: options)
+        #expect(feed.episodes.count == 30)
+        #expect(feed.warnings.count <= options.maxWarnings + 1, "\(feed.warnings.count) warnings: \(feed.warnings.prefix(3).map(\.message))")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
     func duplicateGuidsAreReportedAsAWarning() throws {
         // The parser keeps every item and warns; the store keeps the first occurrence of a key (see ContainmentTests),
         // so the warning is what tells the user why episodes are missing.
