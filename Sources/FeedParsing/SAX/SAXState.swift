@@ -209,7 +209,7 @@ final class SAXState {
         switch el {
         case .channel, .item, .entry, .feed, .rss, .RDF, .image, .textinput, .owner, .group, .enclosure:
             return false
-        case .link:
+        case .link, .author, .source:
             return ns != .atom
         default:
             return true
