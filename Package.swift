@@ -77,6 +77,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        /// Parse throughput benchmark (Scripts/bench-parse.sh), not part of the product.
+        .executableTarget(
+            name: "podfresh-parse-bench",
+            dependencies: ["FeedParsing"],
+            path: "Scripts/ParseBench",
+            swiftSettings: strictSettings
+        ),
+
         // MARK: - Tests
 
         /// A real HTTP/1.1 server on 127.0.0.1 (port 0) for tests, able to inject faults.
@@ -86,6 +94,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
             ],
             path: "Tests/TestSupport",
             swiftSettings: strictSettings

@@ -115,13 +115,13 @@ private final class OPMLState {
             let value = String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
             values[String(cString: localname).lowercased()] = OPMLState.unescapeAmpersands(value)
         }
-        guard let feed = values["xmlurl"]?.trimmingCharacters(in: .whitespacesAndNewlines), !feed.isEmpty else { return }
-        let title = (values["title"] ?? values["text"]).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        guard let feed = values["xmlurl"]?.trimmedText, !feed.isEmpty else { return }
+        let title = (values["title"] ?? values["text"]).map { $0.trimmedText }
         outlines.append(
             OPMLOutline(
                 title: title?.isEmpty == false ? title : nil,
                 xmlURL: URL(string: feed),
-                htmlURL: values["htmlurl"].flatMap { URL(string: $0.trimmingCharacters(in: .whitespacesAndNewlines)) }))
+                htmlURL: values["htmlurl"].flatMap { URL(string: $0.trimmedText) }))
     }
 
     /// Without entity substitution libxml2 hands `&amp;` in attributes over as the literal `&#38;`.

@@ -139,29 +139,98 @@ public enum EpisodeIdentity {
     }
 }
 
-/// Cleaning text that comes from feeds.
+/// Cleaning text that comes from feeds. Works on UTF-8 bytes (no Foundation bridging): this runs for every field.
 enum TextCleaning {
-    /// Removes characters that must never reach output (C0 controls but tab/newline, DEL, C1 controls) and trims.
+    /// Removes characters that must never reach output (C0 controls but tab/newline/CR, DEL, C1 controls) and trims
+    /// whitespace.
     static func clean(_ text: String) -> String {
-        var needsWork = false
-        for scalar in text.unicodeScalars where isForbidden(scalar) {
-            needsWork = true
-            break
-        }
-        var result = text
-        if needsWork {
-            var scalars = String.UnicodeScalarView()
-            for scalar in text.unicodeScalars where !isForbidden(scalar) { scalars.append(scalar) }
-            result = String(scalars)
-        }
-        return result.trimmingCharacters(in: .whitespacesAndNewlines)
+        let utf8 = text.utf8
+        return utf8.withContiguousStorageIfAvailable { string(from: $0, collapse: false) }
+            ?? Array(utf8).withUnsafeBufferPointer { string(from: $0, collapse: false) }
     }
 
     /// Like ``clean(_:)``, and runs of whitespace (newlines included) become one space: for titles and names.
     static func cleanLine(_ text: String) -> String {
-        let cleaned = clean(text)
-        guard cleaned.contains(where: { $0.isWhitespace && $0 != " " }) || cleaned.contains("  ") else { return cleaned }
-        return cleaned.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        let utf8 = text.utf8
+        return utf8.withContiguousStorageIfAvailable { string(from: $0, collapse: true) }
+            ?? Array(utf8).withUnsafeBufferPointer { string(from: $0, collapse: true) }
+    }
+
+    @inline(__always)
+    static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+
+    /// True when two adjacent bytes of `word` are both spaces (conservatively: any space at all).
+    @inline(__always)
+    static func hasDoubleSpace(_ word: UInt64) -> Bool {
+        let x = word ^ 0x2020_2020_2020_2020
+        return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080 != 0
+    }
+
+    /// A cleaned string from valid UTF-8 bytes.
+    static func string(from bytes: UnsafeBufferPointer<UInt8>, collapse: Bool) -> String {
+        var start = 0
+        var end = bytes.count
+        while start < end && isSpace(bytes[start]) { start += 1 }
+        while end > start && isSpace(bytes[end - 1]) { end -= 1 }
+        guard start < end else { return "" }
+        // Fast path: nothing to drop or collapse.
+        var needsWork = false
+        var i = start
+        let raw = UnsafeRawPointer(bytes.baseAddress)
+        while i < end {
+            // Eight ordinary ASCII bytes at a time (none below 0x20, none at or above 0x7F).
+            if let raw, i + 8 <= end {
+                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let low = (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080
+                let high = (word | (word &+ 0x0101_0101_0101_0101)) & 0x8080_8080_8080_8080
+                if low == 0 && high == 0 && !(collapse && hasDoubleSpace(word)) {
+                    i += 8
+                    continue
+                }
+            }
+            let b = bytes[i]
+            if b < 0x20 {
+                if !isSpace(b) || (collapse && b != 0x20) { needsWork = true; break }
+            } else if b == 0x7F || (b == 0xC2 && i + 1 < end && bytes[i + 1] >= 0x80 && bytes[i + 1] <= 0x9F) {
+                needsWork = true
+                break
+            } else if collapse && b == 0x20 && i + 1 < end && isSpace(bytes[i + 1]) {
+                needsWork = true
+                break
+            }
+            i += 1
+        }
+        if !needsWork { return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self) }
+        var out: [UInt8] = []
+        out.reserveCapacity(end - start)
+        var lastWasSpace = false
+        i = start
+        while i < end {
+            let b = bytes[i]
+            if isSpace(b) {
+                if collapse {
+                    if !lastWasSpace { out.append(0x20) }
+                    lastWasSpace = true
+                } else {
+                    out.append(b)
+                }
+                i += 1
+                continue
+            }
+            lastWasSpace = false
+            if b < 0x20 || b == 0x7F {
+                i += 1
+                continue
+            }
+            if b == 0xC2 && i + 1 < end && bytes[i + 1] >= 0x80 && bytes[i + 1] <= 0x9F {
+                i += 2
+                continue
+            }
+            out.append(b)
+            i += 1
+        }
+        while let last = out.last, isSpace(last) { out.removeLast() }
+        return String(decoding: out, as: UTF8.self)
     }
 
     static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {
@@ -169,59 +238,72 @@ enum TextCleaning {
         return (v < 0x20 && v != 0x09 && v != 0x0A && v != 0x0D) || (0x7F...0x9F).contains(v)
     }
 
-    /// Plain text from HTML: tags removed, common entities decoded, whitespace collapsed, cut at `limit` characters.
+    /// Plain text from HTML: tags removed, common entities decoded, whitespace collapsed, cut at about `limit`
+    /// characters (at a word boundary, with "…"). Works on UTF-8 bytes.
     static func plainSummary(_ html: String, limit: Int) -> String {
-        var out = ""
-        out.reserveCapacity(min(html.utf8.count, limit * 2))
-        var inTag = false
-        var entity: String? = nil
-        var count = 0
+        let utf8 = html.utf8
+        return utf8.withContiguousStorageIfAvailable { plainSummary(bytes: $0, limit: limit) }
+            ?? Array(utf8).withUnsafeBufferPointer { plainSummary(bytes: $0, limit: limit) }
+    }
+
+    static func plainSummary(bytes: UnsafeBufferPointer<UInt8>, limit: Int) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(min(bytes.count, limit * 2))
+        var characters = 0
         var lastWasSpace = true
-        func emit(_ c: Character) {
-            if c.isWhitespace {
-                if lastWasSpace { return }
-                out.append(" ")
+        var cut = false
+        var i = 0
+        let count = bytes.count
+        while i < count {
+            if characters >= limit {
+                cut = true
+                break
+            }
+            let byte = bytes[i]
+            if byte == 0x3C {  // "<": skip the tag
+                i += 1
+                while i < count && bytes[i] != 0x3E { i += 1 }
+                i += 1
+                if !lastWasSpace { out.append(0x20); characters += 1 }
                 lastWasSpace = true
-            } else {
-                out.append(c)
-                lastWasSpace = false
-            }
-            count += 1
-        }
-        for c in html {
-            if count >= limit { break }
-            if inTag {
-                if c == ">" {
-                    inTag = false
-                    emit(" ")
-                }
-                continue
-            }
-            if var name = entity {
-                if c == ";" {
-                    entity = nil
-                    if let decoded = decodeEntity(name) { emit(decoded) } else { for e in "&\(name);" { emit(e) } }
-                } else if name.count < 10, c.isLetter || c.isNumber || c == "#" {
-                    name.append(c)
-                    entity = name
+            } else if byte == 0x26 {  // "&": an entity
+                var j = i + 1
+                while j < count, j - i <= 10, bytes[j] == 0x23 || (bytes[j] >= 0x30 && bytes[j] <= 0x39) || (bytes[j] | 0x20 >= 0x61 && bytes[j] | 0x20 <= 0x7A) { j += 1 }
+                if j < count, bytes[j] == 0x3B, let decoded = decodeEntity(String(decoding: UnsafeBufferPointer(rebasing: bytes[(i + 1)..<j]), as: UTF8.self)) {
+                    if decoded.isWhitespace {
+                        if !lastWasSpace { out.append(0x20); characters += 1 }
+                        lastWasSpace = true
+                    } else {
+                        out.append(contentsOf: decoded.utf8)
+                        characters += 1
+                        lastWasSpace = false
+                    }
+                    i = j + 1
                 } else {
-                    entity = nil
-                    for e in "&\(name)" { emit(e) }
-                    emit(c)
+                    out.append(0x26)
+                    characters += 1
+                    lastWasSpace = false
+                    i += 1
                 }
-                continue
-            }
-            switch c {
-            case "<": inTag = true
-            case "&": entity = ""
-            default: emit(c)
+            } else if isSpace(byte) {
+                if !lastWasSpace { out.append(0x20); characters += 1 }
+                lastWasSpace = true
+                i += 1
+            } else {
+                out.append(byte)
+                if byte & 0xC0 != 0x80 { characters += 1 }
+                lastWasSpace = false
+                i += 1
             }
         }
-        var result = out.trimmingCharacters(in: .whitespaces)
-        if count >= limit, let lastSpace = result.lastIndex(of: " "), result.distance(from: result.startIndex, to: lastSpace) > limit / 2 {
-            result = String(result[..<lastSpace]) + "…"
+        if cut {
+            // Do not end inside a multi-byte character or a word.
+            while let last = out.last, last & 0xC0 == 0x80 { out.removeLast() }
+            if let last = out.last, last >= 0xC0 { out.removeLast() }
+            if let space = out.lastIndex(of: 0x20), space > out.count / 2 { out.removeSubrange(space...) }
+            out.append(contentsOf: Array("…".utf8))
         }
-        return clean(result)
+        return out.withUnsafeBufferPointer { string(from: $0, collapse: true) }
     }
 
     static func decodeEntity(_ name: String) -> Character? {
@@ -251,4 +333,10 @@ enum TextCleaning {
             return nil
         }
     }
+}
+
+extension String {
+    /// Trimmed of ASCII whitespace and cleaned of control characters, without Foundation (which bridges through
+    /// UTF-16 and is slow on this hot path).
+    var trimmedText: String { TextCleaning.clean(self) }
 }

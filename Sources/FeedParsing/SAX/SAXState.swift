@@ -159,7 +159,7 @@ final class SAXState {
         case (.podcast, .alternateEnclosure) where inEpisode:
             currentAlternate = AlternateEnclosure(
                 url: nil, type: attrs?["type"], length: attrs?["length"].flatMap(Self.positiveInt64),
-                bitrate: attrs?["bitrate"].flatMap { Double($0.trimmingCharacters(in: .whitespaces)) },
+                bitrate: attrs?["bitrate"].flatMap { Double($0.trimmedText) },
                 title: attrs?["title"].map(TextCleaning.cleanLine),
                 isDefault: ["true", "yes"].contains(attrs?["default"]?.lowercased() ?? ""))
         case (.podcast, .source) where currentAlternate != nil:
@@ -167,7 +167,7 @@ final class SAXState {
         default:
             captures = el != .other && ns != .other && isTextElement(ns, el)
         }
-        if openEpisodes.last?.ignored == true { captures = false }
+        if !openEpisodes.isEmpty && openEpisodes[openEpisodes.count - 1].ignored { captures = false }
         if captures && captureDepth < 0 {
             captureDepth = depth
             text.removeAll(keepingCapacity: true)
@@ -209,7 +209,7 @@ final class SAXState {
         switch el {
         case .channel, .item, .entry, .feed, .rss, .RDF, .image, .textinput, .owner, .group, .enclosure:
             return false
-        case .link:
+        case .link, .author, .source:
             return ns != .atom
         default:
             return true
@@ -237,8 +237,9 @@ final class SAXState {
         text.append(contentsOf: string.utf8)
     }
 
+    /// The captured text, cleaned of forbidden characters and trimmed, straight from the bytes.
     func takeText() -> String {
-        let string = String(decoding: text, as: UTF8.self)
+        let string = text.withUnsafeBufferPointer { TextCleaning.string(from: $0, collapse: false) }
         text.removeAll(keepingCapacity: true)
         return string
     }
@@ -260,8 +261,9 @@ final class SAXState {
         let ns = frame.namespace
         let el = frame.name
         if (ns == .none || ns == .rss1) && el == .item || ns == .atom && el == .entry {
-            if openEpisodes.last?.depth == depth, let episode = openEpisodes.popLast(), !episode.ignored {
-                finishedEpisodes.append(episode)
+            if !openEpisodes.isEmpty && openEpisodes[openEpisodes.count - 1].depth == depth {
+                let episode = openEpisodes.removeLast()
+                if !episode.ignored { finishedEpisodes.append(episode) }
             }
             return
         }
@@ -272,26 +274,25 @@ final class SAXState {
         }
         if ns == .podcast && el == .alternateEnclosure, let alternate = currentAlternate {
             currentAlternate = nil
-            if var episode = openEpisodes.popLast() {
-                if episode.alternateEnclosures.count < options.maxItemsPerEpisode {
-                    episode.alternateEnclosures.append(alternate)
+            if !openEpisodes.isEmpty {
+                let last = openEpisodes.count - 1
+                if openEpisodes[last].alternateEnclosures.count < options.maxItemsPerEpisode {
+                    openEpisodes[last].alternateEnclosures.append(alternate)
                 } else {
                     warnItemLimit()
                 }
-                openEpisodes.append(episode)
             }
             return
         }
-        if let episode = openEpisodes.last {
-            guard !episode.ignored else { return }
-            let parent = frames.last?.name
-            let parentNS = frames.last?.namespace
-            let direct = depth == episode.depth + 1
-            let inMediaGroup = parentNS == .media && parent == .group && depth == episode.depth + 2
+        if !openEpisodes.isEmpty {
+            // Index, never copy: an EpisodeBuilder holds dozens of references.
+            let last = openEpisodes.count - 1
+            guard !openEpisodes[last].ignored else { return }
+            let episodeDepth = openEpisodes[last].depth
+            let direct = depth == episodeDepth + 1
+            let inMediaGroup = depth == episodeDepth + 2 && frames.last?.namespace == .media && frames.last?.name == .group
             guard direct || inMediaGroup || (ns == .podcast && el == .source) else { return }
-            var builder = openEpisodes.removeLast()
-            applyEpisode(ns, el, value, frame, &builder)
-            openEpisodes.append(builder)
+            applyEpisode(ns, el, value, frame, &openEpisodes[last])
             return
         }
         if root == .rdf, depth == 2, frames.last?.name == .image {
@@ -325,11 +326,11 @@ final class SAXState {
         case (.atom, .link):
             applyAtomLinkChannel(attrs, base: frame.base)
         case (.none, .description), (.rss1, .description):
-            if channel.description == nil { channel.description = value.map(TextCleaning.clean).flatMap(nonEmpty) }
+            if channel.description == nil { channel.description = value.flatMap(nonEmpty) }
         case (.atom, .subtitle):
-            channel.atomSubtitle = value.map(TextCleaning.clean).flatMap(nonEmpty)
-        case (.itunes, .summary): channel.itunesSummary = value.map(TextCleaning.clean).flatMap(nonEmpty)
-        case (.itunes, .subtitle): channel.itunesSubtitle = value.map(TextCleaning.clean).flatMap(nonEmpty)
+            channel.atomSubtitle = value.flatMap(nonEmpty)
+        case (.itunes, .summary): channel.itunesSummary = value.flatMap(nonEmpty)
+        case (.itunes, .subtitle): channel.itunesSubtitle = value.flatMap(nonEmpty)
         case (.none, .language), (.dc, .language), (.rss1, .language):
             if channel.language == nil { channel.language = value.map(TextCleaning.cleanLine).flatMap(nonEmpty) }
         case (.itunes, .image):
@@ -344,7 +345,7 @@ final class SAXState {
         case (.atom, .category):
             if let term = attrs?["label"] ?? attrs?["term"] { channel.addCategory(TextCleaning.cleanLine(term)) }
         case (.itunes, .explicit): channel.explicit = value.flatMap(Self.explicitFlag)
-        case (.itunes, .type): channel.type = value.flatMap { PodcastType(rawValue: $0.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()) }
+        case (.itunes, .type): channel.type = value.flatMap { PodcastType(rawValue: $0.trimmedText.lowercased()) }
         case (.itunes, .newFeedURL): if let value { channel.newFeedURL = resolve(value, against: frame.base) }
         case (.itunes, .block): channel.block = value.map(Self.yes)
         case (.itunes, .complete): channel.complete = value.map(Self.yes)
@@ -360,9 +361,9 @@ final class SAXState {
             channel.generator = value.map(TextCleaning.cleanLine).flatMap(nonEmpty)
         case (.none, .lastBuildDate), (.atom, .updated):
             if let value { channel.lastBuildDate = date(value) }
-        case (.none, .ttl): channel.ttl = value.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }.flatMap { $0 > 0 ? $0 : nil }
+        case (.none, .ttl): channel.ttl = value.flatMap { Int($0.trimmedText) }.flatMap { $0 > 0 ? $0 : nil }
         case (.sy, .updatePeriod): channel.syPeriod = value.map { TextCleaning.cleanLine($0).lowercased() }.flatMap(nonEmpty)
-        case (.sy, .updateFrequency): channel.syFrequency = value.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        case (.sy, .updateFrequency): channel.syFrequency = value.flatMap { Int($0.trimmedText) }
         default: break
         }
     }
@@ -415,12 +416,12 @@ final class SAXState {
             e.guid = value.map(TextCleaning.cleanLine).flatMap(nonEmpty)
             if let permaLink = attrs?["isPermaLink"] { e.guidIsPermaLink = permaLink.lowercased() != "false" }
         case (.atom, .id): e.guid = value.map(TextCleaning.cleanLine).flatMap(nonEmpty)
-        case (.content, .encoded): e.contentEncoded = value.map(TextCleaning.clean).flatMap(nonEmpty)
+        case (.content, .encoded): e.contentEncoded = value.flatMap(nonEmpty)
         case (.none, .description), (.rss1, .description), (.atom, .content):
-            e.description = value.map(TextCleaning.clean).flatMap(nonEmpty)
-        case (.atom, .summary): e.atomSummary = value.map(TextCleaning.clean).flatMap(nonEmpty)
-        case (.itunes, .summary): e.itunesSummary = value.map(TextCleaning.clean).flatMap(nonEmpty)
-        case (.itunes, .subtitle): e.itunesSubtitle = value.map(TextCleaning.clean).flatMap(nonEmpty)
+            e.description = value.flatMap(nonEmpty)
+        case (.atom, .summary): e.atomSummary = value.flatMap(nonEmpty)
+        case (.itunes, .summary): e.itunesSummary = value.flatMap(nonEmpty)
+        case (.itunes, .subtitle): e.itunesSubtitle = value.flatMap(nonEmpty)
         case (.none, .pubDate): if let value { e.pubDate = date(value) }
         case (.dc, .date): if let value { e.dcDate = date(value) }
         case (.atom, .published): if let value { e.atomPublished = date(value) }
@@ -434,7 +435,7 @@ final class SAXState {
                 addEnclosure(url, length: attrs?["fileSize"], type: attrs?["type"], base: frame.base, to: &e.mediaContents)
             }
         case (.itunes, .duration):
-            if let value, !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            if let value, !value.trimmedText.isEmpty {
                 e.duration = EpisodeDuration.parse(value)
                 if e.duration == nil { warn("unreadable itunes:duration \"\(Self.snippet(value))\"") }
             }
@@ -443,7 +444,7 @@ final class SAXState {
         case (.podcast, .episode): e.podcastEpisode = value.flatMap(Self.number)
         case (.podcast, .season): e.podcastSeason = value.flatMap(Self.number)
         case (.itunes, .episodeType):
-            e.episodeType = value.flatMap { EpisodeType(rawValue: $0.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()) }
+            e.episodeType = value.flatMap { EpisodeType(rawValue: $0.trimmedText.lowercased()) }
         case (.itunes, .explicit): e.explicit = value.flatMap(Self.explicitFlag)
         case (.itunes, .image):
             if let href = attrs?["href"] ?? value { e.image = resolve(href, against: frame.base) }
@@ -479,7 +480,7 @@ final class SAXState {
     // MARK: - Values
 
     func date(_ value: String) -> Date? {
-        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = value.trimmedText
         guard !trimmed.isEmpty else { return nil }
         if let date = FeedDate.parse(trimmed) { return date }
         warn("unreadable date \"\(Self.snippet(trimmed))\"")
@@ -490,7 +491,7 @@ final class SAXState {
     /// document's URL, and keeps only http(s) (and file URLs inside a local file's feed).
     func resolve(_ raw: String, against base: URL?, keepFile: Bool = false) -> URL? {
         var text = TextCleaning.clean(raw)
-        if text.contains("&#38;") { text = text.replacingOccurrences(of: "&#38;", with: "&") }
+        if text.utf8.contains(0x26), text.contains("&#38;") { text = text.replacingOccurrences(of: "&#38;", with: "&") }
         guard !text.isEmpty, text.utf8.count <= 8192 else { return nil }
         var url = URL(string: text)
         if url == nil, let escaped = text.addingPercentEncoding(withAllowedCharacters: Self.urlAllowed) {
@@ -517,19 +518,19 @@ final class SAXState {
     }()
 
     static func positiveInt64(_ text: String) -> Int64? {
-        guard let value = Int64(text.trimmingCharacters(in: .whitespacesAndNewlines)), value > 0 else { return nil }
+        guard let value = Int64(text.trimmedText), value > 0 else { return nil }
         return value
     }
 
     static func number(_ text: String) -> Int? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmedText
         if let value = Int(trimmed), value >= 0, value < 1_000_000 { return value }
         if let value = Double(trimmed), value.isFinite, value >= 0, value < 1_000_000, value == value.rounded() { return Int(value) }
         return nil
     }
 
     static func explicitFlag(_ text: String) -> Bool? {
-        switch text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() {
+        switch text.trimmedText.lowercased() {
         case "true", "yes", "explicit": return true
         case "false", "no", "clean": return false
         default: return nil
@@ -537,7 +538,7 @@ final class SAXState {
     }
 
     static func boolean(_ text: String) -> Bool? {
-        switch text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() {
+        switch text.trimmedText.lowercased() {
         case "yes", "true": return true
         case "no", "false": return false
         default: return nil
@@ -566,10 +567,26 @@ final class SAXState {
             guard let localname = attributes[base], let start = attributes[base + 3], let end = attributes[base + 4]
             else { continue }
             let ns = namespace(uri: attributes[base + 2], prefix: attributes[base + 1])
-            var value = String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
-            if value.contains("&#38;") { value = value.replacingOccurrences(of: "&#38;", with: "&") }
-            body(String(cString: localname), ns == .none ? .none : ns, value)
+            body(String(cString: localname), ns == .none ? .none : ns, Self.attributeValue(UnsafeBufferPointer(start: start, count: end - start)))
         }
+    }
+
+    /// An attribute's text. Without entity substitution libxml2 leaves `&amp;` as the literal `&#38;`: undo that.
+    static func attributeValue(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        guard bytes.contains(0x26) else { return String(decoding: bytes, as: UTF8.self) }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == 0x26, i + 4 < bytes.count, bytes[i + 1] == 0x23, bytes[i + 2] == 0x33, bytes[i + 3] == 0x38, bytes[i + 4] == 0x3B {
+                out.append(0x26)
+                i += 5
+            } else {
+                out.append(bytes[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     // MARK: - Errors

@@ -31,11 +31,15 @@ public enum FeedDate {
 
         init(_ text: String) { scalars = Array(text.unicodeScalars.prefix(200)) }
 
+        static func isLetter(_ c: Unicode.Scalar) -> Bool {
+            ("a"..."z").contains(c) || ("A"..."Z").contains(c) || (c.value > 127 && c.properties.isAlphabetic)
+        }
+
         mutating func all() -> [Token] {
             var tokens: [Token] = []
             while index < scalars.count {
                 let c = scalars[index]
-                if c.properties.isWhitespace || c == "," {
+                if c == " " || c == "," || c == "\t" || c == "\n" || c == "\r" || (c.value > 127 && c.properties.isWhitespace) {
                     index += 1
                 } else if ("0"..."9").contains(c) {
                     var value = 0
@@ -46,13 +50,13 @@ public enum FeedDate {
                         index += 1
                     }
                     tokens.append(.number(value, digits: digits))
-                } else if c.properties.isAlphabetic {
+                } else if Self.isLetter(c) {
                     var word = ""
-                    while index < scalars.count, scalars[index].properties.isAlphabetic, word.unicodeScalars.count < 16 {
+                    while index < scalars.count, Self.isLetter(scalars[index]), word.unicodeScalars.count < 16 {
                         word.unicodeScalars.append(scalars[index])
                         index += 1
                     }
-                    while index < scalars.count, scalars[index].properties.isAlphabetic { index += 1 }
+                    while index < scalars.count, Self.isLetter(scalars[index]) { index += 1 }
                     if word == "." { continue }
                     tokens.append(.word(word.lowercased()))
                 } else {
@@ -285,7 +289,7 @@ public enum EpisodeDuration {
     /// Seconds (`3130`, `1014.708`), `MM:SS`, `HH:MM:SS` (fields may overflow: `100:25`), with whitespace.
     /// Garbage, negatives, non-finite values and anything over a year → nil.
     public static func parse(_ text: String) -> Double? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmedText
         guard !trimmed.isEmpty, trimmed.count <= 32 else { return nil }
         let parts = trimmed.split(separator: ":", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count) else { return nil }

@@ -111,7 +111,18 @@ struct UTF8Sanitizer {
             if end > runStart { out!.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<end])) }
         }
 
+        let base = UnsafeRawPointer(bytes.baseAddress)
         while i < count {
+            // Fast path: eight plain ASCII bytes at a time (no byte >= 0x80, none below 0x20).
+            if let base, i + 8 <= count {
+                let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if word & 0x8080_8080_8080_8080 == 0
+                    && (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080 == 0
+                {
+                    i += 8
+                    continue
+                }
+            }
             let byte = bytes[i]
             if byte < 0x80 {
                 if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D {
