@@ -38,6 +38,13 @@ struct ContainmentTests {
         defer { context.close() }
         let result = try await refreshTurningHostile(.ok(body: try document.make(context)))
         expect(result, matches: document, context: context)
+        let summary: String
+        switch result.outcome.result {
+        case .failed(let failure): summary = "failed \(failure.kind): \(failure.message)"
+        case .updated(let new, _): summary = "recovered, \(new.count) new, \(result.outcome.warnings.count) warning(s): \(result.outcome.warnings.prefix(2).map(\.message))"
+        default: summary = "\(result.outcome.result)"
+        }
+        print("reliability-figure: hostile \(document): \(summary.prefix(300))")
     }
 
     @Test(.timeLimit(.minutes(1)))
