@@ -109,8 +109,10 @@ struct ConcurrencyTests {
             store: store, source: MemoryFeedSource(documents: documents),
             coordinator: DataFetchCoordinator(maxConcurrent: 6, maxPerHost: 3))
 
-        async let first = service.refresh(policy: .force, feedIDs: ids)
-        async let second = service.refresh(policy: .force, feedIDs: ids.reversed())
+        let forward = ids
+        let backward = Array(ids.reversed())
+        async let first = service.refresh(policy: .force, feedIDs: forward)
+        async let second = service.refresh(policy: .force, feedIDs: backward)
         let summaries = try await [first, second]
 
         let updated = summaries.flatMap(\.outcomes).filter { if case .updated = $0.result { true } else { false } }
