@@ -17,7 +17,9 @@ public struct HTTPFeedSource: FeedSource {
             timeout: .init(
                 connect: .nanoseconds(Int64(configuration.connectTimeout.components.seconds) * 1_000_000_000
                     + configuration.connectTimeout.components.attoseconds / 1_000_000_000),
-                read: .seconds(30)),
+                // A stall is caught by the read timeout; a trickle by the deadline checked per chunk.
+                read: .nanoseconds(min(30_000_000_000, Int64(configuration.totalTimeout.components.seconds) * 1_000_000_000
+                    + configuration.totalTimeout.components.attoseconds / 1_000_000_000))),
             decompression: .enabled(limit: .ratio(configuration.decompressionRatioLimit)))
         clientConfiguration.httpVersion = .automatic
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
@@ -60,6 +62,9 @@ public struct HTTPFeedSource: FeedSource {
                 let consumer = try makeConsumer(head)
                 var count = 0
                 for try await buffer in response.body {
+                    if NIODeadline.now() > deadline {
+                        throw FeedFetchError(kind: .timeout, message: "timed out: the body did not arrive within \(configuration.totalTimeout)")
+                    }
                     count += buffer.readableBytes
                     if count > configuration.maxBodyBytes {
                         throw FeedFetchError(kind: .tooLarge, message: "the feed is larger than \(Self.megabytes(configuration.maxBodyBytes)) (--max-feed-size)")

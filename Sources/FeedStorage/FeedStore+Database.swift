@@ -1,4 +1,4 @@
-public import FeedParsing
+import FeedParsing
 public import Foundation
 import GRDB
 
