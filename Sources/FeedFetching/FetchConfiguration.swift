@@ -22,7 +22,7 @@ public struct FetchConfiguration: Sendable {
         totalTimeout: Duration = .seconds(60),
         maxBodyBytes: Int = 50_000_000,
         maxRedirects: Int = 10,
-        decompressionRatioLimit: Int = 100,
+        decompressionRatioLimit: Int = 1000,
         userAgent: String = "podfresh",
         now: @escaping @Sendable () -> Date = { Date() }
     ) {

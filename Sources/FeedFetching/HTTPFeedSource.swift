@@ -17,7 +17,7 @@ public struct HTTPFeedSource: FeedSource {
             timeout: .init(
                 connect: .nanoseconds(Int64(configuration.connectTimeout.components.seconds) * 1_000_000_000
                     + configuration.connectTimeout.components.attoseconds / 1_000_000_000),
-                // A stalled body must not outlive the total timeout: reads wait at most that long (and 30 s).
+                // A stall is caught by the read timeout; a trickle by the deadline checked per chunk.
                 read: .nanoseconds(min(30_000_000_000, Int64(configuration.totalTimeout.components.seconds) * 1_000_000_000
                     + configuration.totalTimeout.components.attoseconds / 1_000_000_000))),
             decompression: .enabled(limit: .ratio(configuration.decompressionRatioLimit)))
@@ -62,9 +62,8 @@ public struct HTTPFeedSource: FeedSource {
                 let consumer = try makeConsumer(head)
                 var count = 0
                 for try await buffer in response.body {
-                    // The client's deadline covers the response head only; a trickling body is cut here.
                     if NIODeadline.now() > deadline {
-                        throw FeedFetchError(kind: .timeout, message: "timed out: no complete answer within \(configuration.totalTimeout)")
+                        throw FeedFetchError(kind: .timeout, message: "timed out: the body did not arrive within \(configuration.totalTimeout)")
                     }
                     count += buffer.readableBytes
                     if count > configuration.maxBodyBytes {

@@ -1,4 +1,4 @@
-public import FeedParsing
+import FeedParsing
 public import Foundation
 import GRDB
 
@@ -144,7 +144,9 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
             failureCount: row["failureCount"], lastErrorKind: row["lastErrorKind"], lastError: row["lastError"],
             isGone: row["isGone"], isComplete: row["isComplete"], nextCheckAt: date(row["nextCheckAt"]),
             nextCheckReason: row["nextCheckReason"],
-            movedFrom: (row["movedFrom"] as String?).flatMap(URL.init(string:)), lastBodyBytes: row["lastBodyBytes"])
+            movedFrom: (row["movedFrom"] as String?).flatMap(URL.init(string:)), lastBodyBytes: row["lastBodyBytes"],
+            ttlMinutes: row["ttlMinutes"], syndicationUpdatePeriod: row["syndicationUpdatePeriod"],
+            syndicationUpdateFrequency: row["syndicationUpdateFrequency"], podcastUpdateFrequency: row["podcastUpdateFrequency"])
     }
 
     static func date(_ value: Double?) -> Date? { value.map(Date.init(timeIntervalSince1970:)) }
@@ -172,13 +174,15 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                           language = COALESCE(?, language), etag = ?, lastModified = ?,
                           lastCheckedAt = ?, lastSuccessAt = ?, lastUnconditionalAt = CASE WHEN ? THEN ? ELSE lastUnconditionalAt END,
                           lastStatus = ?, failureCount = 0, lastErrorKind = NULL, lastError = NULL, isComplete = ?,
-                          nextCheckAt = ?, nextCheckReason = ?, lastBodyBytes = COALESCE(?, lastBodyBytes)
+                          nextCheckAt = ?, nextCheckReason = ?, lastBodyBytes = COALESCE(?, lastBodyBytes),
+                          ttlMinutes = ?, syndicationUpdatePeriod = ?, syndicationUpdateFrequency = ?, podcastUpdateFrequency = ?
                         WHERE id = ?
                         """,
                     arguments: [
                         feed.title, feed.link?.absoluteString, feed.image?.absoluteString, feed.description,
                         feed.author, feed.language, etag, lastModified, checkedAt, checkedAt, unconditional, checkedAt,
                         check.status ?? 200, feed.complete ?? false, next, check.nextCheckReason, check.bodyBytes,
+                        feed.ttl, feed.syndicationUpdatePeriod, feed.syndicationUpdateFrequency, feed.updateFrequency,
                         current.id,
                     ])
             case .notModified:

@@ -38,6 +38,12 @@ public struct Subscription: Sendable, Hashable, Identifiable {
     public var movedFrom: URL?
     /// Size of the last 200 body, in bytes.
     public var lastBodyBytes: Int?
+    /// The feed's own polling hints from its last fetch: `<ttl>` (minutes), `sy:updatePeriod`/`updateFrequency`,
+    /// `podcast:updateFrequency`.
+    public var ttlMinutes: Int?
+    public var syndicationUpdatePeriod: String?
+    public var syndicationUpdateFrequency: Int?
+    public var podcastUpdateFrequency: String?
 
     public init(
         id: Int64,
@@ -60,8 +66,16 @@ public struct Subscription: Sendable, Hashable, Identifiable {
         nextCheckAt: Date? = nil,
         nextCheckReason: String? = nil,
         movedFrom: URL? = nil,
-        lastBodyBytes: Int? = nil
+        lastBodyBytes: Int? = nil,
+        ttlMinutes: Int? = nil,
+        syndicationUpdatePeriod: String? = nil,
+        syndicationUpdateFrequency: Int? = nil,
+        podcastUpdateFrequency: String? = nil
     ) {
+        self.ttlMinutes = ttlMinutes
+        self.syndicationUpdatePeriod = syndicationUpdatePeriod
+        self.syndicationUpdateFrequency = syndicationUpdateFrequency
+        self.podcastUpdateFrequency = podcastUpdateFrequency
         self.lastBodyBytes = lastBodyBytes
         self.id = id
         self.url = url

@@ -29,6 +29,22 @@ func withRefreshEnvironment<Result: Sendable>(
     body: (RefreshEnvironment) async throws -> Result
 ) async throws -> Result {
     let databasePath = global.databasePath
+    do {
+        return try await withEnvironment(databasePath: databasePath, fetch: fetch, schedule: schedule, output: output, hook: hook, body: body)
+    } catch let error as StoreError {
+        Console.error(error.message)
+        throw ExitStatus.internalError
+    }
+}
+
+private func withEnvironment<Result: Sendable>(
+    databasePath: String,
+    fetch: FetchOptions,
+    schedule: ScheduleOptions?,
+    output: OutputMode,
+    hook: String?,
+    body: (RefreshEnvironment) async throws -> Result
+) async throws -> Result {
     let store = try FeedStore(path: databasePath)
     return try await withFeedSource(fetch) { source in
         let coordinator = DataFetchCoordinator(maxConcurrent: fetch.jobs, maxPerHost: fetch.perHost)

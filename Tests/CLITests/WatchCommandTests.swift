@@ -1,5 +1,6 @@
 import FeedParsing
 import FeedStorage
+import TestSupport
 import Foundation
 import Testing
 
@@ -44,10 +45,13 @@ struct WatchCommandTests {
     @Test(.timeLimit(.minutes(2)))
     func watchReportsANewEpisodeAndStopsCleanlyOnSIGTERM() async throws {
         let podfresh = try Podfresh()
-        defer { podfresh.cleanUp() }
-        let path = podfresh.directory.appendingPathComponent("watched.xml")
-        try Data(feed(items: ["first"]).utf8).write(to: path)
-        #expect(try await podfresh.run(["add", "--no-fetch", path.path]).status == 0)
+        let server = try await TestHTTPServer.start()
+        defer {
+            podfresh.cleanUp()
+            Task { try? await server.shutdown() }
+        }
+        server.serveFeed("/watched.xml", feed(items: ["first"]))
+        #expect(try await podfresh.run(["add", "--no-fetch", server.url("/watched.xml").absoluteString]).status == 0)
 
         let out = Pipe()
         let err = Pipe()
@@ -57,9 +61,8 @@ struct WatchCommandTests {
         defer { if process.isRunning { process.terminate() } }
 
         #expect(await stdout.wait(timeout: 30) { $0.contains("first") }, "first cycle: \(stdout.text) \(stderr.text)")
-        // The feed gains an episode (a new mtime, so the file source fetches it again).
-        try await Task.sleep(for: .milliseconds(1100))
-        try Data(feed(items: ["second", "first"]).utf8).write(to: path)
+        // The feed gains an episode.
+        server.serveFeed("/watched.xml", feed(items: ["second", "first"]), lastModified: "Wed, 13 Nov 2024 05:00:00 GMT")
         #expect(await stdout.wait(timeout: 30) { $0.contains("second") }, "new episode: \(stdout.text) \(stderr.text)")
 
         // A second refresh on the same database is refused while watch holds the lock.
@@ -78,5 +81,7 @@ struct WatchCommandTests {
         let titles = try store.episodes(EpisodeQuery()).compactMap(\.episode.title)
         #expect(Set(titles) == ["first", "second"])
         #expect(titles.filter { $0 == "second" }.count == 1, "the episode is stored once")
+        #expect(server.requests(to: "/watched.xml").count >= 2)
+        #expect(try store.integrityCheck() == "ok")
     }
 }

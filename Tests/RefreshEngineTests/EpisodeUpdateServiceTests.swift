@@ -294,3 +294,21 @@ final class Counter: @unchecked Sendable {
     private var value = 0
     func increment() -> Int { lock.withLock { value += 1; return value } }
 }
+
+@Suite(.timeLimit(.minutes(1)))
+struct SchedulingThroughTheEngineTests {
+    @Test func aFeedsTTLIsHonouredEvenWhenItAnswers304() async throws {
+        let h = try await EngineHarness()
+        defer { Task { await h.close() } }
+        h.server.serveFeed("/ttl.xml", rss(items: ["e1"], extra: "<ttl>600</ttl>"))
+        let feed = try h.subscribe("/ttl.xml")
+        _ = try await h.service.refresh(policy: .due)
+        let afterFetch = try #require(try h.store.subscription(id: feed.id))
+        #expect(afterFetch.nextCheckReason?.contains("ttl") == true)
+        _ = try await h.service.refresh(policy: .all)  // 304
+        let after304 = try #require(try h.store.subscription(id: feed.id))
+        #expect(after304.lastStatus == 304)
+        #expect(after304.nextCheckReason?.contains("ttl") == true, "\(after304.nextCheckReason ?? "")")
+        #expect(try #require(after304.nextCheckAt).timeIntervalSinceNow > 9 * 3600)
+    }
+}

@@ -73,6 +73,15 @@ enum Migrations {
                 t.column("bytesSaved", .integer).notNull().defaults(to: 0)
             }
         }
+        migrator.registerMigration("v2: scheduling hints") { db in
+            // What the feed itself asked for (ttl, sy:*, podcast:updateFrequency), kept so a 304 still honours it.
+            try db.alter(table: "subscription") { t in
+                t.add(column: "ttlMinutes", .integer)
+                t.add(column: "syndicationUpdatePeriod", .text)
+                t.add(column: "syndicationUpdateFrequency", .integer)
+                t.add(column: "podcastUpdateFrequency", .text)
+            }
+        }
         return migrator
     }
 }

@@ -324,9 +324,10 @@ public final class EpisodeUpdateService: Sendable {
         }
         let input = ScheduleInput(
             now: now, result: .success, consecutiveFailures: 0, recentPublishedDates: Array(dates.prefix(20)),
-            ttlMinutes: feed?.ttl, syndicationUpdatePeriod: feed?.syndicationUpdatePeriod,
-            syndicationUpdateFrequency: feed?.syndicationUpdateFrequency,
-            podcastUpdateFrequency: feed?.updateFrequency,
+            ttlMinutes: feed.map(\.ttl) ?? subscription.ttlMinutes,
+            syndicationUpdatePeriod: feed.map(\.syndicationUpdatePeriod) ?? subscription.syndicationUpdatePeriod,
+            syndicationUpdateFrequency: feed.map(\.syndicationUpdateFrequency) ?? subscription.syndicationUpdateFrequency,
+            podcastUpdateFrequency: feed.map(\.updateFrequency) ?? subscription.podcastUpdateFrequency,
             isComplete: feed?.complete ?? subscription.isComplete,
             maxAge: head.maxAge, expires: head.expires, retryAfter: head.retryAfter)
         return FeedScheduler.decide(input, policy: configuration.schedulePolicy)
