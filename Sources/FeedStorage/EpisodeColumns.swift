@@ -30,15 +30,27 @@ struct EpisodeColumns {
             e.published?.timeIntervalSince1970, e.duration, enclosures, e.episode, e.season, e.episodeType?.rawValue,
             e.explicit, e.image?.absoluteString, transcripts, e.chapters?.absoluteString, persons, alternates,
         ]
+        // FNV-1a over the raw values (bytes of text, bit patterns of numbers): cheap on long show notes.
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for value in values {
-            let text = value.map { "\($0.databaseValue)" } ?? "∅"
-            for byte in text.utf8 {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x0000_0100_0000_01B3
-            }
-            hash ^= 0x1F
+        func mix(_ byte: UInt8) {
+            hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01B3
+        }
+        func mix64(_ word: UInt64) {
+            for shift in stride(from: 0, to: 64, by: 8) { mix(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        }
+        for value in values {
+            switch value?.databaseValue.storage {
+            case .none, .null?: mix(0)
+            case .int64(let number)?: mix(1); mix64(UInt64(bitPattern: number))
+            case .double(let number)?: mix(2); mix64(number.bitPattern)
+            case .string(let text)?:
+                mix(3)
+                var text = text
+                text.withUTF8 { for byte in $0 { mix(byte) } }
+            case .blob(let data)?: mix(4); for byte in data { mix(byte) }
+            }
+            mix(0x1F)
         }
         fingerprint = String(hash, radix: 16)
     }

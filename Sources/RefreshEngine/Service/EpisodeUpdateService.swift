@@ -230,7 +230,7 @@ public final class EpisodeUpdateService: Sendable {
                 let problems = await runHook(for: merge.newEpisodes, feed: feed, subscription: subscription)
                 return RefreshOutcome(
                     feed: FeedTarget(id: subscription.id, url: merge.movedTo ?? subscription.url, title: feed.title ?? subscription.title),
-                    result: .updated(newEpisodes: merge.newEpisodes, updatedCount: merge.updatedCount),
+                    result: .updated(newEpisodes: merge.newEpisodes.map(Self.announcement), updatedCount: merge.updatedCount),
                     movedTo: merge.movedTo, moveRefused: merge.moveRefused, warnings: feed.warnings,
                     hookProblems: problems, nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason)
             }
@@ -263,6 +263,18 @@ public final class EpisodeUpdateService: Sendable {
         } catch {
             return failed(target, subscription, RefreshFailure(kind: "internal", message: "\(error)"), now: now, runID: runID)
         }
+    }
+
+    /// What is said about a new episode, without the bulky fields (show notes, persons, transcripts): a run over
+    /// thousands of feeds keeps every outcome until it ends, and the store already has the full episode.
+    static func announcement(_ stored: StoredEpisode) -> StoredEpisode {
+        var light = stored
+        light.episode.description = nil
+        light.episode.summary = nil
+        light.episode.persons = []
+        light.episode.transcripts = []
+        light.episode.alternateEnclosures = []
+        return light
     }
 
     private func fetchRetryingOnce(_ request: FeedRequest) async throws -> FeedFetchResult<FeedParserConsumer> {
