@@ -24,18 +24,16 @@ let podfreshBinary: URL = {
 
 /// Starts the binary with a private database; output goes to files so a full pipe can never block it.
 func startPodfresh(_ arguments: [String], database: String, logs: URL) throws -> Process {
+    // The shell redirects and then `exec`s the binary (same pid, so SIGKILL hits podfresh itself); no file handle of
+    // this process is shared with the child, so no descriptor is closed twice while other tests open sockets.
     let process = Process()
-    process.executableURL = podfreshBinary
-    process.arguments = arguments + ["--database", database]
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    let quoted = ([podfreshBinary.path] + arguments + ["--database", database]).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    process.arguments = ["-c", "exec " + quoted.joined(separator: " ") + " </dev/null >'\(logs.path)' 2>&1"]
     var environment = ProcessInfo.processInfo.environment
     environment["TERM"] = "dumb"
     environment["PODFRESH_DATABASE"] = database
     process.environment = environment
-    process.standardInput = FileHandle.nullDevice
-    _ = FileManager.default.createFile(atPath: logs.path, contents: nil)
-    let log = try FileHandle(forWritingTo: logs)
-    process.standardOutput = log
-    process.standardError = log
     try process.run()
     return process
 }

@@ -99,8 +99,9 @@ final class HostileServer: @unchecked Sendable {
             stopped = true
             return openSockets
         }
+        // Only shut the listener down: the accept thread closes it when it leaves its loop, so the descriptor number
+        // cannot be reused (by another test's socket) while that thread might still call accept() on it.
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
         for fd in sockets { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
@@ -111,6 +112,7 @@ final class HostileServer: @unchecked Sendable {
     private var isStopped: Bool { lock.withLock { stopped } }
 
     private func acceptLoop() {
+        defer { close(listener) }
         while !isStopped {
             let fd = accept(listener, nil, nil)
             if fd < 0 {
