@@ -146,7 +146,7 @@ public final class ConsoleRenderer: @unchecked Sendable {
         var state = feeds[outcome.feed.id, default: FeedScreenState(feed: outcome.feed)]
         state.isLoading = false
         state.feed = outcome.feed
-        state.newEpisodes = outcome.newEpisodes.count
+        state.newEpisodes = outcome.newEpisodeCount
         feeds[outcome.feed.id] = state
         let name = Self.safe(outcome.feed.displayName)
         switch mode {
@@ -154,7 +154,7 @@ public final class ConsoleRenderer: @unchecked Sendable {
             var fields: [(String, JSONValue)] = [("event", .string("feed_refreshed"))] + Self.feedFields(outcome.feed)
             fields += [
                 ("status", .string(Self.status(of: outcome.result))),
-                ("new_episodes", .int(outcome.newEpisodes.count)),
+                ("new_episodes", .int(outcome.newEpisodeCount)),
                 ("updated_episodes", .int(Self.updatedCount(outcome.result))),
                 ("moved_to", .url(outcome.movedTo)),
                 ("move_refused", .string(outcome.moveRefused)),
