@@ -1,6 +1,6 @@
 public import Foundation
 public import RefreshEngine
-import FeedParsing
+public import FeedParsing
 import FeedStorage
 
 /// Where the renderer writes: standard output and standard error, or a buffer in tests.
@@ -146,7 +146,7 @@ public final class ConsoleRenderer: @unchecked Sendable {
         var state = feeds[outcome.feed.id, default: FeedScreenState(feed: outcome.feed)]
         state.isLoading = false
         state.feed = outcome.feed
-        state.newEpisodes = outcome.newEpisodes.count
+        state.newEpisodes = outcome.newEpisodeCount
         feeds[outcome.feed.id] = state
         let name = Self.safe(outcome.feed.displayName)
         switch mode {
@@ -154,7 +154,7 @@ public final class ConsoleRenderer: @unchecked Sendable {
             var fields: [(String, JSONValue)] = [("event", .string("feed_refreshed"))] + Self.feedFields(outcome.feed)
             fields += [
                 ("status", .string(Self.status(of: outcome.result))),
-                ("new_episodes", .int(outcome.newEpisodes.count)),
+                ("new_episodes", .int(outcome.newEpisodeCount)),
                 ("updated_episodes", .int(Self.updatedCount(outcome.result))),
                 ("moved_to", .url(outcome.movedTo)),
                 ("move_refused", .string(outcome.moveRefused)),
@@ -191,19 +191,7 @@ public final class ConsoleRenderer: @unchecked Sendable {
         let episode = update.episode.episode
         switch mode {
         case .json:
-            emit([
-                ("event", .string("new_episode")),
-                ("feed_id", .int(Int(update.feed.id))),
-                ("feed_title", .string(update.feed.title)),
-                ("id", .string(episode.id)),
-                ("guid", .string(episode.guid)),
-                ("title", .string(episode.title)),
-                ("link", .url(episode.link)),
-                ("published", .date(episode.published)),
-                ("duration", .number(episode.duration)),
-                ("enclosure_url", .url(episode.enclosures.first?.url)),
-                ("enclosure_type", .string(episode.enclosures.first?.type)),
-            ])
+            emit([("event", .string("new_episode"))] + Self.episodeFields(feedID: update.feed.id, feedTitle: update.feed.title, episode))
         case .quiet:
             out.write(Self.episodeLine(update, prefix: "") + "\n")
         case .plain:
@@ -341,6 +329,22 @@ public final class ConsoleRenderer: @unchecked Sendable {
     // MARK: - Formatting
 
     static func safe(_ text: String) -> String { TerminalText.sanitize(text) }
+
+    /// The keys an episode has in JSON Lines output (`new_episode` events and `podfresh episodes --json`).
+    public static func episodeFields(feedID: Int64, feedTitle: String?, _ episode: ParsedEpisode) -> [(String, JSONValue)] {
+        [
+            ("feed_id", .int(Int(feedID))),
+            ("feed_title", .string(feedTitle)),
+            ("id", .string(episode.id)),
+            ("guid", .string(episode.guid)),
+            ("title", .string(episode.title)),
+            ("link", .url(episode.link)),
+            ("published", .date(episode.published)),
+            ("duration", .number(episode.duration)),
+            ("enclosure_url", .url(episode.enclosures.first?.url)),
+            ("enclosure_type", .string(episode.enclosures.first?.type)),
+        ]
+    }
 
     static func feedFields(_ feed: FeedTarget) -> [(String, JSONValue)] {
         [("feed_id", .int(Int(feed.id))), ("url", .url(feed.url)), ("title", .string(feed.title))]

@@ -58,7 +58,7 @@ private func withEnvironment<Result: Sendable>(
         } ?? SchedulePolicy()
         let service = EpisodeUpdateService(
             store: store, source: source, coordinator: coordinator,
-            configuration: EpisodeUpdateConfiguration(schedulePolicy: policy, hookCommand: hook))
+            configuration: EpisodeUpdateConfiguration(schedulePolicy: policy, hookCommand: hook, compactSummary: true))
         let environment = RefreshEnvironment(
             store: store, source: source, coordinator: coordinator, updates: updates, renderer: renderer,
             service: service, databasePath: databasePath)

@@ -105,8 +105,12 @@ public final class DataFetchCoordinator: @unchecked Sendable {
     /// has begun commits), and feeds never started are reported cancelled.
     ///
     /// - Returns: One outcome per feed, in completion order.
+    ///
+    /// - Parameter compactOutcomes: Return outcomes without their new episodes (only counts), once events have
+    ///   announced them: keeps memory flat on runs over thousands of feeds.
     public func run(
         _ feeds: [FeedTarget],
+        compactOutcomes: Bool = false,
         operation: @escaping @Sendable (FeedTarget) async -> RefreshOutcome
     ) async -> [RefreshOutcome] {
         // Claim ids for the batch up front: a feed active elsewhere is refused.
@@ -155,11 +159,11 @@ public final class DataFetchCoordinator: @unchecked Sendable {
 
             startWhatFits()
             while let outcome = await group.next() {
-                outcomes.append(outcome)
+                outcomes.append(compactOutcomes ? outcome.compacted() : outcome)
                 lock.withLock {
                     state.release(outcome.feed)
                     progress.finished += 1
-                    progress.newEpisodes += outcome.newEpisodes.count
+                    progress.newEpisodes += outcome.newEpisodeCount
                     if outcome.isFailure { progress.failures += 1 }
                     progress.running = Array(state.running.values).sorted { $0.id < $1.id }
                     switch outcome.result {

@@ -97,10 +97,29 @@ public struct RefreshOutcome: Sendable, Hashable {
         return false
     }
 
-    /// The episodes stored for the first time.
+    /// How many episodes were stored for the first time (also after ``compacted()``).
+    public var newEpisodeCount: Int {
+        if case .updated(let episodes, _) = result { return max(episodes.count, compactedNewEpisodeCount) }
+        return 0
+    }
+
+    /// Set by ``compacted()``: the count of the episodes it dropped.
+    public var compactedNewEpisodeCount = 0
+
+    /// The episodes stored for the first time (empty after ``compacted()``).
     public var newEpisodes: [StoredEpisode] {
         if case .updated(let episodes, _) = result { return episodes }
         return []
+    }
+
+    /// The same outcome without its new episodes, only their count: for summaries of runs over many feeds, whose
+    /// episodes were already announced through events.
+    public func compacted() -> RefreshOutcome {
+        guard case .updated(let episodes, let updated) = result, !episodes.isEmpty else { return self }
+        var copy = self
+        copy.result = .updated(newEpisodes: [], updatedCount: updated)
+        copy.compactedNewEpisodeCount = episodes.count
+        return copy
     }
 }
 
@@ -140,7 +159,7 @@ public struct RefreshSummary: Sendable, Hashable {
         self.wasCancelled = wasCancelled
     }
 
-    public var newEpisodeCount: Int { outcomes.reduce(0) { $0 + $1.newEpisodes.count } }
+    public var newEpisodeCount: Int { outcomes.reduce(0) { $0 + $1.newEpisodeCount } }
     public var failedCount: Int { outcomes.filter(\.isFailure).count }
     public var notModifiedCount: Int { outcomes.filter { $0.result == .notModified }.count }
     public var updatedCount: Int {

@@ -28,6 +28,8 @@ public struct EpisodeUpdateConfiguration: Sendable {
     public var retryDelay: Duration
     /// The clock reading used for every timestamp (injected for tests).
     public var now: @Sendable () -> Date
+    /// Keep only counts of new episodes in the returned summary (events still carry every episode).
+    public var compactSummary: Bool
 
     public init(
         parserOptions: FeedParserOptions = .init(),
@@ -35,8 +37,10 @@ public struct EpisodeUpdateConfiguration: Sendable {
         hookCommand: String? = nil,
         retryTransientFailures: Bool = true,
         retryDelay: Duration = .milliseconds(500),
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() },
+        compactSummary: Bool = false
     ) {
+        self.compactSummary = compactSummary
         self.parserOptions = parserOptions
         self.schedulePolicy = schedulePolicy
         self.hookCommand = hookCommand
@@ -114,7 +118,7 @@ public final class EpisodeUpdateService: Sendable {
         var run = try runs.beginRun(at: startedAt)
         let runID = run.id
         let deferred = DeferredFailures()
-        let outcomes = await coordinator.run(targets) { [self] target in
+        let outcomes = await coordinator.run(targets, compactOutcomes: configuration.compactSummary) { [self] target in
             guard let subscription = byID[target.id] else { return RefreshOutcome(feed: target, result: .cancelled) }
             return await refreshOne(subscription, policy: policy, runID: runID, deferred: deferred)
         }

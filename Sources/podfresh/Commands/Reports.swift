@@ -133,20 +133,8 @@ extension RootCommand {
             for stored in episodes {
                 let episode = stored.episode
                 if json {
-                    Console.line(
-                        JSONValue.object([
-                            ("feed_id", .int(Int(stored.subscriptionID))),
-                            ("feed_title", .string(titles[stored.subscriptionID])),
-                            ("id", .string(episode.id)),
-                            ("guid", .string(episode.guid)),
-                            ("title", .string(episode.title)),
-                            ("link", .url(episode.link)),
-                            ("published", .date(episode.published)),
-                            ("duration", .number(episode.duration)),
-                            ("enclosure_url", .url(episode.enclosures.first?.url)),
-                            ("enclosure_type", .string(episode.enclosures.first?.type)),
-                            ("first_seen", .date(stored.firstSeenAt)),
-                        ]).serialized())
+                    let fields = ConsoleRenderer.episodeFields(feedID: stored.subscriptionID, feedTitle: titles[stored.subscriptionID], episode)
+                    Console.line(JSONValue.object(fields + [("first_seen", .date(stored.firstSeenAt))]).serialized())
                 } else {
                     let date = episode.published.map { String(RFC3339.string(from: $0).prefix(10)) } ?? "          "
                     let feedTitle = TerminalText.truncate(TerminalText.sanitize(titles[stored.subscriptionID] ?? ""), to: 30)
