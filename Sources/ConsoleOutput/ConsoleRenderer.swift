@@ -108,7 +108,7 @@ public final class ConsoleRenderer: @unchecked Sendable {
             let text: String
             if let next {
                 let seconds = max(0, Int(next.timeIntervalSince(now()).rounded()))
-                text = "next check at \(RFC3339.string(from: next)) (in \(Self.describe(seconds: seconds)))"
+                text = "next check at \(RFC3339.string(from: next)) (in \(FeedScheduler.format(Double(seconds))))"
             } else {
                 text = "nothing to check: every feed is gone or complete"
             }
@@ -408,10 +408,4 @@ public final class ConsoleRenderer: @unchecked Sendable {
         return "\(feeds) feed\(feeds == 1 ? "" : "s")\(detail); \(new) new episode\(new == 1 ? "" : "s") in \(String(format: "%.1f", seconds)) s"
     }
 
-    static func describe(seconds: Int) -> String {
-        if seconds < 60 { return "\(seconds)s" }
-        if seconds < 3600 { return "\(seconds / 60)m" }
-        if seconds < 86_400 { return "\(seconds / 3600)h \(seconds % 3600 / 60)m" }
-        return "\(seconds / 86_400)d \(seconds % 86_400 / 3600)h"
-    }
 }

@@ -24,9 +24,6 @@ final class SignalTrap: @unchecked Sendable {
         }
     }
 
-    /// True once a signal arrived.
-    var wasSignalled: Bool { queue.sync { count > 0 } }
-
     private func received(_ signalNumber: Int32) {
         count += 1
         if count == 1 {

@@ -208,12 +208,11 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     private func respond(_ response: TestResponse, keepAlive: Bool, context: ChannelHandlerContext) {
+        let closeLater = NIOLoopBound(context, eventLoop: context.eventLoop)
         var headers = HTTPHeaders(response.headers)
         let total: Int
         if case .huge(let bytes) = response.fault { total = bytes } else { total = response.body.count }
-        let chunked: Bool
-        if case .trickle = response.fault { chunked = false } else { chunked = false }
-        if !chunked && response.status != 304 && response.status != 204 { headers.replaceOrAdd(name: "Content-Length", value: String(total)) }
+        if response.status != 304 && response.status != 204 { headers.replaceOrAdd(name: "Content-Length", value: String(total)) }
         let faulty = response.fault != nil
         if !keepAlive || faulty { headers.replaceOrAdd(name: "Connection", value: "close") }
         let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
@@ -224,7 +223,7 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
             if !response.body.isEmpty { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body)))), promise: nil) }
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
                 server.end()
-                if !keepAlive { context.close(promise: nil) }
+                if !keepAlive { closeLater.value.close(promise: nil) }
             }
         case .trickle(let size, let delay):
             trickle(response.body[...], size: max(1, size), delay: delay, context: context)
@@ -235,7 +234,7 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
         case .reset(let after), .shortBody(let after):
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body.prefix(after)))))).whenComplete { _ in
                 server.end()
-                context.close(promise: nil)
+                closeLater.value.close(promise: nil)
             }
         case .huge(let bytes):
             streamHuge(remaining: bytes, seed: response.body.isEmpty ? Array("<rss><channel><title>x</title>".utf8) : response.body, context: context)
@@ -243,12 +242,13 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     private func trickle(_ rest: ArraySlice<UInt8>, size: Int, delay: Duration, context: ChannelHandlerContext) {
+        let closeLater = NIOLoopBound(context, eventLoop: context.eventLoop)
         guard context.channel.isActive else { return server.end() }
         if rest.isEmpty {
             let server = self.server
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
                 server.end()
-                context.close(promise: nil)
+                closeLater.value.close(promise: nil)
             }
             return
         }
@@ -262,12 +262,13 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     private func streamHuge(remaining: Int, seed: [UInt8], context: ChannelHandlerContext) {
+        let closeLater = NIOLoopBound(context, eventLoop: context.eventLoop)
         guard context.channel.isActive else { return server.end() }
         if remaining <= 0 {
             let server = self.server
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
                 server.end()
-                context.close(promise: nil)
+                closeLater.value.close(promise: nil)
             }
             return
         }

@@ -130,23 +130,19 @@ public final class EpisodeUpdateService: Sendable {
         var finalOutcomes = outcomes
         if networkOffline {
             coordinator.publish(.networkOffline(message: "the network is unreachable: none of \(networkFetches.count) feed hosts could be resolved or connected to; no feed was counted as failing"))
-        } else {
-            for (check, _) in unreachable {
-                do {
-                    _ = try episodes.apply(check)
-                } catch {
-                    // The feed's own outcome already says it failed; a store error here must not stop the others.
-                }
-            }
-        }
-        if networkOffline {
+            let offlineIDs = Set(unreachable.map(\.subscriptionID))
             finalOutcomes = outcomes.map { outcome in
                 var outcome = outcome
-                if outcome.isFailure, unreachable.contains(where: { $0.0.subscriptionID == outcome.feed.id }) {
+                if outcome.isFailure, offlineIDs.contains(outcome.feed.id) {
                     outcome.nextCheckAt = nil
                     outcome.nextCheckReason = "network offline"
                 }
                 return outcome
+            }
+        } else {
+            for check in unreachable {
+                // The feed's own outcome already says it failed; a store error here must not stop the others.
+                _ = try? episodes.apply(check)
             }
         }
 
@@ -210,11 +206,10 @@ public final class EpisodeUpdateService: Sendable {
             switch result {
             case .notModified(let head):
                 let schedule = scheduleAfterSuccess(subscription, head: head, feed: nil, now: now)
-                var check = FeedCheck(
+                let check = FeedCheck(
                     subscriptionID: subscription.id, checkedAt: now, status: 304, result: .notModified,
                     movedTo: movedURL(subscription, head: head, feed: nil),
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID)
-                check.bodyBytes = nil
                 let merge = try episodes.apply(check)
                 deferred.addSaved(subscription.lastBodyBytes ?? 0)
                 return RefreshOutcome(
@@ -254,9 +249,8 @@ public final class EpisodeUpdateService: Sendable {
             if Task.isCancelled { return RefreshOutcome(feed: target, result: .cancelled) }
             let failure = RefreshFailure(kind: error.kind.rawValue, message: error.message, status: error.status)
             if error.kind == .unreachable, ["http", "https"].contains(subscription.url.scheme?.lowercased() ?? "") {
-                let outcome = failed(target, subscription, failure, now: now, runID: runID, record: false, retryAfter: error.retryAfter)
-                deferred.add(failureCheck(subscription, failure, now: now, runID: runID, retryAfter: error.retryAfter), outcome)
-                return outcome
+                deferred.add(failureCheck(subscription, failure, now: now, runID: runID, retryAfter: error.retryAfter))
+                return failed(target, subscription, failure, now: now, runID: runID, record: false, retryAfter: error.retryAfter)
             }
             return failed(target, subscription, failure, now: now, runID: runID, retryAfter: error.retryAfter)
         } catch let error as FeedParseError {
@@ -375,12 +369,12 @@ public final class EpisodeUpdateService: Sendable {
 /// Every property is read and written only inside `lock.withLock {}`.
 private final class DeferredFailures: @unchecked Sendable {
     private let lock = NSLock()
-    private var items: [(FeedCheck, RefreshOutcome)] = []
+    private var items: [FeedCheck] = []
     private var downloaded = 0
     private var saved = 0
 
-    func add(_ check: FeedCheck, _ outcome: RefreshOutcome) { lock.withLock { items.append((check, outcome)) } }
-    func all() -> [(FeedCheck, RefreshOutcome)] { lock.withLock { items } }
+    func add(_ check: FeedCheck) { lock.withLock { items.append(check) } }
+    func all() -> [FeedCheck] { lock.withLock { items } }
     func addDownloaded(_ bytes: Int) { lock.withLock { downloaded += bytes } }
     func addSaved(_ bytes: Int) { lock.withLock { saved += bytes } }
     var bytesDownloaded: Int { lock.withLock { downloaded } }

@@ -62,7 +62,7 @@ extension RootCommand {
 
         func run() async throws {
             let mode = OutputMode.detect(json: json, quiet: quiet)
-            let lock = try await acquireRunLock(global.databasePath, wait: wait, mode: mode)
+            let lock = try await acquireRunLock(global.databasePath, wait: wait)
             defer { lock.release() }
             let status = try await withRefreshEnvironment(
                 global, fetch: fetch, schedule: schedule, output: mode, hook: exec
@@ -77,7 +77,7 @@ extension RootCommand {
                     }
                 }
                 let summary = try await runRefresh(environment, policy: policy, feedIDs: feedIDs)
-                if summary.outcomes.isEmpty && mode == .plain || summary.outcomes.isEmpty && mode == .tty {
+                if summary.outcomes.isEmpty && (mode == .plain || mode == .tty) {
                     let count = try environment.store.subscriptions().count
                     if count == 0 {
                         environment.renderer.error("no subscriptions yet: add one with `podfresh add URL` or `podfresh import FILE.opml`")
@@ -116,7 +116,7 @@ func exitStatus(for summary: RefreshSummary) -> ExitCode {
 }
 
 /// Takes the run lock beside the database, or explains who holds it.
-func acquireRunLock(_ databasePath: String, wait: DurationArgument?, mode: OutputMode) async throws -> RunLock {
+func acquireRunLock(_ databasePath: String, wait: DurationArgument?) async throws -> RunLock {
     do {
         return try await RunLock.acquire(forDatabaseAt: databasePath, wait: wait?.duration)
     } catch let error as RunLockError {

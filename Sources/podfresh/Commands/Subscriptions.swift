@@ -136,7 +136,7 @@ func nextCheckText(_ subscription: Subscription, now: Date) -> String {
     if subscription.isGone { return "never (gone)" }
     guard let next = subscription.nextCheckAt else { return "now (never checked)" }
     if next > now.addingTimeInterval(50 * 365 * 86_400) { return "never (\(subscription.nextCheckReason ?? "complete"))" }
-    let when = next <= now ? "now" : "in " + Console.duration(next.timeIntervalSince(now))
+    let when = next <= now ? "now" : "in " + FeedScheduler.format(next.timeIntervalSince(now))
     return subscription.nextCheckReason.map { "\(when) (\(TerminalText.sanitize($0)))" } ?? when
 }
 
@@ -178,14 +178,6 @@ enum Console {
 
     static func ago(_ date: Date, now: Date) -> String {
         let seconds = now.timeIntervalSince(date)
-        return seconds < 60 ? "just now" : duration(seconds) + " ago"
-    }
-
-    static func duration(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded())
-        if s < 60 { return "\(s)s" }
-        if s < 3600 { return "\(s / 60)m" }
-        if s < 86_400 { return "\(s / 3600)h \(s % 3600 / 60)m" }
-        return "\(s / 86_400)d \(s % 86_400 / 3600)h"
+        return seconds < 60 ? "just now" : FeedScheduler.format(seconds) + " ago"
     }
 }

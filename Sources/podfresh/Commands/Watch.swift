@@ -40,7 +40,7 @@ extension RootCommand {
 
         func run() async throws {
             let mode = OutputMode.detect(json: json, quiet: quiet)
-            let lock = try await acquireRunLock(global.databasePath, wait: wait, mode: mode)
+            let lock = try await acquireRunLock(global.databasePath, wait: wait)
             defer { lock.release() }
             let interval = self.interval
             try await withRefreshEnvironment(global, fetch: fetch, schedule: schedule, output: mode, hook: exec) { environment in
