@@ -18,7 +18,7 @@ final class Refusing: FeedBodyConsumer {
 }
 
 private func withSource<R>(
-    maxBodyBytes: Int = 1_000_000, totalTimeout: Duration = .seconds(5), now: Date = Date(),
+    maxBodyBytes: Int = 1_000_000, totalTimeout: Duration = .seconds(30), now: Date = Date(),
     _ body: (HTTPFeedSource, TestHTTPServer) async throws -> R
 ) async throws -> R {
     let server = try await TestHTTPServer.start()
