@@ -31,7 +31,8 @@ public struct FeedParserOptions: Sendable, Hashable {
 /// otherwise the declaration; otherwise UTF-8. Bytes that are not valid in a document read as UTF-8 are taken as
 /// Windows-1252, with a warning, so the feed still parses.
 public final class FeedParser {
-    private let state: SAXState
+    /// The parse state, at a fixed address the SAX callbacks receive as their context.
+    private let state: UnsafeMutablePointer<SAXState>
     private let transportCharset: String?
     private var handler = FeedParser.makeHandler()
     private var context: xmlParserCtxtPtr?
@@ -52,13 +53,16 @@ public final class FeedParser {
     ///   - options: Limits.
     public init(baseURL: URL? = nil, charset: String? = nil, options: FeedParserOptions = .init()) {
         _ = libxml2Ready
-        state = SAXState(options: options, documentURL: baseURL)
+        state = .allocate(capacity: 1)
+        state.initialize(to: SAXState(options: options, documentURL: baseURL))
         transportCharset = charset?.trimmingCharacters(in: .whitespacesAndNewlines.union(["\"", "'"])).lowercased()
             .nilIfEmpty
     }
 
     deinit {
         if let context { xmlFreeParserCtxt(context) }
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     /// Feeds the next bytes of the document.
@@ -107,11 +111,11 @@ public final class FeedParser {
     /// Puts a warning first while keeping ``FeedParserOptions/maxWarnings``: when the list is full, its last warning
     /// moves into the "more warnings not shown" count.
     private func insertFirstWarning(_ warning: ParseWarning) {
-        if state.warnings.count >= state.options.maxWarnings, !state.warnings.isEmpty {
-            state.warnings.removeLast()
-            state.suppressedWarnings += 1
+        if state.pointee.warnings.count >= state.pointee.options.maxWarnings, !state.pointee.warnings.isEmpty {
+            state.pointee.warnings.removeLast()
+            state.pointee.suppressedWarnings += 1
         }
-        state.warnings.insert(warning, at: 0)
+        state.pointee.warnings.insert(warning, at: 0)
     }
 
     // MARK: - Input
@@ -157,17 +161,16 @@ public final class FeedParser {
         if !sawNonWhitespace {
             sawNonWhitespace = bytes.contains { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }
         }
-        withExtendedLifetime(state) {
+        do {
             let pointer = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
             var offset = 0
             if context == nil {
                 guard bytes.count > 0 || final else { return }
                 let initial = min(4, bytes.count)
-                let opaque = Unmanaged.passUnretained(state).toOpaque()
-                context = xmlCreatePushParserCtxt(&handler, opaque, pointer, Int32(initial), nil)
+                context = xmlCreatePushParserCtxt(&handler, UnsafeMutableRawPointer(state), pointer, Int32(initial), nil)
                 guard let context else { return }
                 xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_RECOVER.rawValue | XML_PARSE_NOCDATA.rawValue))
-                state.context = context
+                state.pointee.context = context
                 offset = initial
             }
             guard let context else { return }
@@ -182,14 +185,14 @@ public final class FeedParser {
                 remaining -= size
             } while remaining > 0
         }
-        if state.rootIsNotAFeed { throw notAFeedError() }
+        if state.pointee.rootIsNotAFeed { throw notAFeedError() }
     }
 
     // MARK: - Result
 
     private func result() throws -> ParsedFeed {
-        if state.rootIsNotAFeed { throw notAFeedError() }
-        guard let root = state.root else {
+        if state.pointee.rootIsNotAFeed { throw notAFeedError() }
+        guard let root = state.pointee.root else {
             throw noRootError()
         }
         let format: FeedFormat
@@ -198,15 +201,15 @@ public final class FeedParser {
         case .rdf: format = .rss1
         case .atom: format = .atom
         }
-        let feed = state.makeFeed(format: format)
-        if state.sawEntityLoop && feed.episodes.isEmpty && feed.title == nil {
-            throw FeedParseError(kind: .entityExpansion, message: "the document defines entities that expand without bound (an entity loop)", line: state.firstError?.line)
+        let feed = state.pointee.makeFeed(format: format)
+        if state.pointee.sawEntityLoop && feed.episodes.isEmpty && feed.title == nil {
+            throw FeedParseError(kind: .entityExpansion, message: "the document defines entities that expand without bound (an entity loop)", line: state.pointee.firstError?.line)
         }
         return feed
     }
 
     private func notAFeedError() -> FeedParseError {
-        let root = state.rootName ?? "?"
+        let root = state.pointee.rootName ?? "?"
         switch root.lowercased() {
         case "html", "head", "body":
             return FeedParseError(kind: .notAFeed, message: "the document is an HTML page, not a feed")
@@ -228,14 +231,14 @@ public final class FeedParser {
         if firstBytes.contains(0) || firstBytes.filter({ $0 < 0x09 || ($0 > 0x0D && $0 < 0x20) }).count > 2 {
             return FeedParseError(kind: .notXML, message: "the document is binary data, not an XML feed")
         }
-        if state.sawEntityLoop {
-            return FeedParseError(kind: .entityExpansion, message: "the document defines entities that expand without bound (an entity loop)", line: state.firstError?.line)
+        if state.pointee.sawEntityLoop {
+            return FeedParseError(kind: .entityExpansion, message: "the document defines entities that expand without bound (an entity loop)", line: state.pointee.firstError?.line)
         }
         if start.first != UInt8(ascii: "<") {
             return FeedParseError(kind: .notXML, message: "the document is not XML (it starts with \"\(SAXState.snippet(String(decoding: start.prefix(24), as: UTF8.self)))\")")
         }
-        let detail = state.firstError.map { ": \($0.message)" } ?? ""
-        return FeedParseError(kind: .malformed, message: "the document is not well-formed XML\(detail)", line: state.firstError?.line)
+        let detail = state.pointee.firstError.map { ": \($0.message)" } ?? ""
+        return FeedParseError(kind: .malformed, message: "the document is not well-formed XML\(detail)", line: state.pointee.firstError?.line)
     }
 
     // MARK: - SAX handler
@@ -245,21 +248,21 @@ public final class FeedParser {
         handler.initialized = UInt32(XML_SAX2_MAGIC)
         handler.startElementNs = { context, localname, prefix, uri, _, _, attributeCount, _, attributes in
             guard let context, let localname else { return }
-            Unmanaged<SAXState>.fromOpaque(context).takeUnretainedValue().startElement(
+            context.assumingMemoryBound(to: SAXState.self).pointee.startElement(
                 localname: localname, prefix: prefix, uri: uri, attributeCount: Int(attributeCount), attributes: attributes)
         }
         handler.endElementNs = { context, localname, _, _ in
             guard let context, let localname else { return }
-            Unmanaged<SAXState>.fromOpaque(context).takeUnretainedValue().endElement(localname: localname)
+            context.assumingMemoryBound(to: SAXState.self).pointee.endElement(localname: localname)
         }
         handler.characters = { context, bytes, length in
             guard let context, let bytes, length > 0 else { return }
-            Unmanaged<SAXState>.fromOpaque(context).takeUnretainedValue().characters(bytes, Int(length))
+            context.assumingMemoryBound(to: SAXState.self).pointee.characters(bytes, Int(length))
         }
         handler.cdataBlock = handler.characters
         handler.serror = { context, error in
             guard let context, let error else { return }
-            Unmanaged<SAXState>.fromOpaque(context).takeUnretainedValue().recordError(error)
+            context.assumingMemoryBound(to: SAXState.self).pointee.recordError(error)
         }
         return handler
     }

@@ -37,22 +37,22 @@ extension ParsedEpisode {
             ("id", .string(id)),
             ("guid", .string(guid)),
             ("title", .string(title)),
-            ("link", .url(link)),
+            ("link", .string(linkString)),
             ("description", .string(description)),
             ("summary", .string(summary)),
             ("published", .date(published)),
             ("duration", .number(duration)),
             ("enclosures", .array(enclosures.map {
-                .object([("url", .url($0.url)), ("length", $0.length.map { .int(Int($0)) } ?? .null), ("type", .string($0.type))])
+                .object([("url", .string($0.urlString)), ("length", $0.length.map { .int(Int($0)) } ?? .null), ("type", .string($0.type))])
             })),
             ("episode", .int(episode)),
             ("season", .int(season)),
             ("episode_type", .string(episodeType?.rawValue)),
             ("explicit", explicit.map { .bool($0) } ?? .null),
-            ("image", .url(image)),
-            ("transcripts", .array(transcripts.map { .object([("url", .url($0.url)), ("type", .string($0.type))]) })),
-            ("chapters", .url(chapters)),
-            ("persons", .array(persons.map { .object([("name", .string($0.name)), ("role", .string($0.role)), ("href", .url($0.href))]) })),
+            ("image", .string(imageString)),
+            ("transcripts", .array(transcripts.map { .object([("url", .string($0.urlString)), ("type", .string($0.type))]) })),
+            ("chapters", .string(chaptersString)),
+            ("persons", .array(persons.map { .object([("name", .string($0.name)), ("role", .string($0.role)), ("href", .string($0.hrefString))]) })),
         ])
     }
 }

@@ -11,13 +11,13 @@ struct EpisodeColumns {
 
     init(_ e: ParsedEpisode) {
         let enclosures = JSONValue.array(e.enclosures.map {
-            .object([("url", .url($0.url)), ("length", $0.length.map { .int(Int($0)) } ?? .null), ("type", .string($0.type))])
+            .object([("url", .string($0.urlString)), ("length", $0.length.map { .int(Int($0)) } ?? .null), ("type", .string($0.type))])
         }).serialized()
         let transcripts = JSONValue.array(e.transcripts.map {
-            .object([("url", .url($0.url)), ("type", .string($0.type)), ("language", .string($0.language)), ("rel", .string($0.rel))])
+            .object([("url", .string($0.urlString)), ("type", .string($0.type)), ("language", .string($0.language)), ("rel", .string($0.rel))])
         }).serialized()
         let persons = JSONValue.array(e.persons.map {
-            .object([("name", .string($0.name)), ("role", .string($0.role)), ("group", .string($0.group)), ("href", .url($0.href)), ("image", .url($0.image))])
+            .object([("name", .string($0.name)), ("role", .string($0.role)), ("group", .string($0.group)), ("href", .string($0.hrefString)), ("image", .string($0.imageString))])
         }).serialized()
         let alternates = JSONValue.array(e.alternateEnclosures.map {
             .object([
@@ -26,9 +26,9 @@ struct EpisodeColumns {
             ])
         }).serialized()
         values = [
-            e.guid, e.guidIsPermaLink, e.title, e.link?.absoluteString, e.description, e.summary,
+            e.guid, e.guidIsPermaLink, e.title, e.linkString, e.description, e.summary,
             e.published?.timeIntervalSince1970, e.duration, enclosures, e.episode, e.season, e.episodeType?.rawValue,
-            e.explicit, e.image?.absoluteString, transcripts, e.chapters?.absoluteString, persons, alternates,
+            e.explicit, e.imageString, transcripts, e.chaptersString, persons, alternates,
         ]
         // FNV-1a over the raw values (bytes of text, bit patterns of numbers): cheap on long show notes.
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325

@@ -17,7 +17,8 @@ public struct ParsedEpisode: Sendable, Hashable {
     /// `guid isPermaLink` (RSS 2.0 default: true when a guid is present).
     public var guidIsPermaLink: Bool?
     public var title: String?
-    public var link: URL?
+    /// The episode's web page as absolute URL text (see ``link``).
+    public var linkString: String?
     /// The richest description, HTML kept: `content:encoded`, else `description` / Atom `content`
     /// or `summary`, else `itunes:summary`.
     public var description: String?
@@ -35,12 +36,12 @@ public struct ParsedEpisode: Sendable, Hashable {
     public var season: Int?
     public var episodeType: EpisodeType?
     public var explicit: Bool?
-    /// `itunes:image href`.
-    public var image: URL?
+    /// `itunes:image href`, as absolute URL text (see ``image``).
+    public var imageString: String?
     /// Every `podcast:transcript`.
     public var transcripts: [Transcript]
-    /// `podcast:chapters url`, else Podlove Simple Chapters are ignored (inline).
-    public var chapters: URL?
+    /// `podcast:chapters url` as absolute URL text (see ``chapters``); Podlove Simple Chapters (inline) are ignored.
+    public var chaptersString: String?
     public var persons: [Person]
     /// Every `podcast:alternateEnclosure` with its first `podcast:source`.
     public var alternateEnclosures: [AlternateEnclosure]
@@ -70,7 +71,7 @@ public struct ParsedEpisode: Sendable, Hashable {
         self.guid = guid
         self.guidIsPermaLink = guidIsPermaLink
         self.title = title
-        self.link = link
+        self.linkString = link?.absoluteString
         self.description = description
         self.summary = summary
         self.published = published
@@ -80,11 +81,30 @@ public struct ParsedEpisode: Sendable, Hashable {
         self.season = season
         self.episodeType = episodeType
         self.explicit = explicit
-        self.image = image
+        self.imageString = image?.absoluteString
         self.transcripts = transcripts
-        self.chapters = chapters
+        self.chaptersString = chapters?.absoluteString
         self.persons = persons
         self.alternateEnclosures = alternateEnclosures
+    }
+
+    /// `link`, `itunes:image` and `podcast:chapters` as Foundation URLs, built when asked: the parser keeps URLs as
+    /// their validated absolute text, which is what the store and the JSON output use.
+    public var link: URL? {
+        get { linkString.flatMap(URLText.url) }
+        set { linkString = newValue?.absoluteString }
+    }
+
+    /// `itunes:image href` as a URL (see ``link``).
+    public var image: URL? {
+        get { imageString.flatMap(URLText.url) }
+        set { imageString = newValue?.absoluteString }
+    }
+
+    /// `podcast:chapters url` as a URL (see ``link``).
+    public var chapters: URL? {
+        get { chaptersString.flatMap(URLText.url) }
+        set { chaptersString = newValue?.absoluteString }
     }
 }
 
@@ -92,31 +112,54 @@ public struct ParsedEpisode: Sendable, Hashable {
 ///
 /// RSS 2.0: `<enclosure url="https://example.com/ep1.mp3" length="24986239" type="audio/mpeg"/>`.
 public struct Enclosure: Sendable, Hashable {
-    public var url: URL
+    /// The absolute URL text, as validated by the parser.
+    public var urlString: String
     /// RSS `length` in bytes; nil when absent, zero, negative or not a number.
     public var length: Int64?
     /// The MIME type, e.g. `audio/mpeg`.
     public var type: String?
 
     public init(url: URL, length: Int64? = nil, type: String? = nil) {
-        self.url = url
+        self.init(urlString: url.absoluteString, length: length, type: type)
+    }
+
+    /// An enclosure from URL text that is already absolute and valid (the parser's own values).
+    init(urlString: String, length: Int64? = nil, type: String? = nil) {
+        self.urlString = urlString
         self.length = length
         self.type = type
+    }
+
+    /// The URL as a Foundation `URL`, built when asked.
+    public var url: URL {
+        get { URLText.url(urlString) ?? URLText.invalid }
+        set { urlString = newValue.absoluteString }
     }
 }
 
 /// `podcast:transcript url="https://…/ep1.vtt" type="text/vtt"`.
 public struct Transcript: Sendable, Hashable {
-    public var url: URL
+    /// The absolute URL text, as validated by the parser.
+    public var urlString: String
     public var type: String?
     public var language: String?
     public var rel: String?
 
     public init(url: URL, type: String? = nil, language: String? = nil, rel: String? = nil) {
-        self.url = url
+        self.init(urlString: url.absoluteString, type: type, language: language, rel: rel)
+    }
+
+    init(urlString: String, type: String? = nil, language: String? = nil, rel: String? = nil) {
+        self.urlString = urlString
         self.type = type
         self.language = language
         self.rel = rel
+    }
+
+    /// The URL as a Foundation `URL`, built when asked.
+    public var url: URL {
+        get { URLText.url(urlString) ?? URLText.invalid }
+        set { urlString = newValue.absoluteString }
     }
 }
 
@@ -126,15 +169,31 @@ public struct Person: Sendable, Hashable {
     /// Lower-cased role; the namespace's default is `host`.
     public var role: String?
     public var group: String?
-    public var href: URL?
-    public var image: URL?
+    /// `href` as absolute URL text.
+    public var hrefString: String?
+    /// `img` as absolute URL text.
+    public var imageString: String?
 
     public init(name: String, role: String? = nil, group: String? = nil, href: URL? = nil, image: URL? = nil) {
+        self.init(name: name, role: role, group: group, hrefString: href?.absoluteString, imageString: image?.absoluteString)
+    }
+
+    init(name: String, role: String?, group: String?, hrefString: String?, imageString: String?) {
         self.name = name
         self.role = role
         self.group = group
-        self.href = href
-        self.image = image
+        self.hrefString = hrefString
+        self.imageString = imageString
+    }
+
+    public var href: URL? {
+        get { hrefString.flatMap(URLText.url) }
+        set { hrefString = newValue?.absoluteString }
+    }
+
+    public var image: URL? {
+        get { imageString.flatMap(URLText.url) }
+        set { imageString = newValue?.absoluteString }
     }
 }
 

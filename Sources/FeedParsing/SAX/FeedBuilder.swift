@@ -53,7 +53,8 @@ struct EpisodeBuilder {
     var rdfAbout: String?
     var title: String?
     var itunesTitle: String?
-    var link: URL?
+    /// URLs as their absolute text (see ``URLText``).
+    var link: String?
     var contentEncoded: String?
     var description: String?
     var atomSummary: String?
@@ -72,9 +73,9 @@ struct EpisodeBuilder {
     var podcastSeason: Int?
     var episodeType: EpisodeType?
     var explicit: Bool?
-    var image: URL?
+    var image: String?
     var transcripts: [Transcript] = []
-    var chapters: URL?
+    var chapters: String?
     var persons: [Person] = []
     var alternateEnclosures: [AlternateEnclosure] = []
     /// Dropped because the feed already had `maxEpisodes` episodes.
@@ -93,13 +94,13 @@ struct EpisodeBuilder {
         let published = pubDate ?? dcDate ?? atomPublished ?? atomUpdated
         let chosenGUID = guid ?? rdfAbout
         let id = EpisodeIdentity.key(
-            guid: chosenGUID, enclosureURL: allEnclosures.first?.url, link: link, title: chosenTitle, published: published)
-        return ParsedEpisode(
+            guid: chosenGUID, enclosureURL: allEnclosures.first?.urlString, link: link, title: chosenTitle,
+            published: published)
+        var episode = ParsedEpisode(
             id: id,
             guid: chosenGUID,
             guidIsPermaLink: guid == nil ? nil : (guidIsPermaLink ?? true),
             title: chosenTitle,
-            link: link,
             description: html,
             summary: plainSource.map { TextCleaning.plainSummary($0, limit: 500) }.flatMap { $0.isEmpty ? nil : $0 },
             published: published,
@@ -109,11 +110,13 @@ struct EpisodeBuilder {
             season: itunesSeason ?? podcastSeason,
             episodeType: episodeType,
             explicit: explicit,
-            image: image,
             transcripts: transcripts,
-            chapters: chapters,
             persons: persons,
             alternateEnclosures: alternateEnclosures)
+        episode.linkString = link
+        episode.imageString = image
+        episode.chaptersString = chapters
+        return episode
     }
 }
 
@@ -125,9 +128,14 @@ struct EpisodeBuilder {
 public enum EpisodeIdentity {
     /// The identity key from an episode's fields.
     public static func key(guid: String?, enclosureURL: URL?, link: URL?, title: String?, published: Date?) -> String {
+        key(guid: guid, enclosureURL: enclosureURL?.absoluteString, link: link?.absoluteString, title: title, published: published)
+    }
+
+    /// The identity key from an episode's fields, URLs given as their absolute text.
+    public static func key(guid: String?, enclosureURL: String?, link: String?, title: String?, published: Date?) -> String {
         if let guid, !guid.isEmpty { return guid }
-        if let enclosureURL { return enclosureURL.absoluteString }
-        if let link { return link.absoluteString }
+        if let enclosureURL { return enclosureURL }
+        if let link { return link }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         let material = (title ?? "") + "\u{1F}" + (published.map { RFC3339.string(from: $0) } ?? "")
         for byte in material.utf8 {
@@ -159,13 +167,6 @@ enum TextCleaning {
     @inline(__always)
     static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 
-    /// True when two adjacent bytes of `word` are both spaces (conservatively: any space at all).
-    @inline(__always)
-    static func hasDoubleSpace(_ word: UInt64) -> Bool {
-        let x = word ^ 0x2020_2020_2020_2020
-        return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080 != 0
-    }
-
     /// A cleaned string from valid UTF-8 bytes.
     static func string(from bytes: UnsafeBufferPointer<UInt8>, collapse: Bool) -> String {
         var start = 0
@@ -173,40 +174,16 @@ enum TextCleaning {
         while start < end && isSpace(bytes[start]) { start += 1 }
         while end > start && isSpace(bytes[end - 1]) { end -= 1 }
         guard start < end else { return "" }
-        // Fast path: nothing to drop or collapse.
-        var needsWork = false
-        var i = start
-        let raw = UnsafeRawPointer(bytes.baseAddress)
-        while i < end {
-            // Eight ordinary ASCII bytes at a time (none below 0x20, none at or above 0x7F).
-            if let raw, i + 8 <= end {
-                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                let low = (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080
-                let high = (word | (word &+ 0x0101_0101_0101_0101)) & 0x8080_8080_8080_8080
-                if low == 0 && high == 0 && !(collapse && hasDoubleSpace(word)) {
-                    i += 8
-                    continue
-                }
-            }
-            let b = bytes[i]
-            if b < 0x20 {
-                if !isSpace(b) || (collapse && b != 0x20) { needsWork = true; break }
-            } else if b == 0x7F || (b == 0xC2 && i + 1 < end && bytes[i + 1] >= 0x80 && bytes[i + 1] <= 0x9F) {
-                needsWork = true
-                break
-            } else if collapse && b == 0x20 && i + 1 < end && isSpace(bytes[i + 1]) {
-                needsWork = true
-                break
-            }
-            i += 1
-        }
-        if !needsWork { return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self) }
+        let trimmed = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        if !needsCleaning(trimmed, collapse: collapse) { return String(decoding: trimmed, as: UTF8.self) }
         var out: [UInt8] = []
-        out.reserveCapacity(end - start)
-        var lastWasSpace = false
-        i = start
-        while i < end {
-            let b = bytes[i]
+        out.reserveCapacity(trimmed.count)
+        // Dropped characters are transparent: whitespace around them still collapses, and none leads the line.
+        var lastWasSpace = true
+        var i = 0
+        let count = trimmed.count
+        while i < count {
+            let b = trimmed[i]
             if isSpace(b) {
                 if collapse {
                     if !lastWasSpace { out.append(0x20) }
@@ -217,20 +194,70 @@ enum TextCleaning {
                 i += 1
                 continue
             }
-            lastWasSpace = false
             if b < 0x20 || b == 0x7F {
                 i += 1
                 continue
             }
-            if b == 0xC2 && i + 1 < end && bytes[i + 1] >= 0x80 && bytes[i + 1] <= 0x9F {
+            if b == 0xC2 && i + 1 < count && trimmed[i + 1] >= 0x80 && trimmed[i + 1] <= 0x9F {
                 i += 2
                 continue
             }
+            lastWasSpace = false
             out.append(b)
             i += 1
         }
         while let last = out.last, isSpace(last) { out.removeLast() }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// True when trimmed `bytes` hold a character to drop (C0 but tab/newline/CR, DEL, C1) or, with `collapse`,
+    /// whitespace other than single spaces. Eight bytes at a time; a block that might need work is checked byte
+    /// by byte.
+    static func needsCleaning(_ bytes: UnsafeBufferPointer<UInt8>, collapse: Bool) -> Bool {
+        let count = bytes.count
+        var i = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 9 <= count {
+                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                var suspicious: UInt64
+                if word & ByteScan.highs == 0 {
+                    // ASCII only: DEL and controls need no per-byte equality tests.
+                    suspicious = ByteScan.asciiDeleteBytes(word)
+                    let controls = ByteScan.asciiControlBytes(word)
+                    if controls != 0 { suspicious |= collapse ? controls : ByteScan.forbiddenControlBytes(word) }
+                } else {
+                    suspicious =
+                        (collapse ? ByteScan.controlBytes(word) : ByteScan.forbiddenControlBytes(word))
+                        | ByteScan.bytes(word, equalTo: 0x7F) | ByteScan.bytes(word, equalTo: 0xC2)
+                }
+                if collapse {
+                    // A space followed by a space.
+                    let next = raw.loadUnaligned(fromByteOffset: i + 1, as: UInt64.self)
+                    suspicious |= ByteScan.bytes(word, equalTo: 0x20) & ByteScan.bytes(next, equalTo: 0x20)
+                }
+                if suspicious != 0 && blockNeedsCleaning(bytes, from: i, to: i + 8, collapse: collapse) { return true }
+                i += 8
+            }
+        }
+        return blockNeedsCleaning(bytes, from: i, to: count, collapse: collapse)
+    }
+
+    private static func blockNeedsCleaning(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int, collapse: Bool) -> Bool {
+        let count = bytes.count
+        var i = from
+        while i < to {
+            let b = bytes[i]
+            if b < 0x20 {
+                if !isSpace(b) || collapse { return true }
+            } else if b == 0x7F || (b == 0xC2 && i + 1 < count && bytes[i + 1] >= 0x80 && bytes[i + 1] <= 0x9F) {
+                return true
+            } else if collapse && b == 0x20 && i + 1 < count && isSpace(bytes[i + 1]) {
+                return true
+            }
+            i += 1
+        }
+        return false
     }
 
     static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {
@@ -247,13 +274,24 @@ enum TextCleaning {
     }
 
     static func plainSummary(bytes: UnsafeBufferPointer<UInt8>, limit: Int) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(min(bytes.count, limit * 2))
+        // Each step adds at most one character (four bytes); "…" adds three more.
+        let capacity = min(bytes.count, limit) * 4 + 8
+        let out = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        defer { out.deallocate() }
+        var length = 0
         var characters = 0
         var lastWasSpace = true
         var cut = false
         var i = 0
         let count = bytes.count
+        @inline(__always) func space() {
+            if !lastWasSpace {
+                out[length] = 0x20
+                length += 1
+                characters += 1
+            }
+            lastWasSpace = true
+        }
         while i < count {
             if characters >= limit {
                 cut = true
@@ -264,33 +302,56 @@ enum TextCleaning {
                 i += 1
                 while i < count && bytes[i] != 0x3E { i += 1 }
                 i += 1
-                if !lastWasSpace { out.append(0x20); characters += 1 }
-                lastWasSpace = true
+                space()
             } else if byte == 0x26 {  // "&": an entity
                 var j = i + 1
                 while j < count, j - i <= 10, bytes[j] == 0x23 || (bytes[j] >= 0x30 && bytes[j] <= 0x39) || (bytes[j] | 0x20 >= 0x61 && bytes[j] | 0x20 <= 0x7A) { j += 1 }
                 if j < count, bytes[j] == 0x3B, let decoded = decodeEntity(String(decoding: UnsafeBufferPointer(rebasing: bytes[(i + 1)..<j]), as: UTF8.self)) {
                     if decoded.isWhitespace {
-                        if !lastWasSpace { out.append(0x20); characters += 1 }
-                        lastWasSpace = true
+                        space()
                     } else {
-                        out.append(contentsOf: decoded.utf8)
+                        for unit in decoded.utf8.prefix(4) {
+                            out[length] = unit
+                            length += 1
+                        }
                         characters += 1
                         lastWasSpace = false
                     }
                     i = j + 1
                 } else {
-                    out.append(0x26)
+                    out[length] = 0x26
+                    length += 1
                     characters += 1
                     lastWasSpace = false
                     i += 1
                 }
             } else if isSpace(byte) {
-                if !lastWasSpace { out.append(0x20); characters += 1 }
-                lastWasSpace = true
+                space()
                 i += 1
             } else {
-                out.append(byte)
+                // A run of ordinary bytes, eight at a time while the limit is far.
+                if let base = bytes.baseAddress, i + 8 <= count, characters + 8 < limit {
+                    let raw = UnsafeRawPointer(base)
+                    let start = i
+                    while i + 8 <= count && characters + 8 < limit {
+                        let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                        let special =
+                            ByteScan.controlBytes(word) | ByteScan.bytes(word, equalTo: 0x20)
+                            | ByteScan.bytes(word, equalTo: 0x3C) | ByteScan.bytes(word, equalTo: 0x26)
+                        if special != 0 { break }
+                        UnsafeMutableRawPointer(out + length).storeBytes(of: word, as: UInt64.self)
+                        length += 8
+                        let continuation = ByteScan.bytes(word & 0xC0C0_C0C0_C0C0_C0C0, equalTo: 0x80)
+                        characters += 8 - continuation.nonzeroBitCount
+                        i += 8
+                    }
+                    if i > start {
+                        lastWasSpace = false
+                        continue
+                    }
+                }
+                out[length] = byte
+                length += 1
                 if byte & 0xC0 != 0x80 { characters += 1 }
                 lastWasSpace = false
                 i += 1
@@ -298,12 +359,17 @@ enum TextCleaning {
         }
         if cut {
             // Do not end inside a multi-byte character or a word.
-            while let last = out.last, last & 0xC0 == 0x80 { out.removeLast() }
-            if let last = out.last, last >= 0xC0 { out.removeLast() }
-            if let space = out.lastIndex(of: 0x20), space > out.count / 2 { out.removeSubrange(space...) }
-            out.append(contentsOf: Array("…".utf8))
+            while length > 0, out[length - 1] & 0xC0 == 0x80 { length -= 1 }
+            if length > 0, out[length - 1] >= 0xC0 { length -= 1 }
+            var space = length - 1
+            while space >= 0 && out[space] != 0x20 { space -= 1 }
+            if space >= 0, space > length / 2 { length = space }
+            for unit in "…".utf8 {
+                out[length] = unit
+                length += 1
+            }
         }
-        return out.withUnsafeBufferPointer { string(from: $0, collapse: true) }
+        return string(from: UnsafeBufferPointer(start: out, count: length), collapse: true)
     }
 
     static func decodeEntity(_ name: String) -> Character? {

@@ -81,3 +81,17 @@ enum Name: UInt8 {
         "updatePeriod": .updatePeriod, "group": .group,
     ]
 }
+
+/// The attribute local names podfresh reads (`rdf:about` and `xml:base` are told apart by namespace).
+enum AttributeKey: UInt8 {
+    case other
+    case url, length, type, href, rel, text, isPermaLink, term, label, uri, title, bitrate, isDefault, role, group
+    case img, language, rrule, fileSize, about, base
+
+    static let table: [String: AttributeKey] = [
+        "url": .url, "length": .length, "type": .type, "href": .href, "rel": .rel, "text": .text,
+        "isPermaLink": .isPermaLink, "term": .term, "label": .label, "uri": .uri, "title": .title, "bitrate": .bitrate,
+        "default": .isDefault, "role": .role, "group": .group, "img": .img, "language": .language, "rrule": .rrule,
+        "fileSize": .fileSize, "about": .about, "base": .base,
+    ]
+}

@@ -2,22 +2,42 @@ import CLibXML2
 import Foundation
 
 /// Everything one parse accumulates, driven by the SAX callbacks. Confined to the parsing task.
-final class SAXState {
+///
+/// A value type at a fixed address owned by ``FeedParser``: the callbacks get a pointer to it, so the hot path has
+/// no reference counting and no dynamic exclusivity checks. Text is kept as bytes until an element ends, and turned
+/// into the value its field needs (a string, a URL's text, a date, a number) straight from those bytes.
+struct SAXState {
     enum Root { case rss, rdf, atom }
 
     struct Frame {
         var namespace: Namespace
         var name: Name
-        /// The `xml:base` in force inside this element.
-        var base: URL?
-        /// Attributes kept from the start tag, for elements whose data is in attributes.
-        var attributes: [String: String]?
         /// Capture text of this element.
         var captures: Bool
+        /// This element set an `xml:base` (pushed on `bases`).
+        var ownsBase: Bool
+        /// The `xml:base` in force inside this element: an index into `bases`, or -1 for the document's URL.
+        var base: Int32
+        /// Where this element's attributes start in `attributes`.
+        var attributeStart: Int32
+    }
+
+    /// An attribute kept from a start tag, for elements whose data is in attributes.
+    struct Attribute {
+        var key: AttributeKey
+        var value: String
+    }
+
+    struct PersonAttributes {
+        var role: String?
+        var group: String?
+        var href: String?
+        var img: String?
     }
 
     let options: FeedParserOptions
     let documentURL: URL?
+    let documentIsFile: Bool
     var context: xmlParserCtxtPtr?
 
     // Structure
@@ -25,13 +45,19 @@ final class SAXState {
     var rootName: String?
     var rootIsNotAFeed = false
     var frames: [Frame] = []
+    var attributes: [Attribute] = []
+    var bases: [URL] = []
     var channelDepth: Int?
     var channel = ChannelBuilder()
-    var openEpisodes: [EpisodeBuilder] = []
-    var finishedEpisodes: [EpisodeBuilder] = []
+    var episode = EpisodeBuilder(ordinal: 0, depth: 0)
+    var episodeOpen = false
+    /// Items that contain the open item (illegal nesting), innermost last.
+    var suspendedEpisodes: [EpisodeBuilder] = []
+    var episodes: [ParsedEpisode] = []
+    var episodeOrdinals: [Int] = []
     var itemCount = 0
     var categoryStack: [(text: String, hasChild: Bool)] = []
-    var currentPerson: [String: String]?
+    var currentPerson: PersonAttributes?
     var currentAlternate: AlternateEnclosure?
 
     // Text capture
@@ -39,11 +65,14 @@ final class SAXState {
     var captureDepth = -1
     var fieldTruncated = false
     var xhtmlDepth = -1
+    /// The element that just ended captured text (held in `text`).
+    var hasValue = false
 
-    // Caches: libxml2 interns names and URIs in its dictionary, so pointers repeat within a document.
-    var nameCache: [UnsafeRawPointer: Name] = [:]
-    var namespaceCache: [UnsafeRawPointer: Namespace] = [:]
-    var prefixCache: [UnsafeRawPointer: Namespace] = [:]
+    // What libxml2's interned pointers mean
+    var names = PointerCache()
+    var namespaces = PointerCache()
+    var undeclaredPrefixes = PointerCache()
+    var attributeNames = PointerCache()
 
     // Problems
     var warnings: [ParseWarning] = []
@@ -52,16 +81,20 @@ final class SAXState {
     var sawEntityLoop = false
     var episodeLimitWarned = false
     var itemLimitWarned = false
+    var sawNamespaceWarning = false
 
     init(options: FeedParserOptions, documentURL: URL?) {
         self.options = options
         self.documentURL = documentURL
+        documentIsFile = documentURL?.isFileURL == true
+        frames.reserveCapacity(32)
+        text.reserveCapacity(4096)
     }
 
     var depth: Int { frames.count }
     var currentLine: Int { context.map { Int(xmlSAX2GetLineNumber(UnsafeMutableRawPointer($0))) } ?? 0 }
 
-    func warn(_ message: String, line: Int? = nil) {
+    mutating func warn(_ message: String, line: Int? = nil) {
         guard warnings.count < options.maxWarnings else {
             suppressedWarnings += 1
             return
@@ -71,115 +104,158 @@ final class SAXState {
 
     // MARK: - Names
 
-    func name(_ pointer: UnsafePointer<xmlChar>) -> Name {
-        let key = UnsafeRawPointer(pointer)
-        if let cached = nameCache[key] { return cached }
+    @inline(__always)
+    mutating func name(_ pointer: UnsafePointer<xmlChar>) -> Name {
+        if let cached = names.value(for: pointer) { return Name(rawValue: cached) ?? .other }
         let value = Name.table[String(cString: pointer)] ?? .other
-        nameCache[key] = value
+        names.insert(value.rawValue, for: pointer)
         return value
     }
 
-    func namespace(uri: UnsafePointer<xmlChar>?, prefix: UnsafePointer<xmlChar>?) -> Namespace {
+    @inline(__always)
+    mutating func namespace(uri: UnsafePointer<xmlChar>?, prefix: UnsafePointer<xmlChar>?) -> Namespace {
         if let uri {
-            let key = UnsafeRawPointer(uri)
-            if let cached = namespaceCache[key] { return cached }
+            if let cached = namespaces.value(for: uri) { return Namespace(rawValue: cached) ?? .other }
             let value = Namespace.from(uri: String(cString: uri))
-            namespaceCache[key] = value
+            namespaces.insert(value.rawValue, for: uri)
             return value
         }
         guard let prefix else { return .none }
-        let key = UnsafeRawPointer(prefix)
-        if let cached = prefixCache[key] { return cached }
+        if let cached = undeclaredPrefixes.value(for: prefix) { return Namespace(rawValue: cached) ?? .other }
         let value = Namespace.fromUndeclared(prefix: String(cString: prefix))
-        prefixCache[key] = value
+        undeclaredPrefixes.insert(value.rawValue, for: prefix)
         return value
+    }
+
+    @inline(__always)
+    mutating func attributeKey(_ pointer: UnsafePointer<xmlChar>) -> AttributeKey {
+        if let cached = attributeNames.value(for: pointer) { return AttributeKey(rawValue: cached) ?? .other }
+        let value = AttributeKey.table[String(cString: pointer)] ?? .other
+        attributeNames.insert(value.rawValue, for: pointer)
+        return value
+    }
+
+    func baseURL(_ index: Int32) -> URL? { index < 0 ? documentURL : bases[Int(index)] }
+
+    /// The value of attribute `key` of `frame` (the last one when repeated).
+    func attribute(_ key: AttributeKey, of frame: Frame) -> String? {
+        var i = attributes.count - 1
+        let start = Int(frame.attributeStart)
+        while i >= start {
+            if attributes[i].key == key { return attributes[i].value }
+            i -= 1
+        }
+        return nil
     }
 
     // MARK: - Start
 
-    func startElement(
+    mutating func startElement(
         localname: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, uri: UnsafePointer<xmlChar>?,
-        attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+        attributeCount: Int, attributes raw: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
     ) {
         let ns = namespace(uri: uri, prefix: prefix)
         let el = name(localname)
-        let parentBase = frames.last?.base ?? documentURL
+        let parentBase = frames.last?.base ?? -1
+        let attributeStart = Int32(attributes.count)
 
         // Inside captured XHTML content, child elements are markup to keep.
         if xhtmlDepth >= 0 {
-            appendText("<" + String(cString: localname))
-            forEachAttribute(attributeCount, attributes) { name, _, value in
-                self.appendText(" \(name)=\"\(Self.escapeAttribute(value))\"")
+            var markup = "<" + String(cString: localname)
+            forEachAttribute(attributeCount, raw) { name, _, value in
+                markup += " \(name)=\"\(Self.escapeAttribute(value))\""
             }
-            appendText(">")
-            frames.append(Frame(namespace: ns, name: .other, base: parentBase, attributes: nil, captures: false))
+            appendText(markup + ">")
+            frames.append(
+                Frame(namespace: ns, name: .other, captures: false, ownsBase: false, base: parentBase, attributeStart: attributeStart))
             return
         }
 
         var base = parentBase
-        var attrs: [String: String]? = nil
-        if attributeCount > 0 {
-            var collected: [String: String] = [:]
-            forEachAttribute(attributeCount, attributes) { name, attributeNS, value in
-                if attributeNS == .xml && name == "base" {
-                    base = self.resolve(value, against: parentBase, keepFile: true) ?? base
-                } else if attributeNS == .rdf && name == "about" {
-                    collected["rdf:about"] = value
-                } else {
-                    collected[name] = value
+        var ownsBase = false
+        if attributeCount > 0, let raw {
+            let keep = el != .other && ns != .other
+            for index in 0..<attributeCount {
+                let at = index * 5
+                guard let localname = raw[at], let start = raw[at + 3], let end = raw[at + 4] else { continue }
+                let key = attributeKey(localname)
+                if key == .other || (!keep && key != .base) { continue }
+                let attributeNS = raw[at + 2] == nil && raw[at + 1] == nil ? .none : namespace(uri: raw[at + 2], prefix: raw[at + 1])
+                let value = Self.attributeValue(UnsafeBufferPointer(start: start, count: end - start))
+                switch key {
+                case .base where attributeNS == .xml:
+                    if let resolved = resolveURL(value, base: base, keepFile: true) {
+                        bases.append(resolved)
+                        base = Int32(bases.count - 1)
+                        ownsBase = true
+                    }
+                case .base:
+                    continue
+                case .about:
+                    if attributeNS == .rdf { attributes.append(Attribute(key: .about, value: value)) }
+                default:
+                    if keep { attributes.append(Attribute(key: key, value: value)) }
                 }
             }
-            attrs = collected
         }
+        var frame = Frame(namespace: ns, name: el, captures: false, ownsBase: ownsBase, base: base, attributeStart: attributeStart)
 
         if root == nil {
             startRoot(ns: ns, el: el, localname: localname)
-            frames.append(Frame(namespace: ns, name: el, base: base, attributes: attrs, captures: false))
+            frames.append(frame)
             if root == .atom { channelDepth = 0 }
             return
         }
 
         var captures = false
-        let inEpisode = !openEpisodes.isEmpty
+        let inEpisode = episodeOpen
         switch (ns, el) {
         case (.none, .channel), (.rss1, .channel):
             if channelDepth == nil { channelDepth = depth }
         case (.none, .item), (.rss1, .item), (.atom, .entry):
-            startEpisode(attributes: attrs)
+            startEpisode(about: attribute(.about, of: frame))
         case (.itunes, .category) where !inEpisode:
-            let value = TextCleaning.cleanLine(attrs?["text"] ?? "")
+            let value = TextCleaning.cleanLine(attribute(.text, of: frame) ?? "")
             if let parent = categoryStack.last {
                 categoryStack[categoryStack.count - 1].hasChild = true
                 channel.addCategory(parent.text + "/" + value)
             }
             categoryStack.append((value, false))
         case (.podcast, .person) where inEpisode:
-            currentPerson = attrs ?? [:]
+            currentPerson = PersonAttributes(
+                role: attribute(.role, of: frame), group: attribute(.group, of: frame), href: attribute(.href, of: frame),
+                img: attribute(.img, of: frame))
             captures = true
         case (.podcast, .alternateEnclosure) where inEpisode:
             currentAlternate = AlternateEnclosure(
-                url: nil, type: attrs?["type"], length: attrs?["length"].flatMap(Self.positiveInt64),
-                bitrate: attrs?["bitrate"].flatMap { Double($0.trimmedText) },
-                title: attrs?["title"].map(TextCleaning.cleanLine),
-                isDefault: ["true", "yes"].contains(attrs?["default"]?.lowercased() ?? ""))
+                url: nil, type: attribute(.type, of: frame), length: attribute(.length, of: frame).flatMap(Self.positiveInt64),
+                bitrate: attribute(.bitrate, of: frame).flatMap { Double($0.trimmedText) },
+                title: attribute(.title, of: frame).map(TextCleaning.cleanLine),
+                isDefault: ["true", "yes"].contains(attribute(.isDefault, of: frame)?.lowercased() ?? ""))
         case (.podcast, .source) where currentAlternate != nil:
-            if currentAlternate?.url == nil, let uri = attrs?["uri"] { currentAlternate?.url = resolve(uri, against: base) }
+            if currentAlternate?.url == nil, let uri = attribute(.uri, of: frame) {
+                let url = resolveURL(uri, base: base)
+                currentAlternate?.url = url
+            }
         default:
             captures = el != .other && ns != .other && isTextElement(ns, el)
         }
-        if !openEpisodes.isEmpty && openEpisodes[openEpisodes.count - 1].ignored { captures = false }
+        if episodeOpen && episode.ignored { captures = false }
         if captures && captureDepth < 0 {
             captureDepth = depth
             text.removeAll(keepingCapacity: true)
             fieldTruncated = false
-            if ns == .atom, attrs?["type"] == "xhtml", el == .content || el == .summary || el == .subtitle || el == .title {
+            if ns == .atom, el == .content || el == .summary || el == .subtitle || el == .title,
+                attribute(.type, of: frame) == "xhtml"
+            {
                 xhtmlDepth = depth
             }
         }
-        frames.append(Frame(namespace: ns, name: el, base: base, attributes: attrs, captures: captures))
+        frame.captures = captures
+        frames.append(frame)
     }
 
-    func startRoot(ns: Namespace, el: Name, localname: UnsafePointer<xmlChar>) {
+    mutating func startRoot(ns: Namespace, el: Name, localname: UnsafePointer<xmlChar>) {
         rootName = String(cString: localname)
         switch (ns, el) {
         case (.none, .rss), (.rss1, .rss): root = .rss
@@ -191,8 +267,10 @@ final class SAXState {
         }
     }
 
-    func startEpisode(attributes: [String: String]?) {
-        var episode = EpisodeBuilder(ordinal: itemCount, depth: depth)
+    mutating func startEpisode(about: String?) {
+        if episodeOpen { suspendedEpisodes.append(episode) }
+        episode = EpisodeBuilder(ordinal: itemCount, depth: depth)
+        episodeOpen = true
         itemCount += 1
         if itemCount > options.maxEpisodes {
             episode.ignored = true
@@ -201,8 +279,20 @@ final class SAXState {
                 warn("more than \(options.maxEpisodes) episodes: the rest were ignored")
             }
         }
-        if let about = attributes?["rdf:about"] { episode.rdfAbout = TextCleaning.cleanLine(about) }
-        openEpisodes.append(episode)
+        if let about { episode.rdfAbout = TextCleaning.cleanLine(about) }
+    }
+
+    /// Ends the open episode: it is built and kept (unless ignored), and an item it was nested in becomes open again.
+    mutating func finishEpisode() {
+        if !episode.ignored {
+            episodes.append(episode.build())
+            episodeOrdinals.append(episode.ordinal)
+        }
+        if let outer = suspendedEpisodes.popLast() {
+            episode = outer
+        } else {
+            episodeOpen = false
+        }
     }
 
     func isTextElement(_ ns: Namespace, _ el: Name) -> Bool {
@@ -218,7 +308,8 @@ final class SAXState {
 
     // MARK: - Text
 
-    func characters(_ bytes: UnsafePointer<xmlChar>, _ length: Int) {
+    @inline(__always)
+    mutating func characters(_ bytes: UnsafePointer<xmlChar>, _ length: Int) {
         guard captureDepth >= 0 else { return }
         let room = options.maxFieldBytes - text.count
         if length > room {
@@ -232,83 +323,103 @@ final class SAXState {
         text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
     }
 
-    func appendText(_ string: String) {
+    mutating func appendText(_ string: String) {
         guard captureDepth >= 0, text.count + string.utf8.count <= options.maxFieldBytes else { return }
         text.append(contentsOf: string.utf8)
     }
 
-    /// The captured text, cleaned of forbidden characters and trimmed, straight from the bytes.
-    func takeText() -> String {
-        let string = text.withUnsafeBufferPointer { TextCleaning.string(from: $0, collapse: false) }
-        text.removeAll(keepingCapacity: true)
-        return string
+    /// The element's text, cleaned of forbidden characters and trimmed; nil when the element captured none.
+    var value: String? {
+        guard hasValue else { return nil }
+        return text.withUnsafeBufferPointer { TextCleaning.string(from: $0, collapse: false) }
+    }
+
+    /// The element's text as one line (whitespace runs collapsed); nil when it captured none.
+    var line: String? {
+        guard hasValue else { return nil }
+        return text.withUnsafeBufferPointer { TextCleaning.string(from: $0, collapse: true) }
+    }
+
+    /// ``value``, or nil when empty.
+    var nonEmptyValue: String? { value.flatMap(nonEmpty) }
+    /// ``line``, or nil when empty.
+    var nonEmptyLine: String? { line.flatMap(nonEmpty) }
+
+    /// The element's text, trimmed of ASCII whitespace, as bytes.
+    func withTrimmedText<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        text.withUnsafeBufferPointer { buffer in
+            var start = 0
+            var end = buffer.count
+            while start < end && TextCleaning.isSpace(buffer[start]) { start += 1 }
+            while end > start && TextCleaning.isSpace(buffer[end - 1]) { end -= 1 }
+            return body(UnsafeBufferPointer(rebasing: buffer[start..<end]))
+        }
     }
 
     // MARK: - End
 
-    func endElement(localname: UnsafePointer<xmlChar>) {
+    mutating func endElement(localname: UnsafePointer<xmlChar>) {
         guard let frame = frames.popLast() else { return }
+        defer {
+            let kept = attributes.count - Int(frame.attributeStart)
+            if kept > 0 { attributes.removeLast(kept) }
+            if frame.ownsBase { bases.removeLast() }
+        }
         if xhtmlDepth >= 0 && depth > xhtmlDepth {
             appendText("</" + String(cString: localname) + ">")
             return
         }
-        var value: String?
+        hasValue = false
         if frame.captures && captureDepth == depth {
-            value = takeText()
+            hasValue = true
             captureDepth = -1
             xhtmlDepth = -1
         }
         let ns = frame.namespace
         let el = frame.name
         if (ns == .none || ns == .rss1) && el == .item || ns == .atom && el == .entry {
-            if !openEpisodes.isEmpty && openEpisodes[openEpisodes.count - 1].depth == depth {
-                let episode = openEpisodes.removeLast()
-                if !episode.ignored { finishedEpisodes.append(episode) }
-            }
+            if episodeOpen && episode.depth == depth { finishEpisode() }
             return
         }
-        if ns == .itunes && el == .category && !categoryStack.isEmpty && openEpisodes.isEmpty {
+        if ns == .itunes && el == .category && !categoryStack.isEmpty && !episodeOpen {
             let category = categoryStack.removeLast()
             if !category.hasChild && categoryStack.isEmpty { channel.addCategory(category.text) }
             return
         }
         if ns == .podcast && el == .alternateEnclosure, let alternate = currentAlternate {
             currentAlternate = nil
-            if !openEpisodes.isEmpty {
-                let last = openEpisodes.count - 1
-                if openEpisodes[last].alternateEnclosures.count < options.maxItemsPerEpisode {
-                    openEpisodes[last].alternateEnclosures.append(alternate)
+            if episodeOpen {
+                if episode.alternateEnclosures.count < options.maxItemsPerEpisode {
+                    episode.alternateEnclosures.append(alternate)
                 } else {
                     warnItemLimit()
                 }
             }
             return
         }
-        if !openEpisodes.isEmpty {
-            // Index, never copy: an EpisodeBuilder holds dozens of references.
-            let last = openEpisodes.count - 1
-            guard !openEpisodes[last].ignored else { return }
-            let episodeDepth = openEpisodes[last].depth
+        if episodeOpen {
+            guard !episode.ignored else { return }
+            let episodeDepth = episode.depth
             let direct = depth == episodeDepth + 1
             let inMediaGroup = depth == episodeDepth + 2 && frames.last?.namespace == .media && frames.last?.name == .group
             guard direct || inMediaGroup || (ns == .podcast && el == .source) else { return }
-            applyEpisode(ns, el, value, frame, &openEpisodes[last])
+            applyEpisode(ns, el, frame)
             return
         }
         if root == .rdf, depth == 2, frames.last?.name == .image {
             // RSS 1.0: <image> is a sibling of <channel>.
-            if el == .url, let value { channel.rssImage = channel.rssImage ?? resolve(value, against: frame.base) }
+            if el == .url, let value { channel.rssImage = channel.rssImage ?? resolveURL(value, base: frame.base) }
             return
         }
         guard let channelDepth else { return }
         if depth == channelDepth + 1 && (root == .atom || frames.last?.name == .channel) {
-            applyChannel(ns, el, value, frame)
+            applyChannel(ns, el, frame)
         } else if depth == channelDepth + 2, let parent = frames.last {
-            applyChannelChild(parent: parent, ns, el, value)
+            applyChannelChild(parent: parent, ns, el)
         }
     }
 
-    func warnItemLimit() {
+    mutating func warnItemLimit() {
         guard !itemLimitWarned else { return }
         itemLimitWarned = true
         warn("an episode has more than \(options.maxItemsPerEpisode) enclosures, transcripts or persons: the rest were ignored")
@@ -316,75 +427,78 @@ final class SAXState {
 
     // MARK: - Channel fields
 
-    func applyChannel(_ ns: Namespace, _ el: Name, _ value: String?, _ frame: Frame) {
-        let attrs = frame.attributes
+    mutating func applyChannel(_ ns: Namespace, _ el: Name, _ frame: Frame) {
         switch (ns, el) {
         case (.none, .title), (.rss1, .title), (.atom, .title):
-            if channel.title == nil { channel.title = value.map(TextCleaning.cleanLine).flatMap(nonEmpty) }
+            if channel.title == nil { channel.title = nonEmptyLine }
         case (.none, .link), (.rss1, .link):
-            if channel.link == nil, let value { channel.link = resolve(value, against: frame.base) }
+            if channel.link == nil, let value { channel.link = resolveURL(value, base: frame.base) }
         case (.atom, .link):
-            applyAtomLinkChannel(attrs, base: frame.base)
+            applyAtomLinkChannel(frame)
         case (.none, .description), (.rss1, .description):
-            if channel.description == nil { channel.description = value.flatMap(nonEmpty) }
+            if channel.description == nil { channel.description = nonEmptyValue }
         case (.atom, .subtitle):
-            channel.atomSubtitle = value.flatMap(nonEmpty)
-        case (.itunes, .summary): channel.itunesSummary = value.flatMap(nonEmpty)
-        case (.itunes, .subtitle): channel.itunesSubtitle = value.flatMap(nonEmpty)
+            channel.atomSubtitle = nonEmptyValue
+        case (.itunes, .summary): channel.itunesSummary = nonEmptyValue
+        case (.itunes, .subtitle): channel.itunesSubtitle = nonEmptyValue
         case (.none, .language), (.dc, .language), (.rss1, .language):
-            if channel.language == nil { channel.language = value.map(TextCleaning.cleanLine).flatMap(nonEmpty) }
+            if channel.language == nil { channel.language = nonEmptyLine }
         case (.itunes, .image):
-            if let href = attrs?["href"] ?? value { channel.itunesImage = channel.itunesImage ?? resolve(href, against: frame.base) }
-        case (.atom, .logo): if let value { channel.atomLogo = resolve(value, against: frame.base) }
-        case (.atom, .icon): if let value { channel.atomIcon = resolve(value, against: frame.base) }
-        case (.itunes, .author): channel.itunesAuthor = value.map(TextCleaning.cleanLine).flatMap(nonEmpty)
+            if let href = attribute(.href, of: frame) ?? value {
+                channel.itunesImage = channel.itunesImage ?? resolveURL(href, base: frame.base)
+            }
+        case (.atom, .logo): if let value { channel.atomLogo = resolveURL(value, base: frame.base) }
+        case (.atom, .icon): if let value { channel.atomIcon = resolveURL(value, base: frame.base) }
+        case (.itunes, .author): channel.itunesAuthor = nonEmptyLine
         case (.none, .managingEditor), (.dc, .creator):
-            if channel.otherAuthor == nil { channel.otherAuthor = value.map(TextCleaning.cleanLine).flatMap(nonEmpty) }
+            if channel.otherAuthor == nil { channel.otherAuthor = nonEmptyLine }
         case (.none, .category), (.rss1, .category):
-            if let value { channel.addCategory(TextCleaning.cleanLine(value)) }
+            if let line { channel.addCategory(line) }
         case (.atom, .category):
-            if let term = attrs?["label"] ?? attrs?["term"] { channel.addCategory(TextCleaning.cleanLine(term)) }
+            if let term = attribute(.label, of: frame) ?? attribute(.term, of: frame) {
+                channel.addCategory(TextCleaning.cleanLine(term))
+            }
         case (.itunes, .explicit): channel.explicit = value.flatMap(Self.explicitFlag)
-        case (.itunes, .type): channel.type = value.flatMap { PodcastType(rawValue: $0.trimmedText.lowercased()) }
-        case (.itunes, .newFeedURL): if let value { channel.newFeedURL = resolve(value, against: frame.base) }
+        case (.itunes, .type): channel.type = value.flatMap { PodcastType(rawValue: $0.lowercased()) }
+        case (.itunes, .newFeedURL): if let value { channel.newFeedURL = resolveURL(value, base: frame.base) }
         case (.itunes, .block): channel.block = value.map(Self.yes)
         case (.itunes, .complete): channel.complete = value.map(Self.yes)
-        case (.podcast, .guid): channel.podcastGUID = value.map(TextCleaning.cleanLine).flatMap(nonEmpty)
+        case (.podcast, .guid): channel.podcastGUID = nonEmptyLine
         case (.podcast, .locked): channel.locked = value.flatMap(Self.boolean)
         case (.podcast, .funding):
-            if let url = attrs?["url"].flatMap({ resolve($0, against: frame.base) }) {
-                channel.funding.append(Funding(url: url, text: value.map(TextCleaning.cleanLine).flatMap(nonEmpty)))
+            if let url = attribute(.url, of: frame).flatMap({ resolveURL($0, base: frame.base) }) {
+                channel.funding.append(Funding(url: url, text: nonEmptyLine))
             }
         case (.podcast, .updateFrequency):
-            channel.updateFrequency = attrs?["rrule"].map(TextCleaning.cleanLine) ?? value.map(TextCleaning.cleanLine).flatMap(nonEmpty)
+            channel.updateFrequency = attribute(.rrule, of: frame).map(TextCleaning.cleanLine) ?? nonEmptyLine
         case (.none, .generator), (.atom, .generator):
-            channel.generator = value.map(TextCleaning.cleanLine).flatMap(nonEmpty)
+            channel.generator = nonEmptyLine
         case (.none, .lastBuildDate), (.atom, .updated):
-            if let value { channel.lastBuildDate = date(value) }
-        case (.none, .ttl): channel.ttl = value.flatMap { Int($0.trimmedText) }.flatMap { $0 > 0 ? $0 : nil }
-        case (.sy, .updatePeriod): channel.syPeriod = value.map { TextCleaning.cleanLine($0).lowercased() }.flatMap(nonEmpty)
-        case (.sy, .updateFrequency): channel.syFrequency = value.flatMap { Int($0.trimmedText) }
+            if hasValue { channel.lastBuildDate = date() }
+        case (.none, .ttl): channel.ttl = value.flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
+        case (.sy, .updatePeriod): channel.syPeriod = line.map { $0.lowercased() }.flatMap(nonEmpty)
+        case (.sy, .updateFrequency): channel.syFrequency = value.flatMap { Int($0) }
         default: break
         }
     }
 
     /// Elements one level below a channel child: `image/url`, `itunes:owner/*`, Atom `author/name`.
-    func applyChannelChild(parent: Frame, _ ns: Namespace, _ el: Name, _ value: String?) {
-        guard let value else { return }
+    mutating func applyChannelChild(parent: Frame, _ ns: Namespace, _ el: Name) {
+        guard hasValue else { return }
         switch (parent.namespace, parent.name, ns, el) {
         case (.none, .image, .none, .url), (.rss1, .image, .rss1, .url):
-            channel.rssImage = channel.rssImage ?? resolve(value, against: parent.base)
-        case (.itunes, .owner, .itunes, .name): channel.ownerName = nonEmpty(TextCleaning.cleanLine(value))
-        case (.itunes, .owner, .itunes, .email): channel.ownerEmail = nonEmpty(TextCleaning.cleanLine(value))
+            if let value { channel.rssImage = channel.rssImage ?? resolveURL(value, base: parent.base) }
+        case (.itunes, .owner, .itunes, .name): channel.ownerName = nonEmptyLine
+        case (.itunes, .owner, .itunes, .email): channel.ownerEmail = nonEmptyLine
         case (.atom, .author, .atom, .name):
-            if channel.otherAuthor == nil { channel.otherAuthor = nonEmpty(TextCleaning.cleanLine(value)) }
+            if channel.otherAuthor == nil { channel.otherAuthor = nonEmptyLine }
         default: break
         }
     }
 
-    func applyAtomLinkChannel(_ attrs: [String: String]?, base: URL?) {
-        guard let href = attrs?["href"], let url = resolve(href, against: base) else { return }
-        switch (attrs?["rel"] ?? "alternate").lowercased() {
+    mutating func applyAtomLinkChannel(_ frame: Frame) {
+        guard let href = attribute(.href, of: frame), let url = resolveURL(href, base: frame.base) else { return }
+        switch (attribute(.rel, of: frame) ?? "alternate").lowercased() {
         case "alternate": if channel.link == nil { channel.link = url }
         case "self": channel.selfURL = url
         case "next": channel.nextPage = url
@@ -396,100 +510,170 @@ final class SAXState {
 
     // MARK: - Episode fields
 
-    func applyEpisode(_ ns: Namespace, _ el: Name, _ value: String?, _ frame: Frame, _ e: inout EpisodeBuilder) {
-        let attrs = frame.attributes
+    mutating func applyEpisode(_ ns: Namespace, _ el: Name, _ frame: Frame) {
         switch (ns, el) {
         case (.none, .title), (.rss1, .title), (.atom, .title), (.dc, .title):
-            if e.title == nil { e.title = value.map(TextCleaning.cleanLine).flatMap(nonEmpty) }
-        case (.itunes, .title): e.itunesTitle = value.map(TextCleaning.cleanLine).flatMap(nonEmpty)
+            if episode.title == nil { episode.title = nonEmptyLine }
+        case (.itunes, .title):
+            // Used only when the item has no plain title.
+            if episode.title == nil { episode.itunesTitle = nonEmptyLine }
         case (.none, .link), (.rss1, .link):
-            if e.link == nil, let value { e.link = resolve(value, against: frame.base) }
+            if episode.link == nil && hasValue { episode.link = resolveText(base: frame.base) }
         case (.atom, .link):
-            guard let href = attrs?["href"] else { return }
-            let rel = (attrs?["rel"] ?? "alternate").lowercased()
+            guard let href = attribute(.href, of: frame) else { return }
+            let rel = (attribute(.rel, of: frame) ?? "alternate").lowercased()
             if rel == "enclosure" {
-                addEnclosure(href, length: attrs?["length"], type: attrs?["type"], base: frame.base, to: &e.enclosures)
-            } else if rel == "alternate", e.link == nil {
-                e.link = resolve(href, against: frame.base)
+                addEnclosure(
+                    href, length: attribute(.length, of: frame), type: attribute(.type, of: frame), base: frame.base,
+                    media: false)
+            } else if rel == "alternate", episode.link == nil {
+                episode.link = resolve(href, base: frame.base)
             }
         case (.none, .guid), (.rss1, .guid):
-            e.guid = value.map(TextCleaning.cleanLine).flatMap(nonEmpty)
-            if let permaLink = attrs?["isPermaLink"] { e.guidIsPermaLink = permaLink.lowercased() != "false" }
-        case (.atom, .id): e.guid = value.map(TextCleaning.cleanLine).flatMap(nonEmpty)
-        case (.content, .encoded): e.contentEncoded = value.flatMap(nonEmpty)
+            episode.guid = nonEmptyLine
+            if let permaLink = attribute(.isPermaLink, of: frame) { episode.guidIsPermaLink = permaLink.lowercased() != "false" }
+        case (.atom, .id): episode.guid = nonEmptyLine
+        case (.content, .encoded): episode.contentEncoded = nonEmptyValue
         case (.none, .description), (.rss1, .description), (.atom, .content):
-            e.description = value.flatMap(nonEmpty)
-        case (.atom, .summary): e.atomSummary = value.flatMap(nonEmpty)
-        case (.itunes, .summary): e.itunesSummary = value.flatMap(nonEmpty)
-        case (.itunes, .subtitle): e.itunesSubtitle = value.flatMap(nonEmpty)
-        case (.none, .pubDate): if let value { e.pubDate = date(value) }
-        case (.dc, .date): if let value { e.dcDate = date(value) }
-        case (.atom, .published): if let value { e.atomPublished = date(value) }
-        case (.atom, .updated): if let value { e.atomUpdated = date(value) }
+            episode.description = nonEmptyValue
+        case (.atom, .summary): episode.atomSummary = nonEmptyValue
+        case (.itunes, .summary): episode.itunesSummary = nonEmptyValue
+        case (.itunes, .subtitle): episode.itunesSubtitle = nonEmptyValue
+        case (.none, .pubDate): if hasValue { episode.pubDate = date() }
+        case (.dc, .date): if hasValue { episode.dcDate = date() }
+        case (.atom, .published): if hasValue { episode.atomPublished = date() }
+        case (.atom, .updated): if hasValue { episode.atomUpdated = date() }
         case (.none, .enclosure), (.rss1, .enclosure):
-            if let url = attrs?["url"] {
-                addEnclosure(url, length: attrs?["length"], type: attrs?["type"], base: frame.base, to: &e.enclosures)
+            if let url = attribute(.url, of: frame) {
+                addEnclosure(
+                    url, length: attribute(.length, of: frame), type: attribute(.type, of: frame), base: frame.base, media: false)
             }
         case (.media, .content):
-            if let url = attrs?["url"] {
-                addEnclosure(url, length: attrs?["fileSize"], type: attrs?["type"], base: frame.base, to: &e.mediaContents)
+            if let url = attribute(.url, of: frame) {
+                addEnclosure(
+                    url, length: attribute(.fileSize, of: frame), type: attribute(.type, of: frame), base: frame.base, media: true)
             }
         case (.itunes, .duration):
-            if let value, !value.trimmedText.isEmpty {
-                e.duration = EpisodeDuration.parse(value)
-                if e.duration == nil { warn("unreadable itunes:duration \"\(Self.snippet(value))\"") }
+            guard hasValue else { return }
+            if let quick = withTrimmedText(EpisodeDuration.parseClock(_:)) {
+                episode.duration = quick
+                return
             }
-        case (.itunes, .episode): e.itunesEpisode = value.flatMap(Self.number)
-        case (.itunes, .season): e.itunesSeason = value.flatMap(Self.number)
-        case (.podcast, .episode): e.podcastEpisode = value.flatMap(Self.number)
-        case (.podcast, .season): e.podcastSeason = value.flatMap(Self.number)
+            guard let value, !value.isEmpty else { return }
+            episode.duration = EpisodeDuration.parse(value)
+            if episode.duration == nil { warn("unreadable itunes:duration \"\(Self.snippet(value))\"") }
+        case (.itunes, .episode): episode.itunesEpisode = number()
+        case (.itunes, .season): episode.itunesSeason = number()
+        case (.podcast, .episode): episode.podcastEpisode = number()
+        case (.podcast, .season): episode.podcastSeason = number()
         case (.itunes, .episodeType):
-            e.episodeType = value.flatMap { EpisodeType(rawValue: $0.trimmedText.lowercased()) }
-        case (.itunes, .explicit): e.explicit = value.flatMap(Self.explicitFlag)
+            guard hasValue else { return }
+            episode.episodeType =
+                withTrimmedText { bytes -> EpisodeType? in
+                    if Self.asciiLowercaseEquals(bytes, "full") { return .full }
+                    if Self.asciiLowercaseEquals(bytes, "trailer") { return .trailer }
+                    if Self.asciiLowercaseEquals(bytes, "bonus") { return .bonus }
+                    return nil
+                } ?? value.flatMap { EpisodeType(rawValue: $0.lowercased()) }
+        case (.itunes, .explicit):
+            guard hasValue else { return }
+            episode.explicit = withTrimmedText(Self.explicitFlag(bytes:)) ?? value.flatMap(Self.explicitFlag)
         case (.itunes, .image):
-            if let href = attrs?["href"] ?? value { e.image = resolve(href, against: frame.base) }
+            if let href = attribute(.href, of: frame) {
+                episode.image = resolve(href, base: frame.base)
+            } else if hasValue {
+                episode.image = resolveText(base: frame.base)
+            }
         case (.podcast, .transcript):
-            guard let url = attrs?["url"].flatMap({ resolve($0, against: frame.base) }) else { return }
-            guard e.transcripts.count < options.maxItemsPerEpisode else { return warnItemLimit() }
-            e.transcripts.append(Transcript(url: url, type: attrs?["type"], language: attrs?["language"], rel: attrs?["rel"]))
+            guard let url = attribute(.url, of: frame).flatMap({ resolve($0, base: frame.base) }) else { return }
+            guard episode.transcripts.count < options.maxItemsPerEpisode else { return warnItemLimit() }
+            episode.transcripts.append(
+                Transcript(
+                    urlString: url, type: attribute(.type, of: frame), language: attribute(.language, of: frame),
+                    rel: attribute(.rel, of: frame)))
         case (.podcast, .chapters):
-            if e.chapters == nil { e.chapters = attrs?["url"].flatMap { resolve($0, against: frame.base) } }
+            if episode.chapters == nil { episode.chapters = attribute(.url, of: frame).flatMap { resolve($0, base: frame.base) } }
         case (.podcast, .person):
-            let attributes = currentPerson ?? [:]
+            let attributes = currentPerson ?? PersonAttributes()
             currentPerson = nil
-            guard let name = value.map(TextCleaning.cleanLine), !name.isEmpty else { return }
-            guard e.persons.count < options.maxItemsPerEpisode else { return warnItemLimit() }
-            e.persons.append(
+            guard let name = line, !name.isEmpty else { return }
+            guard episode.persons.count < options.maxItemsPerEpisode else { return warnItemLimit() }
+            episode.persons.append(
                 Person(
-                    name: name, role: (attributes["role"] ?? "host").lowercased(), group: attributes["group"]?.lowercased(),
-                    href: attributes["href"].flatMap { resolve($0, against: frame.base) },
-                    image: attributes["img"].flatMap { resolve($0, against: frame.base) }))
+                    name: name, role: (attributes.role ?? "host").lowercased(), group: attributes.group?.lowercased(),
+                    hrefString: attributes.href.flatMap { resolve($0, base: frame.base) },
+                    imageString: attributes.img.flatMap { resolve($0, base: frame.base) }))
         default:
             break
         }
     }
 
-    func addEnclosure(_ url: String, length: String?, type: String?, base: URL?, to list: inout [Enclosure]) {
-        guard let resolved = resolve(url, against: base) else { return }
-        guard list.count < options.maxItemsPerEpisode else { return warnItemLimit() }
-        guard !list.contains(where: { $0.url == resolved }) else { return }
+    mutating func addEnclosure(_ url: String, length: String?, type: String?, base: Int32, media: Bool) {
+        guard let resolved = resolve(url, base: base) else { return }
+        let count = media ? episode.mediaContents.count : episode.enclosures.count
+        guard count < options.maxItemsPerEpisode else { return warnItemLimit() }
+        if media {
+            guard !episode.mediaContents.contains(where: { $0.urlString == resolved }) else { return }
+        } else {
+            guard !episode.enclosures.contains(where: { $0.urlString == resolved }) else { return }
+        }
         let mime = type.map(TextCleaning.cleanLine).flatMap(nonEmpty)
-        list.append(Enclosure(url: resolved, length: length.flatMap(Self.positiveInt64), type: mime))
+        let enclosure = Enclosure(urlString: resolved, length: length.flatMap(Self.positiveInt64), type: mime)
+        if media { episode.mediaContents.append(enclosure) } else { episode.enclosures.append(enclosure) }
     }
 
     // MARK: - Values
 
-    func date(_ value: String) -> Date? {
-        let trimmed = value.trimmedText
-        guard !trimmed.isEmpty else { return nil }
-        if let date = FeedDate.parse(trimmed) { return date }
-        warn("unreadable date \"\(Self.snippet(trimmed))\"")
+    /// The element's text as a date; nil with a warning when it cannot be read, nil without one when empty.
+    mutating func date() -> Date? {
+        if let quick = withTrimmedText(FeedDate.parseCommon(_:)) { return quick }
+        guard let value, !value.isEmpty else { return nil }
+        if let date = FeedDate.parse(value) { return date }
+        warn("unreadable date \"\(Self.snippet(value))\"")
         return nil
     }
 
+    /// The element's text as an episode or season number.
+    func number() -> Int? {
+        guard hasValue else { return nil }
+        let quick: Int?? = withTrimmedText { bytes in
+            guard !bytes.isEmpty, bytes.count <= 6 else { return .none }
+            var result = 0
+            for byte in bytes {
+                guard byte >= 0x30 && byte <= 0x39 else { return .none }
+                result = result * 10 + Int(byte - 0x30)
+            }
+            return .some(result)
+        }
+        if let quick { return quick }
+        return value.flatMap(Self.number)
+    }
+
+    /// The element's text resolved as a URL (see ``resolve(_:base:keepFile:)``), without an intermediate string when
+    /// it is a plain absolute http(s) URL.
+    mutating func resolveText(base: Int32) -> String? {
+        let plain: String? = withTrimmedText { bytes in
+            URLText.isPlainHTTP(bytes) ? String(decoding: bytes, as: UTF8.self) : nil
+        }
+        if let plain { return plain }
+        return value.flatMap { resolve($0, base: base) }
+    }
+
     /// Resolves a URL from the feed: trims it, undoes libxml2's `&#38;`, resolves it against `xml:base` or the
-    /// document's URL, and keeps only http(s) (and file URLs inside a local file's feed).
-    func resolve(_ raw: String, against base: URL?, keepFile: Bool = false) -> URL? {
+    /// document's URL, and keeps only http(s) (and file URLs inside a local file's feed). Returns the absolute text.
+    mutating func resolve(_ raw: String, base: Int32, keepFile: Bool = false) -> String? {
+        var raw = raw
+        let plain = raw.withUTF8 { URLText.isPlainHTTP($0) }
+        if plain { return raw }
+        return resolveSlowly(raw, base: base, keepFile: keepFile)?.absoluteString
+    }
+
+    /// ``resolve(_:base:keepFile:)`` as a Foundation URL, for the few channel-level URLs.
+    mutating func resolveURL(_ raw: String, base: Int32, keepFile: Bool = false) -> URL? {
+        resolveSlowly(raw, base: base, keepFile: keepFile)
+    }
+
+    mutating func resolveSlowly(_ raw: String, base: Int32, keepFile: Bool) -> URL? {
         var text = TextCleaning.clean(raw)
         if text.utf8.contains(0x26), text.contains("&#38;") { text = text.replacingOccurrences(of: "&#38;", with: "&") }
         guard !text.isEmpty, text.utf8.count <= 8192 else { return nil }
@@ -499,14 +683,15 @@ final class SAXState {
         }
         guard var resolved = url else { return nil }
         if resolved.scheme == nil {
-            guard let base, let absolute = URL(string: resolved.relativeString, relativeTo: base)?.absoluteURL else {
+            guard let baseURL = baseURL(base), let absolute = URL(string: resolved.relativeString, relativeTo: baseURL)?.absoluteURL
+            else {
                 return nil
             }
             resolved = absolute
         }
         let scheme = resolved.scheme?.lowercased() ?? ""
         if scheme == "http" || scheme == "https" { return resolved.host?.isEmpty == false ? resolved : nil }
-        if scheme == "file", keepFile || documentURL?.isFileURL == true { return resolved }
+        if scheme == "file", keepFile || documentIsFile { return resolved }
         warn("ignored a \(scheme): URL (only http and https are followed)")
         return nil
     }
@@ -530,11 +715,36 @@ final class SAXState {
     }
 
     static func explicitFlag(_ text: String) -> Bool? {
-        switch text.trimmedText.lowercased() {
-        case "true", "yes", "explicit": return true
-        case "false", "no", "clean": return false
-        default: return nil
+        var text = text
+        return text.withUTF8 { bytes in
+            var start = 0
+            var end = bytes.count
+            while start < end && TextCleaning.isSpace(bytes[start]) { start += 1 }
+            while end > start && TextCleaning.isSpace(bytes[end - 1]) { end -= 1 }
+            return explicitFlag(bytes: UnsafeBufferPointer(rebasing: bytes[start..<end]))
         }
+    }
+
+    static func explicitFlag(bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        if asciiLowercaseEquals(bytes, "true") || asciiLowercaseEquals(bytes, "yes") || asciiLowercaseEquals(bytes, "explicit") {
+            return true
+        }
+        if asciiLowercaseEquals(bytes, "false") || asciiLowercaseEquals(bytes, "no") || asciiLowercaseEquals(bytes, "clean") {
+            return false
+        }
+        return nil
+    }
+
+    /// True when `bytes`, lower-cased (ASCII only), equal `word` (lower-case ASCII).
+    static func asciiLowercaseEquals(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
+        guard bytes.count == word.utf8CodeUnitCount else { return false }
+        let expected = word.utf8Start
+        for i in 0..<bytes.count {
+            var c = bytes[i]
+            if c >= 0x41 && c <= 0x5A { c |= 0x20 }
+            if c != expected[i] { return false }
+        }
+        return true
     }
 
     static func boolean(_ text: String) -> Bool? {
@@ -557,7 +767,7 @@ final class SAXState {
             .replacingOccurrences(of: "<", with: "&lt;")
     }
 
-    func forEachAttribute(
+    mutating func forEachAttribute(
         _ count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
         _ body: (String, Namespace, String) -> Void
     ) {
@@ -567,7 +777,7 @@ final class SAXState {
             guard let localname = attributes[base], let start = attributes[base + 3], let end = attributes[base + 4]
             else { continue }
             let ns = namespace(uri: attributes[base + 2], prefix: attributes[base + 1])
-            body(String(cString: localname), ns == .none ? .none : ns, Self.attributeValue(UnsafeBufferPointer(start: start, count: end - start)))
+            body(String(cString: localname), ns, Self.attributeValue(UnsafeBufferPointer(start: start, count: end - start)))
         }
     }
 
@@ -591,7 +801,7 @@ final class SAXState {
 
     // MARK: - Errors
 
-    func recordError(_ error: UnsafePointer<xmlError>) {
+    mutating func recordError(_ error: UnsafePointer<xmlError>) {
         let code = Int32(error.pointee.code)
         let line = Int(error.pointee.line)
         var message = error.pointee.message.map { String(cString: $0) } ?? "XML error \(code)"
@@ -600,8 +810,10 @@ final class SAXState {
         if firstError == nil { firstError = (line, message, code) }
         // Namespace warnings for undeclared well-known prefixes are handled, not worth a warning each.
         if error.pointee.domain == Int32(XML_FROM_NAMESPACE.rawValue) && code == XML_NS_ERR_UNDEFINED_NAMESPACE.rawValue {
-            if warnings.contains(where: { $0.message.hasPrefix("namespace prefix") }) { return }
+            if sawNamespaceWarning { return }
+            let before = warnings.count
             warn("namespace prefix used without a declaration (\(message)); read by its well-known meaning", line: line)
+            sawNamespaceWarning = warnings.count > before
             return
         }
         warn(message, line: line)
@@ -609,17 +821,31 @@ final class SAXState {
 
     // MARK: - Result
 
-    func makeFeed(format: FeedFormat) -> ParsedFeed {
-        var all = finishedEpisodes + openEpisodes.filter { !$0.ignored }
-        openEpisodes.removeAll()
-        all.sort { $0.ordinal < $1.ordinal }
-        let episodes = all.map { $0.build() }
+    mutating func makeFeed(format: FeedFormat) -> ParsedFeed {
+        // Items still open at the end of a truncated document count, outermost first.
+        if episodeOpen {
+            var open = suspendedEpisodes
+            open.append(episode)
+            for builder in open where !builder.ignored {
+                episodes.append(builder.build())
+                episodeOrdinals.append(builder.ordinal)
+            }
+            suspendedEpisodes.removeAll()
+            episodeOpen = false
+        }
+        var all = episodes
+        episodes.removeAll()
+        if zip(episodeOrdinals, episodeOrdinals.dropFirst()).contains(where: { $0 > $1 }) {
+            // Illegally nested items end inside out: put them back in document order.
+            all = zip(episodeOrdinals, all).sorted { $0.0 < $1.0 }.map(\.1)
+        }
         var seen: [String: Int] = [:]
-        for (index, episode) in episodes.enumerated() {
-            if let first = seen[episode.id] {
-                warn("items \(first + 1) and \(index + 1) share the episode id \"\(Self.snippet(episode.id))\"; the first is kept", line: 0)
-            } else {
-                seen[episode.id] = index
+        seen.reserveCapacity(all.count)
+        for index in all.indices {
+            let id = all[index].id
+            if let first = seen.updateValue(index, forKey: id) {
+                seen[id] = first
+                warn("items \(first + 1) and \(index + 1) share the episode id \"\(Self.snippet(id))\"; the first is kept", line: 0)
             }
         }
         if suppressedWarnings > 0 {
@@ -655,7 +881,7 @@ final class SAXState {
             nextPage: c.nextPage,
             firstPage: c.firstPage,
             lastPage: c.lastPage,
-            episodes: episodes,
+            episodes: all,
             warnings: warnings)
     }
 }

@@ -17,6 +17,174 @@ public enum FeedDate {
         return parseRFC822(parts)
     }
 
+    /// The shapes nearly every feed uses, read straight from bytes: RFC 822 `[Wkd, ]D Mon YYYY HH:MM[:SS]
+    /// [+hhmm|GMT|UT|UTC|Z]` and RFC 3339 `YYYY-MM-DD[THH:MM:SS[.fff][Z|±HH:MM]]`. Returns nil for anything else
+    /// (which ``parse(_:)`` then reads); when it returns a date, it is the date ``parse(_:)`` gives.
+    static func parseCommon(_ b: UnsafeBufferPointer<UInt8>) -> Date? {
+        var c = Cursor(b)
+        guard let first = c.peek else { return nil }
+        if first >= 0x30 && first <= 0x39, b.count >= 10, b[4] == 0x2D { return c.iso() }
+        return c.rfc822()
+    }
+
+    /// A reader over the bytes of a date in one of the common shapes.
+    struct Cursor {
+        let b: UnsafeBufferPointer<UInt8>
+        var i = 0
+
+        init(_ b: UnsafeBufferPointer<UInt8>) { self.b = b }
+
+        var peek: UInt8? { i < b.count ? b[i] : nil }
+        var atEnd: Bool { i == b.count }
+
+        mutating func take(_ byte: UInt8) -> Bool {
+            guard i < b.count, b[i] == byte else { return false }
+            i += 1
+            return true
+        }
+
+        /// Exactly `count` digits.
+        mutating func digits(_ count: Int) -> Int? {
+            guard i + count <= b.count else { return nil }
+            var value = 0
+            for k in i..<(i + count) {
+                let d = b[k] &- 0x30
+                guard d < 10 else { return nil }
+                value = value * 10 + Int(d)
+            }
+            i += count
+            return value
+        }
+
+        /// One or two digits.
+        mutating func day() -> Int? {
+            guard let first = digits(1) else { return nil }
+            if let second = peek, second >= 0x30 && second <= 0x39 {
+                i += 1
+                return first * 10 + Int(second - 0x30)
+            }
+            return first
+        }
+
+        /// Three ASCII letters, lower-cased into one number.
+        mutating func word3() -> UInt32? {
+            guard i + 3 <= b.count else { return nil }
+            var value: UInt32 = 0
+            for k in i..<(i + 3) {
+                let lower = b[k] | 0x20
+                guard lower >= 0x61 && lower <= 0x7A else { return nil }
+                value = value << 8 | UInt32(lower)
+            }
+            i += 3
+            return value
+        }
+
+        /// Three lower-case letters packed as by ``word3()``.
+        static func isWeekday(_ word: UInt32) -> Bool {
+            switch word {
+            case 0x6D_6F6E, 0x74_7565, 0x77_6564, 0x74_6875, 0x66_7269, 0x73_6174, 0x73_756E: return true  // mon … sun
+            default: return false
+            }
+        }
+
+        /// 1–12 for a three-letter month abbreviation packed as by ``word3()``.
+        static func month(_ word: UInt32) -> Int? {
+            switch word {
+            case 0x6A_616E: return 1  // jan
+            case 0x66_6562: return 2  // feb
+            case 0x6D_6172: return 3  // mar
+            case 0x61_7072: return 4  // apr
+            case 0x6D_6179: return 5  // may
+            case 0x6A_756E: return 6  // jun
+            case 0x6A_756C: return 7  // jul
+            case 0x61_7567: return 8  // aug
+            case 0x73_6570: return 9  // sep
+            case 0x6F_6374: return 10  // oct
+            case 0x6E_6F76: return 11  // nov
+            case 0x64_6563: return 12  // dec
+            default: return nil
+            }
+        }
+
+        mutating func rfc822() -> Date? {
+            if let first = peek, first | 0x20 >= 0x61 && first | 0x20 <= 0x7A {
+                guard let word = word3(), Self.isWeekday(word), take(0x2C), take(0x20) else { return nil }
+            }
+            guard let day = day(), take(0x20), let word = word3(), let month = Self.month(word),
+                take(0x20), let year = digits(4), take(0x20), let hour = digits(2), take(0x3A), let minute = digits(2)
+            else { return nil }
+            var second = 0
+            if take(0x3A) {
+                guard let s = digits(2) else { return nil }
+                second = s
+            }
+            var offset = 0
+            if !atEnd {
+                guard take(0x20), let zone = zone(), atEnd else { return nil }
+                offset = zone
+            }
+            return FeedDate.makeDate(
+                year: year, month: month, day: day, hour: hour, minute: minute, second: second, offset: offset)
+        }
+
+        /// `+hhmm`, `-hhmm`, `GMT`, `UT`, `UTC` or `Z` (any case): seconds east of UTC.
+        mutating func zone() -> Int? {
+            guard let first = peek else { return nil }
+            if first == 0x2B || first == 0x2D {
+                i += 1
+                guard let n = digits(4) else { return nil }
+                let (hours, minutes) = (n / 100, n % 100)
+                guard hours <= 14, minutes < 60 else { return nil }
+                let total = hours * 3600 + minutes * 60
+                return first == 0x2D ? -total : total
+            }
+            var letters = 0
+            var word: UInt32 = 0
+            while i < b.count, letters < 3 {
+                let lower = b[i] | 0x20
+                guard lower >= 0x61 && lower <= 0x7A else { return nil }
+                word = word << 8 | UInt32(lower)
+                letters += 1
+                i += 1
+            }
+            switch word {
+            case 0x67_6D74, 0x75_7463, 0x7574, 0x7A: return 0  // "gmt", "utc", "ut", "z"
+            default: return nil
+            }
+        }
+
+        mutating func iso() -> Date? {
+            guard let year = digits(4), take(0x2D), let month = digits(2), take(0x2D), let day = digits(2) else { return nil }
+            if atEnd { return FeedDate.makeDate(year: year, month: month, day: day, hour: 0, minute: 0, second: 0, offset: 0) }
+            guard take(0x54) || take(0x74) || take(0x20), let hour = digits(2), take(0x3A), let minute = digits(2),
+                take(0x3A), let second = digits(2)
+            else { return nil }
+            var fraction = 0.0
+            if take(0x2E) {
+                var value = 0
+                var count = 0
+                while let d = peek, d >= 0x30 && d <= 0x39 {
+                    if count < 12 { value = value * 10 + Int(d - 0x30) }
+                    count += 1
+                    i += 1
+                }
+                guard count > 0 else { return nil }
+                fraction = Double(value) / pow(10, Double(min(count, 12)))
+            }
+            var offset = 0
+            if take(0x5A) || take(0x7A) {
+                offset = 0
+            } else if let sign = peek, sign == 0x2B || sign == 0x2D {
+                i += 1
+                guard let hours = digits(2), take(0x3A), let minutes = digits(2), hours <= 14, minutes < 60 else { return nil }
+                offset = (hours * 3600 + minutes * 60) * (sign == 0x2D ? -1 : 1)
+            }
+            guard atEnd else { return nil }
+            return FeedDate.makeDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second, offset: offset)
+                .map { $0.addingTimeInterval(fraction) }
+        }
+    }
+
     // MARK: - Tokens
 
     enum Token: Equatable {
@@ -286,6 +454,34 @@ public enum FeedDate {
 
 /// `itunes:duration` and friends, in seconds.
 public enum EpisodeDuration {
+    /// Whole seconds, `MM:SS` or `HH:MM:SS` of plain digits, read straight from trimmed bytes; nil for anything else
+    /// (which ``parse(_:)`` then reads). When it returns a value, it is the value ``parse(_:)`` gives.
+    static func parseClock(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard !b.isEmpty, b.count <= 20 else { return nil }
+        var total = 0
+        var part = 0
+        var partDigits = 0
+        var parts = 1
+        for byte in b {
+            if byte == 0x3A {
+                guard partDigits > 0, parts < 3 else { return nil }
+                total = total * 60 + part
+                part = 0
+                partDigits = 0
+                parts += 1
+            } else {
+                let d = byte &- 0x30
+                guard d < 10, partDigits < 7 else { return nil }
+                part = part * 10 + Int(d)
+                partDigits += 1
+            }
+        }
+        guard partDigits > 0 else { return nil }
+        total = total * 60 + part
+        guard total <= 366 * 86_400 else { return nil }
+        return Double(total)
+    }
+
     /// Seconds (`3130`, `1014.708`), `MM:SS`, `HH:MM:SS` (fields may overflow: `100:25`), with whitespace.
     /// Garbage, negatives, non-finite values and anything over a year → nil.
     public static func parse(_ text: String) -> Double? {

@@ -113,12 +113,10 @@ struct UTF8Sanitizer {
 
         let base = UnsafeRawPointer(bytes.baseAddress)
         while i < count {
-            // Fast path: eight plain ASCII bytes at a time (no byte >= 0x80, none below 0x20).
+            // Fast path: eight bytes at a time that are ASCII with no control characters but tab, newline and CR.
             if let base, i + 8 <= count {
                 let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                if word & 0x8080_8080_8080_8080 == 0
-                    && (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080 == 0
-                {
+                if word & ByteScan.highs == 0 && ByteScan.forbiddenControlBytes(word) == 0 {
                     i += 8
                     continue
                 }
