@@ -13,7 +13,7 @@ public enum URLText {
     static let invalid = URL(string: "about:blank")!
 
     /// True when `bytes` are an absolute `http://` or `https://` URL that needs no trimming, escaping, unescaping or
-    /// resolving: a lower-case scheme, a host of letters, digits, `.`, `-` and `_` with an optional port, then only
+    /// resolving: a lower-case scheme, a host of letters, digits, `.`, `-` and `_` with an optional port up to 65535, then only
     /// characters RFC 3986 allows unescaped, well-formed `%XX` escapes and at most one `#`. Foundation accepts every
     /// such text unchanged; anything else goes the slow way through Foundation.
     static func isPlainHTTP(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -32,9 +32,13 @@ public enum URLText {
         guard i > hostStart else { return false }
         if i < n && b[i] == 0x3A {  // ":port"
             i += 1
+            var port = 0
             let portStart = i
-            while i < n, b[i] >= 0x30 && b[i] <= 0x39 { i += 1 }
-            guard i > portStart, i - portStart <= 5 else { return false }
+            while i < n, b[i] >= 0x30 && b[i] <= 0x39, i - portStart < 5 {
+                port = port * 10 + Int(b[i] - 0x30)
+                i += 1
+            }
+            guard i > portStart, port <= 65535 else { return false }
         }
         guard i == n || b[i] == 0x2F || b[i] == 0x3F || b[i] == 0x23 else { return false }  // "/", "?", "#"
         var sawFragment = false
