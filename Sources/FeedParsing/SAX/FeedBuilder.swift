@@ -55,11 +55,12 @@ struct EpisodeBuilder {
     var itunesTitle: String?
     /// URLs as their absolute text (see ``URLText``).
     var link: String?
-    var contentEncoded: String?
-    var description: String?
-    var atomSummary: String?
-    var itunesSummary: String?
-    var itunesSubtitle: String?
+    // Show notes, kept as bytes until ``build(text:)`` knows which of them the episode uses.
+    var contentEncoded: DeferredText?
+    var description: DeferredText?
+    var atomSummary: DeferredText?
+    var itunesSummary: DeferredText?
+    var itunesSubtitle: DeferredText?
     var pubDate: Date?
     var dcDate: Date?
     var atomPublished: Date?
@@ -86,9 +87,10 @@ struct EpisodeBuilder {
         self.depth = depth
     }
 
-    func build() -> ParsedEpisode {
+    /// The parsed episode; `text` holds the bytes of its deferred fields.
+    func build(text: [UInt8]) -> ParsedEpisode {
         let chosenTitle = title ?? itunesTitle
-        let html = contentEncoded ?? description ?? atomSummary ?? itunesSummary
+        let html = (contentEncoded ?? description ?? atomSummary ?? itunesSummary)?.string(in: text)
         let plainSource = itunesSummary ?? description ?? atomSummary ?? contentEncoded ?? itunesSubtitle
         let allEnclosures = enclosures.isEmpty ? mediaContents : enclosures
         let published = pubDate ?? dcDate ?? atomPublished ?? atomUpdated
@@ -102,7 +104,7 @@ struct EpisodeBuilder {
             guidIsPermaLink: guid == nil ? nil : (guidIsPermaLink ?? true),
             title: chosenTitle,
             description: html,
-            summary: plainSource.map { TextCleaning.plainSummary($0, limit: 500) }.flatMap { $0.isEmpty ? nil : $0 },
+            summary: plainSource.map { $0.plainSummary(in: text, limit: 500) }.flatMap { $0.isEmpty ? nil : $0 },
             published: published,
             duration: duration,
             enclosures: allEnclosures,
@@ -117,6 +119,28 @@ struct EpisodeBuilder {
         episode.imageString = image
         episode.chaptersString = chapters
         return episode
+    }
+}
+
+/// A text field whose string is made only if the episode uses it: either clean bytes (trimmed, non-empty, nothing to
+/// drop) in the parser's text buffer, or a string already cleaned.
+enum DeferredText {
+    case bytes(Range<Int>)
+    case string(String)
+
+    func string(in text: [UInt8]) -> String {
+        switch self {
+        case .bytes(let range): return text.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+        case .string(let string): return string
+        }
+    }
+
+    func plainSummary(in text: [UInt8], limit: Int) -> String {
+        switch self {
+        case .bytes(let range):
+            return text.withUnsafeBufferPointer { TextCleaning.plainSummary(bytes: UnsafeBufferPointer(rebasing: $0[range]), limit: limit) }
+        case .string(let string): return TextCleaning.plainSummary(string, limit: limit)
+        }
     }
 }
 
@@ -225,7 +249,7 @@ enum TextCleaning {
                     // ASCII only: DEL and controls need no per-byte equality tests.
                     suspicious = ByteScan.asciiDeleteBytes(word)
                     let controls = ByteScan.asciiControlBytes(word)
-                    if controls != 0 { suspicious |= collapse ? controls : ByteScan.forbiddenControlBytes(word) }
+                    if controls != 0 && (collapse || !ByteScan.onlyWhitespaceControls(word, controls)) { suspicious |= controls }
                 } else {
                     suspicious =
                         (collapse ? ByteScan.controlBytes(word) : ByteScan.forbiddenControlBytes(word))
@@ -329,27 +353,6 @@ enum TextCleaning {
                 space()
                 i += 1
             } else {
-                // A run of ordinary bytes, eight at a time while the limit is far.
-                if let base = bytes.baseAddress, i + 8 <= count, characters + 8 < limit {
-                    let raw = UnsafeRawPointer(base)
-                    let start = i
-                    while i + 8 <= count && characters + 8 < limit {
-                        let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                        let special =
-                            ByteScan.controlBytes(word) | ByteScan.bytes(word, equalTo: 0x20)
-                            | ByteScan.bytes(word, equalTo: 0x3C) | ByteScan.bytes(word, equalTo: 0x26)
-                        if special != 0 { break }
-                        UnsafeMutableRawPointer(out + length).storeBytes(of: word, as: UInt64.self)
-                        length += 8
-                        let continuation = ByteScan.bytes(word & 0xC0C0_C0C0_C0C0_C0C0, equalTo: 0x80)
-                        characters += 8 - continuation.nonzeroBitCount
-                        i += 8
-                    }
-                    if i > start {
-                        lastWasSpace = false
-                        continue
-                    }
-                }
                 out[length] = byte
                 length += 1
                 if byte & 0xC0 != 0x80 { characters += 1 }

@@ -60,8 +60,12 @@ struct SAXState {
     var currentPerson: PersonAttributes?
     var currentAlternate: AlternateEnclosure?
 
-    // Text capture
+    // Text capture. `text` holds the captured element's bytes from `captureStart`, and before that the bytes of the
+    // open episodes' deferred fields (see ``DeferredText``); it is emptied when no episode is open.
     var text: [UInt8] = []
+    var captureStart = 0
+    /// The field just applied kept its bytes in `text` (a deferred field).
+    var keepCapturedText = false
     var captureDepth = -1
     var fieldTruncated = false
     var xhtmlDepth = -1
@@ -243,7 +247,8 @@ struct SAXState {
         if episodeOpen && episode.ignored { captures = false }
         if captures && captureDepth < 0 {
             captureDepth = depth
-            text.removeAll(keepingCapacity: true)
+            if !episodeOpen { text.removeAll(keepingCapacity: true) }
+            captureStart = text.count
             fieldTruncated = false
             if ns == .atom, el == .content || el == .summary || el == .subtitle || el == .title,
                 attribute(.type, of: frame) == "xhtml"
@@ -268,7 +273,11 @@ struct SAXState {
     }
 
     mutating func startEpisode(about: String?) {
-        if episodeOpen { suspendedEpisodes.append(episode) }
+        if episodeOpen {
+            suspendedEpisodes.append(episode)
+        } else if captureDepth < 0 {
+            text.removeAll(keepingCapacity: true)
+        }
         episode = EpisodeBuilder(ordinal: itemCount, depth: depth)
         episodeOpen = true
         itemCount += 1
@@ -285,7 +294,7 @@ struct SAXState {
     /// Ends the open episode: it is built and kept (unless ignored), and an item it was nested in becomes open again.
     mutating func finishEpisode() {
         if !episode.ignored {
-            episodes.append(episode.build())
+            episodes.append(episode.build(text: text))
             episodeOrdinals.append(episode.ordinal)
         }
         if let outer = suspendedEpisodes.popLast() {
@@ -311,7 +320,7 @@ struct SAXState {
     @inline(__always)
     mutating func characters(_ bytes: UnsafePointer<xmlChar>, _ length: Int) {
         guard captureDepth >= 0 else { return }
-        let room = options.maxFieldBytes - text.count
+        let room = options.maxFieldBytes - (text.count - captureStart)
         if length > room {
             if room > 0 { text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: room)) }
             if !fieldTruncated {
@@ -324,20 +333,20 @@ struct SAXState {
     }
 
     mutating func appendText(_ string: String) {
-        guard captureDepth >= 0, text.count + string.utf8.count <= options.maxFieldBytes else { return }
+        guard captureDepth >= 0, text.count - captureStart + string.utf8.count <= options.maxFieldBytes else { return }
         text.append(contentsOf: string.utf8)
     }
 
     /// The element's text, cleaned of forbidden characters and trimmed; nil when the element captured none.
     var value: String? {
         guard hasValue else { return nil }
-        return text.withUnsafeBufferPointer { TextCleaning.string(from: $0, collapse: false) }
+        return text.withUnsafeBufferPointer { TextCleaning.string(from: UnsafeBufferPointer(rebasing: $0[captureStart...]), collapse: false) }
     }
 
     /// The element's text as one line (whitespace runs collapsed); nil when it captured none.
     var line: String? {
         guard hasValue else { return nil }
-        return text.withUnsafeBufferPointer { TextCleaning.string(from: $0, collapse: true) }
+        return text.withUnsafeBufferPointer { TextCleaning.string(from: UnsafeBufferPointer(rebasing: $0[captureStart...]), collapse: true) }
     }
 
     /// ``value``, or nil when empty.
@@ -345,10 +354,28 @@ struct SAXState {
     /// ``line``, or nil when empty.
     var nonEmptyLine: String? { line.flatMap(nonEmpty) }
 
+    /// ``nonEmptyValue`` as a ``DeferredText``: when the trimmed bytes need no cleaning they stay in `text` and no
+    /// string is made yet.
+    mutating func deferredValue() -> DeferredText? {
+        guard hasValue else { return nil }
+        var start = captureStart
+        var end = text.count
+        let clean: Bool = text.withUnsafeBufferPointer { buffer in
+            while start < end && TextCleaning.isSpace(buffer[start]) { start += 1 }
+            while end > start && TextCleaning.isSpace(buffer[end - 1]) { end -= 1 }
+            return start < end && !TextCleaning.needsCleaning(UnsafeBufferPointer(rebasing: buffer[start..<end]), collapse: false)
+        }
+        if clean && !fieldTruncated {
+            keepCapturedText = true
+            return .bytes(start..<end)
+        }
+        return nonEmptyValue.map { .string($0) }
+    }
+
     /// The element's text, trimmed of ASCII whitespace, as bytes.
     func withTrimmedText<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
         text.withUnsafeBufferPointer { buffer in
-            var start = 0
+            var start = captureStart
             var end = buffer.count
             while start < end && TextCleaning.isSpace(buffer[start]) { start += 1 }
             while end > start && TextCleaning.isSpace(buffer[end - 1]) { end -= 1 }
@@ -374,6 +401,12 @@ struct SAXState {
             hasValue = true
             captureDepth = -1
             xhtmlDepth = -1
+        }
+        defer {
+            if hasValue {
+                hasValue = false
+                if keepCapturedText { keepCapturedText = false } else { text.removeLast(text.count - captureStart) }
+            }
         }
         let ns = frame.namespace
         let el = frame.name
@@ -533,12 +566,12 @@ struct SAXState {
             episode.guid = nonEmptyLine
             if let permaLink = attribute(.isPermaLink, of: frame) { episode.guidIsPermaLink = permaLink.lowercased() != "false" }
         case (.atom, .id): episode.guid = nonEmptyLine
-        case (.content, .encoded): episode.contentEncoded = nonEmptyValue
+        case (.content, .encoded): episode.contentEncoded = deferredValue()
         case (.none, .description), (.rss1, .description), (.atom, .content):
-            episode.description = nonEmptyValue
-        case (.atom, .summary): episode.atomSummary = nonEmptyValue
-        case (.itunes, .summary): episode.itunesSummary = nonEmptyValue
-        case (.itunes, .subtitle): episode.itunesSubtitle = nonEmptyValue
+            episode.description = deferredValue()
+        case (.atom, .summary): episode.atomSummary = deferredValue()
+        case (.itunes, .summary): episode.itunesSummary = deferredValue()
+        case (.itunes, .subtitle): episode.itunesSubtitle = deferredValue()
         case (.none, .pubDate): if hasValue { episode.pubDate = date() }
         case (.dc, .date): if hasValue { episode.dcDate = date() }
         case (.atom, .published): if hasValue { episode.atomPublished = date() }
@@ -827,7 +860,7 @@ struct SAXState {
             var open = suspendedEpisodes
             open.append(episode)
             for builder in open where !builder.ignored {
-                episodes.append(builder.build())
+                episodes.append(builder.build(text: text))
                 episodeOrdinals.append(builder.ordinal)
             }
             suspendedEpisodes.removeAll()

@@ -44,4 +44,17 @@ enum ByteScan {
     static func asciiDeleteBytes(_ word: UInt64) -> UInt64 {
         (word &+ ones) & highs
     }
+
+    /// True when every byte flagged in `controls` (0x80 per byte, as from ``asciiControlBytes(_:)``) is a tab,
+    /// newline or carriage return. Flags are rare (a newline now and then), so they are visited one by one.
+    @inline(__always)
+    static func onlyWhitespaceControls(_ word: UInt64, _ controls: UInt64) -> Bool {
+        var flags = controls
+        while flags != 0 {
+            let byte = UInt8(truncatingIfNeeded: word >> UInt64(flags.trailingZeroBitCount - 7))
+            if byte != 0x0A && byte != 0x09 && byte != 0x0D { return false }
+            flags &= flags &- 1
+        }
+        return true
+    }
 }

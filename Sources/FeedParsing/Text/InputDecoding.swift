@@ -116,9 +116,12 @@ struct UTF8Sanitizer {
             // Fast path: eight bytes at a time that are ASCII with no control characters but tab, newline and CR.
             if let base, i + 8 <= count {
                 let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                if word & ByteScan.highs == 0 && ByteScan.forbiddenControlBytes(word) == 0 {
-                    i += 8
-                    continue
+                if word & ByteScan.highs == 0 {
+                    let controls = ByteScan.asciiControlBytes(word)
+                    if controls == 0 || ByteScan.onlyWhitespaceControls(word, controls) {
+                        i += 8
+                        continue
+                    }
                 }
             }
             let byte = bytes[i]
