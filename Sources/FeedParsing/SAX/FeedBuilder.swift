@@ -90,8 +90,16 @@ struct EpisodeBuilder {
     /// The parsed episode; `text` holds the bytes of its deferred fields.
     func build(text: [UInt8]) -> ParsedEpisode {
         let chosenTitle = title ?? itunesTitle
-        let html = (contentEncoded ?? description ?? atomSummary ?? itunesSummary)?.string(in: text)
-        let plainSource = itunesSummary ?? description ?? atomSummary ?? contentEncoded ?? itunesSubtitle
+        // The first field with text left after cleaning, in each order of preference.
+        let html = contentEncoded?.string(in: text) ?? description?.string(in: text) ?? atomSummary?.string(in: text)
+            ?? itunesSummary?.string(in: text)
+        var summary: String?? = nil
+        for field in [itunesSummary, description, atomSummary, contentEncoded, itunesSubtitle] {
+            if let field, let found = field.plainSummary(in: text, limit: 500) {
+                summary = .some(found.isEmpty ? nil : found)
+                break
+            }
+        }
         let allEnclosures = enclosures.isEmpty ? mediaContents : enclosures
         let published = pubDate ?? dcDate ?? atomPublished ?? atomUpdated
         let chosenGUID = guid ?? rdfAbout
@@ -104,7 +112,7 @@ struct EpisodeBuilder {
             guidIsPermaLink: guid == nil ? nil : (guidIsPermaLink ?? true),
             title: chosenTitle,
             description: html,
-            summary: plainSource.map { $0.plainSummary(in: text, limit: 500) }.flatMap { $0.isEmpty ? nil : $0 },
+            summary: summary ?? nil,
             published: published,
             duration: duration,
             enclosures: allEnclosures,
@@ -122,23 +130,38 @@ struct EpisodeBuilder {
     }
 }
 
-/// A text field whose string is made only if the episode uses it: either clean bytes (trimmed, non-empty, nothing to
-/// drop) in the parser's text buffer, or a string already cleaned.
+/// A text field whose string is made only if the episode uses it: either its trimmed, non-empty bytes in the
+/// parser's text buffer (not yet checked for characters to drop), or a string already cleaned.
 enum DeferredText {
     case bytes(Range<Int>)
     case string(String)
 
-    func string(in text: [UInt8]) -> String {
+    /// The field as ``SAXState/nonEmptyValue`` would have given it: cleaned, nil when nothing is left.
+    func string(in text: [UInt8]) -> String? {
         switch self {
-        case .bytes(let range): return text.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+        case .bytes(let range):
+            return text.withUnsafeBufferPointer { buffer in
+                let bytes = UnsafeBufferPointer(rebasing: buffer[range])
+                let string = TextCleaning.needsCleaning(bytes, collapse: false)
+                    ? TextCleaning.string(from: bytes, collapse: false) : String(decoding: bytes, as: UTF8.self)
+                return string.isEmpty ? nil : string
+            }
         case .string(let string): return string
         }
     }
 
-    func plainSummary(in text: [UInt8], limit: Int) -> String {
+    /// The plain-text summary of the field, straight from clean bytes; nil when no text is left after cleaning.
+    func plainSummary(in text: [UInt8], limit: Int) -> String? {
         switch self {
         case .bytes(let range):
-            return text.withUnsafeBufferPointer { TextCleaning.plainSummary(bytes: UnsafeBufferPointer(rebasing: $0[range]), limit: limit) }
+            return text.withUnsafeBufferPointer { buffer in
+                let bytes = UnsafeBufferPointer(rebasing: buffer[range])
+                if TextCleaning.needsCleaning(bytes, collapse: false) {
+                    let cleaned = TextCleaning.string(from: bytes, collapse: false)
+                    return cleaned.isEmpty ? nil : TextCleaning.plainSummary(cleaned, limit: limit)
+                }
+                return TextCleaning.plainSummary(bytes: bytes, limit: limit)
+            }
         case .string(let string): return TextCleaning.plainSummary(string, limit: limit)
         }
     }
@@ -322,6 +345,14 @@ enum TextCleaning {
                 break
             }
             let byte = bytes[i]
+            if byte > 0x3C {  // letters and every non-ASCII byte: nothing special (all special bytes are below)
+                out[length] = byte
+                length += 1
+                if byte & 0xC0 != 0x80 { characters += 1 }
+                lastWasSpace = false
+                i += 1
+                continue
+            }
             if byte == 0x3C {  // "<": skip the tag
                 i += 1
                 while i < count && bytes[i] != 0x3E { i += 1 }

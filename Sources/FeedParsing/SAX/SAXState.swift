@@ -354,22 +354,20 @@ struct SAXState {
     /// ``line``, or nil when empty.
     var nonEmptyLine: String? { line.flatMap(nonEmpty) }
 
-    /// ``nonEmptyValue`` as a ``DeferredText``: when the trimmed bytes need no cleaning they stay in `text` and no
-    /// string is made yet.
+    /// ``nonEmptyValue`` as a ``DeferredText``: the trimmed bytes stay in `text`, and are checked and made a string
+    /// only if the episode uses them.
     mutating func deferredValue() -> DeferredText? {
         guard hasValue else { return nil }
         var start = captureStart
         var end = text.count
-        let clean: Bool = text.withUnsafeBufferPointer { buffer in
+        text.withUnsafeBufferPointer { buffer in
             while start < end && TextCleaning.isSpace(buffer[start]) { start += 1 }
             while end > start && TextCleaning.isSpace(buffer[end - 1]) { end -= 1 }
-            return start < end && !TextCleaning.needsCleaning(UnsafeBufferPointer(rebasing: buffer[start..<end]), collapse: false)
         }
-        if clean && !fieldTruncated {
-            keepCapturedText = true
-            return .bytes(start..<end)
-        }
-        return nonEmptyValue.map { .string($0) }
+        guard start < end else { return nil }
+        if fieldTruncated { return nonEmptyValue.map { .string($0) } }
+        keepCapturedText = true
+        return .bytes(start..<end)
     }
 
     /// The element's text, trimmed of ASCII whitespace, as bytes.
