@@ -385,7 +385,7 @@ public final class ConsoleRenderer: @unchecked Sendable {
         let episode = update.episode.episode
         var line = prefix + safe(update.feed.displayName) + ": " + safe(episode.title ?? "(untitled episode)")
         if let published = episode.published { line += " (" + String(RFC3339.string(from: published).prefix(10)) + ")" }
-        if let url = episode.enclosures.first?.url ?? episode.link { line += " " + safe(url.absoluteString) }
+        if let url = episode.enclosures.first?.urlString ?? episode.linkString { line += " " + safe(url) }
         return line
     }
 

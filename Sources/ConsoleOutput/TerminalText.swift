@@ -4,6 +4,7 @@ public enum TerminalText {
     /// (newlines and tabs become spaces), and Unicode bidirectional overrides and isolates. Runs of whitespace
     /// collapse to one space.
     public static func sanitize(_ text: String) -> String {
+        if isAlreadySafe(text) { return text }
         var out = String.UnicodeScalarView()
         var lastWasSpace = false
         var iterator = text.unicodeScalars.makeIterator()
@@ -41,6 +42,22 @@ public enum TerminalText {
         var result = String(out)
         while result.hasSuffix(" ") { result.removeLast() }
         return result
+    }
+
+    /// True when ``sanitize(_:)`` would return `text` unchanged: no byte that can start a control character, an
+    /// escape, a C1 control (0xC2 lead), a bidirectional control (0xE2 or 0xD8 lead), and single inner spaces only.
+    static func isAlreadySafe(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let first = bytes.first, let last = bytes.last, first != 0x20, last != 0x20 else { return bytes.isEmpty }
+            var previous: UInt8 = 0
+            for byte in bytes {
+                if byte < 0x20 || byte == 0x7F || byte == 0xC2 || byte == 0xE2 || byte == 0xD8 { return false }
+                if byte == 0x20 && previous == 0x20 { return false }
+                previous = byte
+            }
+            return true
+        }
     }
 
     /// Shortens `text` to at most `limit` characters, ending in "…" when cut.

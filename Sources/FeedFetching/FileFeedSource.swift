@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Reads feeds from `file://` URLs, streaming them through the consumer in 64 KiB chunks. A conditional request whose
 /// `lastModified` equals the file's modification time (as an HTTP-date) is answered "not modified".

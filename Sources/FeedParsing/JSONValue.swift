@@ -63,29 +63,48 @@ public indirect enum JSONValue: Sendable, Hashable {
 
     private static func writeString(_ value: String, into out: inout String) {
         out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                // Bidirectional overrides and isolates are escaped too (same string once decoded), so JSON Lines
-                // printed on a terminal cannot reorder what is shown.
-                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028
-                    || scalar.value == 0x2029 || (0x202A...0x202E).contains(scalar.value)
-                    || (0x2066...0x2069).contains(scalar.value) || scalar.value == 0x200E || scalar.value == 0x200F
-                    || scalar.value == 0x061C
-                {
-                    out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                        + String(scalar.value, radix: 16)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
+        // Runs of bytes that need no escape are copied whole; only a byte that may start something to escape
+        // (quote, backslash, a control, a C1 control, a line or bidirectional separator) is looked at as a scalar.
+        let utf8 = value.utf8
+        var runStart = utf8.startIndex
+        var i = utf8.startIndex
+        while i != utf8.endIndex {
+            let byte = utf8[i]
+            if byte == 0x22 || byte == 0x5C || byte < 0x20 || byte == 0x7F || byte == 0xC2 || byte == 0xE2 || byte == 0xD8 {
+                out += value[runStart..<i]
+                let scalar = value.unicodeScalars[i]
+                writeScalar(scalar, into: &out)
+                i = value.unicodeScalars.index(after: i)
+                runStart = i
+            } else {
+                utf8.formIndex(after: &i)
             }
         }
+        out += value[runStart..<utf8.endIndex]
         out += "\""
+    }
+
+    private static func writeScalar(_ scalar: Unicode.Scalar, into out: inout String) {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        default:
+            // Bidirectional overrides and isolates are escaped too (same string once decoded), so JSON Lines
+            // printed on a terminal cannot reorder what is shown.
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028
+                || scalar.value == 0x2029 || (0x202A...0x202E).contains(scalar.value)
+                || (0x2066...0x2069).contains(scalar.value) || scalar.value == 0x200E || scalar.value == 0x200F
+                || scalar.value == 0x061C
+            {
+                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                    + String(scalar.value, radix: 16)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
     }
 }
 
@@ -97,9 +116,29 @@ public enum RFC3339 {
         let days = Int((Double(seconds) / 86_400).rounded(.down))
         seconds -= days * 86_400
         let (year, month, day) = civilDate(fromDays: days)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02dZ", year, month, day, seconds / 3600, (seconds % 3600) / 60,
-            seconds % 60)
+        guard (0...9999).contains(year) else {
+            return String(
+                format: "%04d-%02d-%02dT%02d:%02d:%02dZ", year, month, day, seconds / 3600, (seconds % 3600) / 60,
+                seconds % 60)
+        }
+        // Digits written directly: String(format:) costs more than the rest of an episode's output line.
+        let fields = [(year, 4, UInt8(ascii: "-")), (month, 2, UInt8(ascii: "-")), (day, 2, UInt8(ascii: "T")),
+                      (seconds / 3600, 2, UInt8(ascii: ":")), ((seconds % 3600) / 60, 2, UInt8(ascii: ":")),
+                      (seconds % 60, 2, UInt8(ascii: "Z"))]
+        return String(unsafeUninitializedCapacity: 20) { buffer in
+            var i = 0
+            for (value, width, separator) in fields {
+                var rest = value
+                for k in stride(from: width - 1, through: 0, by: -1) {
+                    buffer[i + k] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                i += width
+                buffer[i] = separator
+                i += 1
+            }
+            return i
+        }
     }
 
     /// Days since 1970-01-01 to a proleptic Gregorian (year, month, day) (Howard Hinnant's algorithm).

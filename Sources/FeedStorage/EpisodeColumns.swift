@@ -3,33 +3,36 @@ import Foundation
 import GRDB
 
 /// How a ``ParsedEpisode`` is laid out in the `episode` table. Lists are JSON text; dates are Unix seconds.
-struct EpisodeColumns {
+///
+/// Built before the write transaction (it needs no database), so the single writer only runs SQL.
+struct EpisodeColumns: Sendable {
     /// The columns after `fingerprint`, in table order (`guid` … `alternateEnclosures`).
-    let values: [(any DatabaseValueConvertible)?]
+    let values: [DatabaseValue]
     /// A hash of every stored field: equal fingerprints mean nothing changed.
     let fingerprint: String
 
     init(_ e: ParsedEpisode) {
-        let enclosures = JSONValue.array(e.enclosures.map {
+        let enclosures = Self.json(e.enclosures) {
             .object([("url", .string($0.urlString)), ("length", $0.length.map { .int(Int($0)) } ?? .null), ("type", .string($0.type))])
-        }).serialized()
-        let transcripts = JSONValue.array(e.transcripts.map {
+        }
+        let transcripts = Self.json(e.transcripts) {
             .object([("url", .string($0.urlString)), ("type", .string($0.type)), ("language", .string($0.language)), ("rel", .string($0.rel))])
-        }).serialized()
-        let persons = JSONValue.array(e.persons.map {
+        }
+        let persons = Self.json(e.persons) {
             .object([("name", .string($0.name)), ("role", .string($0.role)), ("group", .string($0.group)), ("href", .string($0.hrefString)), ("image", .string($0.imageString))])
-        }).serialized()
-        let alternates = JSONValue.array(e.alternateEnclosures.map {
+        }
+        let alternates = Self.json(e.alternateEnclosures) {
             .object([
                 ("url", .url($0.url)), ("type", .string($0.type)), ("length", $0.length.map { .int(Int($0)) } ?? .null),
                 ("bitrate", .number($0.bitrate)), ("title", .string($0.title)), ("default", .bool($0.isDefault)),
             ])
-        }).serialized()
-        values = [
+        }
+        let convertible: [(any DatabaseValueConvertible)?] = [
             e.guid, e.guidIsPermaLink, e.title, e.linkString, e.description, e.summary,
             e.published?.timeIntervalSince1970, e.duration, enclosures, e.episode, e.season, e.episodeType?.rawValue,
             e.explicit, e.imageString, transcripts, e.chaptersString, persons, alternates,
         ]
+        values = convertible.map { $0?.databaseValue ?? .null }
         // FNV-1a over the raw values (bytes of text, bit patterns of numbers): cheap on long show notes.
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         func mix(_ byte: UInt8) {
@@ -40,19 +43,24 @@ struct EpisodeColumns {
             for shift in stride(from: 0, to: 64, by: 8) { mix(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
         }
         for value in values {
-            switch value?.databaseValue.storage {
-            case .none, .null?: mix(0)
-            case .int64(let number)?: mix(1); mix64(UInt64(bitPattern: number))
-            case .double(let number)?: mix(2); mix64(number.bitPattern)
-            case .string(let text)?:
+            switch value.storage {
+            case .null: mix(0)
+            case .int64(let number): mix(1); mix64(UInt64(bitPattern: number))
+            case .double(let number): mix(2); mix64(number.bitPattern)
+            case .string(let text):
                 mix(3)
                 var text = text
                 text.withUTF8 { for byte in $0 { mix(byte) } }
-            case .blob(let data)?: mix(4); for byte in data { mix(byte) }
+            case .blob(let data): mix(4); for byte in data { mix(byte) }
             }
             mix(0x1F)
         }
         fingerprint = String(hash, radix: 16)
+    }
+
+    /// A list column: JSON text, `[]` without building anything when the list is empty (the common case).
+    private static func json<T>(_ items: [T], _ value: (T) -> JSONValue) -> String {
+        items.isEmpty ? "[]" : JSONValue.array(items.map(value)).serialized()
     }
 
     static func storedEpisode(from row: Row) -> StoredEpisode {

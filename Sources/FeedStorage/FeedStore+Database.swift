@@ -154,85 +154,118 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     // MARK: - Applying a check
 
     public func apply(_ check: FeedCheck) throws -> MergeSummary {
-        try write { db in
-            guard let current = try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE id = ?", arguments: [check.subscriptionID])
-                .flatMap(Self.subscription(from:))
-            else {
-                throw StoreError(kind: .notFound, message: "no subscription with id \(check.subscriptionID)")
-            }
-            var summary = MergeSummary()
-            let checkedAt = check.checkedAt.timeIntervalSince1970
-            let next = check.nextCheckAt?.timeIntervalSince1970
-            switch check.result {
-            case .fetched(let feed, let etag, let lastModified, let unconditional):
-                summary = try merge(feed, into: current, checkedAt: check.checkedAt, runID: check.runID, db: db)
-                try db.execute(
-                    sql: """
-                        UPDATE subscription SET
-                          title = COALESCE(?, title), link = COALESCE(?, link), image = COALESCE(?, image),
-                          description = COALESCE(?, description), author = COALESCE(?, author),
-                          language = COALESCE(?, language), etag = ?, lastModified = ?,
-                          lastCheckedAt = ?, lastSuccessAt = ?, lastUnconditionalAt = CASE WHEN ? THEN ? ELSE lastUnconditionalAt END,
-                          lastStatus = ?, failureCount = 0, lastErrorKind = NULL, lastError = NULL, isComplete = ?,
-                          nextCheckAt = ?, nextCheckReason = ?, lastBodyBytes = COALESCE(?, lastBodyBytes),
-                          ttlMinutes = ?, syndicationUpdatePeriod = ?, syndicationUpdateFrequency = ?, podcastUpdateFrequency = ?
-                        WHERE id = ?
-                        """,
-                    arguments: [
-                        feed.title, feed.link?.absoluteString, feed.image?.absoluteString, feed.description,
-                        feed.author, feed.language, etag, lastModified, checkedAt, checkedAt, unconditional, checkedAt,
-                        check.status ?? 200, feed.complete ?? false, next, check.nextCheckReason, check.bodyBytes,
-                        feed.ttl, feed.syndicationUpdatePeriod, feed.syndicationUpdateFrequency, feed.updateFrequency,
-                        current.id,
-                    ])
-            case .notModified:
-                try db.execute(
-                    sql: """
-                        UPDATE subscription SET lastCheckedAt = ?, lastSuccessAt = ?, lastStatus = ?, failureCount = 0,
-                          lastErrorKind = NULL, lastError = NULL, nextCheckAt = ?, nextCheckReason = ?
-                        WHERE id = ?
-                        """,
-                    arguments: [checkedAt, checkedAt, check.status ?? 304, next, check.nextCheckReason, current.id])
-            case .failed(let kind, let message):
-                try db.execute(
-                    sql: """
-                        UPDATE subscription SET lastCheckedAt = ?, lastStatus = ?, failureCount = failureCount + 1,
-                          lastErrorKind = ?, lastError = ?, nextCheckAt = ?, nextCheckReason = ?
-                        WHERE id = ?
-                        """,
-                    arguments: [checkedAt, check.status, kind, message, next, check.nextCheckReason, current.id])
-                return summary
-            case .gone(let message):
-                try db.execute(
-                    sql: """
-                        UPDATE subscription SET lastCheckedAt = ?, lastStatus = ?, isGone = 1, lastErrorKind = 'gone',
-                          lastError = ?, nextCheckAt = NULL, nextCheckReason = 'gone (410)'
-                        WHERE id = ?
-                        """,
-                    arguments: [checkedAt, check.status ?? 410, message, current.id])
-                return summary
-            }
-            if let target = check.movedTo, target != current.url {
-                if let other = try Row.fetchOne(
-                    db, sql: "SELECT id, title FROM subscription WHERE url = ? AND id <> ?",
-                    arguments: [target.absoluteString, current.id])
-                {
-                    let otherTitle: String? = other["title"]
-                    let otherID: Int64 = other["id"]
-                    summary.moveRefused = "\(target.absoluteString) is already subscribed as \(otherID)\(otherTitle.map { " (\($0))" } ?? "")"
-                } else {
-                    try db.execute(
-                        sql: "UPDATE subscription SET url = ?, movedFrom = ? WHERE id = ?",
-                        arguments: [target.absoluteString, current.url.absoluteString, current.id])
-                    summary.movedTo = target
-                }
-            }
-            return summary
+        let columns = Self.columns(of: check)
+        return try write { db in try applyBody(check, columns: columns, db: db) }
+    }
+
+    /// The episode rows of a fetched feed, computed before the write transaction.
+    private static func columns(of check: FeedCheck) -> [EpisodeColumns] {
+        guard case .fetched(let feed, _, _, _) = check.result else { return [] }
+        return feed.episodes.map(EpisodeColumns.init)
+    }
+
+    /// ``apply(_:)`` for async callers: the merge runs on the database's writer queue, and the calling task waits
+    /// without holding a thread of the cooperative pool (a blocked pool thread would stop other feeds from parsing
+    /// while a merge runs). Once the write is queued it always completes: a cancelled refresh still commits
+    /// in-flight merges.
+    public func apply(_ check: FeedCheck) async throws -> MergeSummary {
+        let writer = self.writer
+        let columns = Self.columns(of: check)
+        let result: Result<MergeSummary, any Error> = await withCheckedContinuation { continuation in
+            writer.asyncWrite(
+                { db in try self.applyBody(check, columns: columns, db: db) },
+                completion: { _, result in continuation.resume(returning: result) })
+        }
+        do {
+            return try result.get()
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError(kind: .database, message: Self.describe(error, path: writer.path))
         }
     }
 
+    private func applyBody(_ check: FeedCheck, columns: [EpisodeColumns], db: Database) throws -> MergeSummary {
+        guard let current = try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE id = ?", arguments: [check.subscriptionID])
+            .flatMap(Self.subscription(from:))
+        else {
+            throw StoreError(kind: .notFound, message: "no subscription with id \(check.subscriptionID)")
+        }
+        var summary = MergeSummary()
+        let checkedAt = check.checkedAt.timeIntervalSince1970
+        let next = check.nextCheckAt?.timeIntervalSince1970
+        switch check.result {
+        case .fetched(let feed, let etag, let lastModified, let unconditional):
+            summary = try merge(feed, columns: columns, into: current, checkedAt: check.checkedAt, runID: check.runID, db: db)
+            try db.execute(
+                sql: """
+                    UPDATE subscription SET
+                      title = COALESCE(?, title), link = COALESCE(?, link), image = COALESCE(?, image),
+                      description = COALESCE(?, description), author = COALESCE(?, author),
+                      language = COALESCE(?, language), etag = ?, lastModified = ?,
+                      lastCheckedAt = ?, lastSuccessAt = ?, lastUnconditionalAt = CASE WHEN ? THEN ? ELSE lastUnconditionalAt END,
+                      lastStatus = ?, failureCount = 0, lastErrorKind = NULL, lastError = NULL, isComplete = ?,
+                      nextCheckAt = ?, nextCheckReason = ?, lastBodyBytes = COALESCE(?, lastBodyBytes),
+                      ttlMinutes = ?, syndicationUpdatePeriod = ?, syndicationUpdateFrequency = ?, podcastUpdateFrequency = ?
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    feed.title, feed.link?.absoluteString, feed.image?.absoluteString, feed.description,
+                    feed.author, feed.language, etag, lastModified, checkedAt, checkedAt, unconditional, checkedAt,
+                    check.status ?? 200, feed.complete ?? false, next, check.nextCheckReason, check.bodyBytes,
+                    feed.ttl, feed.syndicationUpdatePeriod, feed.syndicationUpdateFrequency, feed.updateFrequency,
+                    current.id,
+                ])
+        case .notModified:
+            try db.execute(
+                sql: """
+                    UPDATE subscription SET lastCheckedAt = ?, lastSuccessAt = ?, lastStatus = ?, failureCount = 0,
+                      lastErrorKind = NULL, lastError = NULL, nextCheckAt = ?, nextCheckReason = ?
+                    WHERE id = ?
+                    """,
+                arguments: [checkedAt, checkedAt, check.status ?? 304, next, check.nextCheckReason, current.id])
+        case .failed(let kind, let message):
+            try db.execute(
+                sql: """
+                    UPDATE subscription SET lastCheckedAt = ?, lastStatus = ?, failureCount = failureCount + 1,
+                      lastErrorKind = ?, lastError = ?, nextCheckAt = ?, nextCheckReason = ?
+                    WHERE id = ?
+                    """,
+                arguments: [checkedAt, check.status, kind, message, next, check.nextCheckReason, current.id])
+            return summary
+        case .gone(let message):
+            try db.execute(
+                sql: """
+                    UPDATE subscription SET lastCheckedAt = ?, lastStatus = ?, isGone = 1, lastErrorKind = 'gone',
+                      lastError = ?, nextCheckAt = NULL, nextCheckReason = 'gone (410)'
+                    WHERE id = ?
+                    """,
+                arguments: [checkedAt, check.status ?? 410, message, current.id])
+            return summary
+        }
+        if let target = check.movedTo, target != current.url {
+            if let other = try Row.fetchOne(
+                db, sql: "SELECT id, title FROM subscription WHERE url = ? AND id <> ?",
+                arguments: [target.absoluteString, current.id])
+            {
+                let otherTitle: String? = other["title"]
+                let otherID: Int64 = other["id"]
+                summary.moveRefused = "\(target.absoluteString) is already subscribed as \(otherID)\(otherTitle.map { " (\($0))" } ?? "")"
+            } else {
+                try db.execute(
+                    sql: "UPDATE subscription SET url = ?, movedFrom = ? WHERE id = ?",
+                    arguments: [target.absoluteString, current.url.absoluteString, current.id])
+                summary.movedTo = target
+            }
+        }
+        return summary
+    }
+
     /// Merges a feed's episodes: new ones inserted, changed ones updated, none deleted.
-    private func merge(_ feed: ParsedFeed, into subscription: Subscription, checkedAt: Date, runID: Int64?, db: Database) throws -> MergeSummary {
+    private func merge(
+        _ feed: ParsedFeed, columns allColumns: [EpisodeColumns], into subscription: Subscription, checkedAt: Date, runID: Int64?,
+        db: Database
+    ) throws -> MergeSummary {
         var known: [String: String] = [:]
         let rows = try Row.fetchCursor(db, sql: "SELECT key, fingerprint FROM episode WHERE subscriptionId = ?", arguments: [subscription.id])
         while let row = try rows.next() { known[row["key"]] = row["fingerprint"] }
@@ -252,18 +285,29 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         let seenAt = checkedAt.timeIntervalSince1970
         var summary = MergeSummary()
         var handled = Set<String>()
-        for episode in feed.episodes where handled.insert(episode.id).inserted {
-            let columns = EpisodeColumns(episode)
+        let subscriptionID = subscription.id.databaseValue
+        let seen = seenAt.databaseValue
+        let run = runID.databaseValue
+        for (index, episode) in feed.episodes.enumerated() where handled.insert(episode.id).inserted {
+            let columns = allColumns[index]
+            let key = episode.id.databaseValue
             if let fingerprint = known[episode.id] {
                 if fingerprint == columns.fingerprint {
-                    try touch.execute(arguments: [seenAt, subscription.id, episode.id])
+                    try touch.execute(arguments: StatementArguments([seen, subscriptionID, key]))
                 } else {
-                    try update.execute(arguments: StatementArguments([columns.fingerprint] + columns.values) + [seenAt, subscription.id, episode.id])
+                    var values = [columns.fingerprint.databaseValue]
+                    values.reserveCapacity(columns.values.count + 4)
+                    values += columns.values
+                    values += [seen, subscriptionID, key]
+                    try update.execute(arguments: StatementArguments(values))
                     summary.updatedCount += 1
                 }
             } else {
-                try insert.execute(
-                    arguments: [subscription.id, episode.id, columns.fingerprint] + StatementArguments(columns.values) + [seenAt, seenAt, runID])
+                var values = [subscriptionID, key, columns.fingerprint.databaseValue]
+                values.reserveCapacity(columns.values.count + 6)
+                values += columns.values
+                values += [seen, seen, run]
+                try insert.execute(arguments: StatementArguments(values))
                 summary.newEpisodes.append(
                     StoredEpisode(subscriptionID: subscription.id, key: episode.id, episode: episode, firstSeenAt: checkedAt, lastSeenAt: checkedAt, firstSeenRunID: runID))
             }

@@ -22,12 +22,22 @@ public protocol EpisodeRepository: Sendable {
     /// updated, missing ones kept), the feed's metadata, validators, schedule, error state and move.
     /// A `.failed` result changes only the feed's error state and schedule.
     func apply(_ check: FeedCheck) throws -> MergeSummary
+    /// ``apply(_:)`` from async code, without blocking a thread of the cooperative pool while the database is busy.
+    func apply(_ check: FeedCheck) async throws -> MergeSummary
     /// Stored episodes, newest first (by published date, then first-seen).
     func episodes(_ query: EpisodeQuery) throws -> [StoredEpisode]
     /// Number of stored episodes per subscription id.
     func episodeCounts() throws -> [Int64: Int]
     /// The published dates of a feed's newest stored episodes, newest first (for cadence learning).
     func recentPublishedDates(subscriptionID: Int64, limit: Int) throws -> [Date]
+}
+
+extension EpisodeRepository {
+    /// A repository without its own async path applies the check synchronously.
+    public func apply(_ check: FeedCheck) async throws -> MergeSummary {
+        let apply: (FeedCheck) throws -> MergeSummary = self.apply
+        return try apply(check)
+    }
 }
 
 /// Refresh runs: when they ran and what they found.
