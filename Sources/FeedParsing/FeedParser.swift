@@ -118,6 +118,9 @@ public final class FeedParser {
         state.pointee.warnings.insert(warning, at: 0)
     }
 
+    /// Bytes of captured text the parser holds right now (for tests of its memory bound).
+    var heldTextBytes: Int { state.pointee.text.count }
+
     // MARK: - Input
 
     private func decide() {

@@ -230,6 +230,29 @@ struct FastPathTests {
     }
 }
 
+/// Show notes kept as bytes until their episode ends never let one item hold more than a few fields' worth of memory.
+struct DeferredTextMemoryTests {
+    @Test func anItemRepeatingItsShowNotesKeepsMemoryBoundedByTheFieldLimit() throws {
+        let options = FeedParserOptions(maxFieldBytes: 64 * 1024)
+        let parser = FeedParser(options: options)
+        let notes = String(repeating: "show notes ", count: 9_000)  // 99 000 bytes: cut at the limit
+        let head = "<rss version=\"2.0\"><channel><title>T</title><item><title>One</title>"
+        try Array(head.utf8).withUnsafeBytes { try parser.parse($0) }
+        var largest = 0
+        for _ in 0..<200 {
+            try Array("<description>\(notes)</description><content:encoded xmlns:content=\"http://purl.org/rss/1.0/modules/content/\">\(notes.prefix(30_000))</content:encoded>".utf8)
+                .withUnsafeBytes { try parser.parse($0) }
+            largest = max(largest, parser.heldTextBytes)
+        }
+        try Array("</item></channel></rss>".utf8).withUnsafeBytes { try parser.parse($0) }
+        let feed = try parser.finish()
+        #expect(largest <= 4 * options.maxFieldBytes, "held \(largest) bytes for one item")
+        #expect(feed.episodes.count == 1)
+        #expect(feed.episodes.first?.description?.hasPrefix("show notes") == true)
+        #expect(feed.episodes.first?.summary?.hasPrefix("show notes") == true)
+    }
+}
+
 /// A small deterministic generator (SplitMix64) so failures reproduce.
 struct SplitMix {
     var state: UInt64

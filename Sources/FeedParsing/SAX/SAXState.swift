@@ -365,7 +365,9 @@ struct SAXState {
             while end > start && TextCleaning.isSpace(buffer[end - 1]) { end -= 1 }
         }
         guard start < end else { return nil }
-        if fieldTruncated { return nonEmptyValue.map { .string($0) } }
+        // Bytes kept for the open episode stay until it ends, even when a repeated element replaces the field; past
+        // twice the field limit the text becomes a string at once, so memory stays bounded by the field limit.
+        if fieldTruncated || captureStart > 2 * options.maxFieldBytes { return nonEmptyValue.map { .string($0) } }
         keepCapturedText = true
         return .bytes(start..<end)
     }
