@@ -4,7 +4,11 @@ public enum TerminalText {
     /// (newlines and tabs become spaces), and Unicode bidirectional overrides and isolates. Runs of whitespace
     /// collapse to one space.
     public static func sanitize(_ text: String) -> String {
-        if isAlreadySafe(text) { return text }
+        isAlreadySafe(text) ? text : sanitizeScalars(text)
+    }
+
+    /// ``sanitize(_:)`` one scalar at a time.
+    static func sanitizeScalars(_ text: String) -> String {
         var out = String.UnicodeScalarView()
         var lastWasSpace = false
         var iterator = text.unicodeScalars.makeIterator()
@@ -44,17 +48,33 @@ public enum TerminalText {
         return result
     }
 
-    /// True when ``sanitize(_:)`` would return `text` unchanged: no byte that can start a control character, an
-    /// escape, a C1 control (0xC2 lead), a bidirectional control (0xE2 or 0xD8 lead), and single inner spaces only.
+    /// True when ``sanitize(_:)`` would return `text` unchanged: no control character or escape (C0, DEL, C1), no
+    /// bidirectional control (U+200E/F, U+202A–E, U+2066–9, U+061C), and single inner spaces only.
     static func isAlreadySafe(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { bytes in
             guard let first = bytes.first, let last = bytes.last, first != 0x20, last != 0x20 else { return bytes.isEmpty }
             var previous: UInt8 = 0
-            for byte in bytes {
-                if byte < 0x20 || byte == 0x7F || byte == 0xC2 || byte == 0xE2 || byte == 0xD8 { return false }
+            let count = bytes.count
+            var i = 0
+            while i < count {
+                let byte = bytes[i]
+                if byte < 0x20 || byte == 0x7F { return false }
                 if byte == 0x20 && previous == 0x20 { return false }
+                if byte >= 0xC2 {
+                    let second = i + 1 < count ? bytes[i + 1] : 0
+                    let third = i + 2 < count ? bytes[i + 2] : 0
+                    switch byte {
+                    case 0xC2 where second <= 0x9F: return false  // C1 controls
+                    case 0xD8 where second == 0x9C: return false  // U+061C
+                    case 0xE2 where second == 0x80 && (third == 0x8E || third == 0x8F || (0xAA...0xAE).contains(third)):
+                        return false
+                    case 0xE2 where second == 0x81 && (0xA6...0xA9).contains(third): return false
+                    default: break
+                    }
+                }
                 previous = byte
+                i += 1
             }
             return true
         }
