@@ -168,7 +168,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     /// without holding a thread of the cooperative pool (a blocked pool thread would stop other feeds from parsing
     /// while a merge runs). Once the write is queued it always completes: a cancelled refresh still commits
     /// in-flight merges.
-    public func apply(_ check: FeedCheck) async throws -> MergeSummary {
+    public func applyAsync(_ check: FeedCheck) async throws -> MergeSummary {
         let writer = self.writer
         let columns = Self.columns(of: check)
         let result: Result<MergeSummary, any Error> = await withCheckedContinuation { continuation in

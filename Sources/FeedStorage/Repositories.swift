@@ -23,7 +23,8 @@ public protocol EpisodeRepository: Sendable {
     /// A `.failed` result changes only the feed's error state and schedule.
     func apply(_ check: FeedCheck) throws -> MergeSummary
     /// ``apply(_:)`` from async code, without blocking a thread of the cooperative pool while the database is busy.
-    func apply(_ check: FeedCheck) async throws -> MergeSummary
+    /// (A separate name: an async overload of `apply` would make every existing async caller need `await`.)
+    func applyAsync(_ check: FeedCheck) async throws -> MergeSummary
     /// Stored episodes, newest first (by published date, then first-seen).
     func episodes(_ query: EpisodeQuery) throws -> [StoredEpisode]
     /// Number of stored episodes per subscription id.
@@ -34,9 +35,8 @@ public protocol EpisodeRepository: Sendable {
 
 extension EpisodeRepository {
     /// A repository without its own async path applies the check synchronously.
-    public func apply(_ check: FeedCheck) async throws -> MergeSummary {
-        let apply: (FeedCheck) throws -> MergeSummary = self.apply
-        return try apply(check)
+    public func applyAsync(_ check: FeedCheck) async throws -> MergeSummary {
+        try apply(check)
     }
 }
 

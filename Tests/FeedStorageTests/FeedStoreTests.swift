@@ -50,6 +50,29 @@ struct FeedStoreTests {
         #expect(try reopened.episodes(EpisodeQuery()).map(\.key) == ["e1"])
     }
 
+    @Test func theAsyncMergeStoresWhatTheSyncMergeStoresEvenWhenItsTaskIsCancelled() async throws {
+        let temp = try TemporaryStore()
+        defer { temp.remove() }
+        let feed = try temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
+        let store = temp.store
+        // Given a task that is cancelled before it merges, when it merges, then the merge still commits.
+        let merge = Task {
+            while !Task.isCancelled { await Task.yield() }
+            return try await store.applyAsync(FeedCheck(subscriptionID: feed.id, checkedAt: t0, result: fetched([episode("e2"), episode("e1")]), runID: 3))
+        }
+        merge.cancel()
+        let summary = try await merge.value
+        #expect(summary.newEpisodes.map(\.key) == ["e2", "e1"])
+        #expect(try store.episodes(EpisodeQuery(subscriptionID: feed.id)).map(\.key).sorted() == ["e1", "e2"])
+        // And a second async merge of the same feed finds nothing new, like the synchronous one.
+        let again = try await store.applyAsync(FeedCheck(subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(60), result: fetched([episode("e2"), episode("e1")])))
+        #expect(again.newEpisodes.isEmpty && again.updatedCount == 0)
+        // A failed check through the async path reports a missing subscription as the sync one does.
+        await #expect(throws: StoreError.self) {
+            _ = try await store.applyAsync(FeedCheck(subscriptionID: 9_999, checkedAt: t0, result: fetched([])))
+        }
+    }
+
     @Test func aDuplicateURLIsRefusedAndRemovingCascades() throws {
         let temp = try TemporaryStore()
         defer { temp.remove() }

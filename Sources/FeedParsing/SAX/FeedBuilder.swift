@@ -104,7 +104,7 @@ struct EpisodeBuilder {
         let published = pubDate ?? dcDate ?? atomPublished ?? atomUpdated
         let chosenGUID = guid ?? rdfAbout
         let id = EpisodeIdentity.key(
-            guid: chosenGUID, enclosureURL: allEnclosures.first?.urlString, link: link, title: chosenTitle,
+            guid: chosenGUID, enclosureURLString: allEnclosures.first?.urlString, linkString: link, title: chosenTitle,
             published: published)
         var episode = ParsedEpisode(
             id: id,
@@ -175,11 +175,11 @@ enum DeferredText {
 public enum EpisodeIdentity {
     /// The identity key from an episode's fields.
     public static func key(guid: String?, enclosureURL: URL?, link: URL?, title: String?, published: Date?) -> String {
-        key(guid: guid, enclosureURL: enclosureURL?.absoluteString, link: link?.absoluteString, title: title, published: published)
+        key(guid: guid, enclosureURLString: enclosureURL?.absoluteString, linkString: link?.absoluteString, title: title, published: published)
     }
 
     /// The identity key from an episode's fields, URLs given as their absolute text.
-    public static func key(guid: String?, enclosureURL: String?, link: String?, title: String?, published: Date?) -> String {
+    public static func key(guid: String?, enclosureURLString enclosureURL: String?, linkString link: String?, title: String?, published: Date?) -> String {
         if let guid, !guid.isEmpty { return guid }
         if let enclosureURL { return enclosureURL }
         if let link { return link }

@@ -142,7 +142,7 @@ public final class EpisodeUpdateService: Sendable {
         } else {
             for check in unreachable {
                 // The feed's own outcome already says it failed; a store error here must not stop the others.
-                _ = try? await episodes.apply(check)
+                _ = try? await episodes.applyAsync(check)
             }
         }
 
@@ -210,7 +210,7 @@ public final class EpisodeUpdateService: Sendable {
                     subscriptionID: subscription.id, checkedAt: now, status: 304, result: .notModified,
                     movedTo: movedURL(subscription, head: head, feed: nil),
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID)
-                let merge = try await episodes.apply(check)
+                let merge = try await episodes.applyAsync(check)
                 deferred.addSaved(subscription.lastBodyBytes ?? 0)
                 return RefreshOutcome(
                     feed: target, result: .notModified, movedTo: merge.movedTo, moveRefused: merge.moveRefused,
@@ -225,7 +225,7 @@ public final class EpisodeUpdateService: Sendable {
                     movedTo: movedURL(subscription, head: head, feed: feed),
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID,
                     bodyBytes: byteCount)
-                let merge = try await episodes.apply(check)
+                let merge = try await episodes.applyAsync(check)
                 let problems = await runHook(for: merge.newEpisodes, feed: feed, subscription: subscription)
                 return RefreshOutcome(
                     feed: FeedTarget(id: subscription.id, url: merge.movedTo ?? subscription.url, title: feed.title ?? subscription.title),
@@ -240,7 +240,7 @@ public final class EpisodeUpdateService: Sendable {
                 subscriptionID: subscription.id, checkedAt: now, status: error.status ?? 410,
                 result: .gone(message: error.message), runID: runID)
             do {
-                _ = try await episodes.apply(check)
+                _ = try await episodes.applyAsync(check)
             } catch {
                 return failed(target, subscription, RefreshFailure(kind: StoreError.Kind.database.rawValue, message: "\(error)"), now: now, runID: runID, record: false)
             }
