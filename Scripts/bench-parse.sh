@@ -39,6 +39,6 @@ floors = [r for r in map(rate, lines[0::2]) if r]
 ours = [r for r in map(rate, lines[1::2]) if r]
 if floors and ours:
     f, o = max(floors), max(ours)
-    rounds = ", ".join(f"{b / a:.0%}" for a, b in zip(lines[0::2] and floors, ours))
+    rounds = ", ".join(f"{b / a:.0%}" for a, b in zip(floors, ours))
     print(f"ratio: podfresh reaches {o / f:.0%} of libxml2's empty-callback SAX floor (best {o:.1f} vs best {f:.1f} MB/s; per round {rounds})")
 PY

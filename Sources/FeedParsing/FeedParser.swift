@@ -164,30 +164,28 @@ public final class FeedParser {
         if !sawNonWhitespace {
             sawNonWhitespace = bytes.contains { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }
         }
-        do {
-            let pointer = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
-            var offset = 0
-            if context == nil {
-                guard bytes.count > 0 || final else { return }
-                let initial = min(4, bytes.count)
-                context = xmlCreatePushParserCtxt(&handler, UnsafeMutableRawPointer(state), pointer, Int32(initial), nil)
-                guard let context else { return }
-                xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_RECOVER.rawValue | XML_PARSE_NOCDATA.rawValue))
-                state.pointee.context = context
-                offset = initial
-            }
+        let pointer = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
+        var offset = 0
+        if context == nil {
+            guard bytes.count > 0 || final else { return }
+            let initial = min(4, bytes.count)
+            context = xmlCreatePushParserCtxt(&handler, UnsafeMutableRawPointer(state), pointer, Int32(initial), nil)
             guard let context else { return }
-            var remaining = bytes.count - offset
-            // xmlParseChunk takes an Int32 size.
-            repeat {
-                let size = min(remaining, 1 << 30)
-                let chunk = pointer.map { $0 + offset }
-                let isLast = final && size == remaining
-                _ = xmlParseChunk(context, size > 0 ? chunk : nil, Int32(size), isLast ? 1 : 0)
-                offset += size
-                remaining -= size
-            } while remaining > 0
+            xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_RECOVER.rawValue | XML_PARSE_NOCDATA.rawValue))
+            state.pointee.context = context
+            offset = initial
         }
+        guard let context else { return }
+        var remaining = bytes.count - offset
+        // xmlParseChunk takes an Int32 size.
+        repeat {
+            let size = min(remaining, 1 << 30)
+            let chunk = pointer.map { $0 + offset }
+            let isLast = final && size == remaining
+            _ = xmlParseChunk(context, size > 0 ? chunk : nil, Int32(size), isLast ? 1 : 0)
+            offset += size
+            remaining -= size
+        } while remaining > 0
         if state.pointee.rootIsNotAFeed { throw notAFeedError() }
     }
 

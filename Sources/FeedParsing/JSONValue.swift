@@ -122,21 +122,23 @@ public enum RFC3339 {
                 seconds % 60)
         }
         // Digits written directly: String(format:) costs more than the rest of an episode's output line.
-        let fields = [(year, 4, UInt8(ascii: "-")), (month, 2, UInt8(ascii: "-")), (day, 2, UInt8(ascii: "T")),
-                      (seconds / 3600, 2, UInt8(ascii: ":")), ((seconds % 3600) / 60, 2, UInt8(ascii: ":")),
-                      (seconds % 60, 2, UInt8(ascii: "Z"))]
         return String(unsafeUninitializedCapacity: 20) { buffer in
             var i = 0
-            for (value, width, separator) in fields {
+            func put(_ value: Int, width: Int, then separator: Character) {
                 var rest = value
                 for k in stride(from: width - 1, through: 0, by: -1) {
                     buffer[i + k] = UInt8(ascii: "0") + UInt8(rest % 10)
                     rest /= 10
                 }
-                i += width
-                buffer[i] = separator
-                i += 1
+                buffer[i + width] = separator.asciiValue!
+                i += width + 1
             }
+            put(year, width: 4, then: "-")
+            put(month, width: 2, then: "-")
+            put(day, width: 2, then: "T")
+            put(seconds / 3600, width: 2, then: ":")
+            put((seconds % 3600) / 60, width: 2, then: ":")
+            put(seconds % 60, width: 2, then: "Z")
             return i
         }
     }

@@ -59,8 +59,13 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     }
 
     private func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try storeErrors { try writer.write(body) }
+    }
+
+    /// Runs `body`, turning a database error into a ``StoreError`` that names the file.
+    private func storeErrors<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try writer.write(body)
+            return try body()
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
@@ -176,13 +181,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                 { db in try self.applyBody(check, columns: columns, db: db) },
                 completion: { _, result in continuation.resume(returning: result) })
         }
-        do {
-            return try result.get()
-        } catch let error as StoreError {
-            throw error
-        } catch let error as DatabaseError {
-            throw StoreError(kind: .database, message: Self.describe(error, path: writer.path))
-        }
+        return try storeErrors { try result.get() }
     }
 
     private func applyBody(_ check: FeedCheck, columns: [EpisodeColumns], db: Database) throws -> MergeSummary {

@@ -93,13 +93,13 @@ struct EpisodeBuilder {
         // The first field with text left after cleaning, in each order of preference.
         let html = contentEncoded?.string(in: text) ?? description?.string(in: text) ?? atomSummary?.string(in: text)
             ?? itunesSummary?.string(in: text)
-        var summary: String?? = nil
-        for field in [itunesSummary, description, atomSummary, contentEncoded, itunesSubtitle] {
-            if let field, let found = field.plainSummary(in: text, limit: 500) {
-                summary = .some(found.isEmpty ? nil : found)
-                break
-            }
+        // The summary comes from the first field with text; it is nil when that text is only markup.
+        func summary(of field: DeferredText?) -> String?? {
+            guard let field, let found = field.plainSummary(in: text, limit: 500) else { return nil }
+            return .some(found.isEmpty ? nil : found)
         }
+        let summary = summary(of: itunesSummary) ?? summary(of: description) ?? summary(of: atomSummary)
+            ?? summary(of: contentEncoded) ?? summary(of: itunesSubtitle)
         let allEnclosures = enclosures.isEmpty ? mediaContents : enclosures
         let published = pubDate ?? dcDate ?? atomPublished ?? atomUpdated
         let chosenGUID = guid ?? rdfAbout
@@ -141,9 +141,7 @@ enum DeferredText {
         switch self {
         case .bytes(let range):
             return text.withUnsafeBufferPointer { buffer in
-                let bytes = UnsafeBufferPointer(rebasing: buffer[range])
-                let string = TextCleaning.needsCleaning(bytes, collapse: false)
-                    ? TextCleaning.string(from: bytes, collapse: false) : String(decoding: bytes, as: UTF8.self)
+                let string = TextCleaning.string(from: UnsafeBufferPointer(rebasing: buffer[range]), collapse: false)
                 return string.isEmpty ? nil : string
             }
         case .string(let string): return string
@@ -214,14 +212,20 @@ enum TextCleaning {
     @inline(__always)
     static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 
-    /// A cleaned string from valid UTF-8 bytes.
-    static func string(from bytes: UnsafeBufferPointer<UInt8>, collapse: Bool) -> String {
-        var start = 0
-        var end = bytes.count
+    /// The part of `bytes[range]` without leading and trailing ASCII whitespace.
+    static func trimmedRange(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int> {
+        var start = range.lowerBound
+        var end = range.upperBound
         while start < end && isSpace(bytes[start]) { start += 1 }
         while end > start && isSpace(bytes[end - 1]) { end -= 1 }
-        guard start < end else { return "" }
-        let trimmed = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        return start..<end
+    }
+
+    /// A cleaned string from valid UTF-8 bytes.
+    static func string(from bytes: UnsafeBufferPointer<UInt8>, collapse: Bool) -> String {
+        let range = trimmedRange(bytes, bytes.indices)
+        guard !range.isEmpty else { return "" }
+        let trimmed = UnsafeBufferPointer(rebasing: bytes[range])
         if !needsCleaning(trimmed, collapse: collapse) { return String(decoding: trimmed, as: UTF8.self) }
         var out: [UInt8] = []
         out.reserveCapacity(trimmed.count)
@@ -267,17 +271,12 @@ enum TextCleaning {
             let raw = UnsafeRawPointer(base)
             while i + 9 <= count {
                 let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                var suspicious: UInt64
-                if word & ByteScan.highs == 0 {
-                    // ASCII only: DEL and controls need no per-byte equality tests.
-                    suspicious = ByteScan.asciiDeleteBytes(word)
-                    let controls = ByteScan.asciiControlBytes(word)
-                    if controls != 0 && (collapse || !ByteScan.onlyWhitespaceControls(word, controls)) { suspicious |= controls }
-                } else {
-                    suspicious =
-                        (collapse ? ByteScan.controlBytes(word) : ByteScan.forbiddenControlBytes(word))
-                        | ByteScan.bytes(word, equalTo: 0x7F) | ByteScan.bytes(word, equalTo: 0xC2)
-                }
+                let ascii = word & ByteScan.highs == 0
+                let controls = ascii ? ByteScan.asciiControlBytes(word) : ByteScan.controlBytes(word)
+                var suspicious = controls != 0 && (collapse || !ByteScan.onlyWhitespaceControls(word, controls)) ? controls : 0
+                // DEL, and the lead byte of a C1 control (only in words that are not all ASCII).
+                suspicious |= ascii
+                    ? ByteScan.asciiDeleteBytes(word) : ByteScan.bytes(word, equalTo: 0x7F) | ByteScan.bytes(word, equalTo: 0xC2)
                 if collapse {
                     // A space followed by a space.
                     let next = raw.loadUnaligned(fromByteOffset: i + 1, as: UInt64.self)

@@ -34,6 +34,15 @@ struct PointerCache {
         }
     }
 
+    /// The code stored for `pointer`, computing and storing it first when there is none.
+    @inline(__always)
+    mutating func value(for pointer: UnsafeRawPointer, orInsert compute: () -> UInt8) -> UInt8 {
+        if let cached = value(for: pointer) { return cached }
+        let computed = compute()
+        insert(computed, for: pointer)
+        return computed
+    }
+
     /// Stores `value` for `pointer`.
     mutating func insert(_ value: UInt8, for pointer: UnsafeRawPointer) {
         if (count + 1) * 2 > keys.count { grow() }

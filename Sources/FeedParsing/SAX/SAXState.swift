@@ -110,33 +110,26 @@ struct SAXState {
 
     @inline(__always)
     mutating func name(_ pointer: UnsafePointer<xmlChar>) -> Name {
-        if let cached = names.value(for: pointer) { return Name(rawValue: cached) ?? .other }
-        let value = Name.table[String(cString: pointer)] ?? .other
-        names.insert(value.rawValue, for: pointer)
-        return value
+        Name(rawValue: names.value(for: pointer) { (Name.table[String(cString: pointer)] ?? .other).rawValue }) ?? .other
     }
 
     @inline(__always)
     mutating func namespace(uri: UnsafePointer<xmlChar>?, prefix: UnsafePointer<xmlChar>?) -> Namespace {
+        let code: UInt8
         if let uri {
-            if let cached = namespaces.value(for: uri) { return Namespace(rawValue: cached) ?? .other }
-            let value = Namespace.from(uri: String(cString: uri))
-            namespaces.insert(value.rawValue, for: uri)
-            return value
+            code = namespaces.value(for: uri) { Namespace.from(uri: String(cString: uri)).rawValue }
+        } else if let prefix {
+            code = undeclaredPrefixes.value(for: prefix) { Namespace.fromUndeclared(prefix: String(cString: prefix)).rawValue }
+        } else {
+            return .none
         }
-        guard let prefix else { return .none }
-        if let cached = undeclaredPrefixes.value(for: prefix) { return Namespace(rawValue: cached) ?? .other }
-        let value = Namespace.fromUndeclared(prefix: String(cString: prefix))
-        undeclaredPrefixes.insert(value.rawValue, for: prefix)
-        return value
+        return Namespace(rawValue: code) ?? .other
     }
 
     @inline(__always)
     mutating func attributeKey(_ pointer: UnsafePointer<xmlChar>) -> AttributeKey {
-        if let cached = attributeNames.value(for: pointer) { return AttributeKey(rawValue: cached) ?? .other }
-        let value = AttributeKey.table[String(cString: pointer)] ?? .other
-        attributeNames.insert(value.rawValue, for: pointer)
-        return value
+        AttributeKey(rawValue: attributeNames.value(for: pointer) { (AttributeKey.table[String(cString: pointer)] ?? .other).rawValue })
+            ?? .other
     }
 
     func baseURL(_ index: Int32) -> URL? { index < 0 ? documentURL : bases[Int(index)] }
@@ -184,7 +177,7 @@ struct SAXState {
                 guard let localname = raw[at], let start = raw[at + 3], let end = raw[at + 4] else { continue }
                 let key = attributeKey(localname)
                 if key == .other || (!keep && key != .base) { continue }
-                let attributeNS = raw[at + 2] == nil && raw[at + 1] == nil ? .none : namespace(uri: raw[at + 2], prefix: raw[at + 1])
+                let attributeNS = namespace(uri: raw[at + 2], prefix: raw[at + 1])
                 let value = Self.attributeValue(UnsafeBufferPointer(start: start, count: end - start))
                 switch key {
                 case .base where attributeNS == .xml:
@@ -358,29 +351,18 @@ struct SAXState {
     /// only if the episode uses them.
     mutating func deferredValue() -> DeferredText? {
         guard hasValue else { return nil }
-        var start = captureStart
-        var end = text.count
-        text.withUnsafeBufferPointer { buffer in
-            while start < end && TextCleaning.isSpace(buffer[start]) { start += 1 }
-            while end > start && TextCleaning.isSpace(buffer[end - 1]) { end -= 1 }
-        }
-        guard start < end else { return nil }
+        let range = text.withUnsafeBufferPointer { TextCleaning.trimmedRange($0, captureStart..<$0.count) }
+        guard !range.isEmpty else { return nil }
         // Bytes kept for the open episode stay until it ends, even when a repeated element replaces the field; past
         // twice the field limit the text becomes a string at once, so memory stays bounded by the field limit.
         if fieldTruncated || captureStart > 2 * options.maxFieldBytes { return nonEmptyValue.map { .string($0) } }
         keepCapturedText = true
-        return .bytes(start..<end)
+        return .bytes(range)
     }
 
     /// The element's text, trimmed of ASCII whitespace, as bytes.
     func withTrimmedText<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
-        text.withUnsafeBufferPointer { buffer in
-            var start = captureStart
-            var end = buffer.count
-            while start < end && TextCleaning.isSpace(buffer[start]) { start += 1 }
-            while end > start && TextCleaning.isSpace(buffer[end - 1]) { end -= 1 }
-            return body(UnsafeBufferPointer(rebasing: buffer[start..<end]))
-        }
+        text.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[TextCleaning.trimmedRange($0, captureStart..<$0.count)])) }
     }
 
     // MARK: - End
@@ -643,16 +625,19 @@ struct SAXState {
 
     mutating func addEnclosure(_ url: String, length: String?, type: String?, base: Int32, media: Bool) {
         guard let resolved = resolve(url, base: base) else { return }
-        let count = media ? episode.mediaContents.count : episode.enclosures.count
-        guard count < options.maxItemsPerEpisode else { return warnItemLimit() }
-        if media {
-            guard !episode.mediaContents.contains(where: { $0.urlString == resolved }) else { return }
-        } else {
-            guard !episode.enclosures.contains(where: { $0.urlString == resolved }) else { return }
-        }
-        let mime = type.map(TextCleaning.cleanLine).flatMap(nonEmpty)
-        let enclosure = Enclosure(urlString: resolved, length: length.flatMap(Self.positiveInt64), type: mime)
-        if media { episode.mediaContents.append(enclosure) } else { episode.enclosures.append(enclosure) }
+        let enclosure = Enclosure(
+            urlString: resolved, length: length.flatMap(Self.positiveInt64), type: type.map(TextCleaning.cleanLine).flatMap(nonEmpty))
+        let limit = options.maxItemsPerEpisode
+        let added = media
+            ? Self.add(enclosure, to: &episode.mediaContents, limit: limit) : Self.add(enclosure, to: &episode.enclosures, limit: limit)
+        if !added { warnItemLimit() }
+    }
+
+    /// Appends `enclosure` unless its URL is already listed; false when the list is full.
+    static func add(_ enclosure: Enclosure, to list: inout [Enclosure], limit: Int) -> Bool {
+        guard list.count < limit else { return false }
+        if !list.contains(where: { $0.urlString == enclosure.urlString }) { list.append(enclosure) }
+        return true
     }
 
     // MARK: - Values
@@ -698,15 +683,12 @@ struct SAXState {
         var raw = raw
         let plain = raw.withUTF8 { URLText.isPlainHTTP($0) }
         if plain { return raw }
-        return resolveSlowly(raw, base: base, keepFile: keepFile)?.absoluteString
+        return resolveURL(raw, base: base, keepFile: keepFile)?.absoluteString
     }
 
-    /// ``resolve(_:base:keepFile:)`` as a Foundation URL, for the few channel-level URLs.
+    /// ``resolve(_:base:keepFile:)`` through Foundation: for URLs that are not plain, and the few channel-level URLs
+    /// that the model keeps as `URL`.
     mutating func resolveURL(_ raw: String, base: Int32, keepFile: Bool = false) -> URL? {
-        resolveSlowly(raw, base: base, keepFile: keepFile)
-    }
-
-    mutating func resolveSlowly(_ raw: String, base: Int32, keepFile: Bool) -> URL? {
         var text = TextCleaning.clean(raw)
         if text.utf8.contains(0x26), text.contains("&#38;") { text = text.replacingOccurrences(of: "&#38;", with: "&") }
         guard !text.isEmpty, text.utf8.count <= 8192 else { return nil }
@@ -748,14 +730,8 @@ struct SAXState {
     }
 
     static func explicitFlag(_ text: String) -> Bool? {
-        var text = text
-        return text.withUTF8 { bytes in
-            var start = 0
-            var end = bytes.count
-            while start < end && TextCleaning.isSpace(bytes[start]) { start += 1 }
-            while end > start && TextCleaning.isSpace(bytes[end - 1]) { end -= 1 }
-            return explicitFlag(bytes: UnsafeBufferPointer(rebasing: bytes[start..<end]))
-        }
+        var trimmed = text.trimmedText
+        return trimmed.withUTF8(explicitFlag(bytes:))
     }
 
     static func explicitFlag(bytes: UnsafeBufferPointer<UInt8>) -> Bool? {

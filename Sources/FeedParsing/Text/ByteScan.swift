@@ -25,15 +25,7 @@ enum ByteScan {
         zeroBytes(word & 0xE0E0_E0E0_E0E0_E0E0)
     }
 
-    /// 0x80 in every byte below 0x20 other than tab, newline and CR.
-    @inline(__always)
-    static func forbiddenControlBytes(_ word: UInt64) -> UInt64 {
-        let controls = controlBytes(word)
-        if controls == 0 { return 0 }
-        return controls & ~(bytes(word, equalTo: 0x0A) | bytes(word, equalTo: 0x09) | bytes(word, equalTo: 0x0D))
-    }
-
-    /// 0x80 in every byte below 0x20 of a word whose bytes are all ASCII.
+    /// 0x80 in every byte below 0x20 of a word whose bytes are all ASCII (cheaper than ``controlBytes(_:)``).
     @inline(__always)
     static func asciiControlBytes(_ word: UInt64) -> UInt64 {
         ~((word | highs) &- 0x2020_2020_2020_2020) & highs
@@ -45,7 +37,8 @@ enum ByteScan {
         (word &+ ones) & highs
     }
 
-    /// True when every byte flagged in `controls` (0x80 per byte, as from ``asciiControlBytes(_:)``) is a tab,
+    /// True when every byte flagged in `controls` (0x80 per byte, as from ``controlBytes(_:)`` or
+    /// ``asciiControlBytes(_:)``) is a tab,
     /// newline or carriage return. Flags are rare (a newline now and then), so they are visited one by one.
     @inline(__always)
     static func onlyWhitespaceControls(_ word: UInt64, _ controls: UInt64) -> Bool {

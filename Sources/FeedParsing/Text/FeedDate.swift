@@ -172,9 +172,7 @@ public enum FeedDate {
                 fraction = Double(value) / pow(10, Double(min(count, 12)))
             }
             var offset = 0
-            if take(0x5A) || take(0x7A) {
-                offset = 0
-            } else if let sign = peek, sign == 0x2B || sign == 0x2D {
+            if !(take(0x5A) || take(0x7A)), let sign = peek, sign == 0x2B || sign == 0x2D {  // not "Z": maybe ±HH:MM
                 i += 1
                 guard let hours = digits(2), take(0x3A), let minutes = digits(2), hours <= 14, minutes < 60 else { return nil }
                 offset = (hours * 3600 + minutes * 60) * (sign == 0x2D ? -1 : 1)
