@@ -100,11 +100,14 @@ public final class ConsoleRenderer: @unchecked Sendable {
         service.register(for: BatchProgressed.self) { [self] update in lock.withLock { progressed(update.progress) } }
         service.register(for: NetworkWentOffline.self) { [self] update in lock.withLock { offline(update.message) } }
         service.register(for: BatchFinished.self) { [self] update in lock.withLock { finished(update.summary) } }
+        service.register(for: HookFailed.self) { [self] update in lock.withLock { hookFailed(update) } }
+        service.register(for: WatchIdle.self) { [self] update in lock.withLock { idle(until: update.nextCheck) } }
     }
 
-    /// Watch mode, between cycles: says when the next check is due (not in quiet or JSON mode).
-    public func showIdle(until next: Date?) {
-        lock.withLock {
+    /// Watch mode, between cycles: says when the next check is due (a status line on a terminal, a line or a JSON
+    /// `idle` event otherwise, nothing in quiet mode).
+    private func idle(until next: Date?) {
+        do {
             let text: String
             if let next {
                 let seconds = max(0, Int(next.timeIntervalSince(now()).rounded()))
@@ -161,14 +164,18 @@ public final class ConsoleRenderer: @unchecked Sendable {
                 ("warnings", .array(outcome.warnings.map { .object([("line", .int($0.line)), ("message", .string($0.message))]) })),
                 ("next_check", .date(outcome.nextCheckAt)),
                 ("next_check_reason", .string(outcome.nextCheckReason)),
+                ("backlog_episodes", .int(outcome.backlogCount)),
             ]
             emit(fields)
-            for problem in outcome.hookProblems { emit([("event", .string("hook_failed")), ("feed_id", .int(Int(outcome.feed.id))), ("message", .string(problem))]) }
         case .plain:
             out.write(Self.plainLine(for: outcome, name: name) + "\n")
             extras(outcome, name: name)
         case .tty:
-            if case .gone = outcome.result { printAbove(Self.plainLine(for: outcome, name: name)) }
+            switch outcome.result {
+            case .gone, .removed: printAbove(Self.plainLine(for: outcome, name: name))
+            case .updated where outcome.backlogCount > 0: printAbove(Self.plainLine(for: outcome, name: name))
+            default: break
+            }
             extras(outcome, name: name)
         case .quiet:
             extras(outcome, name: name)
@@ -181,7 +188,6 @@ public final class ConsoleRenderer: @unchecked Sendable {
             printAbove("moved     \(name) → \(Self.safe(moved.absoluteString))")
         }
         if let refused = outcome.moveRefused { printError("\(name): not moved: \(Self.safe(refused))") }
-        for problem in outcome.hookProblems { printError("\(name): \(Self.safe(problem))") }
         if case .gone(let message) = outcome.result, mode == .quiet {
             printError("\(name): gone: \(Self.safe(message)) (\(outcome.feed.url.absoluteString)); it will not be checked again")
         }
@@ -232,6 +238,14 @@ public final class ConsoleRenderer: @unchecked Sendable {
     private func cancelled(_ feed: FeedTarget) {
         feeds[feed.id]?.isLoading = false
         if mode == .json { emit([("event", .string("feed_cancelled"))] + Self.feedFields(feed)) }
+    }
+
+    private func hookFailed(_ update: HookFailed) {
+        if mode == .json {
+            emit([("event", .string("hook_failed")), ("feed_id", .int(Int(update.feed.id))), ("message", .string(update.message))])
+        } else {
+            printError("\(Self.safe(update.feed.displayName)): \(Self.safe(update.message))")
+        }
     }
 
     private func progressed(_ update: BatchProgress) {
@@ -358,6 +372,7 @@ public final class ConsoleRenderer: @unchecked Sendable {
         case .failed: return "failed"
         case .cancelled: return "cancelled"
         case .offline: return "offline"
+        case .removed: return "removed"
         }
     }
 
@@ -370,6 +385,9 @@ public final class ConsoleRenderer: @unchecked Sendable {
         switch outcome.result {
         case .updated(let new, let changed):
             var text = "updated   \(name): \(new.count) new"
+            if outcome.backlogCount > 0 {
+                text += " (newest only; \(outcome.backlogCount) older episode\(outcome.backlogCount == 1 ? "" : "s") stored)"
+            }
             if changed > 0 { text += ", \(changed) changed" }
             if !outcome.warnings.isEmpty { text += " (\(outcome.warnings.count) warning\(outcome.warnings.count == 1 ? "" : "s"))" }
             return text
@@ -378,6 +396,7 @@ public final class ConsoleRenderer: @unchecked Sendable {
         case .failed(let failure): return "failed    \(name): \(safe(failure.message))"
         case .cancelled: return "cancelled \(name)"
         case .offline: return "stored    \(name)"
+        case .removed: return "removed   \(name): unsubscribed during the run; nothing stored"
         }
     }
 
@@ -400,6 +419,8 @@ public final class ConsoleRenderer: @unchecked Sendable {
         if gone > 0 { parts.append("\(gone) gone") }
         let cancelled = summary.outcomes.filter { $0.result == .cancelled }.count
         if cancelled > 0 { parts.append("\(cancelled) cancelled") }
+        let removed = summary.outcomes.filter { $0.result == .removed }.count
+        if removed > 0 { parts.append("\(removed) removed during the run") }
         if summary.networkOffline { parts.append("network offline") }
         let stored = summary.outcomes.filter { $0.result == .offline }.count
         if stored > 0 { parts.append("\(stored) answered from the store (offline)") }

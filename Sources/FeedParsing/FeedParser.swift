@@ -235,6 +235,11 @@ public final class FeedParser {
         if state.pointee.sawEntityLoop {
             return FeedParseError(kind: .entityExpansion, message: "the document defines entities that expand without bound (an entity loop)", line: state.pointee.firstError?.line)
         }
+        // `<!doctype html>` in lower case is not XML, so libxml2 finds no root at all; HTML says its name in any case.
+        let opening = String(decoding: start.prefix(15), as: UTF8.self).lowercased()
+        if opening.hasPrefix("<!doctype html") || opening.hasPrefix("<html") {
+            return FeedParseError(kind: .notAFeed, message: "the document is an HTML page, not a feed")
+        }
         if start.first != UInt8(ascii: "<") {
             return FeedParseError(kind: .notXML, message: "the document is not XML (it starts with \"\(SAXState.snippet(String(decoding: start.prefix(24), as: UTF8.self)))\")")
         }

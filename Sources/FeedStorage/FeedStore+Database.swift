@@ -83,15 +83,66 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
 
     // MARK: - Subscriptions
 
-    public func addSubscription(url: URL, title: String?, at date: Date) throws -> Subscription {
+    public func addSubscription(url: URL, title: String?, at date: Date, backlog: Int?) throws -> Subscription {
         try write { db in
             if try Row.fetchOne(db, sql: "SELECT id FROM subscription WHERE url = ?", arguments: [url.absoluteString]) != nil {
                 throw StoreError(kind: .duplicate, message: "\(url.absoluteString) is already subscribed")
             }
             try db.execute(
-                sql: "INSERT INTO subscription (url, title, addedAt) VALUES (?, ?, ?)",
-                arguments: [url.absoluteString, title, date.timeIntervalSince1970])
-            return Subscription(id: db.lastInsertedRowID, url: url, title: title, addedAt: date)
+                sql: "INSERT INTO subscription (url, title, addedAt, backlog) VALUES (?, ?, ?, ?)",
+                arguments: [url.absoluteString, title, date.timeIntervalSince1970, backlog])
+            return Subscription(id: db.lastInsertedRowID, url: url, title: title, addedAt: date, backlog: backlog)
+        }
+    }
+
+    public func moveSubscription(id: Int64, to url: URL) throws -> Subscription {
+        try write { db in
+            let current = try Self.existingSubscription(id: id, db: db)
+            guard url != current.url else { return current }
+            try Self.refuseTakenURL(url, except: id, db: db)
+            try db.execute(
+                sql: """
+                    UPDATE subscription SET url = ?, movedFrom = ?, refusedMoveTarget = NULL, etag = NULL,
+                      lastModified = NULL, nextCheckAt = NULL, nextCheckReason = NULL
+                    WHERE id = ?
+                    """,
+                arguments: [url.absoluteString, current.url.absoluteString, id])
+            return try Self.existingSubscription(id: id, db: db)
+        }
+    }
+
+    public func undoMove(id: Int64) throws -> Subscription {
+        try write { db in
+            let current = try Self.existingSubscription(id: id, db: db)
+            guard let previous = current.movedFrom else {
+                throw StoreError(kind: .notFound, message: "subscription \(id) has not moved: there is no move to undo")
+            }
+            try Self.refuseTakenURL(previous, except: id, db: db)
+            try db.execute(
+                sql: """
+                    UPDATE subscription SET url = ?, movedFrom = NULL, refusedMoveTarget = ?, etag = NULL,
+                      lastModified = NULL, nextCheckAt = NULL, nextCheckReason = NULL
+                    WHERE id = ?
+                    """,
+                arguments: [previous.absoluteString, current.url.absoluteString, id])
+            return try Self.existingSubscription(id: id, db: db)
+        }
+    }
+
+    private static func existingSubscription(id: Int64, db: Database) throws -> Subscription {
+        guard let subscription = try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE id = ?", arguments: [id])
+            .flatMap(Self.subscription(from:))
+        else {
+            throw StoreError(kind: .notFound, message: "no subscription with id \(id)")
+        }
+        return subscription
+    }
+
+    private static func refuseTakenURL(_ url: URL, except id: Int64, db: Database) throws {
+        if let other = try Int64.fetchOne(
+            db, sql: "SELECT id FROM subscription WHERE url = ? AND id <> ?", arguments: [url.absoluteString, id])
+        {
+            throw StoreError(kind: .duplicate, message: "\(url.absoluteString) is already subscribed as \(other)")
         }
     }
 
@@ -151,7 +202,8 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
             nextCheckReason: row["nextCheckReason"],
             movedFrom: (row["movedFrom"] as String?).flatMap(URL.init(string:)), lastBodyBytes: row["lastBodyBytes"],
             ttlMinutes: row["ttlMinutes"], syndicationUpdatePeriod: row["syndicationUpdatePeriod"],
-            syndicationUpdateFrequency: row["syndicationUpdateFrequency"], podcastUpdateFrequency: row["podcastUpdateFrequency"])
+            syndicationUpdateFrequency: row["syndicationUpdateFrequency"], podcastUpdateFrequency: row["podcastUpdateFrequency"],
+            backlog: row["backlog"], refusedMoveTarget: (row["refusedMoveTarget"] as String?).flatMap(URL.init(string:)))
     }
 
     static func date(_ value: Double?) -> Date? { value.map(Date.init(timeIntervalSince1970:)) }
@@ -195,7 +247,9 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         let next = check.nextCheckAt?.timeIntervalSince1970
         switch check.result {
         case .fetched(let feed, let etag, let lastModified, let unconditional):
-            summary = try merge(feed, columns: columns, into: current, checkedAt: check.checkedAt, runID: check.runID, db: db)
+            summary = try merge(
+                feed, columns: columns, into: current, checkedAt: check.checkedAt, runID: check.runID,
+                announceLimit: check.announceLimit, db: db)
             try db.execute(
                 sql: """
                     UPDATE subscription SET
@@ -203,7 +257,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                       description = COALESCE(?, description), author = COALESCE(?, author),
                       language = COALESCE(?, language), etag = ?, lastModified = ?,
                       lastCheckedAt = ?, lastSuccessAt = ?, lastUnconditionalAt = CASE WHEN ? THEN ? ELSE lastUnconditionalAt END,
-                      lastStatus = ?, failureCount = 0, lastErrorKind = NULL, lastError = NULL, isComplete = ?,
+                      lastStatus = ?, failureCount = 0, lastErrorKind = NULL, lastError = NULL, isGone = 0, isComplete = ?,
                       nextCheckAt = ?, nextCheckReason = ?, lastBodyBytes = COALESCE(?, lastBodyBytes),
                       ttlMinutes = ?, syndicationUpdatePeriod = ?, syndicationUpdateFrequency = ?, podcastUpdateFrequency = ?
                     WHERE id = ?
@@ -219,7 +273,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
             try db.execute(
                 sql: """
                     UPDATE subscription SET lastCheckedAt = ?, lastSuccessAt = ?, lastStatus = ?, failureCount = 0,
-                      lastErrorKind = NULL, lastError = NULL, nextCheckAt = ?, nextCheckReason = ?
+                      lastErrorKind = NULL, lastError = NULL, isGone = 0, nextCheckAt = ?, nextCheckReason = ?
                     WHERE id = ?
                     """,
                 arguments: [checkedAt, checkedAt, check.status ?? 304, next, check.nextCheckReason, current.id])
@@ -242,7 +296,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                 arguments: [checkedAt, check.status ?? 410, message, current.id])
             return summary
         }
-        if let target = check.movedTo, target != current.url {
+        if let target = check.movedTo, target != current.url, target != current.refusedMoveTarget {
             if let other = try Row.fetchOne(
                 db, sql: "SELECT id, title FROM subscription WHERE url = ? AND id <> ?",
                 arguments: [target.absoluteString, current.id])
@@ -263,7 +317,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     /// Merges a feed's episodes: new ones inserted, changed ones updated, none deleted.
     private func merge(
         _ feed: ParsedFeed, columns allColumns: [EpisodeColumns], into subscription: Subscription, checkedAt: Date, runID: Int64?,
-        db: Database
+        announceLimit: Int?, db: Database
     ) throws -> MergeSummary {
         var known: [String: String] = [:]
         let rows = try Row.fetchCursor(db, sql: "SELECT key, fingerprint FROM episode WHERE subscriptionId = ?", arguments: [subscription.id])
@@ -287,6 +341,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         let subscriptionID = subscription.id.databaseValue
         let seen = seenAt.databaseValue
         let run = runID.databaseValue
+        let announced = announceLimit.map { Self.newestKeys(of: feed, count: $0) }
         for (index, episode) in feed.episodes.enumerated() where handled.insert(episode.id).inserted {
             let columns = allColumns[index]
             let key = episode.id.databaseValue
@@ -305,13 +360,33 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                 var values = [subscriptionID, key, columns.fingerprint.databaseValue]
                 values.reserveCapacity(columns.values.count + 6)
                 values += columns.values
-                values += [seen, seen, run]
+                let announce = announced?.contains(episode.id) ?? true
+                values += [seen, seen, announce ? run : .null]
                 try insert.execute(arguments: StatementArguments(values))
-                summary.newEpisodes.append(
-                    StoredEpisode(subscriptionID: subscription.id, key: episode.id, episode: episode, firstSeenAt: checkedAt, lastSeenAt: checkedAt, firstSeenRunID: runID))
+                if announce {
+                    summary.newEpisodes.append(
+                        StoredEpisode(subscriptionID: subscription.id, key: episode.id, episode: episode, firstSeenAt: checkedAt, lastSeenAt: checkedAt, firstSeenRunID: runID))
+                } else {
+                    summary.backlogCount += 1
+                }
             }
         }
         return summary
+    }
+
+    /// The identity keys of a feed's `count` newest episodes: by published date, undated ones after dated ones in
+    /// document order (feeds list newest first far more often than not).
+    static func newestKeys(of feed: ParsedFeed, count: Int) -> Set<String> {
+        guard count > 0 else { return [] }
+        let ordered = feed.episodes.indices.sorted { a, b in
+            switch (feed.episodes[a].published, feed.episodes[b].published) {
+            case (let x?, let y?): return x != y ? x > y : a < b
+            case (.some, nil): return true
+            case (nil, .some): return false
+            case (nil, nil): return a < b
+            }
+        }
+        return Set(ordered.prefix(count).map { feed.episodes[$0].id })
     }
 
     // MARK: - Episodes

@@ -28,6 +28,9 @@ public struct FeedCheck: Sendable {
     public var runID: Int64?
     /// Body bytes received (200), for the conditional-GET savings figure.
     public var bodyBytes: Int?
+    /// On a subscription's first successful fetch: how many of its new episodes (the newest) to announce. The others
+    /// are stored as its back catalogue, not as found by this run. Nil announces every new episode.
+    public var announceLimit: Int?
 
     public init(
         subscriptionID: Int64,
@@ -38,8 +41,10 @@ public struct FeedCheck: Sendable {
         nextCheckAt: Date? = nil,
         nextCheckReason: String? = nil,
         runID: Int64? = nil,
-        bodyBytes: Int? = nil
+        bodyBytes: Int? = nil,
+        announceLimit: Int? = nil
     ) {
+        self.announceLimit = announceLimit
         self.bodyBytes = bodyBytes
         self.subscriptionID = subscriptionID
         self.checkedAt = checkedAt
@@ -54,8 +59,11 @@ public struct FeedCheck: Sendable {
 
 /// What ``FeedStore/apply(_:)`` changed.
 public struct MergeSummary: Sendable, Hashable {
-    /// Episodes stored for the first time, in feed order.
+    /// Episodes stored for the first time and announced as new, in feed order.
     public var newEpisodes: [StoredEpisode]
+    /// Episodes stored for the first time as the feed's back catalogue, not announced (see
+    /// ``FeedCheck/announceLimit``).
+    public var backlogCount = 0
     /// Known episodes whose fields changed.
     public var updatedCount: Int
     /// The URL the subscription now has, when a move was applied.

@@ -2,8 +2,16 @@ public import Foundation
 
 /// Subscriptions: the feeds a user follows and their check state.
 public protocol SubscriptionRepository: Sendable {
-    /// Adds a feed. - Throws: ``StoreError`` `.duplicate` when the URL is already subscribed.
-    func addSubscription(url: URL, title: String?, at date: Date) throws -> Subscription
+    /// Adds a feed; its first successful fetch announces only its `backlog` newest episodes (nil: 1).
+    /// - Throws: ``StoreError`` `.duplicate` when the URL is already subscribed.
+    func addSubscription(url: URL, title: String?, at date: Date, backlog: Int?) throws -> Subscription
+    /// Points a subscription at another URL by hand; the old one is kept as `movedFrom` so the move can be undone.
+    /// Validators are dropped and the feed is due at once.
+    /// - Throws: ``StoreError`` `.notFound`, or `.duplicate` when another subscription has that URL.
+    func moveSubscription(id: Int64, to url: URL) throws -> Subscription
+    /// Moves a subscription back to the URL it had before its last move, and stops that move from being followed
+    /// again. - Throws: ``StoreError`` `.notFound` when it never moved, `.duplicate` when the old URL is taken.
+    func undoMove(id: Int64) throws -> Subscription
     /// Removes a feed and its episodes. - Returns: false when no such id.
     @discardableResult func removeSubscription(id: Int64) throws -> Bool
     /// Every subscription, by id.
@@ -14,6 +22,13 @@ public protocol SubscriptionRepository: Sendable {
     func dueSubscriptions(at date: Date) throws -> [Subscription]
     /// Sets the title (and link/image when given) of a subscription, e.g. after `add` fetched it once.
     func updateMetadata(id: Int64, title: String?, link: URL?, image: URL?) throws
+}
+
+extension SubscriptionRepository {
+    /// Adds a feed whose first fetch announces only its newest episode.
+    public func addSubscription(url: URL, title: String?, at date: Date) throws -> Subscription {
+        try addSubscription(url: url, title: title, at: date, backlog: nil)
+    }
 }
 
 /// Episodes and the merge of one feed check.

@@ -44,6 +44,11 @@ public struct Subscription: Sendable, Hashable, Identifiable {
     public var syndicationUpdatePeriod: String?
     public var syndicationUpdateFrequency: Int?
     public var podcastUpdateFrequency: String?
+    /// How many episodes the first successful fetch announces as new (`add --backlog`); nil means 1.
+    public var backlog: Int?
+    /// A move target the user undid (`podfresh move --undo`): redirects and `itunes:new-feed-url` to it are not
+    /// followed again.
+    public var refusedMoveTarget: URL?
 
     public init(
         id: Int64,
@@ -70,8 +75,12 @@ public struct Subscription: Sendable, Hashable, Identifiable {
         ttlMinutes: Int? = nil,
         syndicationUpdatePeriod: String? = nil,
         syndicationUpdateFrequency: Int? = nil,
-        podcastUpdateFrequency: String? = nil
+        podcastUpdateFrequency: String? = nil,
+        backlog: Int? = nil,
+        refusedMoveTarget: URL? = nil
     ) {
+        self.backlog = backlog
+        self.refusedMoveTarget = refusedMoveTarget
         self.ttlMinutes = ttlMinutes
         self.syndicationUpdatePeriod = syndicationUpdatePeriod
         self.syndicationUpdateFrequency = syndicationUpdateFrequency

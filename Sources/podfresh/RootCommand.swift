@@ -8,11 +8,12 @@ struct RootCommand: AsyncParsableCommand {
         discussion: """
             Exit status: 0 every feed refreshed or unchanged; 1 one or more feeds failed (the others were \
             still stored); 64 usage error; 70 internal or database error; 75 another refresh or watch holds the \
-            database's lock.
+            database's lock; 130/143 a refresh stopped by SIGINT/SIGTERM (feeds in flight were stored, the rest not \
+            checked).
             """,
         version: PodfreshVersion.current,
         subcommands: [
-            Refresh.self, Watch.self, Add.self, Remove.self, List.self, Status.self, Episodes.self,
+            Refresh.self, Watch.self, Add.self, Remove.self, Move.self, List.self, Status.self, Episodes.self,
             ImportOPML.self, ExportOPML.self, Parse.self,
         ],
         defaultSubcommand: Refresh.self

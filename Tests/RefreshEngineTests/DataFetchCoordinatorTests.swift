@@ -1,5 +1,5 @@
 import Foundation
-import RefreshEngine
+@testable import RefreshEngine
 import Testing
 
 /// Counts how many operations run at once, overall and per host.
@@ -163,5 +163,39 @@ struct DataFetchCoordinatorTests {
         #expect(probe.snapshot.started.count == 1)
         #expect(outcomes.filter { $0.result == .cancelled }.count == 4)
         #expect(coordinator.activeFeedIDs.isEmpty)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aFeedThatMovesToAnotherHostGivesBackTheSlotOfTheHostItWasClaimedFor() async {
+        // Given six feeds on one host, two per host, and the first two moving elsewhere while they are fetched
+        let coordinator = DataFetchCoordinator(maxConcurrent: 5, maxPerHost: 2)
+        let input = (1...6).map { FeedTarget(id: Int64($0), url: URL(string: "http://old.example/feed\($0)")!) }
+        // When the batch runs
+        let outcomes = await coordinator.run(input) { feed in
+            var moved = feed
+            if feed.id <= 2 { moved.url = URL(string: "http://new\(feed.id).example/feed")! }
+            return RefreshOutcome(feed: moved, result: .notModified, movedTo: feed.id <= 2 ? moved.url : nil)
+        }
+        // Then every feed was checked: none was left without a slot
+        #expect(outcomes.count == 6)
+        #expect(outcomes.allSatisfy { $0.result == .notModified })
+        #expect(coordinator.activeFeedIDs.isEmpty)
+    }
+
+    @Test
+    func releasingAFeedFreesTheHostSlotItWasClaimedUnder() {
+        var state = DataFetchCoordinator.State()
+        var pending = (1...3).map { FeedTarget(id: Int64($0), url: URL(string: "http://a.example/\($0)")!) }
+        let first = state.claimNext(from: &pending, globalLimit: 5, perHost: 2)
+        let second = state.claimNext(from: &pending, globalLimit: 5, perHost: 2)
+        #expect(first?.id == 1 && second?.id == 2)
+        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 2) == nil, "the host is full")
+        state.release(id: 1)
+        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 2)?.id == 3)
+        state.release(id: 2)
+        state.release(id: 3)
+        #expect(state.runningPerHost.isEmpty && state.running.isEmpty && state.active.isEmpty)
+        state.release(id: 3)
+        #expect(state.runningPerHost.isEmpty, "releasing twice changes nothing")
     }
 }

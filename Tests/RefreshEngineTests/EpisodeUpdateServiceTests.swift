@@ -28,7 +28,10 @@ final class EngineHarness: @unchecked Sendable {
     let service: EpisodeUpdateService
     let directory: URL
 
-    init(jobs: Int = 5, perHost: Int = 2, totalTimeout: Duration = .seconds(10), retryDelay: Duration = .milliseconds(10)) async throws {
+    init(
+        jobs: Int = 5, perHost: Int = 2, totalTimeout: Duration = .seconds(10), retryDelay: Duration = .milliseconds(10),
+        hook: String? = nil
+    ) async throws {
         server = try await TestHTTPServer.start()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-engine-\(UUID().uuidString)")
         store = try FeedStore(path: directory.appendingPathComponent("test.sqlite").path)
@@ -38,11 +41,13 @@ final class EngineHarness: @unchecked Sendable {
         let source = RoutingFeedSource(http: HTTPFeedSource(client: client, configuration: configuration), file: FileFeedSource())
         service = EpisodeUpdateService(
             store: store, source: source, coordinator: coordinator,
-            configuration: EpisodeUpdateConfiguration(retryDelay: retryDelay))
+            configuration: EpisodeUpdateConfiguration(hookCommand: hook, retryDelay: retryDelay))
     }
 
+    /// Subscribes to a path of the test server; its first fetch announces every episode (tests of the back
+    /// catalogue subscribe through the store themselves).
     func subscribe(_ path: String) throws -> Subscription {
-        try store.addSubscription(url: server.url(path), title: nil, at: Date())
+        try store.addSubscription(url: server.url(path), title: nil, at: Date(), backlog: 10_000)
     }
 
     func titles(_ id: Int64) throws -> Set<String> {
@@ -148,6 +153,7 @@ struct EpisodeUpdateServiceTests {
         h.server.setRoute("/temp.xml", .redirect(302, to: "/new2.xml"))
         h.server.serveFeed("/new2.xml", rss(items: ["t1"]))
         h.server.serveFeed("/announces.xml", rss(items: ["x1"], extra: "<itunes:new-feed-url>\(h.server.url("/moved-here.xml"))</itunes:new-feed-url>"))
+        h.server.serveFeed("/moved-here.xml", rss(items: ["x1"]))
         let moved = try h.subscribe("/old.xml")
         let temporary = try h.subscribe("/temp.xml")
         let announcing = try h.subscribe("/announces.xml")
@@ -171,7 +177,7 @@ struct EpisodeUpdateServiceTests {
         #expect(try h.store.subscription(id: old.id)?.url == h.server.url("/old.xml"))
     }
 
-    @Test func goneFeedsAreMarkedAndNeverCheckedAgain() async throws {
+    @Test func goneFeedsAreMarkedAndNotCheckedAgainUnlessForcedOrNamed() async throws {
         let h = try await EngineHarness()
         defer { Task { await h.close() } }
         h.server.setRoute("/gone.xml", TestResponse(status: 410, text: "gone"))
@@ -179,7 +185,7 @@ struct EpisodeUpdateServiceTests {
         let first = try await h.service.refresh(policy: .due)
         #expect(first.outcomes.first?.result == .gone(message: "HTTP 410 Gone: the feed was removed"))
         #expect(try h.store.subscription(id: gone.id)?.isGone == true)
-        let second = try await h.service.refresh(policy: .force)
+        let second = try await h.service.refresh(policy: .all)
         #expect(second.outcomes.isEmpty)
         #expect(h.server.requests(to: "/gone.xml").count == 1)
     }

@@ -82,6 +82,12 @@ enum Migrations {
                 t.add(column: "podcastUpdateFrequency", .text)
             }
         }
+        migrator.registerMigration("v3: back catalogue and undone moves") { db in
+            try db.alter(table: "subscription") { t in
+                t.add(column: "backlog", .integer)
+                t.add(column: "refusedMoveTarget", .text)
+            }
+        }
         return migrator
     }
 }

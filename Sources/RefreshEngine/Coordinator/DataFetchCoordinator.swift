@@ -86,11 +86,14 @@ public final class DataFetchCoordinator: @unchecked Sendable {
             return feed
         }
 
-        mutating func release(_ feed: FeedTarget) {
-            running[feed.id] = nil
-            active.remove(feed.id)
-            runningPerHost[feed.host, default: 1] -= 1
-            if runningPerHost[feed.host] == 0 { runningPerHost[feed.host] = nil }
+        /// Releases what ``claimNext(from:globalLimit:perHost:)`` claimed for feed `id`: its slot under the host it
+        /// was claimed for, whatever URL the feed has by the time it finishes (a feed may move to another host
+        /// during its fetch).
+        mutating func release(id: Int64) {
+            active.remove(id)
+            guard let claimed = running.removeValue(forKey: id) else { return }
+            runningPerHost[claimed.host, default: 1] -= 1
+            if runningPerHost[claimed.host] == 0 { runningPerHost[claimed.host] = nil }
         }
     }
 
@@ -101,8 +104,8 @@ public final class DataFetchCoordinator: @unchecked Sendable {
     /// `fetchCancelled` and `batchProgress` (not `batchCompleted`: the caller publishes that with its summary).
     ///
     /// A feed already being fetched (by another batch) is refused and reported cancelled. When the calling task is
-    /// cancelled, no new fetch starts; fetches in flight see the cancellation and finish as they can (a merge that
-    /// has begun commits), and feeds never started are reported cancelled.
+    /// cancelled, no new fetch starts; fetches in flight run to their end (fetch, parse, merge), and feeds never
+    /// started are reported cancelled.
     ///
     /// - Returns: One outcome per feed, in completion order.
     ///
@@ -152,7 +155,10 @@ public final class DataFetchCoordinator: @unchecked Sendable {
                     guard let feed = next else { return }
                     group.addTask {
                         if Task.isCancelled { return RefreshOutcome(feed: feed, result: .cancelled) }
-                        return await operation(feed)
+                        // A fetch that has started runs to its end even when the run is stopped (an unstructured
+                        // task does not inherit the cancellation): its merge commits and nothing is left half-done.
+                        // Stopping only keeps new fetches from starting.
+                        return await Task { await operation(feed) }.value
                     }
                 }
             }
@@ -161,7 +167,7 @@ public final class DataFetchCoordinator: @unchecked Sendable {
             while let outcome = await group.next() {
                 outcomes.append(compactOutcomes ? outcome.compacted() : outcome)
                 lock.withLock {
-                    state.release(outcome.feed)
+                    state.release(id: outcome.feed.id)
                     progress.finished += 1
                     progress.newEpisodes += outcome.newEpisodeCount
                     if outcome.isFailure { progress.failures += 1 }
@@ -177,18 +183,30 @@ public final class DataFetchCoordinator: @unchecked Sendable {
             }
         }
 
-        // Feeds never started because the run was cancelled.
+        // Feeds never started. Only a stopped run may leave feeds unchecked, and then they are cancelled; any other
+        // feed left over is a failure, never a silent skip.
         if !pending.isEmpty {
+            let stopped = Task.isCancelled
             lock.withLock {
                 for feed in pending {
                     state.active.remove(feed.id)
-                    outcomes.append(RefreshOutcome(feed: feed, result: .cancelled))
+                    let outcome = RefreshOutcome(feed: feed, result: stopped ? .cancelled : .failed(Self.notStarted))
+                    outcomes.append(outcome)
                     progress.finished += 1
-                    publishLocked(.fetchCancelled(feed))
+                    if stopped {
+                        publishLocked(.fetchCancelled(feed))
+                    } else {
+                        progress.failures += 1
+                        publishLocked(.fetchFailed(outcome))
+                    }
                 }
                 publishLocked(.batchProgress(progress))
             }
         }
         return outcomes
     }
+
+    /// The failure of a feed the batch ended without starting although nobody stopped it.
+    static let notStarted = RefreshFailure(
+        kind: "internal", message: "not checked: the run ended before a fetch slot was free for it (a podfresh bug)")
 }

@@ -53,6 +53,8 @@ public enum RefreshResult: Sendable, Hashable {
     case cancelled
     /// `--offline`: answered from the store without touching the network.
     case offline
+    /// The subscription was removed while it was being checked: nothing was stored, and nothing failed.
+    case removed
 }
 
 /// The outcome of refreshing one feed.
@@ -65,8 +67,6 @@ public struct RefreshOutcome: Sendable, Hashable {
     public var moveRefused: String?
     /// Parser warnings (recovered XML errors, bad dates …).
     public var warnings: [ParseWarning]
-    /// Problems running the `--exec` hook; they never fail the feed.
-    public var hookProblems: [String]
     /// When the feed is next due, and why.
     public var nextCheckAt: Date?
     public var nextCheckReason: String?
@@ -77,7 +77,6 @@ public struct RefreshOutcome: Sendable, Hashable {
         movedTo: URL? = nil,
         moveRefused: String? = nil,
         warnings: [ParseWarning] = [],
-        hookProblems: [String] = [],
         nextCheckAt: Date? = nil,
         nextCheckReason: String? = nil
     ) {
@@ -86,7 +85,6 @@ public struct RefreshOutcome: Sendable, Hashable {
         self.movedTo = movedTo
         self.moveRefused = moveRefused
         self.warnings = warnings
-        self.hookProblems = hookProblems
         self.nextCheckAt = nextCheckAt
         self.nextCheckReason = nextCheckReason
     }
@@ -97,7 +95,10 @@ public struct RefreshOutcome: Sendable, Hashable {
         return false
     }
 
-    /// How many episodes were stored for the first time (also after ``compacted()``).
+    /// Episodes stored for the first time as the back catalogue of a new subscription, without being announced.
+    public var backlogCount = 0
+
+    /// How many episodes were stored for the first time and announced (also after ``compacted()``).
     public var newEpisodeCount: Int {
         if case .updated(let episodes, _) = result { return max(episodes.count, compactedNewEpisodeCount) }
         return 0
@@ -185,4 +186,8 @@ public enum DataFetchEvent: Sendable, Hashable {
     case networkOffline(message: String)
     /// The batch ended.
     case batchCompleted(RefreshSummary)
+    /// The `--exec` hook failed for one new episode of `feed` (it never fails the feed).
+    case hookFailed(FeedTarget, message: String)
+    /// Watch mode, after a cycle: nothing runs until `nextCheck` (nil: no feed will ever be due).
+    case idle(nextCheck: Date?)
 }

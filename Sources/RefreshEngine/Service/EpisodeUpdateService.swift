@@ -87,16 +87,18 @@ public final class EpisodeUpdateService: Sendable {
         self.configuration = configuration
     }
 
-    /// The subscriptions a refresh with `policy` would check now (`feedIDs` narrows it to those, checked now
-    /// whatever their schedule). Gone feeds are never checked.
+    /// The subscriptions a refresh with `policy` would check now. `feedIDs` narrows it to those, checked now whatever
+    /// their schedule or state (a gone feed named by the user is checked again, and revives when it answers).
+    /// Otherwise gone feeds are checked only by ``RefreshPolicy/force``.
     public func feedsToCheck(policy: RefreshPolicy, feedIDs: [Int64]? = nil) throws -> [Subscription] {
         let now = configuration.now()
         if let feedIDs {
-            return try feedIDs.compactMap { try subscriptions.subscription(id: $0) }.filter { !$0.isGone }
+            return try feedIDs.compactMap { try subscriptions.subscription(id: $0) }
         }
         switch policy {
         case .due: return try subscriptions.dueSubscriptions(at: now)
-        case .all, .force, .offline: return try subscriptions.subscriptions().filter { !$0.isGone }
+        case .force: return try subscriptions.subscriptions()
+        case .all, .offline: return try subscriptions.subscriptions().filter { !$0.isGone }
         }
     }
 
@@ -118,10 +120,17 @@ public final class EpisodeUpdateService: Sendable {
         var run = try runs.beginRun(at: startedAt)
         let runID = run.id
         let deferred = DeferredFailures()
-        let outcomes = await coordinator.run(targets, compactOutcomes: configuration.compactSummary) { [self] target in
-            guard let subscription = byID[target.id] else { return RefreshOutcome(feed: target, result: .cancelled) }
-            return await refreshOne(subscription, policy: policy, runID: runID, deferred: deferred)
+        let hooks = configuration.hookCommand.map { command in
+            HookQueue(command: command) { [coordinator] feed, problem in coordinator.publish(.hookFailed(feed, message: problem)) }
         }
+        let outcomes = await coordinator.run(targets, compactOutcomes: configuration.compactSummary) { [self] target in
+            guard let subscription = byID[target.id] else {
+                return RefreshOutcome(feed: target, result: .failed(RefreshFailure(kind: "internal", message: "not checked: the subscription was not found in this run")))
+            }
+            return await refreshOne(subscription, policy: policy, runID: runID, deferred: deferred, hooks: hooks)
+        }
+        // Hooks run one at a time beside the fetches, never in a fetch slot; the run ends when the last has run.
+        await hooks?.finish()
 
         // Unreachable hosts are recorded only once we know the network itself is up.
         let networkFetches = outcomes.filter { ["http", "https"].contains($0.feed.url.scheme?.lowercased() ?? "") }
@@ -187,7 +196,8 @@ public final class EpisodeUpdateService: Sendable {
         _ subscription: Subscription,
         policy: RefreshPolicy,
         runID: Int64,
-        deferred: DeferredFailures
+        deferred: DeferredFailures,
+        hooks: HookQueue?
     ) async -> RefreshOutcome {
         let target = Self.target(for: subscription)
         let now = configuration.now()
@@ -200,6 +210,8 @@ public final class EpisodeUpdateService: Sendable {
         let request = FeedRequest(
             url: subscription.url, etag: subscription.etag, lastModified: subscription.lastModified,
             conditional: !unconditional)
+        // The first successful fetch of a subscription announces only its newest episodes; the rest is stored.
+        let announceLimit = subscription.lastSuccessAt == nil ? max(0, subscription.backlog ?? 1) : nil
         do {
             let result = try await fetchRetryingOnce(request)
             if Task.isCancelled { return RefreshOutcome(feed: target, result: .cancelled) }
@@ -219,22 +231,29 @@ public final class EpisodeUpdateService: Sendable {
                 deferred.addDownloaded(byteCount)
                 let feed = try consumer.finish()
                 let schedule = scheduleAfterSuccess(subscription, head: head, feed: feed, now: now)
+                let move = await checkedMove(subscription, head: head, feed: feed)
                 let check = FeedCheck(
                     subscriptionID: subscription.id, checkedAt: now, status: head.status,
                     result: .fetched(feed, etag: head.etag, lastModified: head.lastModified, unconditional: unconditional),
-                    movedTo: movedURL(subscription, head: head, feed: feed),
+                    movedTo: move.target,
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID,
-                    bodyBytes: byteCount)
+                    bodyBytes: byteCount, announceLimit: announceLimit)
                 let merge = try await episodes.applyAsync(check)
-                let problems = await runHook(for: merge.newEpisodes, feed: feed, subscription: subscription)
-                return RefreshOutcome(
-                    feed: FeedTarget(id: subscription.id, url: merge.movedTo ?? subscription.url, title: feed.title ?? subscription.title),
+                let updated = FeedTarget(id: subscription.id, url: merge.movedTo ?? subscription.url, title: feed.title ?? subscription.title)
+                hooks?.enqueue(merge.newEpisodes, of: updated, feed: feed)
+                var outcome = RefreshOutcome(
+                    feed: updated,
                     result: .updated(newEpisodes: merge.newEpisodes.map(Self.announcement), updatedCount: merge.updatedCount),
-                    movedTo: merge.movedTo, moveRefused: merge.moveRefused, warnings: feed.warnings,
-                    hookProblems: problems, nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason)
+                    movedTo: merge.movedTo, moveRefused: move.refused ?? merge.moveRefused, warnings: feed.warnings,
+                    nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason)
+                outcome.backlogCount = merge.backlogCount
+                return outcome
             }
         } catch is CancellationError {
             return RefreshOutcome(feed: target, result: .cancelled)
+        } catch let error as StoreError where error.kind == .notFound {
+            // Unsubscribed while it was being checked: nothing to store, nothing failed.
+            return RefreshOutcome(feed: target, result: .removed)
         } catch let error as FeedFetchError where error.kind == .gone {
             let check = FeedCheck(
                 subscriptionID: subscription.id, checkedAt: now, status: error.status ?? 410,
@@ -343,23 +362,36 @@ public final class EpisodeUpdateService: Sendable {
         return FeedScheduler.decide(input, policy: configuration.schedulePolicy)
     }
 
-    private func runHook(for new: [StoredEpisode], feed: ParsedFeed, subscription: Subscription) async -> [String] {
-        guard let command = configuration.hookCommand, !new.isEmpty else { return [] }
-        var problems: [String] = []
-        for stored in new {
-            let episode = stored.episode
-            let data = HookEpisode(
-                feedTitle: feed.title ?? subscription.title ?? "", feedURL: subscription.url.absoluteString,
-                episodeTitle: episode.title ?? "", episodeURL: episode.link?.absoluteString ?? "",
-                enclosureURL: episode.enclosures.first?.url.absoluteString ?? "",
-                enclosureType: episode.enclosures.first?.type ?? "", published: episode.published,
-                guid: episode.guid ?? "", identity: episode.id, duration: episode.duration)
-            let result = await NewEpisodeHook.run(command: command, episode: data)
-            if let problem = result.problemDescription {
-                problems.append("hook for \"\(episode.title ?? episode.id)\": \(problem)")
+    // MARK: - Moves
+
+    /// The move a check asks for, once it is known to lead to a feed. A permanent redirect is already checked: the
+    /// body that just parsed came from its target. An `itunes:new-feed-url` (or `<redirect><newLocation>`) target is
+    /// fetched and parsed first; a target that is not a feed, or that points straight back, keeps the old URL.
+    private func checkedMove(
+        _ subscription: Subscription, head: FeedResponseHead, feed: ParsedFeed
+    ) async -> (target: URL?, refused: String?) {
+        guard let target = movedURL(subscription, head: head, feed: feed) else { return (nil, nil) }
+        if target == subscription.refusedMoveTarget { return (nil, nil) }
+        if target == head.permanentRedirect { return (target, nil) }
+        let options = configuration.parserOptions
+        let announced = "the feed names \(target.absoluteString) as its new address"
+        do {
+            let result = try await source.fetch(FeedRequest(url: target, conditional: false)) { head in
+                FeedParserConsumer(head: head, options: options)
             }
+            guard case .fetched(_, let consumer, _) = result else {
+                return (nil, "\(announced), but it answered 304 to a request without validators; staying at \(subscription.url.absoluteString)")
+            }
+            let moved = try consumer.finish()
+            if let back = moved.newFeedURL, back == subscription.url || back == head.url {
+                return (nil, "\(announced), and that feed names this one as its new address; staying at \(subscription.url.absoluteString)")
+            }
+            return (target, nil)
+        } catch is CancellationError {
+            return (nil, nil)
+        } catch {
+            return (nil, "\(announced), but it is not a readable feed (\(error)); staying at \(subscription.url.absoluteString)")
         }
-        return problems
     }
 }
 

@@ -72,6 +72,10 @@ public final class UIUpdateService: @unchecked Sendable {
             return [NetworkWentOffline(message: message)]
         case .batchCompleted(let summary):
             return [BatchFinished(summary: summary)]
+        case .hookFailed(let feed, let message):
+            return [HookFailed(feed: feed, message: message)]
+        case .idle(let next):
+            return [WatchIdle(nextCheck: next)]
         }
     }
 

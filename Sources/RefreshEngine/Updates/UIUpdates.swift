@@ -27,6 +27,10 @@ extension Notification.Name {
     public static let networkWentOffline = Notification.Name("podfresh.networkWentOffline")
     /// A batch ended. `userInfo["update"]` is a ``BatchFinished``.
     public static let batchFinished = Notification.Name("podfresh.batchFinished")
+    /// The `--exec` hook failed. `userInfo["update"]` is a ``HookFailed``.
+    public static let hookFailed = Notification.Name("podfresh.hookFailed")
+    /// Watch mode is waiting for the next check. `userInfo["update"]` is a ``WatchIdle``.
+    public static let watchIdle = Notification.Name("podfresh.watchIdle")
 }
 
 /// A batch of feeds is about to be fetched.
@@ -83,4 +87,17 @@ public struct NetworkWentOffline: UIUpdate, Hashable {
 public struct BatchFinished: UIUpdate, Hashable {
     public static let notificationName = Notification.Name.batchFinished
     public var summary: RefreshSummary
+}
+
+/// The `--exec` hook failed for one new episode; the feed itself was stored.
+public struct HookFailed: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.hookFailed
+    public var feed: FeedTarget
+    public var message: String
+}
+
+/// Watch mode finished a cycle and waits until `nextCheck` (nil: no feed will ever be due).
+public struct WatchIdle: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.watchIdle
+    public var nextCheck: Date?
 }

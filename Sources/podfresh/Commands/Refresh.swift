@@ -3,6 +3,7 @@ import ConsoleOutput
 import FeedStorage
 import Foundation
 import RefreshEngine
+import Synchronization
 
 extension RootCommand {
     struct Refresh: AsyncParsableCommand {
@@ -76,43 +77,71 @@ extension RootCommand {
                         return ExitCode.validationFailure
                     }
                 }
-                let summary = try await runRefresh(environment, policy: policy, feedIDs: feedIDs)
-                if summary.outcomes.isEmpty && (mode == .plain || mode == .tty) {
+                let run = try await runRefresh(environment, policy: policy, feedIDs: feedIDs)
+                if run.summary.outcomes.isEmpty && (mode == .plain || mode == .tty) {
                     let count = try environment.store.subscriptions().count
                     if count == 0 {
                         environment.renderer.error("no subscriptions yet: add one with `podfresh add URL` or `podfresh import FILE.opml`")
                     }
                 }
-                return exitStatus(for: summary)
+                return exitStatus(for: run)
             }
             if status != .success { throw status }
         }
     }
 }
 
+/// A finished refresh, and the signal that stopped it early, if one did.
+struct RefreshRunResult: Sendable {
+    var summary: RefreshSummary
+    /// SIGINT or SIGTERM, when the run was stopped before every feed was checked.
+    var stoppedBy: Int32?
+}
+
 /// Runs one refresh with the renderer listening, and waits until every event was drawn. The first SIGINT/SIGTERM
-/// stops starting fetches and lets in-flight merges commit; a second exits at once.
+/// stops starting fetches and lets in-flight merges commit (and says what came of the run); a second exits at once.
 func runRefresh(
     _ environment: RefreshEnvironment, policy: RefreshPolicy, feedIDs: [Int64]?
-) async throws -> RefreshSummary {
+) async throws -> RefreshRunResult {
     environment.updates.attach(to: environment.coordinator)
     let renderer = environment.renderer
     let work = Task { try await environment.service.refresh(policy: policy, feedIDs: feedIDs) }
-    let trap = SignalTrap { _ in
+    let received = Mutex<Int32?>(nil)
+    let trap = SignalTrap { signal in
+        received.withLock { $0 = signal }
         work.cancel()
-        renderer.error("stopping: letting feeds in flight finish (signal again to quit now)")
+        renderer.error("stopping on \(signalName(signal)): no new fetches; feeds in flight finish and are stored (signal again to quit now)")
     }
     defer { withExtendedLifetime(trap) {} }
     let result = await work.result
     environment.coordinator.finishSubscribers()
     await environment.updates.drain()
-    return try result.get()
+    let summary = try result.get()
+    let signal = received.withLock { $0 }
+    if let signal {
+        let unchecked = summary.outcomes.filter { $0.result == .cancelled }.count
+        let checked = summary.outcomes.count - unchecked
+        renderer.error(
+            "stopped by \(signalName(signal)): \(checked) of \(summary.outcomes.count) feeds checked (every fetch in "
+                + "flight finished and was stored), \(unchecked) not checked; run `podfresh refresh` again to check them")
+    }
+    return RefreshRunResult(summary: summary, stoppedBy: signal)
 }
 
-/// 0 when every feed was refreshed or unchanged (or the network was down and nobody was blamed); 1 when any failed.
-func exitStatus(for summary: RefreshSummary) -> ExitCode {
-    if summary.networkOffline { return .success }
-    return summary.failedCount > 0 ? ExitStatus.feedsFailed : .success
+func signalName(_ signal: Int32) -> String {
+    switch signal {
+    case SIGINT: return "SIGINT"
+    case SIGTERM: return "SIGTERM"
+    default: return "signal \(signal)"
+    }
+}
+
+/// 128 + the signal when the run was stopped (it is incomplete); else 0 when every feed was refreshed or unchanged
+/// (or the network was down and nobody was blamed), 1 when any failed.
+func exitStatus(for run: RefreshRunResult) -> ExitCode {
+    if let signal = run.stoppedBy { return ExitCode(128 + signal) }
+    if run.summary.networkOffline { return .success }
+    return run.summary.failedCount > 0 ? ExitStatus.feedsFailed : .success
 }
 
 /// Takes the run lock beside the database, or explains who holds it.

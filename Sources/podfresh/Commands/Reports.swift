@@ -51,10 +51,10 @@ extension RootCommand {
                 Console.line("  failing  \(subscription.id) \(TerminalText.sanitize(subscription.title ?? subscription.url.absoluteString)): \(TerminalText.sanitize(subscription.lastError ?? "")) (×\(subscription.failureCount))")
             }
             for subscription in gone {
-                Console.line("  gone     \(subscription.id) \(TerminalText.sanitize(subscription.title ?? subscription.url.absoluteString))")
+                Console.line("  gone     \(subscription.id) \(TerminalText.sanitize(subscription.title ?? subscription.url.absoluteString)) (`podfresh refresh \(subscription.id)` checks it again; it revives if it answers)")
             }
             for subscription in moved {
-                Console.line("  moved    \(subscription.id) \(subscription.movedFrom?.absoluteString ?? "") → \(subscription.url.absoluteString)")
+                Console.line("  moved    \(subscription.id) \(subscription.movedFrom?.absoluteString ?? "") → \(subscription.url.absoluteString) (undo with `podfresh move \(subscription.id) --undo`)")
             }
             if let last {
                 var line = "last run: \(RFC3339.string(from: last.startedAt)), \(last.feedsChecked) checked, \(last.feedsFailed) failed, \(last.newEpisodes) new episodes"

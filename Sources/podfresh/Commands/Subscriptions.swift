@@ -20,11 +20,17 @@ extension RootCommand {
         @Flag(help: "Do not fetch the feeds now.")
         var noFetch = false
 
+        @Option(help: ArgumentHelp(
+            "How many of a feed's newest episodes its first check announces as new (and hands to --exec); the rest of its back catalogue is stored without being announced.",
+            valueName: "count"))
+        var backlog = 1
+
         @Flag(help: "Print JSON Lines.")
         var json = false
 
         func validate() throws {
             guard !urls.isEmpty else { throw ValidationError("Please give at least one feed URL.") }
+            guard backlog >= 0 else { throw ValidationError("Please give a --backlog of 0 or more.") }
             for url in urls where FeedAddress.url(from: url) == nil {
                 throw ValidationError("\"\(url)\" is not a feed address: use an http, https or file URL, or a path.")
             }
@@ -38,7 +44,7 @@ extension RootCommand {
                 for input in urls {
                     guard let url = FeedAddress.url(from: input) else { continue }
                     do {
-                        let subscription = try environment.store.addSubscription(url: url, title: nil, at: Date())
+                        let subscription = try environment.store.addSubscription(url: url, title: nil, at: Date(), backlog: backlog)
                         added.append(subscription)
                         if noFetch { Console.line("added \(subscription.id) \(url.absoluteString)") }
                     } catch let error as StoreError where error.kind == .duplicate {
@@ -47,12 +53,20 @@ extension RootCommand {
                     }
                 }
                 guard !noFetch, !added.isEmpty else { return failed ? ExitStatus.feedsFailed : .success }
-                let summary = try await runRefresh(environment, policy: .all, feedIDs: added.map(\.id))
-                for outcome in summary.outcomes where outcome.isFailure || outcome.result == .cancelled {
+                let run = try await runRefresh(environment, policy: .all, feedIDs: added.map(\.id))
+                for outcome in run.summary.outcomes {
+                    let reason: String
+                    switch outcome.result {
+                    case .failed(let failure): reason = "it could not be read as a feed (\(failure.message))"
+                    case .gone(let message): reason = "the server says it is gone for good (\(message))"
+                    case .cancelled: reason = "it was not checked before podfresh was stopped"
+                    default: continue
+                    }
                     _ = try environment.store.removeSubscription(id: outcome.feed.id)
-                    environment.renderer.error("not subscribed to \(outcome.feed.url.absoluteString): it could not be read as a feed")
+                    environment.renderer.error("not subscribed to \(outcome.feed.url.absoluteString): \(reason)")
                     failed = true
                 }
+                if let signal = run.stoppedBy { return ExitCode(128 + signal) }
                 return failed ? ExitStatus.feedsFailed : .success
             }
             if status != .success { throw status }
@@ -121,7 +135,9 @@ extension RootCommand {
 
 /// A subscription's state in a few words.
 func statusText(_ subscription: Subscription) -> String {
-    if subscription.isGone { return "gone: " + (subscription.lastError ?? "HTTP 410") }
+    if subscription.isGone {
+        return "gone: " + (subscription.lastError ?? "HTTP 410") + "; `podfresh refresh \(subscription.id)` checks it again"
+    }
     if subscription.failureCount > 0 {
         return "failing ×\(subscription.failureCount): " + (subscription.lastError ?? "unknown error")
     }

@@ -78,7 +78,8 @@ extension RootCommand {
                             nextCycle = interval.map { Date().addingTimeInterval($0) } ?? Date()
                         }
                         let next = try nextDue(environment.store, interval: interval, cycle: nextCycle)
-                        environment.renderer.showIdle(until: next)
+                        // Through the event stream, so it follows this cycle's own events.
+                        environment.coordinator.publish(.idle(nextCheck: next))
                     }
                     let next = try nextDue(environment.store, interval: interval, cycle: nextCycle)
                     let wake = min(next ?? .distantFuture, Date().addingTimeInterval(60))

@@ -1,0 +1,56 @@
+import FeedParsing
+import FeedStorage
+import Foundation
+
+/// Runs the `--exec` hook for announced episodes one at a time, beside the fetches: a slow hook never holds a fetch
+/// slot, and hooks never run at once (their output reaches cron whole, in announcement order).
+///
+/// ## Why this class is `Sendable`
+/// It holds only the stream's continuation (itself `Sendable`) and the task draining it; both are set in `init`.
+final class HookQueue: Sendable {
+    private struct Job: Sendable {
+        var feed: FeedTarget
+        var episode: HookEpisode
+        var name: String
+    }
+
+    private let continuation: AsyncStream<Job>.Continuation
+    private let worker: Task<Void, Never>
+
+    /// - Parameters:
+    ///   - command: The hook, run with `/bin/sh -c`.
+    ///   - report: Called with the feed and a one-line problem when a hook fails.
+    init(command: String, report: @escaping @Sendable (FeedTarget, String) -> Void) {
+        let (stream, continuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .unbounded)
+        self.continuation = continuation
+        // Unstructured on purpose: a stopped refresh still runs the hooks of the episodes it announced.
+        worker = Task {
+            for await job in stream {
+                let result = await NewEpisodeHook.run(command: command, episode: job.episode)
+                if let problem = result.problemDescription {
+                    report(job.feed, "hook for \"\(job.name)\": \(problem)")
+                }
+            }
+        }
+    }
+
+    /// Queues one hook run per episode, in the order given.
+    func enqueue(_ episodes: [StoredEpisode], of feed: FeedTarget, feed parsed: ParsedFeed) {
+        for stored in episodes {
+            let episode = stored.episode
+            let data = HookEpisode(
+                feedTitle: parsed.title ?? feed.title ?? "", feedURL: feed.url.absoluteString,
+                episodeTitle: episode.title ?? "", episodeURL: episode.link?.absoluteString ?? "",
+                enclosureURL: episode.enclosures.first?.url.absoluteString ?? "",
+                enclosureType: episode.enclosures.first?.type ?? "", published: episode.published,
+                guid: episode.guid ?? "", identity: episode.id, duration: episode.duration)
+            continuation.yield(Job(feed: feed, episode: data, name: episode.title ?? episode.id))
+        }
+    }
+
+    /// Waits until every queued hook has run.
+    func finish() async {
+        continuation.finish()
+        await worker.value
+    }
+}

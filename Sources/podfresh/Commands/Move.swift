@@ -1,0 +1,87 @@
+import ArgumentParser
+import ConsoleOutput
+import FeedFetching
+import FeedStorage
+import Foundation
+import RefreshEngine
+
+extension RootCommand {
+    struct Move: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Point a subscription at a new URL by hand, or undo its last move.",
+            discussion: """
+                podfresh follows a feed that moves (a permanent redirect, or itunes:new-feed-url once the new address \
+                proves to be a feed). `podfresh move FEED URL` sets the URL yourself; the new URL is fetched first and \
+                must be a feed (--no-fetch skips that). `podfresh move FEED --undo` goes back to the URL before the \
+                last move, and podfresh will not follow that move again. Episodes are kept either way.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var fetch: FetchOptions
+
+        @Argument(help: "The subscription (id, URL or part of a title).")
+        var feed: String
+
+        @Argument(help: "The new URL or path.")
+        var url: String?
+
+        @Flag(help: "Go back to the URL the subscription had before its last move.")
+        var undo = false
+
+        @Flag(help: "Do not fetch the new URL to check that it is a feed.")
+        var noFetch = false
+
+        func validate() throws {
+            if undo == (url != nil) { throw ValidationError("Please give either a new URL or --undo.") }
+            if let url, FeedAddress.url(from: url) == nil {
+                throw ValidationError("\"\(url)\" is not a feed address: use an http, https or file URL, or a path.")
+            }
+        }
+
+        func run() async throws {
+            let store = try openStore(global)
+            let subscription: Subscription
+            do {
+                subscription = try FeedSelector.resolve([feed], in: try store.subscriptions())[0]
+            } catch let error as FeedSelector.SelectionError {
+                Console.error(error.description)
+                throw ExitCode.validationFailure
+            }
+            do {
+                if undo {
+                    let moved = try store.undoMove(id: subscription.id)
+                    Console.line("moved \(moved.id) back to \(moved.url.absoluteString); \(subscription.url.absoluteString) will not be followed again")
+                    return
+                }
+                guard let target = url.flatMap(FeedAddress.url(from:)) else { return }
+                if !noFetch, let problem = try await Self.problem(with: target, fetch: fetch) {
+                    Console.error("not moved: \(target.absoluteString) \(problem); the subscription stays at \(subscription.url.absoluteString) (--no-fetch moves it anyway)")
+                    throw ExitStatus.feedsFailed
+                }
+                let moved = try store.moveSubscription(id: subscription.id, to: target)
+                Console.line("moved \(moved.id) from \(subscription.url.absoluteString) to \(moved.url.absoluteString) (undo with `podfresh move \(moved.id) --undo`)")
+            } catch let error as StoreError where error.kind != .database {
+                Console.error(error.message)
+                throw ExitCode.validationFailure
+            } catch let error as StoreError {
+                Console.error(error.message)
+                throw ExitStatus.internalError
+            }
+        }
+
+        /// Why `url` is not a feed, or nil when it fetched and parsed.
+        static func problem(with url: URL, fetch: FetchOptions) async throws -> String? {
+            try await withFeedSource(fetch) { source in
+                do {
+                    let result = try await source.fetch(FeedRequest(url: url, conditional: false)) { head in
+                        FeedParserConsumer(head: head)
+                    }
+                    if case .fetched(_, let consumer, _) = result { _ = try consumer.finish() }
+                    return nil
+                } catch {
+                    return "could not be read as a feed (\(error))"
+                }
+            }
+        }
+    }
+}
