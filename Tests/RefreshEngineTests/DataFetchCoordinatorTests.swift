@@ -198,4 +198,21 @@ struct DataFetchCoordinatorTests {
         state.release(id: 3)
         #expect(state.runningPerHost.isEmpty, "releasing twice changes nothing")
     }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aBatchWhoseSlotsAreHeldByAnotherBatchWaitsForThemInsteadOfGivingUp() async {
+        // One slot, two batches at once: whichever starts second finds the slot taken and must wait for it.
+        let coordinator = DataFetchCoordinator(maxConcurrent: 1, maxPerHost: 1)
+        let first = (1...3).map { FeedTarget(id: Int64($0), url: URL(string: "http://a.example/\($0)")!) }
+        let second = (4...6).map { FeedTarget(id: Int64($0), url: URL(string: "http://a.example/\($0)")!) }
+        let operation: @Sendable (FeedTarget) async -> RefreshOutcome = { feed in
+            try? await Task.sleep(for: .milliseconds(20))
+            return RefreshOutcome(feed: feed, result: .notModified)
+        }
+        async let a = coordinator.run(first, operation: operation)
+        async let b = coordinator.run(second, operation: operation)
+        let outcomes = await a + b
+        #expect(outcomes.count == 6)
+        #expect(outcomes.allSatisfy { $0.result == .notModified }, "\(outcomes.map(\.result))")
+    }
 }

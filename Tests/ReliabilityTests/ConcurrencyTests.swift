@@ -103,7 +103,7 @@ struct ConcurrencyTests {
         for index in 0..<30 {
             let url = URL(string: "https://host\(index % 3).example/feed\(index).xml")!
             documents[url] = FeedFactory.bytes(FeedFactory.numbered(title: "Feed \(index)", prefix: "f\(index)", count: 20))
-            ids.append(try store.addSubscription(url: url, title: nil, at: Date()).id)
+            ids.append(try store.addSubscription(url: url, title: nil, at: Date(), backlog: 100).id)
         }
         let service = EpisodeUpdateService(
             store: store, source: MemoryFeedSource(documents: documents),

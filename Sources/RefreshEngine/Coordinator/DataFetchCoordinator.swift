@@ -20,6 +20,8 @@ public final class DataFetchCoordinator: @unchecked Sendable {
     private let lock = NSLock()
     private var state = State()
     private var subscribers: [UUID: AsyncStream<DataFetchEvent>.Continuation] = [:]
+    /// Batches waiting for a slot that other batches hold: woken whenever any fetch finishes.
+    private var slotWaiters: [UUID: AsyncStream<Void>.Continuation] = [:]
 
     /// - Parameters:
     ///   - maxConcurrent: The global limit (`--jobs`, default 5).
@@ -141,7 +143,17 @@ public final class DataFetchCoordinator: @unchecked Sendable {
         }
 
         var pending = accepted
+        // Another batch may hold every slot this one could use; it then waits to be woken when a fetch finishes.
+        let (slotFreed, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let waiterID = UUID()
+        lock.withLock { slotWaiters[waiterID] = wake }
+        defer {
+            lock.withLock { _ = slotWaiters.removeValue(forKey: waiterID) }
+            wake.finish()
+        }
         await withTaskGroup(of: RefreshOutcome.self) { group in
+            var inFlight = 0
+            var slotFreedEvents = slotFreed.makeAsyncIterator()
             func startWhatFits() {
                 while !Task.isCancelled {
                     let next: FeedTarget? = lock.withLock {
@@ -153,6 +165,7 @@ public final class DataFetchCoordinator: @unchecked Sendable {
                         return feed
                     }
                     guard let feed = next else { return }
+                    inFlight += 1
                     group.addTask {
                         if Task.isCancelled { return RefreshOutcome(feed: feed, result: .cancelled) }
                         // A fetch that has started runs to its end even when the run is stopped (an unstructured
@@ -164,10 +177,20 @@ public final class DataFetchCoordinator: @unchecked Sendable {
             }
 
             startWhatFits()
-            while let outcome = await group.next() {
+            while !pending.isEmpty || inFlight > 0 {
+                if inFlight == 0 {
+                    // Nothing of ours runs and nothing fits: other batches hold the slots. Wait for one to free
+                    // (the wait ends at once when this task is cancelled, and the feeds left are then cancelled).
+                    guard !Task.isCancelled, await slotFreedEvents.next() != nil else { break }
+                    startWhatFits()
+                    continue
+                }
+                guard let outcome = await group.next() else { break }
+                inFlight -= 1
                 outcomes.append(compactOutcomes ? outcome.compacted() : outcome)
                 lock.withLock {
                     state.release(id: outcome.feed.id)
+                    for waiter in slotWaiters.values { waiter.yield() }
                     progress.finished += 1
                     progress.newEpisodes += outcome.newEpisodeCount
                     if outcome.isFailure { progress.failures += 1 }
