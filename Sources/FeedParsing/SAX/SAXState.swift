@@ -7,7 +7,11 @@ import Foundation
 /// no reference counting and no dynamic exclusivity checks. Text is kept as bytes until an element ends, and turned
 /// into the value its field needs (a string, a URL's text, a date, a number) straight from those bytes.
 struct SAXState {
-    enum Root { case rss, rdf, atom }
+    enum Root {
+        case rss, rdf, atom
+        /// A UserLand `<redirect><newLocation>…</newLocation></redirect>` document: the feed has moved.
+        case redirect
+    }
 
     struct Frame {
         var namespace: Namespace
@@ -56,9 +60,14 @@ struct SAXState {
     var episodes: [ParsedEpisode] = []
     var episodeOrdinals: [Int] = []
     var itemCount = 0
+    /// Open `itunes:category` elements, outermost first.
     var categoryStack: [(text: String, hasChild: Bool)] = []
     var currentPerson: PersonAttributes?
     var currentAlternate: AlternateEnclosure?
+    /// The open `podcast:value` and whether it belongs to the open episode (else to the channel).
+    var currentValue: ValueBlock?
+    var currentValueInEpisode = false
+    var channelListLimitWarned = false
 
     // Text capture. `text` holds the captured element's bytes from `captureStart`, and before that the bytes of the
     // open episodes' deferred fields (see ``DeferredText``); it is emptied when no episode is open.
@@ -212,12 +221,9 @@ struct SAXState {
         case (.none, .item), (.rss1, .item), (.atom, .entry):
             startEpisode(about: attribute(.about, of: frame))
         case (.itunes, .category) where !inEpisode:
-            let value = TextCleaning.cleanLine(attribute(.text, of: frame) ?? "")
-            if let parent = categoryStack.last {
-                categoryStack[categoryStack.count - 1].hasChild = true
-                channel.addCategory(parent.text + "/" + value)
-            }
-            categoryStack.append((value, false))
+            // Each innermost category becomes one path when it ends ("Business/Entrepreneurship/Ecommerce").
+            if !categoryStack.isEmpty { categoryStack[categoryStack.count - 1].hasChild = true }
+            categoryStack.append((TextCleaning.cleanLine(attribute(.text, of: frame) ?? ""), false))
         case (.podcast, .person) where inEpisode:
             currentPerson = PersonAttributes(
                 role: attribute(.role, of: frame), group: attribute(.group, of: frame), href: attribute(.href, of: frame),
@@ -228,12 +234,56 @@ struct SAXState {
                 url: nil, type: attribute(.type, of: frame), length: attribute(.length, of: frame).flatMap(Self.positiveInt64),
                 bitrate: attribute(.bitrate, of: frame).flatMap { Double($0.trimmedText) },
                 title: attribute(.title, of: frame).map(TextCleaning.cleanLine),
-                isDefault: ["true", "yes"].contains(attribute(.isDefault, of: frame)?.lowercased() ?? ""))
+                isDefault: ["true", "yes"].contains(attribute(.isDefault, of: frame)?.lowercased() ?? ""),
+                height: attribute(.height, of: frame).flatMap(Self.number), language: cleanAttribute(.lang, of: frame),
+                rel: cleanAttribute(.rel, of: frame), codecs: cleanAttribute(.codecs, of: frame))
         case (.podcast, .source) where currentAlternate != nil:
-            if currentAlternate?.url == nil, let uri = attribute(.uri, of: frame) {
-                let url = resolveURL(uri, base: base)
-                currentAlternate?.url = url
+            // Every source with an http(s) URL, in order; the first is also the alternate's `url`.
+            guard var alternate = currentAlternate, let uri = attribute(.uri, of: frame) else { break }
+            let contentType = cleanAttribute(.contentType, of: frame)
+            if alternate.url == nil {
+                if let url = resolveURL(uri, base: base) {
+                    alternate.url = url
+                    alternate.sources.append(AlternateEnclosure.Source(uriString: url.absoluteString, contentType: contentType))
+                }
+            } else if let url = resolve(uri, base: base), alternate.sources.count < options.maxItemsPerEpisode,
+                !alternate.sources.contains(where: { $0.uriString == url })
+            {
+                alternate.sources.append(AlternateEnclosure.Source(uriString: url, contentType: contentType))
             }
+            currentAlternate = alternate
+        case (.podcast, .value) where inEpisode ? depth == episode.depth + 1 : depth == (channelDepth ?? -2) + 1:
+            currentValue = ValueBlock(
+                type: cleanAttribute(.type, of: frame), method: cleanAttribute(.method, of: frame),
+                suggested: cleanAttribute(.suggested, of: frame))
+            currentValueInEpisode = inEpisode
+        case (.podcast, .valueRecipient) where currentValue != nil && frames.last?.name == .value:
+            guard (currentValue?.recipients.count ?? 0) < options.maxItemsPerEpisode else { break }
+            let recipient = ValueRecipient(
+                name: cleanAttribute(.name, of: frame), type: cleanAttribute(.type, of: frame),
+                address: cleanAttribute(.address, of: frame),
+                split: attribute(.split, of: frame).flatMap { Double($0.trimmedText) }.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil },
+                fee: attribute(.fee, of: frame).map(Self.yes) ?? false, customKey: cleanAttribute(.customKey, of: frame),
+                customValue: cleanAttribute(.customValue, of: frame))
+            currentValue?.recipients.append(recipient)
+        case (.podcast, .remoteItem) where !inEpisode && frames.last?.namespace == .podcast && frames.last?.name == .podroll:
+            let item = RemoteItem(
+                feedGUID: cleanAttribute(.feedGuid, of: frame),
+                feedURLString: attribute(.feedUrl, of: frame).flatMap { resolve($0, base: base) },
+                itemGUID: cleanAttribute(.itemGuid, of: frame), medium: cleanAttribute(.medium, of: frame),
+                title: cleanAttribute(.title, of: frame))
+            if item.feedGUID != nil || item.feedURLString != nil { appendToChannel(item, \.podroll) }
+        case (.psc, .chapter) where inEpisode && !episode.ignored && depth == episode.depth + 2 && frames.last?.namespace == .psc:
+            guard let start = attribute(.start, of: frame).flatMap(EpisodeDuration.parse), let title = cleanAttribute(.title, of: frame)
+            else { break }
+            guard episode.simpleChapters.count < options.maxItemsPerEpisode else {
+                warnItemLimit()
+                break
+            }
+            episode.simpleChapters.append(
+                SimpleChapter(
+                    start: start, title: title, hrefString: attribute(.href, of: frame).flatMap { resolve($0, base: base) },
+                    imageString: attribute(.image, of: frame).flatMap { resolve($0, base: base) }))
         default:
             captures = el != .other && ns != .other && isTextElement(ns, el)
         }
@@ -259,6 +309,7 @@ struct SAXState {
         case (.none, .rss), (.rss1, .rss): root = .rss
         case (.rdf, .RDF): root = .rdf
         case (.atom, .feed), (.none, .feed): root = .atom
+        case (.none, .redirect): root = .redirect
         default:
             rootIsNotAFeed = true
             if let context { xmlStopParser(context) }
@@ -303,6 +354,13 @@ struct SAXState {
             return false
         case .link, .author, .source:
             return ns != .atom
+        // Containers and elements whose data is in attributes.
+        case .chapters, .chapter, .value, .valueRecipient, .podroll, .remoteItem, .thumbnail, .redirect:
+            return false
+        case .soundbite, .txt, .trailer, .location, .license, .medium:
+            return ns == .podcast
+        case .newLocation:
+            return ns == .none
         default:
             return true
         }
@@ -397,8 +455,24 @@ struct SAXState {
             return
         }
         if ns == .itunes && el == .category && !categoryStack.isEmpty && !episodeOpen {
-            let category = categoryStack.removeLast()
-            if !category.hasChild && categoryStack.isEmpty { channel.addCategory(category.text) }
+            if !categoryStack[categoryStack.count - 1].hasChild { channel.addCategory(categoryPath()) }
+            categoryStack.removeLast()
+            return
+        }
+        if ns == .podcast && el == .value, let value = currentValue {
+            currentValue = nil
+            if currentValueInEpisode {
+                if episodeOpen && !episode.ignored {
+                    if episode.value.count < options.maxItemsPerEpisode { episode.value.append(value) } else { warnItemLimit() }
+                }
+            } else if !episodeOpen {
+                appendToChannel(value, \.value)
+            }
+            return
+        }
+        if ns == .none && el == .newLocation && !episodeOpen && frames.last?.namespace == Namespace.none && frames.last?.name == .redirect {
+            // A UserLand redirect, as the document or inside the feed: read like itunes:new-feed-url.
+            if channel.redirectLocation == nil, let value = nonEmptyValue { channel.redirectLocation = resolveURL(value, base: frame.base) }
             return
         }
         if ns == .podcast && el == .alternateEnclosure, let alternate = currentAlternate {
@@ -417,7 +491,8 @@ struct SAXState {
             let episodeDepth = episode.depth
             let direct = depth == episodeDepth + 1
             let inMediaGroup = depth == episodeDepth + 2 && frames.last?.namespace == .media && frames.last?.name == .group
-            guard direct || inMediaGroup || (ns == .podcast && el == .source) else { return }
+            guard direct || inMediaGroup || (ns == .podcast && el == .source) || isMediaThumbnail(ns, el, episodeDepth: episodeDepth)
+            else { return }
             applyEpisode(ns, el, frame)
             return
         }
@@ -486,6 +561,23 @@ struct SAXState {
             }
         case (.podcast, .updateFrequency):
             channel.updateFrequency = attribute(.rrule, of: frame).map(TextCleaning.cleanLine) ?? nonEmptyLine
+            channel.podcastUpdateFrequency = UpdateFrequency(
+                text: nonEmptyLine, rrule: cleanAttribute(.rrule, of: frame),
+                complete: attribute(.complete, of: frame).flatMap(Self.boolean),
+                start: attribute(.dtstart, of: frame).flatMap { attributeDate($0, name: "podcast:updateFrequency dtstart") })
+        case (.podcast, .medium): channel.medium = nonEmptyLine
+        case (.podcast, .license): channel.license = license(frame) ?? channel.license
+        case (.podcast, .location): if let location = location(frame) { appendToChannel(location, \.locations) }
+        case (.podcast, .txt): if let txt = podcastText(frame) { appendToChannel(txt, \.txt) }
+        case (.podcast, .trailer):
+            guard let url = attribute(.url, of: frame).flatMap({ resolve($0, base: frame.base) }) else { return }
+            appendToChannel(
+                Trailer(
+                    urlString: url, title: nonEmptyLine,
+                    published: attribute(.pubdate, of: frame).flatMap { attributeDate($0, name: "podcast:trailer pubdate") },
+                    length: attribute(.length, of: frame).flatMap(Self.positiveInt64),
+                    type: cleanAttribute(.type, of: frame), season: attribute(.season, of: frame).flatMap(Self.number)),
+                \.trailers)
         case (.none, .generator), (.atom, .generator):
             channel.generator = nonEmptyLine
         case (.none, .lastBuildDate), (.atom, .updated):
@@ -547,6 +639,12 @@ struct SAXState {
         case (.none, .guid), (.rss1, .guid):
             episode.guid = nonEmptyLine
             if let permaLink = attribute(.isPermaLink, of: frame) { episode.guidIsPermaLink = permaLink.lowercased() != "false" }
+            // A permalink guid (the default) is the episode's page when it has no <link>: only an absolute http(s)
+            // URL, since many guids that are not links leave isPermaLink at its default.
+            episode.guidLink = nil
+            if episode.guidIsPermaLink != false, let guid = episode.guid, URLText.hasHTTPScheme(guid) {
+                episode.guidLink = resolve(guid, base: frame.base)
+            }
         case (.atom, .id): episode.guid = nonEmptyLine
         case (.content, .encoded): episode.contentEncoded = deferredValue()
         case (.none, .description), (.rss1, .description), (.atom, .content):
@@ -564,10 +662,37 @@ struct SAXState {
                     url, length: attribute(.length, of: frame), type: attribute(.type, of: frame), base: frame.base, media: false)
             }
         case (.media, .content):
-            if let url = attribute(.url, of: frame) {
-                addEnclosure(
-                    url, length: attribute(.fileSize, of: frame), type: attribute(.type, of: frame), base: frame.base, media: true)
+            guard let url = attribute(.url, of: frame) else { return }
+            let medium = attribute(.medium, of: frame)?.trimmedText.lowercased()
+            let type = attribute(.type, of: frame)?.trimmedText.lowercased()
+            if medium == "image" || (medium == nil && type?.hasPrefix("image/") == true) {
+                // An image, not a media file: the episode's image when it has no itunes:image.
+                if episode.mediaImage == nil { episode.mediaImage = resolve(url, base: frame.base) }
+                episode.identityMediaURL = episode.identityMediaURL ?? resolve(url, base: frame.base)
+                return
             }
+            addEnclosure(
+                url, length: attribute(.fileSize, of: frame), type: attribute(.type, of: frame), base: frame.base, media: true)
+        case (.media, .thumbnail):
+            if episode.mediaImage == nil, let url = attribute(.url, of: frame) { episode.mediaImage = resolve(url, base: frame.base) }
+        case (.podcast, .soundbite):
+            guard let start = attribute(.startTime, of: frame).flatMap(EpisodeDuration.parse),
+                let duration = attribute(.duration, of: frame).flatMap(EpisodeDuration.parse), duration > 0
+            else {
+                warn("podcast:soundbite without a readable startTime and duration was ignored")
+                return
+            }
+            guard episode.soundbites.count < options.maxItemsPerEpisode else { return warnItemLimit() }
+            episode.soundbites.append(Soundbite(start: start, duration: duration, title: nonEmptyLine))
+        case (.podcast, .license): episode.license = license(frame) ?? episode.license
+        case (.podcast, .location):
+            guard let location = location(frame) else { return }
+            guard episode.locations.count < options.maxItemsPerEpisode else { return warnItemLimit() }
+            episode.locations.append(location)
+        case (.podcast, .txt):
+            guard let txt = podcastText(frame) else { return }
+            guard episode.txt.count < options.maxItemsPerEpisode else { return warnItemLimit() }
+            episode.txt.append(txt)
         case (.itunes, .duration):
             guard hasValue else { return }
             if let quick = withTrimmedText(EpisodeDuration.parseClock(_:)) {
@@ -623,20 +748,103 @@ struct SAXState {
         }
     }
 
+    /// Adds an `<enclosure>`, Atom `link rel="enclosure"` or `media:content` (`media`) to the episode's one list of
+    /// enclosures, in document order.
     mutating func addEnclosure(_ url: String, length: String?, type: String?, base: Int32, media: Bool) {
         guard let resolved = resolve(url, base: base) else { return }
         let enclosure = Enclosure(
             urlString: resolved, length: length.flatMap(Self.positiveInt64), type: type.map(TextCleaning.cleanLine).flatMap(nonEmpty))
-        let limit = options.maxItemsPerEpisode
-        let added = media
-            ? Self.add(enclosure, to: &episode.mediaContents, limit: limit) : Self.add(enclosure, to: &episode.enclosures, limit: limit)
-        if !added { warnItemLimit() }
+        // The identity key keeps using the first <enclosure> (else the first media:content), as it always has.
+        if media {
+            if episode.identityMediaURL == nil { episode.identityMediaURL = resolved }
+        } else if episode.identityEnclosureURL == nil {
+            episode.identityEnclosureURL = resolved
+        }
+        if !Self.add(enclosure, to: &episode.enclosures, limit: options.maxItemsPerEpisode) { warnItemLimit() }
     }
 
-    /// Appends `enclosure` unless its URL is already listed; false when the list is full.
+    /// Appends `enclosure` unless its URL is already listed, in which case it only fills in the listed one's missing
+    /// length and type; false when the list is full.
     static func add(_ enclosure: Enclosure, to list: inout [Enclosure], limit: Int) -> Bool {
+        if let index = list.firstIndex(where: { $0.urlString == enclosure.urlString }) {
+            if list[index].length == nil { list[index].length = enclosure.length }
+            if list[index].type == nil { list[index].type = enclosure.type }
+            return true
+        }
         guard list.count < limit else { return false }
-        if !list.contains(where: { $0.urlString == enclosure.urlString }) { list.append(enclosure) }
+        list.append(enclosure)
+        return true
+    }
+
+    // MARK: - Podcast namespace values
+
+    /// An attribute's text as one cleaned line; nil when absent or empty.
+    func cleanAttribute(_ key: AttributeKey, of frame: Frame) -> String? {
+        attribute(key, of: frame).map(TextCleaning.cleanLine).flatMap(nonEmpty)
+    }
+
+    /// A date in an attribute; nil with a warning when it cannot be read.
+    mutating func attributeDate(_ text: String, name: String) -> Date? {
+        let trimmed = text.trimmedText
+        guard !trimmed.isEmpty else { return nil }
+        if let date = FeedDate.parse(trimmed) { return date }
+        warn("unreadable date \"\(Self.snippet(trimmed))\" in \(name)")
+        return nil
+    }
+
+    /// `podcast:license`: its text and `url`.
+    mutating func license(_ frame: Frame) -> License? {
+        let license = License(name: nonEmptyLine, urlString: attribute(.url, of: frame).flatMap { resolve($0, base: frame.base) })
+        return license.name == nil && license.urlString == nil ? nil : license
+    }
+
+    /// `podcast:location`: its text (required) and attributes.
+    func location(_ frame: Frame) -> Location? {
+        guard let name = nonEmptyLine else { return nil }
+        return Location(
+            name: name, rel: cleanAttribute(.rel, of: frame)?.lowercased(), geo: cleanAttribute(.geo, of: frame),
+            osm: cleanAttribute(.osm, of: frame), country: cleanAttribute(.country, of: frame))
+    }
+
+    /// `podcast:txt`: its text (required, line breaks kept) and `purpose`.
+    func podcastText(_ frame: Frame) -> PodcastText? {
+        guard let text = nonEmptyValue else { return nil }
+        return PodcastText(purpose: cleanAttribute(.purpose, of: frame), text: text)
+    }
+
+    /// Appends to one of the channel's lists, up to the per-list limit (one warning).
+    mutating func appendToChannel<T>(_ item: T, _ list: WritableKeyPath<ChannelBuilder, [T]>) {
+        guard channel[keyPath: list].count < options.maxItemsPerEpisode else {
+            if !channelListLimitWarned {
+                channelListLimitWarned = true
+                warn("the channel has more than \(options.maxItemsPerEpisode) entries of one kind (podroll, trailers, locations, txt or value): the rest were ignored")
+            }
+            return
+        }
+        channel[keyPath: list].append(item)
+    }
+
+    /// Categories nest at most this deep; deeper levels share their ancestor's path.
+    static let maxCategoryDepth = 8
+
+    /// The path of the innermost open `itunes:category`: its ancestors' and its own text, empty levels left out.
+    func categoryPath() -> String {
+        var path = ""
+        for entry in categoryStack.prefix(Self.maxCategoryDepth) where !entry.text.isEmpty {
+            if !path.isEmpty { path += "/" }
+            path += entry.text
+        }
+        return path
+    }
+
+    /// A `media:thumbnail` inside the item's `media:group` or `media:content` (directly inside the item is a
+    /// direct child, read anyway).
+    func isMediaThumbnail(_ ns: Namespace, _ el: Name, episodeDepth: Int) -> Bool {
+        guard ns == .media, el == .thumbnail, depth > episodeDepth + 1, depth <= episodeDepth + 3 else { return false }
+        for index in (episodeDepth + 1)..<depth {
+            let ancestor = frames[index]
+            guard ancestor.namespace == .media, ancestor.name == .group || ancestor.name == .content else { return false }
+        }
         return true
     }
 
@@ -874,7 +1082,7 @@ struct SAXState {
             categories: c.categories,
             explicit: c.explicit,
             type: c.type,
-            newFeedURL: c.newFeedURL,
+            newFeedURL: c.newFeedURL ?? c.redirectLocation,
             block: c.block,
             complete: c.complete,
             podcastGUID: c.podcastGUID,
@@ -890,6 +1098,14 @@ struct SAXState {
             nextPage: c.nextPage,
             firstPage: c.firstPage,
             lastPage: c.lastPage,
+            podcastUpdateFrequency: c.podcastUpdateFrequency,
+            medium: c.medium,
+            license: c.license,
+            locations: c.locations,
+            trailers: c.trailers,
+            podroll: c.podroll,
+            txt: c.txt,
+            value: c.value,
             episodes: all,
             warnings: warnings)
     }

@@ -9,6 +9,13 @@ public enum URLText {
     /// A Foundation URL from text the parser produced (absolute and valid by construction).
     public static func url(_ text: String) -> URL? { URL(string: text) }
 
+    /// True when `text` (leading whitespace aside) starts with `http://` or `https://`, in any case.
+    static func hasHTTPScheme(_ text: String) -> Bool {
+        let start = text.utf8.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }.prefix(8)
+        let lower = String(decoding: start.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+    }
+
     /// What a non-optional URL property returns for text that Foundation refuses, which the parser never produces.
     static let invalid = URL(string: "about:blank")!
 
