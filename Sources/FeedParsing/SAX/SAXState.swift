@@ -68,6 +68,9 @@ struct SAXState {
     var currentValue: ValueBlock?
     var currentValueInEpisode = false
     var channelListLimitWarned = false
+    /// `podcast:source` URLs left out for their scheme (`ipfs:`, `magnet:` …): one warning at the end.
+    var quietlyIgnoredURLs = 0
+    var quietlyIgnoredSchemes: [String] = []
 
     // Text capture. `text` holds the captured element's bytes from `captureStart`, and before that the bytes of the
     // open episodes' deferred fields (see ``DeferredText``); it is emptied when no episode is open.
@@ -238,15 +241,16 @@ struct SAXState {
                 height: attribute(.height, of: frame).flatMap(Self.number), language: cleanAttribute(.lang, of: frame),
                 rel: cleanAttribute(.rel, of: frame), codecs: cleanAttribute(.codecs, of: frame))
         case (.podcast, .source) where currentAlternate != nil:
-            // Every source with an http(s) URL, in order; the first is also the alternate's `url`.
+            // Every source with an http(s) URL, in order; the first is also the alternate's `url`. Sources on other
+            // transports (IPFS, torrents, onion) are normal here: they are counted in one warning, not one each.
             guard var alternate = currentAlternate, let uri = attribute(.uri, of: frame) else { break }
             let contentType = cleanAttribute(.contentType, of: frame)
             if alternate.url == nil {
-                if let url = resolveURL(uri, base: base) {
+                if let url = resolveURL(uri, base: base, quiet: true) {
                     alternate.url = url
                     alternate.sources.append(AlternateEnclosure.Source(uriString: url.absoluteString, contentType: contentType))
                 }
-            } else if let url = resolve(uri, base: base), alternate.sources.count < options.maxItemsPerEpisode,
+            } else if let url = resolve(uri, base: base, quiet: true), alternate.sources.count < options.maxItemsPerEpisode,
                 !alternate.sources.contains(where: { $0.uriString == url })
             {
                 alternate.sources.append(AlternateEnclosure.Source(uriString: url, contentType: contentType))
@@ -887,16 +891,17 @@ struct SAXState {
 
     /// Resolves a URL from the feed: trims it, undoes libxml2's `&#38;`, resolves it against `xml:base` or the
     /// document's URL, and keeps only http(s) (and file URLs inside a local file's feed). Returns the absolute text.
-    mutating func resolve(_ raw: String, base: Int32, keepFile: Bool = false) -> String? {
+    mutating func resolve(_ raw: String, base: Int32, keepFile: Bool = false, quiet: Bool = false) -> String? {
         var raw = raw
         let plain = raw.withUTF8 { URLText.isPlainHTTP($0) }
         if plain { return raw }
-        return resolveURL(raw, base: base, keepFile: keepFile)?.absoluteString
+        return resolveURL(raw, base: base, keepFile: keepFile, quiet: quiet)?.absoluteString
     }
 
     /// ``resolve(_:base:keepFile:)`` through Foundation: for URLs that are not plain, and the few channel-level URLs
     /// that the model keeps as `URL`.
-    mutating func resolveURL(_ raw: String, base: Int32, keepFile: Bool = false) -> URL? {
+    /// With `quiet`, a URL with another scheme is counted in `quietlyIgnoredSchemes` instead of warned about.
+    mutating func resolveURL(_ raw: String, base: Int32, keepFile: Bool = false, quiet: Bool = false) -> URL? {
         var text = TextCleaning.clean(raw)
         if text.utf8.contains(0x26), text.contains("&#38;") { text = text.replacingOccurrences(of: "&#38;", with: "&") }
         guard !text.isEmpty, text.utf8.count <= 8192 else { return nil }
@@ -915,6 +920,11 @@ struct SAXState {
         let scheme = resolved.scheme?.lowercased() ?? ""
         if scheme == "http" || scheme == "https" { return resolved.host?.isEmpty == false ? resolved : nil }
         if scheme == "file", keepFile || documentIsFile { return resolved }
+        if quiet {
+            quietlyIgnoredURLs += 1
+            if !quietlyIgnoredSchemes.contains(scheme), quietlyIgnoredSchemes.count < 5 { quietlyIgnoredSchemes.append(scheme) }
+            return nil
+        }
         warn("ignored a \(scheme): URL (only http and https are followed)")
         return nil
     }
@@ -1064,6 +1074,11 @@ struct SAXState {
                 seen[id] = first
                 warn("items \(first + 1) and \(index + 1) share the episode id \"\(Self.snippet(id))\"; the first is kept", line: 0)
             }
+        }
+        if quietlyIgnoredURLs > 0 {
+            warn(
+                "\(quietlyIgnoredURLs) podcast:source URL(s) were left out: only http and https are followed (\(quietlyIgnoredSchemes.joined(separator: ", ")))",
+                line: 0)
         }
         if suppressedWarnings > 0 {
             warnings.append(ParseWarning(line: 0, message: "\(suppressedWarnings) more warnings not shown"))
