@@ -259,6 +259,11 @@ public final class FeedParser {
         guard let root = state.pointee.root else {
             throw noRootError()
         }
+        if root == .redirect && state.pointee.channel.redirectLocation == nil {
+            throw FeedParseError(
+                kind: .notAFeed,
+                message: "the document is a <redirect> without a usable <newLocation> (the feed may be gone), not a feed")
+        }
         let format: FeedFormat
         switch root {
         case .rss, .redirect: format = .rss2

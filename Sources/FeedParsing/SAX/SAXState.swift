@@ -277,7 +277,9 @@ struct SAXState {
                 itemGUID: cleanAttribute(.itemGuid, of: frame), medium: cleanAttribute(.medium, of: frame),
                 title: cleanAttribute(.title, of: frame))
             if item.feedGUID != nil || item.feedURLString != nil { appendToChannel(item, \.podroll) }
-        case (.psc, .chapter) where inEpisode && !episode.ignored && depth == episode.depth + 2 && frames.last?.namespace == .psc:
+        case (.psc, .chapter)
+        where inEpisode && !episode.ignored && depth == episode.depth + 2 && frames.last?.namespace == .psc
+            && frames.last?.name == .chapters:
             guard let start = attribute(.start, of: frame).flatMap(EpisodeDuration.parse), let title = cleanAttribute(.title, of: frame)
             else { break }
             guard episode.simpleChapters.count < options.maxItemsPerEpisode else {
@@ -670,9 +672,11 @@ struct SAXState {
             let medium = attribute(.medium, of: frame)?.trimmedText.lowercased()
             let type = attribute(.type, of: frame)?.trimmedText.lowercased()
             if medium == "image" || (medium == nil && type?.hasPrefix("image/") == true) {
-                // An image, not a media file: the episode's image when it has no itunes:image.
-                if episode.mediaImage == nil { episode.mediaImage = resolve(url, base: frame.base) }
-                episode.identityMediaURL = episode.identityMediaURL ?? resolve(url, base: frame.base)
+                // An image, not a media file: the episode's image when it has no itunes:image. (The identity key
+                // still counts it, as it did when it was listed as an enclosure.)
+                guard let resolved = resolve(url, base: frame.base) else { return }
+                if episode.mediaImage == nil { episode.mediaImage = resolved }
+                if episode.identityMediaURL == nil { episode.identityMediaURL = resolved }
                 return
             }
             addEnclosure(

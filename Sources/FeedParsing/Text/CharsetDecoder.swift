@@ -209,10 +209,16 @@ struct CharsetDecoder {
                 offset += 1
             case .incomplete:
                 let rest = input.count - offset
-                if final || rest > 16 {
+                if final {
+                    // The document ends inside a character.
                     Self.appendUTF8(0xFFFD, to: &out)
                     invalidSequences += 1
                     offset = input.count
+                } else if rest > 16 {
+                    // No character is that long: read it as an invalid sequence.
+                    Self.appendUTF8(0xFFFD, to: &out)
+                    invalidSequences += 1
+                    offset += 1
                 } else {
                     pending = Array(input[offset...])
                     return out
