@@ -50,18 +50,9 @@ public struct ParsedEpisode: Sendable, Hashable {
     public var persons: [Person]
     /// Every `podcast:alternateEnclosure` with its `podcast:source`s.
     public var alternateEnclosures: [AlternateEnclosure]
-    /// Every `podcast:soundbite` with a readable start and duration.
-    public var soundbites: [Soundbite]
-    /// Podlove Simple Chapters written in the item (`psc:chapters`).
-    public var simpleChapters: [SimpleChapter]
-    /// Every `podcast:value` block of the episode (it replaces the channel's).
-    public var value: [ValueBlock]
-    /// Every `podcast:txt` of the episode.
-    public var txt: [PodcastText]
-    /// Every `podcast:location` of the episode.
-    public var locations: [Location]
-    /// `podcast:license` of the episode.
-    public var license: License?
+    /// The fields below that most episodes lack, behind one reference (nil when all are empty), so that copying an
+    /// episode costs what it did before they existed.
+    var extrasStorage: OutOfLine<EpisodeExtras>?
 
     public init(
         id: String,
@@ -109,12 +100,55 @@ public struct ParsedEpisode: Sendable, Hashable {
         self.chaptersString = chapters?.absoluteString
         self.persons = persons
         self.alternateEnclosures = alternateEnclosures
-        self.soundbites = soundbites
-        self.simpleChapters = simpleChapters
-        self.value = value
-        self.txt = txt
-        self.locations = locations
-        self.license = license
+        if soundbites.isEmpty && simpleChapters.isEmpty && value.isEmpty && txt.isEmpty && locations.isEmpty && license == nil {
+            extrasStorage = nil
+        } else {
+            extrasStorage = .value(
+                EpisodeExtras(
+                    soundbites: soundbites, simpleChapters: simpleChapters, value: value, txt: txt, locations: locations,
+                    license: license))
+        }
+    }
+
+    var extras: EpisodeExtras {
+        get { extrasStorage?.value ?? EpisodeExtras() }
+        set { extrasStorage = newValue.isEmpty ? nil : .value(newValue) }
+    }
+
+    /// Every `podcast:soundbite` with a readable start and duration.
+    public var soundbites: [Soundbite] {
+        get { extras.soundbites }
+        set { extras.soundbites = newValue }
+    }
+
+    /// Podlove Simple Chapters written in the item (`psc:chapters`).
+    public var simpleChapters: [SimpleChapter] {
+        get { extras.simpleChapters }
+        set { extras.simpleChapters = newValue }
+    }
+
+    /// Every `podcast:value` block of the episode (it replaces the channel's).
+    public var value: [ValueBlock] {
+        get { extras.value }
+        set { extras.value = newValue }
+    }
+
+    /// Every `podcast:txt` of the episode.
+    public var txt: [PodcastText] {
+        get { extras.txt }
+        set { extras.txt = newValue }
+    }
+
+    /// Every `podcast:location` of the episode.
+    public var locations: [Location] {
+        get { extras.locations }
+        set { extras.locations = newValue }
+    }
+
+    /// `podcast:license` of the episode.
+    public var license: License? {
+        get { extras.license }
+        set { extras.license = newValue }
     }
 
     /// `link`, `itunes:image` and `podcast:chapters` as Foundation URLs, built when asked: the parser keeps URLs as

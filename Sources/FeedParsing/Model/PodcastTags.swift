@@ -188,3 +188,30 @@ public struct SimpleChapter: Sendable, Hashable {
         self.imageString = imageString
     }
 }
+
+// MARK: - Storage
+
+/// An episode's Podcast Index and Podlove values that most episodes lack.
+struct EpisodeExtras: Sendable, Hashable {
+    var soundbites: [Soundbite] = []
+    var simpleChapters: [SimpleChapter] = []
+    var value: [ValueBlock] = []
+    var txt: [PodcastText] = []
+    var locations: [Location] = []
+    var license: License?
+
+    var isEmpty: Bool {
+        soundbites.isEmpty && simpleChapters.isEmpty && value.isEmpty && txt.isEmpty && locations.isEmpty && license == nil
+    }
+}
+
+/// A value kept behind one reference: a struct that holds one is as cheap to copy whatever the value's size.
+indirect enum OutOfLine<Value: Sendable & Hashable>: Sendable, Hashable {
+    case value(Value)
+
+    var value: Value {
+        switch self {
+        case .value(let value): return value
+        }
+    }
+}

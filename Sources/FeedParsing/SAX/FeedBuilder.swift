@@ -96,18 +96,19 @@ struct EpisodeBuilder {
     var chapters: String?
     var persons: [Person] = []
     var alternateEnclosures: [AlternateEnclosure] = []
-    var soundbites: [Soundbite] = []
-    var simpleChapters: [SimpleChapter] = []
-    var value: [ValueBlock] = []
-    var txt: [PodcastText] = []
-    var locations: [Location] = []
-    var license: License?
+    /// Soundbites, Simple Chapters, value blocks, txt, locations and license: rare, so behind one reference.
+    var extrasStorage: OutOfLine<EpisodeExtras>?
     /// Dropped because the feed already had `maxEpisodes` episodes.
     var ignored = false
 
     init(ordinal: Int, depth: Int) {
         self.ordinal = ordinal
         self.depth = depth
+    }
+
+    var extras: EpisodeExtras {
+        get { extrasStorage?.value ?? EpisodeExtras() }
+        set { extrasStorage = newValue.isEmpty ? nil : .value(newValue) }
     }
 
     /// The parsed episode; `text` holds the bytes of its deferred fields.
@@ -144,13 +145,8 @@ struct EpisodeBuilder {
             explicit: explicit,
             transcripts: transcripts,
             persons: persons,
-            alternateEnclosures: alternateEnclosures,
-            soundbites: soundbites,
-            simpleChapters: simpleChapters,
-            value: value,
-            txt: txt,
-            locations: locations,
-            license: license)
+            alternateEnclosures: alternateEnclosures)
+        episode.extrasStorage = extrasStorage
         episode.linkString = link ?? guidLink
         episode.imageString = image ?? mediaImage
         episode.chaptersString = chapters

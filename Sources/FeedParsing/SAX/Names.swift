@@ -64,9 +64,9 @@ enum Name: UInt8 {
     // Podcast Index
     case locked, funding, updateFrequency, transcript, chapters, person, alternateEnclosure
     // content, dc, sy, media
-    case encoded, date, creator, updatePeriod, group, thumbnail
-    // Podcast Index, Podlove Simple Chapters (`chapter`), UserLand redirects (`redirect`, `newLocation`)
-    case soundbite, value, valueRecipient, podroll, remoteItem, txt, trailer, location, license, medium, chapter
+    case encoded, date, creator, updatePeriod, group
+    // Added for issue #10, kept last (``SAXState/isRareTextElement(_:_:)`` relies on it): media, Podcast Index, Podlove Simple Chapters (`chapter`), UserLand redirects (`redirect`, `newLocation`)
+    case thumbnail, soundbite, value, valueRecipient, podroll, remoteItem, txt, trailer, location, license, medium, chapter
     case redirect, newLocation
 
     static let table: [String: Name] = [

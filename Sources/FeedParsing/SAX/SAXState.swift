@@ -256,13 +256,37 @@ struct SAXState {
                 alternate.sources.append(AlternateEnclosure.Source(uriString: url, contentType: contentType))
             }
             currentAlternate = alternate
+        case (.podcast, .value), (.podcast, .valueRecipient), (.podcast, .remoteItem), (.psc, .chapter):
+            startAttributeElement(ns, el, frame, base: base, inEpisode: inEpisode)
+        default:
+            captures = el != .other && ns != .other && isTextElement(ns, el)
+        }
+        if episodeOpen && episode.ignored { captures = false }
+        if captures && captureDepth < 0 {
+            captureDepth = depth
+            if !episodeOpen { text.removeAll(keepingCapacity: true) }
+            captureStart = text.count
+            fieldTruncated = false
+            if ns == .atom, el == .content || el == .summary || el == .subtitle || el == .title,
+                attribute(.type, of: frame) == "xhtml"
+            {
+                xhtmlDepth = depth
+            }
+        }
+        frame.captures = captures
+        frames.append(frame)
+    }
+
+    /// Podcast namespace and Podlove elements whose data is all in attributes, read at their start tag.
+    mutating func startAttributeElement(_ ns: Namespace, _ el: Name, _ frame: Frame, base: Int32, inEpisode: Bool) {
+        switch (ns, el) {
         case (.podcast, .value) where inEpisode ? depth == episode.depth + 1 : depth == (channelDepth ?? -2) + 1:
             currentValue = ValueBlock(
                 type: cleanAttribute(.type, of: frame), method: cleanAttribute(.method, of: frame),
                 suggested: cleanAttribute(.suggested, of: frame))
             currentValueInEpisode = inEpisode
         case (.podcast, .valueRecipient) where currentValue != nil && frames.last?.name == .value:
-            guard (currentValue?.recipients.count ?? 0) < options.maxItemsPerEpisode else { break }
+            guard (currentValue?.recipients.count ?? 0) < options.maxItemsPerEpisode else { return }
             let recipient = ValueRecipient(
                 name: cleanAttribute(.name, of: frame), type: cleanAttribute(.type, of: frame),
                 address: cleanAttribute(.address, of: frame),
@@ -281,32 +305,18 @@ struct SAXState {
         where inEpisode && !episode.ignored && depth == episode.depth + 2 && frames.last?.namespace == .psc
             && frames.last?.name == .chapters:
             guard let start = attribute(.start, of: frame).flatMap(EpisodeDuration.parse), let title = cleanAttribute(.title, of: frame)
-            else { break }
-            guard episode.simpleChapters.count < options.maxItemsPerEpisode else {
+            else { return }
+            guard episode.extras.simpleChapters.count < options.maxItemsPerEpisode else {
                 warnItemLimit()
-                break
+                return
             }
-            episode.simpleChapters.append(
+            episode.extras.simpleChapters.append(
                 SimpleChapter(
                     start: start, title: title, hrefString: attribute(.href, of: frame).flatMap { resolve($0, base: base) },
                     imageString: attribute(.image, of: frame).flatMap { resolve($0, base: base) }))
         default:
-            captures = el != .other && ns != .other && isTextElement(ns, el)
+            break
         }
-        if episodeOpen && episode.ignored { captures = false }
-        if captures && captureDepth < 0 {
-            captureDepth = depth
-            if !episodeOpen { text.removeAll(keepingCapacity: true) }
-            captureStart = text.count
-            fieldTruncated = false
-            if ns == .atom, el == .content || el == .summary || el == .subtitle || el == .title,
-                attribute(.type, of: frame) == "xhtml"
-            {
-                xhtmlDepth = depth
-            }
-        }
-        frame.captures = captures
-        frames.append(frame)
     }
 
     mutating func startRoot(ns: Namespace, el: Name, localname: UnsafePointer<xmlChar>) {
@@ -355,20 +365,23 @@ struct SAXState {
     }
 
     func isTextElement(_ ns: Namespace, _ el: Name) -> Bool {
+        if el.rawValue >= Name.thumbnail.rawValue { return Self.isRareTextElement(ns, el) }
         switch el {
         case .channel, .item, .entry, .feed, .rss, .RDF, .image, .textinput, .owner, .group, .enclosure:
             return false
         case .link, .author, .source:
             return ns != .atom
-        // Containers and elements whose data is in attributes.
-        case .chapters, .chapter, .value, .valueRecipient, .podroll, .remoteItem, .thumbnail, .redirect:
-            return false
-        case .soundbite, .txt, .trailer, .location, .license, .medium:
-            return ns == .podcast
-        case .newLocation:
-            return ns == .none
         default:
             return true
+        }
+    }
+
+    /// ``isTextElement(_:_:)`` for the names after `thumbnail`, which few feeds use (kept off the common path).
+    static func isRareTextElement(_ ns: Namespace, _ el: Name) -> Bool {
+        switch el {
+        case .soundbite, .txt, .trailer, .location, .license, .medium: return ns == .podcast
+        case .newLocation: return ns == .none
+        default: return false  // containers and elements whose data is in attributes
         }
     }
 
@@ -465,22 +478,7 @@ struct SAXState {
             categoryStack.removeLast()
             return
         }
-        if ns == .podcast && el == .value, let value = currentValue {
-            currentValue = nil
-            if currentValueInEpisode {
-                if episodeOpen && !episode.ignored {
-                    if episode.value.count < options.maxItemsPerEpisode { episode.value.append(value) } else { warnItemLimit() }
-                }
-            } else if !episodeOpen {
-                appendToChannel(value, \.value)
-            }
-            return
-        }
-        if ns == .none && el == .newLocation && !episodeOpen && frames.last?.namespace == Namespace.none && frames.last?.name == .redirect {
-            // A UserLand redirect, as the document or inside the feed: read like itunes:new-feed-url.
-            if channel.redirectLocation == nil, let value = nonEmptyValue { channel.redirectLocation = resolveURL(value, base: frame.base) }
-            return
-        }
+        if el.rawValue >= Name.thumbnail.rawValue && endRareElement(ns, el, frame) { return }
         if ns == .podcast && el == .alternateEnclosure, let alternate = currentAlternate {
             currentAlternate = nil
             if episodeOpen {
@@ -645,12 +643,8 @@ struct SAXState {
         case (.none, .guid), (.rss1, .guid):
             episode.guid = nonEmptyLine
             if let permaLink = attribute(.isPermaLink, of: frame) { episode.guidIsPermaLink = permaLink.lowercased() != "false" }
-            // A permalink guid (the default) is the episode's page when it has no <link>: only an absolute http(s)
-            // URL, since many guids that are not links leave isPermaLink at its default.
             episode.guidLink = nil
-            if episode.guidIsPermaLink != false, let guid = episode.guid, URLText.hasHTTPScheme(guid) {
-                episode.guidLink = resolve(guid, base: frame.base)
-            }
+            if episode.guidIsPermaLink != false { setGuidLink(frame) }
         case (.atom, .id): episode.guid = nonEmptyLine
         case (.content, .encoded): episode.contentEncoded = deferredValue()
         case (.none, .description), (.rss1, .description), (.atom, .content):
@@ -668,39 +662,7 @@ struct SAXState {
                     url, length: attribute(.length, of: frame), type: attribute(.type, of: frame), base: frame.base, media: false)
             }
         case (.media, .content):
-            guard let url = attribute(.url, of: frame) else { return }
-            let medium = attribute(.medium, of: frame)?.trimmedText.lowercased()
-            let type = attribute(.type, of: frame)?.trimmedText.lowercased()
-            if medium == "image" || (medium == nil && type?.hasPrefix("image/") == true) {
-                // An image, not a media file: the episode's image when it has no itunes:image. (The identity key
-                // still counts it, as it did when it was listed as an enclosure.)
-                guard let resolved = resolve(url, base: frame.base) else { return }
-                if episode.mediaImage == nil { episode.mediaImage = resolved }
-                if episode.identityMediaURL == nil { episode.identityMediaURL = resolved }
-                return
-            }
-            addEnclosure(
-                url, length: attribute(.fileSize, of: frame), type: attribute(.type, of: frame), base: frame.base, media: true)
-        case (.media, .thumbnail):
-            if episode.mediaImage == nil, let url = attribute(.url, of: frame) { episode.mediaImage = resolve(url, base: frame.base) }
-        case (.podcast, .soundbite):
-            guard let start = attribute(.startTime, of: frame).flatMap(EpisodeDuration.parse),
-                let duration = attribute(.duration, of: frame).flatMap(EpisodeDuration.parse), duration > 0
-            else {
-                warn("podcast:soundbite without a readable startTime and duration was ignored")
-                return
-            }
-            guard episode.soundbites.count < options.maxItemsPerEpisode else { return warnItemLimit() }
-            episode.soundbites.append(Soundbite(start: start, duration: duration, title: nonEmptyLine))
-        case (.podcast, .license): episode.license = license(frame) ?? episode.license
-        case (.podcast, .location):
-            guard let location = location(frame) else { return }
-            guard episode.locations.count < options.maxItemsPerEpisode else { return warnItemLimit() }
-            episode.locations.append(location)
-        case (.podcast, .txt):
-            guard let txt = podcastText(frame) else { return }
-            guard episode.txt.count < options.maxItemsPerEpisode else { return warnItemLimit() }
-            episode.txt.append(txt)
+            addMediaContent(frame)
         case (.itunes, .duration):
             guard hasValue else { return }
             if let quick = withTrimmedText(EpisodeDuration.parseClock(_:)) {
@@ -752,6 +714,86 @@ struct SAXState {
                     hrefString: attributes.href.flatMap { resolve($0, base: frame.base) },
                     imageString: attributes.img.flatMap { resolve($0, base: frame.base) }))
         default:
+            if el.rawValue >= Name.thumbnail.rawValue { applyRareEpisodeElement(ns, el, frame) }
+        }
+    }
+
+    // MARK: - Rarer elements (kept out of the per-element functions above, which stay small for the common path)
+
+    /// Ends a `podcast:value` or a `<redirect>`'s `newLocation`; false for any other element.
+    @inline(never)
+    mutating func endRareElement(_ ns: Namespace, _ el: Name, _ frame: Frame) -> Bool {
+        if ns == .podcast && el == .value, let value = currentValue {
+            currentValue = nil
+            if currentValueInEpisode {
+                if episodeOpen && !episode.ignored {
+                    if episode.extras.value.count < options.maxItemsPerEpisode { episode.extras.value.append(value) } else { warnItemLimit() }
+                }
+            } else if !episodeOpen {
+                appendToChannel(value, \.value)
+            }
+            return true
+        }
+        if ns == .none && el == .newLocation && !episodeOpen && frames.last?.namespace == Namespace.none && frames.last?.name == .redirect {
+            // A UserLand redirect, as the document or inside the feed: read like itunes:new-feed-url.
+            if channel.redirectLocation == nil, let value = nonEmptyValue { channel.redirectLocation = resolveURL(value, base: frame.base) }
+            return true
+        }
+        return false
+    }
+
+    /// A permalink guid (the default) is the episode's page when it has no <link>: only an absolute http(s) URL,
+    /// since many guids that are not links leave isPermaLink at its default.
+    @inline(never)
+    mutating func setGuidLink(_ frame: Frame) {
+        guard let guid = episode.guid, URLText.hasHTTPScheme(guid) else { return }
+        episode.guidLink = resolve(guid, base: frame.base)
+    }
+
+    /// `media:content`: an enclosure, or the episode's image when it is one (`medium="image"` or an `image/*` type).
+    @inline(never)
+    mutating func addMediaContent(_ frame: Frame) {
+        guard let url = attribute(.url, of: frame) else { return }
+        let medium = attribute(.medium, of: frame)?.trimmedText.lowercased()
+        let type = attribute(.type, of: frame)?.trimmedText.lowercased()
+        if medium == "image" || (medium == nil && type?.hasPrefix("image/") == true) {
+            // An image, not a media file: the episode's image when it has no itunes:image. (The identity key
+            // still counts it, as it did when it was listed as an enclosure.)
+            guard let resolved = resolve(url, base: frame.base) else { return }
+            if episode.mediaImage == nil { episode.mediaImage = resolved }
+            if episode.identityMediaURL == nil { episode.identityMediaURL = resolved }
+            return
+        }
+        addEnclosure(
+            url, length: attribute(.fileSize, of: frame), type: attribute(.type, of: frame), base: frame.base, media: true)
+    }
+
+    /// Episode elements that few feeds have: `media:thumbnail`, and the Podcast Index soundbite, license, location
+    /// and txt.
+    @inline(never)
+    mutating func applyRareEpisodeElement(_ ns: Namespace, _ el: Name, _ frame: Frame) {
+        switch (ns, el) {
+        case (.media, .thumbnail):
+            if episode.mediaImage == nil, let url = attribute(.url, of: frame) { episode.mediaImage = resolve(url, base: frame.base) }
+        case (.podcast, .soundbite):
+            guard let start = attribute(.startTime, of: frame).flatMap(EpisodeDuration.parse),
+                let duration = attribute(.duration, of: frame).flatMap(EpisodeDuration.parse), duration > 0
+            else {
+                warn("podcast:soundbite without a readable startTime and duration was ignored")
+                return
+            }
+            guard episode.extras.soundbites.count < options.maxItemsPerEpisode else { return warnItemLimit() }
+            episode.extras.soundbites.append(Soundbite(start: start, duration: duration, title: nonEmptyLine))
+        case (.podcast, .license): if let license = license(frame) { episode.extras.license = license }
+        case (.podcast, .location):
+            guard let location = location(frame) else { return }
+            guard episode.extras.locations.count < options.maxItemsPerEpisode else { return warnItemLimit() }
+            episode.extras.locations.append(location)
+        case (.podcast, .txt):
+            guard let txt = podcastText(frame) else { return }
+            guard episode.extras.txt.count < options.maxItemsPerEpisode else { return warnItemLimit() }
+            episode.extras.txt.append(txt)
+        default:
             break
         }
     }
@@ -774,6 +816,10 @@ struct SAXState {
     /// Appends `enclosure` unless its URL is already listed, in which case it only fills in the listed one's missing
     /// length and type; false when the list is full.
     static func add(_ enclosure: Enclosure, to list: inout [Enclosure], limit: Int) -> Bool {
+        if list.isEmpty {
+            list.append(enclosure)
+            return true
+        }
         if let index = list.firstIndex(where: { $0.urlString == enclosure.urlString }) {
             if list[index].length == nil { list[index].length = enclosure.length }
             if list[index].type == nil { list[index].type = enclosure.type }
