@@ -332,3 +332,44 @@ struct PodcastTagTests {
         #expect(document.range(of: "\"persons\"")!.lowerBound < document.range(of: "\"simple_chapters\"")!.lowerBound)
     }
 }
+
+/// The new paths under hostile input: bounded, chunk-independent, no crash.
+struct ParseFidelityLimitTests {
+    @Test(arguments: ["Shift_JIS", "GB18030", "Big5", "EUC-KR", "cp437", "MacGreek", "ISO-8859-1"])
+    func randomBytesInADeclaredCharsetParseTheSameWhateverTheChunking(charset: String) throws {
+        var generator = SplitMix64(seed: 0x5EED)
+        for round in 0..<20 {
+            let junk = (0..<200).map { _ in UInt8(truncatingIfNeeded: generator.next()) }.filter { $0 != 0x3C && $0 != 0x26 }
+            let bytes = Array("<?xml version=\"1.0\" encoding=\"\(charset)\"?><rss><channel><title>".utf8) + junk
+                + Array("</title><item><guid>g</guid></item></channel></rss>".utf8)
+            let whole = try parseInChunks(bytes, size: .max)
+            for size in [1, 2, 3, 5, 64] {
+                #expect(try parseInChunks(bytes, size: size) == whole, "\(charset) round \(round) in \(size)-byte chunks")
+            }
+            #expect(whole.episodes.count == 1, "\(charset) round \(round): the item after the junk is kept")
+        }
+    }
+
+    @Test func channelListsAreCappedWithOneWarning() throws {
+        let items = (0..<300).map { "<podcast:remoteItem feedGuid=\"g\($0)\"/>" }.joined()
+        let txt = (0..<300).map { "<podcast:txt>t\($0)</podcast:txt>" }.joined()
+        let feed = try parse(
+            "<rss xmlns:podcast=\"https://podcastindex.org/namespace/1.0\"><channel><title>Caps</title><podcast:podroll>\(items)</podcast:podroll>\(txt)</channel></rss>",
+            options: FeedParserOptions(maxItemsPerEpisode: 100))
+        #expect(feed.podroll.count == 100 && feed.txt.count == 100)
+        #expect(feed.warnings.filter { $0.message.contains("the channel has more than 100") }.count == 1)
+    }
+}
+
+/// A small deterministic generator for test inputs.
+private struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
