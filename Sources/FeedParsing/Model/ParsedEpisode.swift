@@ -266,8 +266,10 @@ public struct AlternateEnclosure: Sendable, Hashable {
     public struct Source: Sendable, Hashable {
         /// The absolute http(s) URL text.
         public var uriString: String
+        /// The MIME type of what the URI serves when it differs from the alternate's, e.g. `application/x-bittorrent`.
         public var contentType: String?
 
+        /// Creates a source from its URL text and content type.
         public init(uriString: String, contentType: String? = nil) {
             self.uriString = uriString
             self.contentType = contentType

@@ -15,6 +15,7 @@ public struct UpdateFrequency: Sendable, Hashable {
     /// When the rule starts.
     public var start: Date?
 
+    /// Creates a value from its parts (the parser fills them from the feed).
     public init(text: String? = nil, rrule: String? = nil, complete: Bool? = nil, start: Date? = nil) {
         self.text = text
         self.rrule = rrule
@@ -32,8 +33,10 @@ public struct ValueBlock: Sendable, Hashable {
     public var method: String?
     /// A suggested amount per payment, as written (a decimal in the payment layer's unit).
     public var suggested: String?
+    /// Who is paid, in document order.
     public var recipients: [ValueRecipient]
 
+    /// Creates a value from its parts (the parser fills them from the feed).
     public init(type: String? = nil, method: String? = nil, suggested: String? = nil, recipients: [ValueRecipient] = []) {
         self.type = type
         self.method = method
@@ -44,17 +47,22 @@ public struct ValueBlock: Sendable, Hashable {
 
 /// `podcast:valueRecipient name="Alice" type="node" address="02d5…" split="40" fee="false"`.
 public struct ValueRecipient: Sendable, Hashable {
+    /// Who the recipient is, e.g. `Alice (Podcaster)`.
     public var name: String?
     /// The kind of address, e.g. `node` or `lnaddress`.
     public var type: String?
+    /// The receiving address, e.g. a Lightning node's public key.
     public var address: String?
     /// Shares of each payment this recipient receives.
     public var split: Double?
     /// A fee recipient (`fee="true"`); false when absent.
     public var fee: Bool
+    /// A custom record key sent with each payment.
     public var customKey: String?
+    /// The value sent under ``customKey``.
     public var customValue: String?
 
+    /// Creates a value from its parts (the parser fills them from the feed).
     public init(
         name: String? = nil, type: String? = nil, address: String? = nil, split: Double? = nil, fee: Bool = false,
         customKey: String? = nil, customValue: String? = nil
@@ -72,13 +80,18 @@ public struct ValueRecipient: Sendable, Hashable {
 /// `podcast:remoteItem feedGuid="917393e3-…" feedUrl="https://…" itemGuid="…" medium="music" title="…"`: a pointer
 /// to another feed (or one of its items), here as an entry of the channel's `podcast:podroll`.
 public struct RemoteItem: Sendable, Hashable {
+    /// The remote feed's `podcast:guid`.
     public var feedGUID: String?
     /// `feedUrl` as absolute URL text.
     public var feedURLString: String?
+    /// The `guid` of one item of the remote feed, when the pointer is to an item.
     public var itemGUID: String?
+    /// The remote feed's `podcast:medium` when it is not `podcast`.
     public var medium: String?
+    /// A title to show without fetching the remote feed.
     public var title: String?
 
+    /// Creates a value from its parts (the parser fills them from the feed).
     public init(feedGUID: String? = nil, feedURLString: String? = nil, itemGUID: String? = nil, medium: String? = nil, title: String? = nil) {
         self.feedGUID = feedGUID
         self.feedURLString = feedURLString
@@ -90,9 +103,12 @@ public struct RemoteItem: Sendable, Hashable {
 
 /// `podcast:txt purpose="verify">S6lpp-7ZCn8-dZfGc-OoyVG</podcast:txt>`: free text for a stated purpose.
 public struct PodcastText: Sendable, Hashable {
+    /// What the text is for, e.g. `verify`.
     public var purpose: String?
+    /// The text (line breaks kept).
     public var text: String
 
+    /// Creates a value from its parts (the parser fills them from the feed).
     public init(purpose: String? = nil, text: String) {
         self.purpose = purpose
         self.text = text
@@ -104,12 +120,18 @@ public struct PodcastText: Sendable, Hashable {
 public struct Trailer: Sendable, Hashable {
     /// The absolute URL text.
     public var urlString: String
+    /// The trailer's title (the element's text).
     public var title: String?
+    /// `pubdate`.
     public var published: Date?
+    /// Bytes; nil when absent, zero or not a number.
     public var length: Int64?
+    /// The MIME type, e.g. `audio/mpeg`.
     public var type: String?
+    /// The season the trailer is for.
     public var season: Int?
 
+    /// Creates a value from its parts (the parser fills them from the feed).
     public init(urlString: String, title: String? = nil, published: Date? = nil, length: Int64? = nil, type: String? = nil, season: Int? = nil) {
         self.urlString = urlString
         self.title = title
@@ -133,6 +155,7 @@ public struct Location: Sendable, Hashable {
     /// An ISO 3166-1 alpha-2 country code.
     public var country: String?
 
+    /// Creates a value from its parts (the parser fills them from the feed).
     public init(name: String, rel: String? = nil, geo: String? = nil, osm: String? = nil, country: String? = nil) {
         self.name = name
         self.rel = rel
@@ -149,6 +172,7 @@ public struct License: Sendable, Hashable {
     /// `url` as absolute URL text: where the license is written.
     public var urlString: String?
 
+    /// Creates a value from its parts (the parser fills them from the feed).
     public init(name: String? = nil, urlString: String? = nil) {
         self.name = name
         self.urlString = urlString
@@ -161,8 +185,10 @@ public struct Soundbite: Sendable, Hashable {
     public var start: Double
     /// Seconds.
     public var duration: Double
+    /// The clip's title (the element's text), when it has one.
     public var title: String?
 
+    /// Creates a value from its parts (the parser fills them from the feed).
     public init(start: Double, duration: Double, title: String? = nil) {
         self.start = start
         self.duration = duration
@@ -175,12 +201,14 @@ public struct Soundbite: Sendable, Hashable {
 public struct SimpleChapter: Sendable, Hashable {
     /// Seconds from the start of the media (`start` is normal play time: `HH:MM:SS.mmm`, `MM:SS` or seconds).
     public var start: Double
+    /// The chapter's title.
     public var title: String
     /// `href` as absolute URL text.
     public var hrefString: String?
     /// `image` as absolute URL text.
     public var imageString: String?
 
+    /// Creates a value from its parts (the parser fills them from the feed).
     public init(start: Double, title: String, hrefString: String? = nil, imageString: String? = nil) {
         self.start = start
         self.title = title
