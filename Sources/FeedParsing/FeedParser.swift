@@ -28,8 +28,11 @@ public struct FeedParserOptions: Sendable, Hashable {
 ///
 /// Encodings: a byte order mark wins; otherwise a charset named by the transport overrides the document's declared
 /// encoding (except that a bare `utf-8` label never overrides an explicit other declaration: servers add it blindly);
-/// otherwise the declaration; otherwise UTF-8. Bytes that are not valid in a document read as UTF-8 are taken as
-/// Windows-1252, with a warning, so the feed still parses.
+/// otherwise the declaration; otherwise UTF-8. A label that names no character set known here is skipped with a
+/// warning (the next one in that order is used). Every character set the system's iconv knows is read, under its
+/// common aliases, by converting to UTF-8 before libxml2 (see ``CharsetDecoder``); ISO-8859-1 is read as
+/// Windows-1252. Bytes that are not valid in a document read as UTF-8 are taken as Windows-1252, with a warning, so
+/// the feed still parses; byte sequences not valid in another declared character set become U+FFFD, with a warning.
 public final class FeedParser {
     /// The parse state, at a fixed address the SAX callbacks receive as their context.
     private let state: UnsafeMutablePointer<SAXState>
@@ -40,6 +43,8 @@ public final class FeedParser {
     private var prefix: [UInt8] = []
     private var decided = false
     private var sanitizer: UTF8Sanitizer?
+    /// Converts a document in another character set to UTF-8 (then checked by `sanitizer`).
+    private var decoder: CharsetDecoder?
     private var sawNonWhitespace = false
     private var firstBytes: [UInt8] = []
     private var finished = false
@@ -105,6 +110,12 @@ public final class FeedParser {
         if let replaced = sanitizer?.replacedBytes, replaced > 0 {
             insertFirstWarning(ParseWarning(line: 0, message: "\(replaced) byte(s) were not valid UTF-8 and were read as Windows-1252"))
         }
+        if let decoder, decoder.invalidSequences > 0 {
+            insertFirstWarning(
+                ParseWarning(
+                    line: 0,
+                    message: "\(decoder.invalidSequences) byte sequence(s) were not valid \(decoder.name) and were replaced by U+FFFD"))
+        }
         return try result()
     }
 
@@ -127,14 +138,50 @@ public final class FeedParser {
         decided = true
         let declaration = InputDecoding.sniff(prefix)
         guard !declaration.isWide else { return }
-        var effective = declaration.encoding ?? "utf-8"
-        if let transport = transportCharset, !declaration.hasUTF8BOM {
+        // The labels to try, best first.
+        var labels: [(label: String, source: String)] = []
+        if declaration.hasUTF8BOM {
+            labels.append(("utf-8", "byte order mark"))
+        } else if let transport = transportCharset {
             let genericUTF8 = InputDecoding.isUTF8(transport)
             if !(genericUTF8 && declaration.encoding.map { !InputDecoding.isUTF8($0) } == true) {
-                effective = transport
+                labels.append((transport, "named by the server"))
             }
         }
-        if declaration.hasUTF8BOM { effective = "utf-8" }
+        if let declared = declaration.encoding { labels.append((declared, "declared by the document")) }
+        var effective = "utf-8"
+        var unknown: [(label: String, source: String)] = []
+        var chosen: String?
+        choosing: for (label, source) in labels {
+            switch CharsetDecoder.resolve(label) {
+            case .utf8:
+                effective = "utf-8"
+            case .wide:
+                effective = label
+            case .decoder(let found):
+                effective = label
+                decoder = found
+            case .unknown:
+                guard Self.libxml2Knows(label) else {
+                    unknown.append((label, source))
+                    continue choosing
+                }
+                effective = label
+            }
+            chosen = label
+            break choosing
+        }
+        for (label, source) in unknown {
+            let instead = chosen.map { "read as \"\(SAXState.snippet($0))\" instead" }
+                ?? "read as UTF-8, with bytes that are not UTF-8 taken as Windows-1252"
+            state.pointee.warn("unknown encoding \"\(SAXState.snippet(label))\" (\(source)): \(instead)", line: 0)
+        }
+        if decoder != nil {
+            // The decoder hands libxml2 UTF-8: say so in the declaration (without one, UTF-8 is the default).
+            if let range = declaration.valueRange { prefix.replaceSubrange(range, with: Array("UTF-8".utf8)) }
+            sanitizer = UTF8Sanitizer()
+            return
+        }
         let wanted = InputDecoding.isUTF8(effective) ? "UTF-8" : effective
         if let range = declaration.valueRange {
             let declared = declaration.encoding ?? ""
@@ -149,6 +196,22 @@ public final class FeedParser {
     }
 
     private func feed(_ raw: UnsafeRawBufferPointer, final: Bool) throws {
+        if decoder != nil, let decoded = decoder?.decode(raw, final: final) {
+            try decoded.withUnsafeBytes { try sanitizeAndPush($0, final: final) }
+            return
+        }
+        try sanitizeAndPush(raw, final: final)
+    }
+
+    /// True when libxml2 has its own converter for `label` (what is left to it when iconv has none).
+    private static func libxml2Knows(_ label: String) -> Bool {
+        guard label.utf8.count <= 64, !label.contains("/") else { return false }
+        guard let handler = xmlFindCharEncodingHandler(label) else { return false }
+        xmlCharEncCloseFunc(handler)
+        return true
+    }
+
+    private func sanitizeAndPush(_ raw: UnsafeRawBufferPointer, final: Bool) throws {
         if var sanitizer {
             let replaced = sanitizer.process(raw, final: final)
             self.sanitizer = sanitizer
@@ -196,9 +259,14 @@ public final class FeedParser {
         guard let root = state.pointee.root else {
             throw noRootError()
         }
+        if root == .redirect && state.pointee.channel.redirectLocation == nil {
+            throw FeedParseError(
+                kind: .notAFeed,
+                message: "the document is a <redirect> without a usable <newLocation> (the feed may be gone), not a feed")
+        }
         let format: FeedFormat
         switch root {
-        case .rss: format = .rss2
+        case .rss, .redirect: format = .rss2
         case .rdf: format = .rss1
         case .atom: format = .atom
         }

@@ -24,8 +24,69 @@ extension ParsedFeed {
             ("complete", complete.map { .bool($0) } ?? .null),
             ("categories", .array(categories.map { .string($0) })),
             ("next_page", .url(nextPage)),
+            ("medium", .string(medium)),
+            ("funding", .array(funding.map { .object([("url", .url($0.url)), ("text", .string($0.text))]) })),
+            ("update_frequency", podcastUpdateFrequency.map(Self.json) ?? .null),
+            ("license", license.map(Self.json) ?? .null),
+            ("locations", .array(locations.map(Self.json))),
+            ("trailers", .array(trailers.map(Self.json))),
+            ("podroll", .array(podroll.map(Self.json))),
+            ("txt", .array(txt.map(Self.json))),
+            ("value", .array(value.map(Self.json))),
             ("episodes", .array(episodes.map { $0.jsonValue() })),
             ("warnings", .array(warnings.map { .object([("line", .int($0.line)), ("message", .string($0.message))]) })),
+        ])
+    }
+
+    // MARK: - Podcast namespace values
+
+    static func json(_ frequency: UpdateFrequency) -> JSONValue {
+        .object([
+            ("text", .string(frequency.text)), ("rrule", .string(frequency.rrule)),
+            ("complete", frequency.complete.map { .bool($0) } ?? .null), ("dtstart", .date(frequency.start)),
+        ])
+    }
+
+    static func json(_ license: License) -> JSONValue {
+        .object([("name", .string(license.name)), ("url", .string(license.urlString))])
+    }
+
+    static func json(_ location: Location) -> JSONValue {
+        .object([
+            ("name", .string(location.name)), ("rel", .string(location.rel)), ("geo", .string(location.geo)),
+            ("osm", .string(location.osm)), ("country", .string(location.country)),
+        ])
+    }
+
+    static func json(_ trailer: Trailer) -> JSONValue {
+        .object([
+            ("url", .string(trailer.urlString)), ("title", .string(trailer.title)), ("published", .date(trailer.published)),
+            ("length", trailer.length.map { .int(Int($0)) } ?? .null), ("type", .string(trailer.type)),
+            ("season", .int(trailer.season)),
+        ])
+    }
+
+    static func json(_ item: RemoteItem) -> JSONValue {
+        .object([
+            ("feed_guid", .string(item.feedGUID)), ("feed_url", .string(item.feedURLString)),
+            ("item_guid", .string(item.itemGUID)), ("medium", .string(item.medium)), ("title", .string(item.title)),
+        ])
+    }
+
+    static func json(_ text: PodcastText) -> JSONValue {
+        .object([("purpose", .string(text.purpose)), ("text", .string(text.text))])
+    }
+
+    static func json(_ value: ValueBlock) -> JSONValue {
+        .object([
+            ("type", .string(value.type)), ("method", .string(value.method)), ("suggested", .string(value.suggested)),
+            ("recipients", .array(value.recipients.map { recipient in
+                .object([
+                    ("name", .string(recipient.name)), ("type", .string(recipient.type)), ("address", .string(recipient.address)),
+                    ("split", .number(recipient.split)), ("fee", .bool(recipient.fee)),
+                    ("custom_key", .string(recipient.customKey)), ("custom_value", .string(recipient.customValue)),
+                ])
+            })),
         ])
     }
 }
@@ -53,6 +114,28 @@ extension ParsedEpisode {
             ("transcripts", .array(transcripts.map { .object([("url", .string($0.urlString)), ("type", .string($0.type))]) })),
             ("chapters", .string(chaptersString)),
             ("persons", .array(persons.map { .object([("name", .string($0.name)), ("role", .string($0.role)), ("href", .string($0.hrefString))]) })),
+            ("simple_chapters", .array(simpleChapters.map {
+                .object([
+                    ("start", .number($0.start)), ("title", .string($0.title)), ("href", .string($0.hrefString)),
+                    ("image", .string($0.imageString)),
+                ])
+            })),
+            ("alternate_enclosures", .array(alternateEnclosures.map { alternate in
+                .object([
+                    ("type", .string(alternate.type)), ("length", alternate.length.map { .int(Int($0)) } ?? .null),
+                    ("bitrate", .number(alternate.bitrate)), ("height", .int(alternate.height)), ("lang", .string(alternate.language)),
+                    ("title", .string(alternate.title)), ("rel", .string(alternate.rel)), ("codecs", .string(alternate.codecs)),
+                    ("default", .bool(alternate.isDefault)),
+                    ("sources", .array(alternate.sources.map { .object([("uri", .string($0.uriString)), ("content_type", .string($0.contentType))]) })),
+                ])
+            })),
+            ("soundbites", .array(soundbites.map {
+                .object([("start", .number($0.start)), ("duration", .number($0.duration)), ("title", .string($0.title))])
+            })),
+            ("license", license.map(ParsedFeed.json) ?? .null),
+            ("locations", .array(locations.map(ParsedFeed.json))),
+            ("txt", .array(txt.map(ParsedFeed.json))),
+            ("value", .array(value.map(ParsedFeed.json))),
         ])
     }
 }

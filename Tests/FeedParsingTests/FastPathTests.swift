@@ -161,7 +161,10 @@ struct FastPathTests {
 
     @Test func cleaningALineDropsControlsAsIfTheyWereNotThere() {
         #expect(TextCleaning.cleanLine("a \u{1} b") == "a b")
-        #expect(TextCleaning.cleanLine("  \u{1} a\u{7F}\u{85} ") == "a")
+        #expect(TextCleaning.cleanLine("  \u{1} a\u{7F}\u{81} ") == "a")
+        // A C1 control is the Windows-1252 character of its byte (U+0085 → "…"); unassigned ones are dropped.
+        #expect(TextCleaning.cleanLine("  \u{1} a\u{7F}\u{85} ") == "a…")
+        #expect(TextCleaning.cleanLine("\u{93}q\u{94} \u{8D} \u{96} \u{80}") == "“q” – €")
         #expect(TextCleaning.cleanLine("a\t\n b") == "a b")
         #expect(TextCleaning.clean(" a\u{1}\n b ") == "a\n b")
     }

@@ -17,7 +17,8 @@ public struct ParsedEpisode: Sendable, Hashable {
     /// `guid isPermaLink` (RSS 2.0 default: true when a guid is present).
     public var guidIsPermaLink: Bool?
     public var title: String?
-    /// The episode's web page as absolute URL text (see ``link``).
+    /// The episode's web page as absolute URL text (see ``link``): `<link>` (Atom `link rel="alternate"`), else an
+    /// RSS `guid` that is a permalink (the default) and an absolute http(s) URL.
     public var linkString: String?
     /// The richest description, HTML kept: `content:encoded`, else `description` / Atom `content`
     /// or `summary`, else `itunes:summary`.
@@ -28,7 +29,9 @@ public struct ParsedEpisode: Sendable, Hashable {
     public var published: Date?
     /// `itunes:duration` in seconds.
     public var duration: Double?
-    /// Every enclosure: RSS `<enclosure>`, Atom `link rel="enclosure"`; `media:content` only when none.
+    /// Every enclosure in document order, one per URL: RSS `<enclosure>`, Atom `link rel="enclosure"` and
+    /// `media:content` (also inside `media:group`) that is not an image. A repeated URL fills in the first one's
+    /// missing length and type.
     public var enclosures: [Enclosure]
     /// `itunes:episode`, else `podcast:episode`.
     public var episode: Int?
@@ -36,15 +39,20 @@ public struct ParsedEpisode: Sendable, Hashable {
     public var season: Int?
     public var episodeType: EpisodeType?
     public var explicit: Bool?
-    /// `itunes:image href`, as absolute URL text (see ``image``).
+    /// `itunes:image href`, else the first `media:thumbnail` or `media:content medium="image"` (also inside
+    /// `media:group`), as absolute URL text (see ``image``).
     public var imageString: String?
     /// Every `podcast:transcript`.
     public var transcripts: [Transcript]
-    /// `podcast:chapters url` as absolute URL text (see ``chapters``); Podlove Simple Chapters (inline) are ignored.
+    /// `podcast:chapters url` as absolute URL text (see ``chapters``); inline Podlove Simple Chapters are in
+    /// ``simpleChapters``.
     public var chaptersString: String?
     public var persons: [Person]
-    /// Every `podcast:alternateEnclosure` with its first `podcast:source`.
+    /// Every `podcast:alternateEnclosure` with its `podcast:source`s.
     public var alternateEnclosures: [AlternateEnclosure]
+    /// The fields below that most episodes lack, behind one reference (nil when all are empty), so that copying an
+    /// episode costs what it did before they existed.
+    var extrasStorage: OutOfLine<EpisodeExtras>?
 
     public init(
         id: String,
@@ -65,7 +73,13 @@ public struct ParsedEpisode: Sendable, Hashable {
         transcripts: [Transcript] = [],
         chapters: URL? = nil,
         persons: [Person] = [],
-        alternateEnclosures: [AlternateEnclosure] = []
+        alternateEnclosures: [AlternateEnclosure] = [],
+        soundbites: [Soundbite] = [],
+        simpleChapters: [SimpleChapter] = [],
+        value: [ValueBlock] = [],
+        txt: [PodcastText] = [],
+        locations: [Location] = [],
+        license: License? = nil
     ) {
         self.id = id
         self.guid = guid
@@ -86,6 +100,55 @@ public struct ParsedEpisode: Sendable, Hashable {
         self.chaptersString = chapters?.absoluteString
         self.persons = persons
         self.alternateEnclosures = alternateEnclosures
+        if soundbites.isEmpty && simpleChapters.isEmpty && value.isEmpty && txt.isEmpty && locations.isEmpty && license == nil {
+            extrasStorage = nil
+        } else {
+            extrasStorage = .value(
+                EpisodeExtras(
+                    soundbites: soundbites, simpleChapters: simpleChapters, value: value, txt: txt, locations: locations,
+                    license: license))
+        }
+    }
+
+    var extras: EpisodeExtras {
+        get { extrasStorage?.value ?? EpisodeExtras() }
+        set { extrasStorage = newValue.isEmpty ? nil : .value(newValue) }
+    }
+
+    /// Every `podcast:soundbite` with a readable start and duration.
+    public var soundbites: [Soundbite] {
+        get { extras.soundbites }
+        set { extras.soundbites = newValue }
+    }
+
+    /// Podlove Simple Chapters written in the item (`psc:chapters`).
+    public var simpleChapters: [SimpleChapter] {
+        get { extras.simpleChapters }
+        set { extras.simpleChapters = newValue }
+    }
+
+    /// Every `podcast:value` block of the episode (it replaces the channel's).
+    public var value: [ValueBlock] {
+        get { extras.value }
+        set { extras.value = newValue }
+    }
+
+    /// Every `podcast:txt` of the episode.
+    public var txt: [PodcastText] {
+        get { extras.txt }
+        set { extras.txt = newValue }
+    }
+
+    /// Every `podcast:location` of the episode.
+    public var locations: [Location] {
+        get { extras.locations }
+        set { extras.locations = newValue }
+    }
+
+    /// `podcast:license` of the episode.
+    public var license: License? {
+        get { extras.license }
+        set { extras.license = newValue }
     }
 
     /// `link`, `itunes:image` and `podcast:chapters` as Foundation URLs, built when asked: the parser keeps URLs as
@@ -197,14 +260,39 @@ public struct Person: Sendable, Hashable {
     }
 }
 
-/// `podcast:alternateEnclosure type="audio/opus" length="…" bitrate="…"` with its `podcast:source uri`.
+/// `podcast:alternateEnclosure type="audio/opus" length="…" bitrate="…"` with its `podcast:source uri`s.
 public struct AlternateEnclosure: Sendable, Hashable {
+    /// `podcast:source uri="https://…" contentType="application/x-bittorrent"`: one place to get the media.
+    public struct Source: Sendable, Hashable {
+        /// The absolute http(s) URL text.
+        public var uriString: String
+        /// The MIME type of what the URI serves when it differs from the alternate's, e.g. `application/x-bittorrent`.
+        public var contentType: String?
+
+        /// Creates a source from its URL text and content type.
+        public init(uriString: String, contentType: String? = nil) {
+            self.uriString = uriString
+            self.contentType = contentType
+        }
+    }
+
+    /// The first source with an http(s) URL.
     public var url: URL?
     public var type: String?
     public var length: Int64?
     public var bitrate: Double?
     public var title: String?
     public var isDefault: Bool
+    /// Every source with an http(s) URL, in document order (the first is ``url``).
+    public var sources: [Source]
+    /// Video height in pixels.
+    public var height: Int?
+    /// `lang`: a BCP 47 language tag.
+    public var language: String?
+    /// Groups alternates of the same content.
+    public var rel: String?
+    /// An RFC 6381 codecs string.
+    public var codecs: String?
 
     public init(
         url: URL? = nil,
@@ -212,7 +300,12 @@ public struct AlternateEnclosure: Sendable, Hashable {
         length: Int64? = nil,
         bitrate: Double? = nil,
         title: String? = nil,
-        isDefault: Bool = false
+        isDefault: Bool = false,
+        sources: [Source] = [],
+        height: Int? = nil,
+        language: String? = nil,
+        rel: String? = nil,
+        codecs: String? = nil
     ) {
         self.url = url
         self.type = type
@@ -220,5 +313,10 @@ public struct AlternateEnclosure: Sendable, Hashable {
         self.bitrate = bitrate
         self.title = title
         self.isDefault = isDefault
+        self.sources = sources
+        self.height = height
+        self.language = language
+        self.rel = rel
+        self.codecs = codecs
     }
 }

@@ -34,13 +34,15 @@ public struct ParsedFeed: Sendable, Hashable {
     /// `itunes:author`, else `managingEditor` / `dc:creator` / Atom `author/name`.
     public var author: String?
     public var owner: Owner?
-    /// Categories in document order; nested `itunes:category` read as `"Parent/Child"`.
+    /// Categories in document order; nested `itunes:category` read as one path per innermost category,
+    /// `"Parent/Child/Grandchild"`.
     public var categories: [String]
     /// `itunes:explicit` (`true`/`yes`/`explicit` → true; `false`/`no`/`clean` → false).
     public var explicit: Bool?
     /// `itunes:type`.
     public var type: PodcastType?
-    /// `itunes:new-feed-url`: the publisher asks subscribers to move to this URL.
+    /// `itunes:new-feed-url` (else an old-style `<redirect><newLocation>`): the publisher asks subscribers to move
+    /// to this URL.
     public var newFeedURL: URL?
     /// `itunes:block` is `Yes`.
     public var block: Bool?
@@ -50,8 +52,9 @@ public struct ParsedFeed: Sendable, Hashable {
     public var podcastGUID: String?
     /// `podcast:locked` (`yes` → true, `no` → false).
     public var locked: Bool?
+    /// Every `podcast:funding` with an http(s) URL.
     public var funding: [Funding]
-    /// `podcast:updateFrequency` as its `rrule` attribute or text.
+    /// `podcast:updateFrequency` as its `rrule` attribute or text (see ``podcastUpdateFrequency`` for all of it).
     public var updateFrequency: String?
     public var generator: String?
     public var lastBuildDate: Date?
@@ -69,6 +72,22 @@ public struct ParsedFeed: Sendable, Hashable {
     public var firstPage: URL?
     /// RFC 5005 paging: `atom:link rel="last"`.
     public var lastPage: URL?
+    /// `podcast:updateFrequency` with its text, `rrule`, `complete` and `dtstart`.
+    public var podcastUpdateFrequency: UpdateFrequency?
+    /// `podcast:medium`, e.g. `podcast`, `music`, `audiobook`.
+    public var medium: String?
+    /// `podcast:license`.
+    public var license: License?
+    /// Every `podcast:location` of the channel.
+    public var locations: [Location]
+    /// Every `podcast:trailer` with an http(s) URL.
+    public var trailers: [Trailer]
+    /// The `podcast:remoteItem`s of `podcast:podroll`: other feeds the show recommends.
+    public var podroll: [RemoteItem]
+    /// Every `podcast:txt` of the channel.
+    public var txt: [PodcastText]
+    /// Every `podcast:value` block of the channel.
+    public var value: [ValueBlock]
     /// Episodes in document order.
     public var episodes: [ParsedEpisode]
     /// Problems met while parsing that did not stop it: recovered XML errors, unparseable dates,
@@ -104,6 +123,14 @@ public struct ParsedFeed: Sendable, Hashable {
         nextPage: URL? = nil,
         firstPage: URL? = nil,
         lastPage: URL? = nil,
+        podcastUpdateFrequency: UpdateFrequency? = nil,
+        medium: String? = nil,
+        license: License? = nil,
+        locations: [Location] = [],
+        trailers: [Trailer] = [],
+        podroll: [RemoteItem] = [],
+        txt: [PodcastText] = [],
+        value: [ValueBlock] = [],
         episodes: [ParsedEpisode] = [],
         warnings: [ParseWarning] = []
     ) {
@@ -135,6 +162,14 @@ public struct ParsedFeed: Sendable, Hashable {
         self.nextPage = nextPage
         self.firstPage = firstPage
         self.lastPage = lastPage
+        self.podcastUpdateFrequency = podcastUpdateFrequency
+        self.medium = medium
+        self.license = license
+        self.locations = locations
+        self.trailers = trailers
+        self.podroll = podroll
+        self.txt = txt
+        self.value = value
         self.episodes = episodes
         self.warnings = warnings
     }

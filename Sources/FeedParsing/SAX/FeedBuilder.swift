@@ -21,6 +21,8 @@ struct ChannelBuilder {
     var explicit: Bool?
     var type: PodcastType?
     var newFeedURL: URL?
+    /// `<redirect><newLocation>`, used when there is no `itunes:new-feed-url`.
+    var redirectLocation: URL?
     var block: Bool?
     var complete: Bool?
     var podcastGUID: String?
@@ -36,6 +38,14 @@ struct ChannelBuilder {
     var nextPage: URL?
     var firstPage: URL?
     var lastPage: URL?
+    var podcastUpdateFrequency: UpdateFrequency?
+    var medium: String?
+    var license: License?
+    var locations: [Location] = []
+    var trailers: [Trailer] = []
+    var podroll: [RemoteItem] = []
+    var txt: [PodcastText] = []
+    var value: [ValueBlock] = []
 
     mutating func addCategory(_ category: String) {
         guard !category.isEmpty, !categories.contains(category) else { return }
@@ -66,8 +76,11 @@ struct EpisodeBuilder {
     var atomPublished: Date?
     var atomUpdated: Date?
     var duration: Double?
+    /// `<enclosure>`, Atom `link rel="enclosure"` and `media:content` (not images) in document order, one per URL.
     var enclosures: [Enclosure] = []
-    var mediaContents: [Enclosure] = []
+    /// The first `<enclosure>` (or Atom enclosure link), and the first `media:content`: the identity key's inputs.
+    var identityEnclosureURL: String?
+    var identityMediaURL: String?
     var itunesEpisode: Int?
     var itunesSeason: Int?
     var podcastEpisode: Int?
@@ -75,16 +88,27 @@ struct EpisodeBuilder {
     var episodeType: EpisodeType?
     var explicit: Bool?
     var image: String?
+    /// The first `media:thumbnail` or image `media:content`, used when there is no `itunes:image`.
+    var mediaImage: String?
+    /// The guid as a link, when it is a permalink that is an absolute http(s) URL.
+    var guidLink: String?
     var transcripts: [Transcript] = []
     var chapters: String?
     var persons: [Person] = []
     var alternateEnclosures: [AlternateEnclosure] = []
+    /// Soundbites, Simple Chapters, value blocks, txt, locations and license: rare, so behind one reference.
+    var extrasStorage: OutOfLine<EpisodeExtras>?
     /// Dropped because the feed already had `maxEpisodes` episodes.
     var ignored = false
 
     init(ordinal: Int, depth: Int) {
         self.ordinal = ordinal
         self.depth = depth
+    }
+
+    var extras: EpisodeExtras {
+        get { extrasStorage?.value ?? EpisodeExtras() }
+        set { extrasStorage = newValue.isEmpty ? nil : .value(newValue) }
     }
 
     /// The parsed episode; `text` holds the bytes of its deferred fields.
@@ -100,11 +124,10 @@ struct EpisodeBuilder {
         }
         let summary = summary(of: itunesSummary) ?? summary(of: description) ?? summary(of: atomSummary)
             ?? summary(of: contentEncoded) ?? summary(of: itunesSubtitle)
-        let allEnclosures = enclosures.isEmpty ? mediaContents : enclosures
         let published = pubDate ?? dcDate ?? atomPublished ?? atomUpdated
         let chosenGUID = guid ?? rdfAbout
         let id = EpisodeIdentity.key(
-            guid: chosenGUID, enclosureURLString: allEnclosures.first?.urlString, linkString: link, title: chosenTitle,
+            guid: chosenGUID, enclosureURLString: identityEnclosureURL ?? identityMediaURL, linkString: link, title: chosenTitle,
             published: published)
         var episode = ParsedEpisode(
             id: id,
@@ -115,7 +138,7 @@ struct EpisodeBuilder {
             summary: summary ?? nil,
             published: published,
             duration: duration,
-            enclosures: allEnclosures,
+            enclosures: enclosures,
             episode: itunesEpisode ?? podcastEpisode,
             season: itunesSeason ?? podcastSeason,
             episodeType: episodeType,
@@ -123,8 +146,9 @@ struct EpisodeBuilder {
             transcripts: transcripts,
             persons: persons,
             alternateEnclosures: alternateEnclosures)
-        episode.linkString = link
-        episode.imageString = image
+        episode.extrasStorage = extrasStorage
+        episode.linkString = link ?? guidLink
+        episode.imageString = image ?? mediaImage
         episode.chaptersString = chapters
         return episode
     }
@@ -194,8 +218,10 @@ public enum EpisodeIdentity {
 
 /// Cleaning text that comes from feeds. Works on UTF-8 bytes (no Foundation bridging): this runs for every field.
 enum TextCleaning {
-    /// Removes characters that must never reach output (C0 controls but tab/newline/CR, DEL, C1 controls) and trims
-    /// whitespace.
+    /// Removes characters that must never reach output (C0 controls but tab/newline/CR, DEL) and trims whitespace. A C1
+    /// control (U+0080–U+009F, from `&#150;` or from Windows-1252 text converted as if it were ISO-8859-1) becomes
+    /// the Windows-1252 character its byte stands for (`–`), as browsers read it; the five bytes Windows-1252 leaves
+    /// unassigned are dropped.
     static func clean(_ text: String) -> String {
         let utf8 = text.utf8
         return utf8.withContiguousStorageIfAvailable { string(from: $0, collapse: false) }
@@ -250,7 +276,12 @@ enum TextCleaning {
                 continue
             }
             if b == 0xC2 && i + 1 < count && trimmed[i + 1] >= 0x80 && trimmed[i + 1] <= 0x9F {
+                let scalar = InputDecoding.windows1252[Int(trimmed[i + 1] - 0x80)]
                 i += 2
+                // Unassigned in Windows-1252: dropped like any other C1 control.
+                guard scalar >= 0xA0 else { continue }
+                lastWasSpace = false
+                CharsetDecoder.appendUTF8(scalar, to: &out)
                 continue
             }
             lastWasSpace = false
@@ -261,7 +292,7 @@ enum TextCleaning {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// True when trimmed `bytes` hold a character to drop (C0 but tab/newline/CR, DEL, C1) or, with `collapse`,
+    /// True when trimmed `bytes` hold a character to drop or replace (C0 but tab/newline/CR, DEL, C1) or, with `collapse`,
     /// whitespace other than single spaces. Eight bytes at a time; a block that might need work is checked byte
     /// by byte.
     static func needsCleaning(_ bytes: UnsafeBufferPointer<UInt8>, collapse: Bool) -> Bool {
@@ -309,6 +340,15 @@ enum TextCleaning {
     static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value
         return (v < 0x20 && v != 0x09 && v != 0x0A && v != 0x0D) || (0x7F...0x9F).contains(v)
+    }
+
+    /// A numeric character reference's character: `&#150;` (a C1 control) means Windows-1252's `–`, as in HTML;
+    /// nil for characters that must not reach output.
+    static func referencedCharacter(_ value: UInt32) -> Character? {
+        var value = value
+        if (0x80...0x9F).contains(value) { value = InputDecoding.windows1252[Int(value - 0x80)] }
+        guard let scalar = Unicode.Scalar(value), !isForbidden(scalar) else { return nil }
+        return Character(scalar)
     }
 
     /// Plain text from HTML: tags removed, common entities decoded, whitespace collapsed, cut at about `limit`
@@ -421,14 +461,10 @@ enum TextCleaning {
         case "rdquo": return "”"
         case "ldquo": return "“"
         default:
-            if name.hasPrefix("#x") || name.hasPrefix("#X"), let v = UInt32(name.dropFirst(2), radix: 16),
-                let s = Unicode.Scalar(v), !isForbidden(s)
-            {
-                return Character(s)
+            if name.hasPrefix("#x") || name.hasPrefix("#X"), let v = UInt32(name.dropFirst(2), radix: 16) {
+                return referencedCharacter(v)
             }
-            if name.hasPrefix("#"), let v = UInt32(name.dropFirst()), let s = Unicode.Scalar(v), !isForbidden(s) {
-                return Character(s)
-            }
+            if name.hasPrefix("#"), let v = UInt32(name.dropFirst()) { return referencedCharacter(v) }
             return nil
         }
     }

@@ -1,6 +1,6 @@
 /// The namespaces podfresh reads, identified by URI (never by prefix), with the variants real feeds use.
 enum Namespace: UInt8 {
-    case none, atom, itunes, podcast, content, dc, media, sy, rdf, rss1, xml, googleplay, other
+    case none, atom, itunes, podcast, content, dc, media, sy, rdf, rss1, xml, googleplay, psc, other
 
     /// Maps a namespace URI to the namespace it means.
     static func from(uri: String) -> Namespace {
@@ -23,6 +23,7 @@ enum Namespace: UInt8 {
             return .rss1
         case "http://www.w3.org/xml/1998/namespace": return .xml
         case "http://www.google.com/schemas/play-podcasts/1.0": return .googleplay
+        case "http://podlove.org/simple-chapters": return .psc
         default:
             // Podcast Index namespace URLs copied from the docs in other shapes.
             if text.contains("podcastindex") && text.contains("namespace") { return .podcast }
@@ -42,6 +43,7 @@ enum Namespace: UInt8 {
         case "sy": return .sy
         case "rdf": return .rdf
         case "googleplay": return .googleplay
+        case "psc": return .psc
         default: return .other
         }
     }
@@ -63,6 +65,9 @@ enum Name: UInt8 {
     case locked, funding, updateFrequency, transcript, chapters, person, alternateEnclosure
     // content, dc, sy, media
     case encoded, date, creator, updatePeriod, group
+    // Added for issue #10, kept last (``SAXState/isRareTextElement(_:_:)`` relies on it): media, Podcast Index, Podlove Simple Chapters (`chapter`), UserLand redirects (`redirect`, `newLocation`)
+    case thumbnail, soundbite, value, valueRecipient, podroll, remoteItem, txt, trailer, location, license, medium, chapter
+    case redirect, newLocation
 
     static let table: [String: Name] = [
         "rss": .rss, "channel": .channel, "item": .item, "feed": .feed, "entry": .entry, "RDF": .RDF,
@@ -78,7 +83,10 @@ enum Name: UInt8 {
         "episodeType": .episodeType, "locked": .locked, "funding": .funding, "updateFrequency": .updateFrequency,
         "transcript": .transcript, "chapters": .chapters, "person": .person,
         "alternateEnclosure": .alternateEnclosure, "encoded": .encoded, "date": .date, "creator": .creator,
-        "updatePeriod": .updatePeriod, "group": .group,
+        "updatePeriod": .updatePeriod, "group": .group, "thumbnail": .thumbnail,
+        "soundbite": .soundbite, "value": .value, "valueRecipient": .valueRecipient, "podroll": .podroll,
+        "remoteItem": .remoteItem, "txt": .txt, "trailer": .trailer, "location": .location, "license": .license,
+        "medium": .medium, "chapter": .chapter, "redirect": .redirect, "newLocation": .newLocation,
     ]
 }
 
@@ -87,11 +95,20 @@ enum AttributeKey: UInt8 {
     case other
     case url, length, type, href, rel, text, isPermaLink, term, label, uri, title, bitrate, isDefault, role, group
     case img, language, rrule, fileSize, about, base
+    case medium, contentType, height, lang, codecs, startTime, duration, start, image, purpose, geo, osm, country
+    case pubdate, season, feedGuid, feedUrl, itemGuid, method, suggested, name, address, split, fee, customKey
+    case customValue, complete, dtstart
 
     static let table: [String: AttributeKey] = [
         "url": .url, "length": .length, "type": .type, "href": .href, "rel": .rel, "text": .text,
         "isPermaLink": .isPermaLink, "term": .term, "label": .label, "uri": .uri, "title": .title, "bitrate": .bitrate,
         "default": .isDefault, "role": .role, "group": .group, "img": .img, "language": .language, "rrule": .rrule,
         "fileSize": .fileSize, "about": .about, "base": .base,
+        "medium": .medium, "contentType": .contentType, "height": .height, "lang": .lang, "codecs": .codecs,
+        "startTime": .startTime, "duration": .duration, "start": .start, "image": .image, "purpose": .purpose,
+        "geo": .geo, "osm": .osm, "country": .country, "pubdate": .pubdate, "season": .season, "feedGuid": .feedGuid,
+        "feedUrl": .feedUrl, "itemGuid": .itemGuid, "method": .method, "suggested": .suggested, "name": .name,
+        "address": .address, "split": .split, "fee": .fee, "customKey": .customKey, "customValue": .customValue,
+        "complete": .complete, "dtstart": .dtstart,
     ]
 }

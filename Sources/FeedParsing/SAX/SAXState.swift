@@ -7,7 +7,11 @@ import Foundation
 /// no reference counting and no dynamic exclusivity checks. Text is kept as bytes until an element ends, and turned
 /// into the value its field needs (a string, a URL's text, a date, a number) straight from those bytes.
 struct SAXState {
-    enum Root { case rss, rdf, atom }
+    enum Root {
+        case rss, rdf, atom
+        /// A UserLand `<redirect><newLocation>…</newLocation></redirect>` document: the feed has moved.
+        case redirect
+    }
 
     struct Frame {
         var namespace: Namespace
@@ -56,9 +60,17 @@ struct SAXState {
     var episodes: [ParsedEpisode] = []
     var episodeOrdinals: [Int] = []
     var itemCount = 0
+    /// Open `itunes:category` elements, outermost first.
     var categoryStack: [(text: String, hasChild: Bool)] = []
     var currentPerson: PersonAttributes?
     var currentAlternate: AlternateEnclosure?
+    /// The open `podcast:value` and whether it belongs to the open episode (else to the channel).
+    var currentValue: ValueBlock?
+    var currentValueInEpisode = false
+    var channelListLimitWarned = false
+    /// `podcast:source` URLs left out for their scheme (`ipfs:`, `magnet:` …): one warning at the end.
+    var quietlyIgnoredURLs = 0
+    var quietlyIgnoredSchemes: [String] = []
 
     // Text capture. `text` holds the captured element's bytes from `captureStart`, and before that the bytes of the
     // open episodes' deferred fields (see ``DeferredText``); it is emptied when no episode is open.
@@ -212,12 +224,9 @@ struct SAXState {
         case (.none, .item), (.rss1, .item), (.atom, .entry):
             startEpisode(about: attribute(.about, of: frame))
         case (.itunes, .category) where !inEpisode:
-            let value = TextCleaning.cleanLine(attribute(.text, of: frame) ?? "")
-            if let parent = categoryStack.last {
-                categoryStack[categoryStack.count - 1].hasChild = true
-                channel.addCategory(parent.text + "/" + value)
-            }
-            categoryStack.append((value, false))
+            // Each innermost category becomes one path when it ends ("Business/Entrepreneurship/Ecommerce").
+            if !categoryStack.isEmpty { categoryStack[categoryStack.count - 1].hasChild = true }
+            categoryStack.append((TextCleaning.cleanLine(attribute(.text, of: frame) ?? ""), false))
         case (.podcast, .person) where inEpisode:
             currentPerson = PersonAttributes(
                 role: attribute(.role, of: frame), group: attribute(.group, of: frame), href: attribute(.href, of: frame),
@@ -228,12 +237,27 @@ struct SAXState {
                 url: nil, type: attribute(.type, of: frame), length: attribute(.length, of: frame).flatMap(Self.positiveInt64),
                 bitrate: attribute(.bitrate, of: frame).flatMap { Double($0.trimmedText) },
                 title: attribute(.title, of: frame).map(TextCleaning.cleanLine),
-                isDefault: ["true", "yes"].contains(attribute(.isDefault, of: frame)?.lowercased() ?? ""))
+                isDefault: ["true", "yes"].contains(attribute(.isDefault, of: frame)?.lowercased() ?? ""),
+                height: attribute(.height, of: frame).flatMap(Self.number), language: cleanAttribute(.lang, of: frame),
+                rel: cleanAttribute(.rel, of: frame), codecs: cleanAttribute(.codecs, of: frame))
         case (.podcast, .source) where currentAlternate != nil:
-            if currentAlternate?.url == nil, let uri = attribute(.uri, of: frame) {
-                let url = resolveURL(uri, base: base)
-                currentAlternate?.url = url
+            // Every source with an http(s) URL, in order; the first is also the alternate's `url`. Sources on other
+            // transports (IPFS, torrents, onion) are normal here: they are counted in one warning, not one each.
+            guard var alternate = currentAlternate, let uri = attribute(.uri, of: frame) else { break }
+            let contentType = cleanAttribute(.contentType, of: frame)
+            if alternate.url == nil {
+                if let url = resolveURL(uri, base: base, quiet: true) {
+                    alternate.url = url
+                    alternate.sources.append(AlternateEnclosure.Source(uriString: url.absoluteString, contentType: contentType))
+                }
+            } else if let url = resolve(uri, base: base, quiet: true), alternate.sources.count < options.maxItemsPerEpisode,
+                !alternate.sources.contains(where: { $0.uriString == url })
+            {
+                alternate.sources.append(AlternateEnclosure.Source(uriString: url, contentType: contentType))
             }
+            currentAlternate = alternate
+        case (.podcast, .value), (.podcast, .valueRecipient), (.podcast, .remoteItem), (.psc, .chapter):
+            startAttributeElement(ns, el, frame, base: base, inEpisode: inEpisode)
         default:
             captures = el != .other && ns != .other && isTextElement(ns, el)
         }
@@ -253,12 +277,55 @@ struct SAXState {
         frames.append(frame)
     }
 
+    /// Podcast namespace and Podlove elements whose data is all in attributes, read at their start tag.
+    mutating func startAttributeElement(_ ns: Namespace, _ el: Name, _ frame: Frame, base: Int32, inEpisode: Bool) {
+        switch (ns, el) {
+        case (.podcast, .value) where inEpisode ? depth == episode.depth + 1 : depth == (channelDepth ?? -2) + 1:
+            currentValue = ValueBlock(
+                type: cleanAttribute(.type, of: frame), method: cleanAttribute(.method, of: frame),
+                suggested: cleanAttribute(.suggested, of: frame))
+            currentValueInEpisode = inEpisode
+        case (.podcast, .valueRecipient) where currentValue != nil && frames.last?.name == .value:
+            guard (currentValue?.recipients.count ?? 0) < options.maxItemsPerEpisode else { return }
+            let recipient = ValueRecipient(
+                name: cleanAttribute(.name, of: frame), type: cleanAttribute(.type, of: frame),
+                address: cleanAttribute(.address, of: frame),
+                split: attribute(.split, of: frame).flatMap { Double($0.trimmedText) }.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil },
+                fee: attribute(.fee, of: frame).map(Self.yes) ?? false, customKey: cleanAttribute(.customKey, of: frame),
+                customValue: cleanAttribute(.customValue, of: frame))
+            currentValue?.recipients.append(recipient)
+        case (.podcast, .remoteItem) where !inEpisode && frames.last?.namespace == .podcast && frames.last?.name == .podroll:
+            let item = RemoteItem(
+                feedGUID: cleanAttribute(.feedGuid, of: frame),
+                feedURLString: attribute(.feedUrl, of: frame).flatMap { resolve($0, base: base) },
+                itemGUID: cleanAttribute(.itemGuid, of: frame), medium: cleanAttribute(.medium, of: frame),
+                title: cleanAttribute(.title, of: frame))
+            if item.feedGUID != nil || item.feedURLString != nil { appendToChannel(item, \.podroll) }
+        case (.psc, .chapter)
+        where inEpisode && !episode.ignored && depth == episode.depth + 2 && frames.last?.namespace == .psc
+            && frames.last?.name == .chapters:
+            guard let start = attribute(.start, of: frame).flatMap(EpisodeDuration.parse), let title = cleanAttribute(.title, of: frame)
+            else { return }
+            guard episode.extras.simpleChapters.count < options.maxItemsPerEpisode else {
+                warnItemLimit()
+                return
+            }
+            episode.extras.simpleChapters.append(
+                SimpleChapter(
+                    start: start, title: title, hrefString: attribute(.href, of: frame).flatMap { resolve($0, base: base) },
+                    imageString: attribute(.image, of: frame).flatMap { resolve($0, base: base) }))
+        default:
+            break
+        }
+    }
+
     mutating func startRoot(ns: Namespace, el: Name, localname: UnsafePointer<xmlChar>) {
         rootName = String(cString: localname)
         switch (ns, el) {
         case (.none, .rss), (.rss1, .rss): root = .rss
         case (.rdf, .RDF): root = .rdf
         case (.atom, .feed), (.none, .feed): root = .atom
+        case (.none, .redirect): root = .redirect
         default:
             rootIsNotAFeed = true
             if let context { xmlStopParser(context) }
@@ -298,6 +365,7 @@ struct SAXState {
     }
 
     func isTextElement(_ ns: Namespace, _ el: Name) -> Bool {
+        if el.rawValue >= Name.thumbnail.rawValue { return Self.isRareTextElement(ns, el) }
         switch el {
         case .channel, .item, .entry, .feed, .rss, .RDF, .image, .textinput, .owner, .group, .enclosure:
             return false
@@ -305,6 +373,15 @@ struct SAXState {
             return ns != .atom
         default:
             return true
+        }
+    }
+
+    /// ``isTextElement(_:_:)`` for the names after `thumbnail`, which few feeds use (kept off the common path).
+    static func isRareTextElement(_ ns: Namespace, _ el: Name) -> Bool {
+        switch el {
+        case .soundbite, .txt, .trailer, .location, .license, .medium: return ns == .podcast
+        case .newLocation: return ns == .none
+        default: return false  // containers and elements whose data is in attributes
         }
     }
 
@@ -397,10 +474,11 @@ struct SAXState {
             return
         }
         if ns == .itunes && el == .category && !categoryStack.isEmpty && !episodeOpen {
-            let category = categoryStack.removeLast()
-            if !category.hasChild && categoryStack.isEmpty { channel.addCategory(category.text) }
+            if !categoryStack[categoryStack.count - 1].hasChild { channel.addCategory(categoryPath()) }
+            categoryStack.removeLast()
             return
         }
+        if el.rawValue >= Name.thumbnail.rawValue && endRareElement(ns, el, frame) { return }
         if ns == .podcast && el == .alternateEnclosure, let alternate = currentAlternate {
             currentAlternate = nil
             if episodeOpen {
@@ -417,7 +495,8 @@ struct SAXState {
             let episodeDepth = episode.depth
             let direct = depth == episodeDepth + 1
             let inMediaGroup = depth == episodeDepth + 2 && frames.last?.namespace == .media && frames.last?.name == .group
-            guard direct || inMediaGroup || (ns == .podcast && el == .source) else { return }
+            guard direct || inMediaGroup || (ns == .podcast && el == .source) || isMediaThumbnail(ns, el, episodeDepth: episodeDepth)
+            else { return }
             applyEpisode(ns, el, frame)
             return
         }
@@ -486,6 +565,23 @@ struct SAXState {
             }
         case (.podcast, .updateFrequency):
             channel.updateFrequency = attribute(.rrule, of: frame).map(TextCleaning.cleanLine) ?? nonEmptyLine
+            channel.podcastUpdateFrequency = UpdateFrequency(
+                text: nonEmptyLine, rrule: cleanAttribute(.rrule, of: frame),
+                complete: attribute(.complete, of: frame).flatMap(Self.boolean),
+                start: attribute(.dtstart, of: frame).flatMap { attributeDate($0, name: "podcast:updateFrequency dtstart") })
+        case (.podcast, .medium): channel.medium = nonEmptyLine
+        case (.podcast, .license): channel.license = license(frame) ?? channel.license
+        case (.podcast, .location): if let location = location(frame) { appendToChannel(location, \.locations) }
+        case (.podcast, .txt): if let txt = podcastText(frame) { appendToChannel(txt, \.txt) }
+        case (.podcast, .trailer):
+            guard let url = attribute(.url, of: frame).flatMap({ resolve($0, base: frame.base) }) else { return }
+            appendToChannel(
+                Trailer(
+                    urlString: url, title: nonEmptyLine,
+                    published: attribute(.pubdate, of: frame).flatMap { attributeDate($0, name: "podcast:trailer pubdate") },
+                    length: attribute(.length, of: frame).flatMap(Self.positiveInt64),
+                    type: cleanAttribute(.type, of: frame), season: attribute(.season, of: frame).flatMap(Self.number)),
+                \.trailers)
         case (.none, .generator), (.atom, .generator):
             channel.generator = nonEmptyLine
         case (.none, .lastBuildDate), (.atom, .updated):
@@ -547,6 +643,8 @@ struct SAXState {
         case (.none, .guid), (.rss1, .guid):
             episode.guid = nonEmptyLine
             if let permaLink = attribute(.isPermaLink, of: frame) { episode.guidIsPermaLink = permaLink.lowercased() != "false" }
+            episode.guidLink = nil
+            if episode.guidIsPermaLink != false { setGuidLink(frame) }
         case (.atom, .id): episode.guid = nonEmptyLine
         case (.content, .encoded): episode.contentEncoded = deferredValue()
         case (.none, .description), (.rss1, .description), (.atom, .content):
@@ -564,10 +662,7 @@ struct SAXState {
                     url, length: attribute(.length, of: frame), type: attribute(.type, of: frame), base: frame.base, media: false)
             }
         case (.media, .content):
-            if let url = attribute(.url, of: frame) {
-                addEnclosure(
-                    url, length: attribute(.fileSize, of: frame), type: attribute(.type, of: frame), base: frame.base, media: true)
-            }
+            addMediaContent(frame)
         case (.itunes, .duration):
             guard hasValue else { return }
             if let quick = withTrimmedText(EpisodeDuration.parseClock(_:)) {
@@ -619,24 +714,191 @@ struct SAXState {
                     hrefString: attributes.href.flatMap { resolve($0, base: frame.base) },
                     imageString: attributes.img.flatMap { resolve($0, base: frame.base) }))
         default:
+            if el.rawValue >= Name.thumbnail.rawValue { applyRareEpisodeElement(ns, el, frame) }
+        }
+    }
+
+    // MARK: - Rarer elements (kept out of the per-element functions above, which stay small for the common path)
+
+    /// Ends a `podcast:value` or a `<redirect>`'s `newLocation`; false for any other element.
+    @inline(never)
+    mutating func endRareElement(_ ns: Namespace, _ el: Name, _ frame: Frame) -> Bool {
+        if ns == .podcast && el == .value, let value = currentValue {
+            currentValue = nil
+            if currentValueInEpisode {
+                if episodeOpen && !episode.ignored {
+                    if episode.extras.value.count < options.maxItemsPerEpisode { episode.extras.value.append(value) } else { warnItemLimit() }
+                }
+            } else if !episodeOpen {
+                appendToChannel(value, \.value)
+            }
+            return true
+        }
+        if ns == .none && el == .newLocation && !episodeOpen && frames.last?.namespace == Namespace.none && frames.last?.name == .redirect {
+            // A UserLand redirect, as the document or inside the feed: read like itunes:new-feed-url.
+            if channel.redirectLocation == nil, let value = nonEmptyValue { channel.redirectLocation = resolveURL(value, base: frame.base) }
+            return true
+        }
+        return false
+    }
+
+    /// A permalink guid (the default) is the episode's page when it has no <link>: only an absolute http(s) URL,
+    /// since many guids that are not links leave isPermaLink at its default.
+    @inline(never)
+    mutating func setGuidLink(_ frame: Frame) {
+        guard let guid = episode.guid, URLText.hasHTTPScheme(guid) else { return }
+        episode.guidLink = resolve(guid, base: frame.base)
+    }
+
+    /// `media:content`: an enclosure, or the episode's image when it is one (`medium="image"` or an `image/*` type).
+    @inline(never)
+    mutating func addMediaContent(_ frame: Frame) {
+        guard let url = attribute(.url, of: frame) else { return }
+        let medium = attribute(.medium, of: frame)?.trimmedText.lowercased()
+        let type = attribute(.type, of: frame)?.trimmedText.lowercased()
+        if medium == "image" || (medium == nil && type?.hasPrefix("image/") == true) {
+            // An image, not a media file: the episode's image when it has no itunes:image. (The identity key
+            // still counts it, as it did when it was listed as an enclosure.)
+            guard let resolved = resolve(url, base: frame.base) else { return }
+            if episode.mediaImage == nil { episode.mediaImage = resolved }
+            if episode.identityMediaURL == nil { episode.identityMediaURL = resolved }
+            return
+        }
+        addEnclosure(
+            url, length: attribute(.fileSize, of: frame), type: attribute(.type, of: frame), base: frame.base, media: true)
+    }
+
+    /// Episode elements that few feeds have: `media:thumbnail`, and the Podcast Index soundbite, license, location
+    /// and txt.
+    @inline(never)
+    mutating func applyRareEpisodeElement(_ ns: Namespace, _ el: Name, _ frame: Frame) {
+        switch (ns, el) {
+        case (.media, .thumbnail):
+            if episode.mediaImage == nil, let url = attribute(.url, of: frame) { episode.mediaImage = resolve(url, base: frame.base) }
+        case (.podcast, .soundbite):
+            guard let start = attribute(.startTime, of: frame).flatMap(EpisodeDuration.parse),
+                let duration = attribute(.duration, of: frame).flatMap(EpisodeDuration.parse), duration > 0
+            else {
+                warn("podcast:soundbite without a readable startTime and duration was ignored")
+                return
+            }
+            guard episode.extras.soundbites.count < options.maxItemsPerEpisode else { return warnItemLimit() }
+            episode.extras.soundbites.append(Soundbite(start: start, duration: duration, title: nonEmptyLine))
+        case (.podcast, .license): if let license = license(frame) { episode.extras.license = license }
+        case (.podcast, .location):
+            guard let location = location(frame) else { return }
+            guard episode.extras.locations.count < options.maxItemsPerEpisode else { return warnItemLimit() }
+            episode.extras.locations.append(location)
+        case (.podcast, .txt):
+            guard let txt = podcastText(frame) else { return }
+            guard episode.extras.txt.count < options.maxItemsPerEpisode else { return warnItemLimit() }
+            episode.extras.txt.append(txt)
+        default:
             break
         }
     }
 
+    /// Adds an `<enclosure>`, Atom `link rel="enclosure"` or `media:content` (`media`) to the episode's one list of
+    /// enclosures, in document order.
     mutating func addEnclosure(_ url: String, length: String?, type: String?, base: Int32, media: Bool) {
         guard let resolved = resolve(url, base: base) else { return }
         let enclosure = Enclosure(
             urlString: resolved, length: length.flatMap(Self.positiveInt64), type: type.map(TextCleaning.cleanLine).flatMap(nonEmpty))
-        let limit = options.maxItemsPerEpisode
-        let added = media
-            ? Self.add(enclosure, to: &episode.mediaContents, limit: limit) : Self.add(enclosure, to: &episode.enclosures, limit: limit)
-        if !added { warnItemLimit() }
+        // The identity key keeps using the first <enclosure> (else the first media:content), as it always has.
+        if media {
+            if episode.identityMediaURL == nil { episode.identityMediaURL = resolved }
+        } else if episode.identityEnclosureURL == nil {
+            episode.identityEnclosureURL = resolved
+        }
+        if !Self.add(enclosure, to: &episode.enclosures, limit: options.maxItemsPerEpisode) { warnItemLimit() }
     }
 
-    /// Appends `enclosure` unless its URL is already listed; false when the list is full.
+    /// Appends `enclosure` unless its URL is already listed, in which case it only fills in the listed one's missing
+    /// length and type; false when the list is full.
     static func add(_ enclosure: Enclosure, to list: inout [Enclosure], limit: Int) -> Bool {
+        if list.isEmpty {
+            list.append(enclosure)
+            return true
+        }
+        if let index = list.firstIndex(where: { $0.urlString == enclosure.urlString }) {
+            if list[index].length == nil { list[index].length = enclosure.length }
+            if list[index].type == nil { list[index].type = enclosure.type }
+            return true
+        }
         guard list.count < limit else { return false }
-        if !list.contains(where: { $0.urlString == enclosure.urlString }) { list.append(enclosure) }
+        list.append(enclosure)
+        return true
+    }
+
+    // MARK: - Podcast namespace values
+
+    /// An attribute's text as one cleaned line; nil when absent or empty.
+    func cleanAttribute(_ key: AttributeKey, of frame: Frame) -> String? {
+        attribute(key, of: frame).map(TextCleaning.cleanLine).flatMap(nonEmpty)
+    }
+
+    /// A date in an attribute; nil with a warning when it cannot be read.
+    mutating func attributeDate(_ text: String, name: String) -> Date? {
+        let trimmed = text.trimmedText
+        guard !trimmed.isEmpty else { return nil }
+        if let date = FeedDate.parse(trimmed) { return date }
+        warn("unreadable date \"\(Self.snippet(trimmed))\" in \(name)")
+        return nil
+    }
+
+    /// `podcast:license`: its text and `url`.
+    mutating func license(_ frame: Frame) -> License? {
+        let license = License(name: nonEmptyLine, urlString: attribute(.url, of: frame).flatMap { resolve($0, base: frame.base) })
+        return license.name == nil && license.urlString == nil ? nil : license
+    }
+
+    /// `podcast:location`: its text (required) and attributes.
+    func location(_ frame: Frame) -> Location? {
+        guard let name = nonEmptyLine else { return nil }
+        return Location(
+            name: name, rel: cleanAttribute(.rel, of: frame)?.lowercased(), geo: cleanAttribute(.geo, of: frame),
+            osm: cleanAttribute(.osm, of: frame), country: cleanAttribute(.country, of: frame))
+    }
+
+    /// `podcast:txt`: its text (required, line breaks kept) and `purpose`.
+    func podcastText(_ frame: Frame) -> PodcastText? {
+        guard let text = nonEmptyValue else { return nil }
+        return PodcastText(purpose: cleanAttribute(.purpose, of: frame), text: text)
+    }
+
+    /// Appends to one of the channel's lists, up to the per-list limit (one warning).
+    mutating func appendToChannel<T>(_ item: T, _ list: WritableKeyPath<ChannelBuilder, [T]>) {
+        guard channel[keyPath: list].count < options.maxItemsPerEpisode else {
+            if !channelListLimitWarned {
+                channelListLimitWarned = true
+                warn("the channel has more than \(options.maxItemsPerEpisode) entries of one kind (podroll, trailers, locations, txt or value): the rest were ignored")
+            }
+            return
+        }
+        channel[keyPath: list].append(item)
+    }
+
+    /// Categories nest at most this deep; deeper levels share their ancestor's path.
+    static let maxCategoryDepth = 8
+
+    /// The path of the innermost open `itunes:category`: its ancestors' and its own text, empty levels left out.
+    func categoryPath() -> String {
+        var path = ""
+        for entry in categoryStack.prefix(Self.maxCategoryDepth) where !entry.text.isEmpty {
+            if !path.isEmpty { path += "/" }
+            path += entry.text
+        }
+        return path
+    }
+
+    /// A `media:thumbnail` inside the item's `media:group` or `media:content` (directly inside the item is a
+    /// direct child, read anyway).
+    func isMediaThumbnail(_ ns: Namespace, _ el: Name, episodeDepth: Int) -> Bool {
+        guard ns == .media, el == .thumbnail, depth > episodeDepth + 1, depth <= episodeDepth + 3 else { return false }
+        for index in (episodeDepth + 1)..<depth {
+            let ancestor = frames[index]
+            guard ancestor.namespace == .media, ancestor.name == .group || ancestor.name == .content else { return false }
+        }
         return true
     }
 
@@ -679,16 +941,17 @@ struct SAXState {
 
     /// Resolves a URL from the feed: trims it, undoes libxml2's `&#38;`, resolves it against `xml:base` or the
     /// document's URL, and keeps only http(s) (and file URLs inside a local file's feed). Returns the absolute text.
-    mutating func resolve(_ raw: String, base: Int32, keepFile: Bool = false) -> String? {
+    mutating func resolve(_ raw: String, base: Int32, keepFile: Bool = false, quiet: Bool = false) -> String? {
         var raw = raw
         let plain = raw.withUTF8 { URLText.isPlainHTTP($0) }
         if plain { return raw }
-        return resolveURL(raw, base: base, keepFile: keepFile)?.absoluteString
+        return resolveURL(raw, base: base, keepFile: keepFile, quiet: quiet)?.absoluteString
     }
 
     /// ``resolve(_:base:keepFile:)`` through Foundation: for URLs that are not plain, and the few channel-level URLs
     /// that the model keeps as `URL`.
-    mutating func resolveURL(_ raw: String, base: Int32, keepFile: Bool = false) -> URL? {
+    /// With `quiet`, a URL with another scheme is counted in `quietlyIgnoredSchemes` instead of warned about.
+    mutating func resolveURL(_ raw: String, base: Int32, keepFile: Bool = false, quiet: Bool = false) -> URL? {
         var text = TextCleaning.clean(raw)
         if text.utf8.contains(0x26), text.contains("&#38;") { text = text.replacingOccurrences(of: "&#38;", with: "&") }
         guard !text.isEmpty, text.utf8.count <= 8192 else { return nil }
@@ -707,6 +970,11 @@ struct SAXState {
         let scheme = resolved.scheme?.lowercased() ?? ""
         if scheme == "http" || scheme == "https" { return resolved.host?.isEmpty == false ? resolved : nil }
         if scheme == "file", keepFile || documentIsFile { return resolved }
+        if quiet {
+            quietlyIgnoredURLs += 1
+            if !quietlyIgnoredSchemes.contains(scheme), quietlyIgnoredSchemes.count < 5 { quietlyIgnoredSchemes.append(scheme) }
+            return nil
+        }
         warn("ignored a \(scheme): URL (only http and https are followed)")
         return nil
     }
@@ -857,6 +1125,11 @@ struct SAXState {
                 warn("items \(first + 1) and \(index + 1) share the episode id \"\(Self.snippet(id))\"; the first is kept", line: 0)
             }
         }
+        if quietlyIgnoredURLs > 0 {
+            warn(
+                "\(quietlyIgnoredURLs) podcast:source URL(s) were left out: only http and https are followed (\(quietlyIgnoredSchemes.joined(separator: ", ")))",
+                line: 0)
+        }
         if suppressedWarnings > 0 {
             warnings.append(ParseWarning(line: 0, message: "\(suppressedWarnings) more warnings not shown"))
         }
@@ -874,7 +1147,7 @@ struct SAXState {
             categories: c.categories,
             explicit: c.explicit,
             type: c.type,
-            newFeedURL: c.newFeedURL,
+            newFeedURL: c.newFeedURL ?? c.redirectLocation,
             block: c.block,
             complete: c.complete,
             podcastGUID: c.podcastGUID,
@@ -890,6 +1163,14 @@ struct SAXState {
             nextPage: c.nextPage,
             firstPage: c.firstPage,
             lastPage: c.lastPage,
+            podcastUpdateFrequency: c.podcastUpdateFrequency,
+            medium: c.medium,
+            license: c.license,
+            locations: c.locations,
+            trailers: c.trailers,
+            podroll: c.podroll,
+            txt: c.txt,
+            value: c.value,
             episodes: all,
             warnings: warnings)
     }

@@ -1,12 +1,17 @@
 public import Foundation
 
-/// Dates as real feeds write them: RFC 822/2822 and its many variants, and ISO 8601 / RFC 3339.
+/// Dates as real feeds write them: RFC 822/2822 and its many variants, ISO 8601 / RFC 3339 / W3C-DTF, and asctime.
 ///
 /// Hand-written and allocation-light (no `DateFormatter`, which is slow and not safe to share). Accepts named zones
-/// (`UT`, `GMT`, `Z`, US zones, military letters, common European/Asian/Australian abbreviations), numeric offsets
-/// (`+0100`, `+01:00`, `+01`), missing seconds, missing or wrong weekdays, full month and day names, two-digit years
-/// (RFC 2822: below 50 means 20xx), single-digit days, `2020/1/10 14:33:00`, extra whitespace and commas. Anything
-/// else, and dates outside years 1000–9999 or with out-of-range fields, is `nil`.
+/// (`UT`, `GMT`, `Z`, US zones with or without the S/D letter (`EST`, `ET`), military letters and their phonetic
+/// names (`A`, `Zulu`), `Etc/GMT+5`-style names (whose sign is inverted, as in the tz database), common
+/// European/Asian/Australian abbreviations), numeric offsets (`+0100`, `+01:00`, `+01`, `GMT+05:30`), missing seconds,
+/// fractional seconds (`.5` or `,5`) in every shape, missing or wrong weekdays, full month and day names, two-digit
+/// years (RFC 2822: below 50 means 20xx), single-digit days, `2020/1/10 14:33:00`, extra whitespace and commas.
+/// ISO 8601 in its extended and basic (compact) forms, with calendar (`2003-12-01`, `20031201`), ordinal
+/// (`2003-335`, `2003335`) and week dates (`2003-W49-1`), and W3C-DTF reduced precision (`2003`, `2003-12`: the first
+/// day of that year or month). asctime: `Sun Jan  4 16:29:06 2004`, also with a zone before the year. Anything else,
+/// and dates outside years 1000–9999 or with out-of-range fields (hour 25, minute 61, day 99, zone +99:99), is `nil`.
 public enum FeedDate {
     /// Parses a date, or returns nil.
     public static func parse(_ text: String) -> Date? {
@@ -14,7 +19,8 @@ public enum FeedDate {
         let parts = tokens.all()
         guard !parts.isEmpty, parts.count < 24 else { return nil }
         if let date = parseISO(parts) { return date }
-        return parseRFC822(parts)
+        if let date = parseRFC822(parts) { return date }
+        return parseAsctime(parts)
     }
 
     /// The shapes nearly every feed uses, read straight from bytes: RFC 822 `[Wkd, ]D Mon YYYY HH:MM[:SS]
@@ -201,11 +207,26 @@ public enum FeedDate {
             ("a"..."z").contains(c) || ("A"..."Z").contains(c) || (c.value > 127 && c.properties.isAlphabetic)
         }
 
+        /// True when the comma at `index` sits between the digits of a time's last field (`:05,5`, `T183005,5`).
+        func isDecimalComma(_ tokens: [Token]) -> Bool {
+            guard index > 0, index + 1 < scalars.count, ("0"..."9").contains(scalars[index - 1]),
+                ("0"..."9").contains(scalars[index + 1]), tokens.count >= 2, case .number = tokens[tokens.count - 1]
+            else { return false }
+            switch tokens[tokens.count - 2] {
+            case .symbol(":"), .word("t"): return true
+            default: return false
+            }
+        }
+
         mutating func all() -> [Token] {
             var tokens: [Token] = []
             while index < scalars.count {
                 let c = scalars[index]
-                if c == " " || c == "," || c == "\t" || c == "\n" || c == "\r" || (c.value > 127 && c.properties.isWhitespace) {
+                if c == ",", isDecimalComma(tokens) {
+                    // ISO 8601's other decimal sign: "12:30:05,5".
+                    tokens.append(.symbol("."))
+                    index += 1
+                } else if c == " " || c == "," || c == "\t" || c == "\n" || c == "\r" || (c.value > 127 && c.properties.isWhitespace) {
                     index += 1
                 } else if ("0"..."9").contains(c) {
                     var value = 0
@@ -234,37 +255,191 @@ public enum FeedDate {
         }
     }
 
-    // MARK: - ISO 8601 / RFC 3339: 2024-05-01T12:00:00.123+02:00, 2024-05-01, 2020/1/10 14:33:00
+    // MARK: - ISO 8601 / RFC 3339 / W3C-DTF: 2024-05-01T12:00:00.123+02:00, 2024-05-01, 2020/1/10 14:33:00, 2003,
+    // 2003-12, 2003-335, 2003-W49-1, 20031201T183000Z
 
     static func parseISO(_ t: [Token]) -> Date? {
-        guard t.count >= 5, case .number(let year, let yearDigits) = t[0], yearDigits == 4,
-            case .symbol(let s1) = t[1], s1 == "-" || s1 == "/",
-            case .number(let month, _) = t[2], case .symbol(let s2) = t[3], s2 == s1,
-            case .number(let day, let dayDigits) = t[4], dayDigits <= 2
-        else { return nil }
-        var i = 5
+        guard case .number(let first, let firstDigits) = t.first else { return nil }
+        var i = 1
+        var days: Int
+        /// Basic (compact) date forms allow a basic time without the "T".
+        var basicDate = false
+        switch firstDigits {
+        case 4:
+            let year = first
+            guard (1000...9999).contains(year) else { return nil }
+            // W3C-DTF reduced precision: the year alone.
+            if i == t.count { return makeDate(days: daysFromCivil(year: year, month: 1, day: 1), hour: 0, minute: 0, second: 0, offset: 0) }
+            switch t[i] {
+            case .symbol(let separator) where separator == "-" || separator == "/":
+                i += 1
+                guard i < t.count else { return nil }
+                switch t[i] {
+                case .number(let n, let digits):
+                    i += 1
+                    if i + 1 < t.count, case .symbol(let s2) = t[i], s2 == separator, case .number(let day, let dayDigits) = t[i + 1],
+                        dayDigits <= 2
+                    {
+                        // Calendar date: 2003-12-01, 2020/1/10.
+                        guard (1...12).contains(n), day >= 1, day <= daysIn(month: n, year: year) else { return nil }
+                        days = daysFromCivil(year: year, month: n, day: day)
+                        i += 2
+                    } else if separator == "-", digits == 3 {
+                        // Ordinal date: 2003-335.
+                        guard let ordinal = ordinalDays(year: year, day: n) else { return nil }
+                        days = ordinal
+                    } else if separator == "-", digits <= 2, i == t.count {
+                        // W3C-DTF reduced precision: 2003-12 is its first day.
+                        guard (1...12).contains(n) else { return nil }
+                        return makeDate(days: daysFromCivil(year: year, month: n, day: 1), hour: 0, minute: 0, second: 0, offset: 0)
+                    } else {
+                        return nil
+                    }
+                case .word("w") where separator == "-":
+                    // Week date: 2003-W49-1, or 2003-W49 for its Monday.
+                    i += 1
+                    guard i < t.count, case .number(let week, 2) = t[i] else { return nil }
+                    i += 1
+                    var weekday = 1
+                    if i + 1 < t.count, case .symbol("-") = t[i], case .number(let d, 1) = t[i + 1] {
+                        weekday = d
+                        i += 2
+                    }
+                    guard let week = weekDays(year: year, week: week, weekday: weekday) else { return nil }
+                    days = week
+                default:
+                    return nil
+                }
+            case .word("w"):
+                // Basic week date: 2003W491, 2003W49.
+                i += 1
+                guard i < t.count, case .number(let n, let digits) = t[i], digits == 2 || digits == 3 else { return nil }
+                i += 1
+                guard let week = weekDays(year: year, week: digits == 3 ? n / 10 : n, weekday: digits == 3 ? n % 10 : 1)
+                else { return nil }
+                days = week
+                basicDate = true
+            default:
+                return nil
+            }
+        case 8:
+            // Basic calendar date: 20031201.
+            let (year, month, day) = (first / 10_000, first / 100 % 100, first % 100)
+            guard (1000...9999).contains(year), (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year)
+            else { return nil }
+            days = daysFromCivil(year: year, month: month, day: day)
+            basicDate = true
+        case 7:
+            // Basic ordinal date: 2003335.
+            let year = first / 1000
+            guard (1000...9999).contains(year), let ordinal = ordinalDays(year: year, day: first % 1000) else { return nil }
+            days = ordinal
+            basicDate = true
+        default:
+            return nil
+        }
         var hour = 0, minute = 0, second = 0
         var fraction = 0.0
         var offset = 0
-        // "T" may be glued to the day ("01T12") — the tokenizer splits it as a word "t…" only when followed by letters.
-        if i < t.count, case .word(let w) = t[i], w == "t" { i += 1 }
-        if i < t.count, case .number(let h, _) = t[i] {
-            guard i + 2 < t.count, case .symbol(":") = t[i + 1], case .number(let m, _) = t[i + 2] else { return nil }
-            hour = h
-            minute = m
-            i += 3
-            if i + 1 < t.count, case .symbol(":") = t[i], case .number(let s, _) = t[i + 1] {
-                second = s
-                i += 2
-                if i + 1 < t.count, case .symbol(".") = t[i], case .number(let f, let digits) = t[i + 1] {
-                    fraction = Double(f) / pow(10, Double(min(digits, 12)))
-                    i += 2
+        // "T" may be glued to the day ("01T12"): the tokenizer gives it as the word "t".
+        var sawT = false
+        if i < t.count, case .word("t") = t[i] {
+            i += 1
+            sawT = true
+        }
+        if i < t.count, case .number(let h, let hourDigits) = t[i] {
+            if let clock = parseClock(t, from: &i) {
+                (hour, minute, second, fraction) = clock
+            } else if sawT || basicDate, hourDigits == 2 || hourDigits == 4 || hourDigits == 6 {
+                // Basic time: 18, 1830, 183000, with an optional fraction of its last field's unit (seconds only).
+                switch hourDigits {
+                case 2: hour = h
+                case 4: (hour, minute) = (h / 100, h % 100)
+                default: (hour, minute, second) = (h / 10_000, h / 100 % 100, h % 100)
                 }
+                i += 1
+                if hourDigits == 6, let f = parseFraction(t, from: &i) { fraction = f }
+            } else {
+                return nil
             }
             guard let zone = parseZone(t, from: &i) else { return nil }
             offset = zone
+        } else if sawT {
+            return nil
         }
         guard i == t.count else { return nil }
+        return makeDate(days: days, hour: hour, minute: minute, second: second, offset: offset).map { $0.addingTimeInterval(fraction) }
+    }
+
+    /// `H:MM[:SS[.fff]]` at `i`: hour, minute, second and the fraction of a second; nil (and `i` unchanged) when
+    /// there is no clock time there.
+    static func parseClock(_ t: [Token], from i: inout Int) -> (Int, Int, Int, Double)? {
+        guard i + 2 < t.count, case .number(let h, _) = t[i], case .symbol(":") = t[i + 1], case .number(let m, _) = t[i + 2]
+        else { return nil }
+        var j = i + 3
+        var second = 0
+        var fraction = 0.0
+        if j + 1 < t.count, case .symbol(":") = t[j], case .number(let s, _) = t[j + 1] {
+            second = s
+            j += 2
+            if let f = parseFraction(t, from: &j) { fraction = f }
+        }
+        i = j
+        return (h, m, second, fraction)
+    }
+
+    /// `.fff` at `i` as a fraction (at most 12 digits count).
+    static func parseFraction(_ t: [Token], from i: inout Int) -> Double? {
+        guard i + 1 < t.count, case .symbol(".") = t[i], case .number(let f, let digits) = t[i + 1] else { return nil }
+        i += 2
+        return Double(f) / pow(10, Double(min(digits, 12)))
+    }
+
+    /// Days since 1970 of day `day` (1-based) of `year`; nil past the year's end.
+    static func ordinalDays(year: Int, day: Int) -> Int? {
+        let length = daysIn(month: 2, year: year) == 29 ? 366 : 365
+        guard (1...length).contains(day) else { return nil }
+        return daysFromCivil(year: year, month: 1, day: 1) + day - 1
+    }
+
+    /// Days since 1970 of ISO 8601 week `week`, day `weekday` (1 = Monday) of `year`; nil when out of range.
+    static func weekDays(year: Int, week: Int, weekday: Int) -> Int? {
+        // Week 1 is the week with the year's first Thursday, so it holds 4 January.
+        func firstMonday(_ year: Int) -> Int {
+            let january4 = daysFromCivil(year: year, month: 1, day: 4)
+            let weekdayOfJanuary4 = ((january4 + 3) % 7 + 7) % 7  // 0 = Monday (1970-01-01 was a Thursday)
+            return january4 - weekdayOfJanuary4
+        }
+        let start = firstMonday(year)
+        let weeks = (firstMonday(year + 1) - start) / 7
+        guard (1...weeks).contains(week), (1...7).contains(weekday) else { return nil }
+        return start + (week - 1) * 7 + weekday - 1
+    }
+
+    // MARK: - asctime: Sun Jan  4 16:29:06 2004, Sun Jan 4 16:29:06 +0100 2004, Sun Jan 4 16:29:06 PST 2004
+
+    static func parseAsctime(_ t: [Token]) -> Date? {
+        var i = 0
+        if case .word(let w) = t.first, weekday(w) { i = 1 }
+        guard i + 1 < t.count, case .word(let name) = t[i], let month = monthNumber(name), case .number(let day, let dayDigits) = t[i + 1],
+            dayDigits <= 2
+        else { return nil }
+        i += 2
+        guard let (hour, minute, second, fraction) = parseClock(t, from: &i) else { return nil }
+        var offset = 0
+        if i < t.count, case .number = t[i] {
+            // No zone before the year.
+        } else {
+            guard let zone = parseZone(t, from: &i) else { return nil }
+            offset = zone
+        }
+        guard i < t.count, case .number(let year, 4) = t[i] else { return nil }
+        i += 1
+        if i < t.count {
+            // A zone after the year ("… 2004 GMT"), once.
+            guard offset == 0, let zone = parseZone(t, from: &i), i == t.count else { return nil }
+            offset = zone
+        }
         return makeDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second, offset: offset)
             .map { $0.addingTimeInterval(fraction) }
     }
@@ -302,6 +477,7 @@ public enum FeedDate {
         default: return nil
         }
         var hour = 0, minute = 0, second = 0
+        var fraction = 0.0
         var offset = 0
         if case .word(let w) = t.first, w == "at" { t = t.dropFirst() }
         if case .number(let h, _) = t.first {
@@ -313,7 +489,7 @@ public enum FeedDate {
             if i + 1 < rest.count, case .symbol(":") = rest[i], case .number(let s, _) = rest[i + 1] {
                 second = s
                 i += 2
-                if i + 1 < rest.count, case .symbol(".") = rest[i], case .number = rest[i + 1] { i += 2 }
+                if let f = parseFraction(rest, from: &i) { fraction = f }
             }
             if i < rest.count, case .word(let w) = rest[i], w == "am" || w == "pm" {
                 guard hour >= 1 && hour <= 12 else { return nil }
@@ -338,6 +514,7 @@ public enum FeedDate {
             rest.removeAll()
         }
         return makeDate(year: year!, month: m, day: d, hour: hour, minute: minute, second: second, offset: offset)
+            .map { $0.addingTimeInterval(fraction) }
     }
 
     /// Reads an optional zone at `i`: `Z`, a name, or `±HH[:]MM` / `±HH`. Returns the offset in seconds east of UTC
@@ -345,6 +522,8 @@ public enum FeedDate {
     static func parseZone(_ t: [Token], from i: inout Int) -> Int? {
         guard i < t.count else { return 0 }
         switch t[i] {
+        case .word("etc"):
+            return parseEtcZone(t, from: &i)
         case .word(let w):
             if let hours = zoneOffsets[w] {
                 i += 1
@@ -361,6 +540,30 @@ public enum FeedDate {
             return nil
         case .symbol(let sign) where sign == "+" || sign == "-":
             return parseNumericOffset(t, from: &i)
+        default:
+            return nil
+        }
+    }
+
+    /// `Etc/UTC`, `Etc/GMT`, `Etc/GMT+5` (five hours *west*: the tz database's POSIX-style sign), `Etc/GMT-14`.
+    static func parseEtcZone(_ t: [Token], from i: inout Int) -> Int? {
+        guard i + 2 < t.count, case .symbol("/") = t[i + 1], case .word(let name) = t[i + 2] else { return nil }
+        var j = i + 3
+        switch name {
+        case "utc", "uct", "ut", "zulu", "universal", "greenwich", "z":
+            i = j
+            return 0
+        case "gmt":
+            var hours = 0
+            if j + 1 < t.count, case .symbol(let sign) = t[j], sign == "+" || sign == "-", case .number(let n, let digits) = t[j + 1], digits <= 2 {
+                guard n <= 14 else { return nil }
+                hours = sign == "+" ? -n : n
+                j += 2
+            } else if j < t.count, case .number(0, _) = t[j] {
+                j += 1  // Etc/GMT0
+            }
+            i = j
+            return hours * 3600
         default:
             return nil
         }
@@ -387,11 +590,17 @@ public enum FeedDate {
     }
 
     static func makeDate(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, offset: Int) -> Date? {
-        guard (1000...9999).contains(year), (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
-            (0...24).contains(hour), (0...59).contains(minute), (0...60).contains(second),
+        guard (1000...9999).contains(year), (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year)
+        else { return nil }
+        return makeDate(days: daysFromCivil(year: year, month: month, day: day), hour: hour, minute: minute, second: second, offset: offset)
+    }
+
+    /// The date `days` after 1970-01-01 at the given time in a zone `offset` seconds east of UTC; nil when the time
+    /// is out of range.
+    static func makeDate(days: Int, hour: Int, minute: Int, second: Int, offset: Int) -> Date? {
+        guard (0...24).contains(hour), (0...59).contains(minute), (0...60).contains(second),
             hour < 24 || (minute == 0 && second == 0)
         else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + min(second, 59) - offset
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
@@ -441,11 +650,22 @@ public enum FeedDate {
             "cet": 1, "cest": 2, "met": 1, "mest": 2, "eet": 2, "eest": 3, "msk": 3, "msd": 4,
             "jst": 9, "kst": 9, "hkt": 8, "sgt": 8, "awst": 8, "acst": 9.5, "acdt": 10.5, "aest": 10, "aedt": 11,
             "nzst": 12, "nzdt": 13, "brt": -3, "art": -3,
+            // US zones without the standard/daylight letter, read as standard time.
+            "et": -5, "ct": -6, "mt": -7, "pt": -8, "at": -4,
         ]
         // Military zones: A–M (not J) east, N–Y west, Z zero.
         for (index, letter) in "abcdefghiklm".enumerated() { zones[String(letter)] = Double(index + 1) }
         for (index, letter) in "nopqrstuvwxy".enumerated() { zones[String(letter)] = -Double(index + 1) }
         zones["z"] = 0
+        // …and their phonetic names ("1200 Zulu"); X-ray is only ever written "X".
+        let phonetic = [
+            "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "kilo", "lima", "mike",
+        ]
+        for (index, name) in phonetic.enumerated() { zones[name] = Double(index + 1) }
+        let phoneticWest = ["november", "oscar", "papa", "quebec", "romeo", "sierra", "tango", "uniform", "victor", "whiskey"]
+        for (index, name) in phoneticWest.enumerated() { zones[name] = -Double(index + 1) }
+        zones["yankee"] = -12
+        zones["zulu"] = 0
         return zones
     }()
 }

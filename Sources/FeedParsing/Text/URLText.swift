@@ -9,6 +9,22 @@ public enum URLText {
     /// A Foundation URL from text the parser produced (absolute and valid by construction).
     public static func url(_ text: String) -> URL? { URL(string: text) }
 
+    /// True when `text` (leading whitespace aside) starts with `http://` or `https://`, the scheme in any case.
+    static func hasHTTPScheme(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { b in
+            var i = 0
+            while i < b.count, b[i] == 0x20 || b[i] == 0x09 || b[i] == 0x0A || b[i] == 0x0D { i += 1 }
+            func lower(_ k: Int) -> UInt8 { b[k] >= 0x41 && b[k] <= 0x5A ? b[k] | 0x20 : b[k] }
+            guard b.count - i >= 7, lower(i) == 0x68, lower(i + 1) == 0x74, lower(i + 2) == 0x74, lower(i + 3) == 0x70 else {
+                return false
+            }
+            var j = i + 4
+            if lower(j) == 0x73 { j += 1 }  // "s"
+            return b.count - j >= 3 && b[j] == 0x3A && b[j + 1] == 0x2F && b[j + 2] == 0x2F  // "://"
+        }
+    }
+
     /// What a non-optional URL property returns for text that Foundation refuses, which the parser never produces.
     static let invalid = URL(string: "about:blank")!
 
