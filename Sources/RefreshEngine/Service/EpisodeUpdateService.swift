@@ -22,6 +22,10 @@ public struct EpisodeUpdateConfiguration: Sendable {
     public var schedulePolicy: SchedulePolicy
     /// `--exec`: a command run once per new episode, with the episode in environment variables.
     public var hookCommand: String?
+    /// `--exec-timeout`: how long one run of the hook may take before its process group is stopped.
+    public var hookTimeout: Duration = NewEpisodeHook.defaultTimeout
+    /// Where the hook's output lines go (podfresh's standard output and error; only standard error for `--json`).
+    public var hookOutput: HookOutput = .standardStreams
     /// Retry a transient transport failure (reset, timeout) once within the run.
     public var retryTransientFailures: Bool
     /// The delay before that retry, before jitter (a random 50–150 % of it is used).
@@ -354,7 +358,8 @@ public final class EpisodeUpdateService: Sendable {
                 enclosureURL: episode.enclosures.first?.url.absoluteString ?? "",
                 enclosureType: episode.enclosures.first?.type ?? "", published: episode.published,
                 guid: episode.guid ?? "", identity: episode.id, duration: episode.duration)
-            let result = await NewEpisodeHook.run(command: command, episode: data)
+            let result = await NewEpisodeHook.run(
+                command: command, episode: data, timeout: configuration.hookTimeout, output: configuration.hookOutput)
             if let problem = result.problemDescription {
                 problems.append("hook for \"\(episode.title ?? episode.id)\": \(problem)")
             }

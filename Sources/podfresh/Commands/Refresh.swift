@@ -39,6 +39,9 @@ extension RootCommand {
         @Option(help: "Run this command once per new episode, with the episode in PODFRESH_* environment variables.")
         var exec: String?
 
+        @Option(help: ArgumentHelp("Stop an --exec hook, with every process it started, after this long (e.g. 30s, 2m).", valueName: "duration"))
+        var execTimeout: DurationArgument = DurationArgument(seconds: 60)
+
         @Option(
             help: ArgumentHelp(
                 "If another refresh holds the database, wait for it (bare --wait: as long as it takes; --wait=5m: at most that long).",
@@ -50,6 +53,7 @@ extension RootCommand {
                 throw ValidationError("Please give at most one of --all, --force and --offline.")
             }
             if offline && exec != nil { throw ValidationError("--exec has nothing to run with --offline.") }
+            try validateExecTimeout(execTimeout)
             if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
         }
 
@@ -65,7 +69,7 @@ extension RootCommand {
             let lock = try await acquireRunLock(global.databasePath, wait: wait)
             defer { lock.release() }
             let status = try await withRefreshEnvironment(
-                global, fetch: fetch, schedule: schedule, output: mode, hook: exec
+                global, fetch: fetch, schedule: schedule, output: mode, hook: exec, hookTimeout: execTimeout.duration
             ) { environment in
                 var feedIDs: [Int64]?
                 if !feeds.isEmpty {
@@ -113,6 +117,13 @@ func runRefresh(
 func exitStatus(for summary: RefreshSummary) -> ExitCode {
     if summary.networkOffline { return .success }
     return summary.failedCount > 0 ? ExitStatus.feedsFailed : .success
+}
+
+/// `--exec-timeout` must leave a hook some time, and be a time at all.
+func validateExecTimeout(_ timeout: DurationArgument) throws {
+    guard timeout.seconds >= 0.001, timeout.seconds.isFinite else {
+        throw ValidationError("Please give an --exec-timeout of at least 1ms, such as 30s or 2m.")
+    }
 }
 
 /// Takes the run lock beside the database, or explains who holds it.
