@@ -44,7 +44,9 @@ extension HTTPFeedSource {
             if error == .limit {
                 return FeedFetchError(
                     kind: .tooLarge,
-                    message: "the compressed feed expands more than \(configuration.decompressionRatioLimit)× (a decompression bomb?)")
+                    message: "the compressed feed expands more than \(configuration.decompressionRatioLimit)× "
+                        + "(a decompression bomb?)"
+                )
             }
             return corruptBody()
         case is NIOHTTPDecompression.ExtraDecompressionError:
@@ -54,7 +56,8 @@ extension HTTPFeedSource {
         case let error as NIOSSLExtraError where error == .failedToValidateHostname:
             return FeedFetchError(
                 kind: .tls,
-                message: "the TLS certificate of \(host) is issued for another name: check the feed's URL")
+                message: "the TLS certificate of \(host) is issued for another name: check the feed's URL"
+            )
         case is NIOSSLExtraError, is BoringSSLError:
             return tlsFailed(host: host, port: port)
         default:
@@ -70,13 +73,19 @@ extension HTTPFeedSource {
         case .connectTimeout:
             return connectTimeout(host: host)
         case .readTimeout, .deadlineExceeded:
-            return FeedFetchError(kind: .timeout, message: "timed out: no complete answer within \(configuration.totalTimeout)")
+            return FeedFetchError(
+                kind: .timeout,
+                message: "timed out: no complete answer within \(configuration.totalTimeout)"
+            )
         case .redirectLimitReached:
             return FeedFetchError(kind: .tooManyRedirects, message: "more than \(configuration.maxRedirects) redirects")
         case .redirectCycleDetected:
             return FeedFetchError(kind: .tooManyRedirects, message: "the redirects go round in a circle")
         case .remoteConnectionClosed:
-            return FeedFetchError(kind: .transport, message: "the server closed the connection before the whole answer arrived")
+            return FeedFetchError(
+                kind: .transport,
+                message: "the server closed the connection before the whole answer arrived"
+            )
         case .cancelled:
             return FeedFetchError(kind: .transport, message: "the request was cancelled")
         default:
@@ -90,11 +99,13 @@ extension HTTPFeedSource {
         case EAI_NONAME, Self.eaiNoData, Self.eaiAddrFamily:
             return FeedFetchError(
                 kind: .unknownHost,
-                message: "\(host) does not exist (the name server knows no such host): check the feed's URL")
+                message: "\(host) does not exist (the name server knows no such host): check the feed's URL"
+            )
         case EAI_AGAIN:
             return FeedFetchError(
                 kind: .unreachable,
-                message: "cannot look up \(host): the name server did not answer (is the network down?)")
+                message: "cannot look up \(host): the name server did not answer (is the network down?)"
+            )
         default:
             return FeedFetchError(kind: .unreachable, message: "cannot look up \(host): \(reason)")
         }
@@ -105,9 +116,14 @@ extension HTTPFeedSource {
         case ECONNREFUSED:
             return FeedFetchError(
                 kind: .connectionRefused,
-                message: "connection refused by \(host)\(port): nothing is listening there (server down, or a wrong port?)")
+                message:
+                    "connection refused by \(host)\(port): nothing is listening there (server down, or a wrong port?)"
+            )
         case ENETUNREACH, ENETDOWN:
-            return FeedFetchError(kind: .unreachable, message: "cannot reach \(host): the network is unreachable from here")
+            return FeedFetchError(
+                kind: .unreachable,
+                message: "cannot reach \(host): the network is unreachable from here"
+            )
         case EHOSTUNREACH:
             return FeedFetchError(kind: .unreachable, message: "cannot reach \(host): no route to the host")
         case ETIMEDOUT:
@@ -115,20 +131,27 @@ extension HTTPFeedSource {
         case ECONNRESET, EPIPE:
             return FeedFetchError(kind: .transport, message: "the connection to \(host) was reset")
         default:
-            return FeedFetchError(kind: .transport, message: "network error talking to \(host): \(String(cString: strerror(code)))")
+            return FeedFetchError(
+                kind: .transport,
+                message: "network error talking to \(host): \(String(cString: strerror(code)))"
+            )
         }
     }
 
     private func classify(_ error: NIOSSLError, host: String, port: String) -> FeedFetchError {
         switch error {
         case .uncleanShutdown:
-            return FeedFetchError(kind: .transport, message: "the connection to \(host) was cut before the whole answer arrived")
+            return FeedFetchError(
+                kind: .transport,
+                message: "the connection to \(host) was cut before the whole answer arrived"
+            )
         case .handshakeFailed(let reason):
             if "\(reason)".contains("CERTIFICATE_VERIFY_FAILED") {
                 return FeedFetchError(
                     kind: .tls,
                     message: "the TLS certificate of \(host) is not trusted (self-signed, expired, or from an unknown "
-                        + "authority): podfresh will not fetch from it")
+                        + "authority): podfresh will not fetch from it"
+                )
             }
             return tlsFailed(host: host, port: port)
         case .unableToValidateCertificate:
@@ -141,19 +164,23 @@ extension HTTPFeedSource {
     private func tlsFailed(host: String, port: String) -> FeedFetchError {
         FeedFetchError(
             kind: .tls,
-            message: "the TLS handshake with \(host)\(port) failed (does the server speak https on this port?)")
+            message: "the TLS handshake with \(host)\(port) failed (does the server speak https on this port?)"
+        )
     }
 
     private func connectTimeout(host: String) -> FeedFetchError {
         FeedFetchError(
             kind: .unreachable,
-            message: "could not connect to \(host) within \(configuration.connectTimeout): no answer from the host or the network")
+            message: "could not connect to \(host) within \(configuration.connectTimeout): "
+                + "no answer from the host or the network"
+        )
     }
 
     private func corruptBody() -> FeedFetchError {
         FeedFetchError(
             kind: .corruptBody,
-            message: "corrupt compressed body: the server said gzip or deflate, but the bytes do not decompress")
+            message: "corrupt compressed body: the server said gzip or deflate, but the bytes do not decompress"
+        )
     }
 
     /// glibc's `EAI_NODATA` and `EAI_ADDRFAMILY` (GNU extensions, not in every C module map).

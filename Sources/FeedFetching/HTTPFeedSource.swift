@@ -66,12 +66,13 @@ public struct HTTPFeedSource: FeedSource {
             case 200...299:
                 // A declared length over the limit is refused from the header, before a byte of the body is read;
                 // dropping the body closes the connection.
-                if let declared = response.headers.first(name: "Content-Length").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
-                    declared > configuration.maxBodyBytes
-                {
+                let declaredLength = response.headers.first(name: "Content-Length")
+                    .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+                if let declared = declaredLength, declared > configuration.maxBodyBytes {
+                    let limit = Self.megabytes(configuration.maxBodyBytes)
                     throw FeedFetchError(
                         kind: .tooLarge,
-                        message: "the feed is larger than \(Self.megabytes(configuration.maxBodyBytes)) (--max-feed-size): the server announces \(Self.megabytes(declared))")
+                        message: "the feed is larger than \(limit) (--max-feed-size): the server announces \(Self.megabytes(declared))")
                 }
                 let consumer = try makeConsumer(head)
                 var count = 0

@@ -7,8 +7,9 @@ import Foundation
 import RefreshEngine
 
 /// Everything a command needs, wired once: the store, the feed source over one shared HTTP client, the coordinator,
-/// the update service and the renderer. Built only by ``withRefreshEnvironment(_:fetch:schedule:output:hook:hookTimeout:body:)``,
-/// which shuts the HTTP client down whatever happens.
+/// the update service and the renderer. Built only by
+/// ``withRefreshEnvironment(_:fetch:schedule:output:hook:hookTimeout:body:)``, which shuts the HTTP client down whatever
+/// happens.
 struct RefreshEnvironment: Sendable {
     let store: FeedStore
     let source: any FeedSource
@@ -64,7 +65,8 @@ private func withEnvironment<Result: Sendable>(
         configuration.hookTimeout = hookTimeout
         // Standard output of `--json` is JSON Lines only; the hook's output goes to standard error there.
         if output == .json { configuration.hookOutput = .standardErrorOnly }
-        let service = EpisodeUpdateService(store: store, source: source, coordinator: coordinator, configuration: configuration)
+        let service = EpisodeUpdateService(
+            store: store, source: source, coordinator: coordinator, configuration: configuration)
         let environment = RefreshEnvironment(
             store: store, source: source, coordinator: coordinator, updates: updates, renderer: renderer,
             service: service, databasePath: databasePath)

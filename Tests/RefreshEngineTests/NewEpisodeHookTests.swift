@@ -28,9 +28,17 @@ final class HookOutputRecorder: @unchecked Sendable {
 }
 
 private let episode = HookEpisode(
-    feedTitle: "Night Shift", feedURL: "https://n.example/feed.xml", episodeTitle: "Episode $(one)",
-    episodeURL: "", enclosureURL: "https://n.example/1.mp3", enclosureType: "audio/mpeg", published: nil, guid: "g1",
-    identity: "g1", duration: 61)
+    feedTitle: "Night Shift",
+    feedURL: "https://n.example/feed.xml",
+    episodeTitle: "Episode $(one)",
+    episodeURL: "",
+    enclosureURL: "https://n.example/1.mp3",
+    enclosureType: "audio/mpeg",
+    published: nil,
+    guid: "g1",
+    identity: "g1",
+    duration: 61
+)
 
 /// Whether a process is gone: no such pid, or only a zombie waiting for a parent that is not ours to reap it.
 func processIsGone(_ pid: pid_t) -> Bool {
@@ -54,7 +62,8 @@ private func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 
-/// The `--exec` hook runner, with real shells and real processes.
+/// The `--exec` hook runner, with real shells and real processes. The time bounds leave room for a loaded machine
+/// (about 1 s alone); what they rule out is waiting for the hooks' 30 s sleeps.
 @Suite(.timeLimit(.minutes(1)))
 struct NewEpisodeHookTests {
     @Test func aTimedOutHookIsStoppedTogetherWithEveryProcessItStarted() async throws {
@@ -70,11 +79,16 @@ struct NewEpisodeHookTests {
         let recorder = HookOutputRecorder()
         let clock = ContinuousClock()
         let start = clock.now
-        let result = await NewEpisodeHook.run(command: command, episode: episode, timeout: .seconds(1), output: recorder.output)
+        let result = await NewEpisodeHook.run(
+            command: command,
+            episode: episode,
+            timeout: .seconds(1),
+            output: recorder.output
+        )
         let elapsed = seconds(clock.now - start)
         #expect(result.timedOut)
         #expect(result.problemDescription?.contains("timed out after 1s") == true, "\(result)")
-        #expect(elapsed < 3, "took \(elapsed) s")
+        #expect(elapsed < 10, "took \(elapsed) s")
         let started = pids(in: pidFile)
         #expect(started.count == 3)
         // SIGKILL is delivered at once, but a killed orphan is reaped by init a moment later.
@@ -88,12 +102,18 @@ struct NewEpisodeHookTests {
     @Test func aHookThatIgnoresSIGTERMIsKilled() async throws {
         let pidFile = temporaryPath("pids")
         defer { try? FileManager.default.removeItem(atPath: pidFile) }
-        let command = "trap '' TERM; sh -c 'trap \"\" TERM; echo $$ >> \(pidFile); sleep 30' & echo $$ >> '\(pidFile)'; wait"
+        let command =
+            "trap '' TERM; sh -c 'trap \"\" TERM; echo $$ >> \(pidFile); sleep 30' & echo $$ >> '\(pidFile)'; wait"
         let clock = ContinuousClock()
         let start = clock.now
-        let result = await NewEpisodeHook.run(command: command, episode: episode, timeout: .milliseconds(500), output: HookOutputRecorder().output)
+        let result = await NewEpisodeHook.run(
+            command: command,
+            episode: episode,
+            timeout: .milliseconds(500),
+            output: HookOutputRecorder().output
+        )
         #expect(result.timedOut)
-        #expect(seconds(clock.now - start) < 3)
+        #expect(seconds(clock.now - start) < 10)
         let deadline = Date().addingTimeInterval(2)
         let started = pids(in: pidFile)
         while !started.allSatisfy(processIsGone) && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
@@ -109,7 +129,10 @@ struct NewEpisodeHookTests {
         let result = await NewEpisodeHook.run(command: command, episode: episode, output: recorder.output)
         #expect(result.problemDescription == nil, "\(result)")
         #expect(recorder.text(.standardOutput) == "one\ntwo\nthree\n")
-        #expect(recorder.chunks(.standardOutput).allSatisfy { $0.hasSuffix("\n") }, "\(recorder.chunks(.standardOutput))")
+        #expect(
+            recorder.chunks(.standardOutput).allSatisfy { $0.hasSuffix("\n") },
+            "\(recorder.chunks(.standardOutput))"
+        )
         #expect(recorder.text(.standardError) == "warning: Episode $(one)\n")
     }
 
@@ -123,15 +146,21 @@ struct NewEpisodeHookTests {
         let start = clock.now
         // The background sleep keeps the output pipes open; podfresh must not wait for it.
         let result = await NewEpisodeHook.run(
-            command: "sleep 30 & echo $! > '\(pidFile)'; echo started", episode: episode, output: HookOutputRecorder().output)
+            command: "sleep 30 & echo $! > '\(pidFile)'; echo started",
+            episode: episode,
+            output: HookOutputRecorder().output
+        )
         #expect(result.problemDescription == nil, "\(result)")
-        #expect(seconds(clock.now - start) < 3)
+        #expect(seconds(clock.now - start) < 10)
     }
 
     @Test func aFailingHookReportsItsStatusAndLastErrorLine() async throws {
         let recorder = HookOutputRecorder()
         let result = await NewEpisodeHook.run(
-            command: "echo first >&2; echo 'no space left' >&2; exit 3", episode: episode, output: recorder.output)
+            command: "echo first >&2; echo 'no space left' >&2; exit 3",
+            episode: episode,
+            output: recorder.output
+        )
         #expect(result.problemDescription == "exited with status 3: no space left")
         #expect(recorder.text(.standardError) == "first\nno space left\n")
     }

@@ -25,7 +25,9 @@ public final class TestTLSServer: @unchecked Sendable {
 
     /// A certificate and key for `localhost` and `127.0.0.1`, valid for a day, signed by nobody but itself.
     private static func makeSelfSignedCertificate() throws -> (certificate: NIOSSLCertificate, key: NIOSSLPrivateKey) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-tls-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "podfresh-tls-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let certificate = directory.appendingPathComponent("cert.pem").path
@@ -42,7 +44,9 @@ public final class TestTLSServer: @unchecked Sendable {
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw TestTLSServerError(message: "openssl could not make a certificate (status \(process.terminationStatus))")
+            throw TestTLSServerError(
+                message: "openssl could not make a certificate (status \(process.terminationStatus))"
+            )
         }
         guard let loaded = try NIOSSLCertificate.fromPEMFile(certificate).first else {
             throw TestTLSServerError(message: "openssl wrote no certificate")
@@ -55,7 +59,9 @@ public final class TestTLSServer: @unchecked Sendable {
         let server = TestTLSServer()
         let (certificate, key) = try makeSelfSignedCertificate()
         let configuration = TLSConfiguration.makeServerConfiguration(
-            certificateChain: [.certificate(certificate)], privateKey: .privateKey(key))
+            certificateChain: [.certificate(certificate)],
+            privateKey: .privateKey(key)
+        )
         let context = try NIOSSLContext(configuration: configuration)
         let bootstrap = ServerBootstrap(group: server.group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)

@@ -1,5 +1,4 @@
 public import Foundation
-
 import Glibc
 
 /// A port on 127.0.0.1 where connecting times out, as it does when the network drops packets: a listening socket
@@ -33,9 +32,11 @@ public final class UnansweredPort: Sendable {
         }
         // Take the queue's one slot with a connection that is never accepted.
         let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        let connected = filler >= 0 && withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, length) == 0 }
-        }
+        let connected =
+            filler >= 0
+            && withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, length) == 0 }
+            }
         guard connected else {
             closeSocket(listener)
             if filler >= 0 { closeSocket(filler) }

@@ -24,8 +24,16 @@ public struct HookEpisode: Sendable, Hashable {
     public var duration: Double?
 
     public init(
-        feedTitle: String, feedURL: String, episodeTitle: String, episodeURL: String, enclosureURL: String,
-        enclosureType: String, published: Date?, guid: String, identity: String, duration: Double?
+        feedTitle: String,
+        feedURL: String,
+        episodeTitle: String,
+        episodeURL: String,
+        enclosureURL: String,
+        enclosureType: String,
+        published: Date?,
+        guid: String,
+        identity: String,
+        duration: Double?
     ) {
         self.feedTitle = feedTitle
         self.feedURL = feedURL
@@ -145,7 +153,9 @@ public enum NewEpisodeHook {
     ///   - output: Where the hook's output lines go (default: podfresh's standard output and error).
     /// - Returns: How the hook ended; it never throws, because a failing hook never fails the feed.
     public static func run(
-        command: String, episode: HookEpisode, timeout: Duration = defaultTimeout,
+        command: String,
+        episode: HookEpisode,
+        timeout: Duration = defaultTimeout,
         output: HookOutput = .standardStreams
     ) async -> HookResult {
         var environment: [Environment.Key: String?] = [:]
@@ -157,7 +167,9 @@ public enum NewEpisodeHook {
         // (unless one deliberately moves to another group or session).
         options.processGroupID = 0
         // When podfresh itself is cancelled (a second Ctrl-C), the group goes too.
-        options.teardownSequence = [.send(signal: .terminate, toProcessGroup: true, allowedDurationToNextStep: killGrace)]
+        options.teardownSequence = [
+            .send(signal: .terminate, toProcessGroup: true, allowedDurationToNextStep: killGrace)
+        ]
         let errorTail = TailBuffer(limit: 2000)
         do {
             let result = try await Subprocess.run(
@@ -177,10 +189,20 @@ public enum NewEpisodeHook {
             case .signaled(let signal): status = 128 + signal
             }
             return HookResult(
-                exitStatus: status, timedOut: result.closureResult, stderrTail: errorTail.text, launchError: nil,
-                timeout: timeout)
+                exitStatus: status,
+                timedOut: result.closureResult,
+                stderrTail: errorTail.text,
+                launchError: nil,
+                timeout: timeout
+            )
         } catch {
-            return HookResult(exitStatus: -1, timedOut: false, stderrTail: errorTail.text, launchError: "\(error)", timeout: timeout)
+            return HookResult(
+                exitStatus: -1,
+                timedOut: false,
+                stderrTail: errorTail.text,
+                launchError: "\(error)",
+                timeout: timeout
+            )
         }
     }
 
@@ -193,7 +215,9 @@ public enum NewEpisodeHook {
     /// Passes both streams through until they close (or the shell exits), and stops the group at the timeout.
     /// Returns whether the timeout struck.
     private static func supervise(
-        _ execution: Execution<NoInput, SequenceOutput, SequenceOutput>, timeout: Duration, output: HookOutput,
+        _ execution: Execution<NoInput, SequenceOutput, SequenceOutput>,
+        timeout: Duration,
+        output: HookOutput,
         errorTail: TailBuffer
     ) async -> Bool {
         await withTaskGroup(of: Event.self) { group in
@@ -238,7 +262,10 @@ public enum NewEpisodeHook {
 
     /// Copies one stream to `output` in whole lines; a last line without a newline gets one.
     private static func pump(
-        _ stream: SubprocessOutputSequence, to destination: HookStream, output: HookOutput, tail: TailBuffer?
+        _ stream: SubprocessOutputSequence,
+        to destination: HookStream,
+        output: HookOutput,
+        tail: TailBuffer?
     ) async {
         var pending: [UInt8] = []
         do {

@@ -39,7 +39,10 @@ extension RootCommand {
         @Option(help: "Run this command once per new episode, with the episode in PODFRESH_* environment variables.")
         var exec: String?
 
-        @Option(help: ArgumentHelp("Stop an --exec hook, with every process it started, after this long (e.g. 30s, 2m).", valueName: "duration"))
+        @Option(
+            help: ArgumentHelp(
+                "Stop an --exec hook, with every process it started, after this long (e.g. 30s, 2m).",
+                valueName: "duration"))
         var execTimeout: DurationArgument = DurationArgument(seconds: 60)
 
         @Option(
