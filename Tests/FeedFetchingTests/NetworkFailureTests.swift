@@ -202,3 +202,19 @@ struct ConnectTimeoutTests {
         #expect(seconds >= 0.9 && seconds < 5, "took \(seconds) s")
     }
 }
+
+/// An https URL on a port that speaks plain HTTP.
+@Suite(.timeLimit(.minutes(1)))
+struct TLSProtocolMismatchTests {
+    @Test func anHTTPSURLOnAPlainHTTPServerIsAFinalTLSFailure() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { try? await server.shutdown() } }
+        try await withRealisticSource { source in
+            let (error, seconds) = await timedFailure(source, URL(string: "https://127.0.0.1:\(server.port)/feed.xml")!)
+            let failure = try #require(error)
+            #expect(failure.kind == .tls)
+            #expect(failure.message.contains("TLS handshake with 127.0.0.1:\(server.port) failed"))
+            #expect(seconds < 5, "took \(seconds) s")
+        }
+    }
+}
