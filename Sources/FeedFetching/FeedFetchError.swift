@@ -14,10 +14,22 @@ public struct FeedFetchError: Error, Hashable, CustomStringConvertible, Localize
         case tooManyRedirects = "too-many-redirects"
         /// A URL (or redirect target) whose scheme is not http, https or file.
         case unsupportedScheme = "unsupported-scheme"
-        /// Connecting or the whole request took too long.
+        /// The whole request, or reading the answer, took too long.
         case timeout
-        /// The host name did not resolve or the connection was refused: the network or host is unreachable.
+        /// Causes that suggest this machine's own network is down: network or host unreachable (no route), the name
+        /// server cannot be reached (a temporary DNS failure), or connecting timed out. The refresh engine says
+        /// "offline" when every network fetch of a run ends this way, and blames no feed.
         case unreachable
+        /// The host answered and refused the connection: nothing listens on that port. Final: not retried, and
+        /// never taken as a sign that the network is down.
+        case connectionRefused = "connection-refused"
+        /// The name server answered that the host name does not exist. Final, like ``connectionRefused``.
+        case unknownHost = "unknown-host"
+        /// The TLS handshake failed: an untrusted, expired or misnamed certificate, or a server that does not speak
+        /// TLS there. Final, like ``connectionRefused``.
+        case tls
+        /// The body is not what its `Content-Encoding` says (not valid gzip or deflate). Final.
+        case corruptBody = "corrupt-body"
         /// The connection broke mid-response, or the response was malformed.
         case transport
         /// A local file could not be read.
@@ -39,7 +51,8 @@ public struct FeedFetchError: Error, Hashable, CustomStringConvertible, Localize
         self.retryAfter = retryAfter
     }
 
-    /// True for failures worth one quick retry within a run (reset connections, timeouts).
+    /// True for failures worth one quick retry within a run (reset connections, timeouts). Refused connections,
+    /// unknown hosts, TLS failures and corrupt bodies are final: retrying at once would fail the same way.
     public var isTransient: Bool { kind == .transport || kind == .timeout }
 
     public var description: String { message }

@@ -8,7 +8,7 @@ import NIOHTTPCompression
 /// redirects (permanent moves detected from the redirect history), a body cap enforced while streaming.
 public struct HTTPFeedSource: FeedSource {
     private let client: HTTPClient
-    private let configuration: FetchConfiguration
+    let configuration: FetchConfiguration
 
     /// The one client a process should use for feeds, with every limit pinned. The caller shuts it down.
     public static func makeClient(configuration: FetchConfiguration) -> HTTPClient {
@@ -22,6 +22,11 @@ public struct HTTPFeedSource: FeedSource {
                     + configuration.totalTimeout.components.attoseconds / 1_000_000_000))),
             decompression: .enabled(limit: .ratio(configuration.decompressionRatioLimit)))
         clientConfiguration.httpVersion = .automatic
+        // By default AHC retries a failed connection attempt with backoff until the connect timeout, so a refused
+        // port, an unknown host or a bad certificate took the whole timeout (10 s; 20 s and 18 handshakes for TLS)
+        // and surfaced as a timeout. Fail on the first attempt instead: the error is then the real cause, and the
+        // refresh engine retries the causes worth retrying (resets, timeouts) once itself.
+        clientConfiguration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
     }
 
@@ -59,6 +64,16 @@ public struct HTTPFeedSource: FeedSource {
             let status = Int(response.status.code)
             switch status {
             case 200...299:
+                // A declared length over the limit is refused from the header, before a byte of the body is read;
+                // dropping the body closes the connection.
+                let declaredLength = response.headers.first(name: "Content-Length")
+                    .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+                if let declared = declaredLength, declared > configuration.maxBodyBytes {
+                    let limit = Self.megabytes(configuration.maxBodyBytes)
+                    throw FeedFetchError(
+                        kind: .tooLarge,
+                        message: "the feed is larger than \(limit) (--max-feed-size): the server announces \(Self.megabytes(declared))")
+                }
                 let consumer = try makeConsumer(head)
                 var count = 0
                 for try await buffer in response.body {
@@ -100,15 +115,13 @@ public struct HTTPFeedSource: FeedSource {
             }
         } catch let error as FeedFetchError {
             throw error
-        } catch let error as HTTPClientError {
-            throw map(error, url: request.url)
         } catch is CancellationError {
             throw CancellationError()
         } catch let error as FeedFetchConsumerError {
             throw error.underlying
         } catch {
             if Task.isCancelled { throw CancellationError() }
-            throw mapOther(error, url: request.url)
+            throw classify(error, url: request.url)
         }
     }
 
@@ -142,56 +155,6 @@ public struct HTTPFeedSource: FeedSource {
             retryAfter: headers.first(name: "Retry-After").flatMap { HTTPHeaderValues.retryAfter($0, now: now) },
             permanentRedirect: permanentRedirect,
             redirects: redirects)
-    }
-
-    private func map(_ error: HTTPClientError, url: URL) -> FeedFetchError {
-        switch error {
-        case .connectTimeout:
-            return FeedFetchError(kind: .timeout, message: "could not connect to \(url.host ?? "the server") within \(configuration.connectTimeout)")
-        case .readTimeout, .deadlineExceeded:
-            return FeedFetchError(kind: .timeout, message: "timed out: no complete answer within \(configuration.totalTimeout)")
-        case .redirectLimitReached:
-            return FeedFetchError(kind: .tooManyRedirects, message: "more than \(configuration.maxRedirects) redirects")
-        case .redirectCycleDetected:
-            return FeedFetchError(kind: .tooManyRedirects, message: "the redirects go round in a circle")
-        case .remoteConnectionClosed:
-            return FeedFetchError(kind: .transport, message: "the server closed the connection before the whole answer arrived")
-        case .cancelled:
-            return FeedFetchError(kind: .transport, message: "the request was cancelled")
-        default:
-            return FeedFetchError(kind: .transport, message: "HTTP error: \(error)")
-        }
-    }
-
-    private func mapOther(_ error: any Error, url: URL) -> FeedFetchError {
-        let host = url.host ?? "the server"
-        let port = url.port.map { ":\($0)" } ?? ""
-        let typeName = String(reflecting: type(of: error))
-        let text = String(describing: error)
-        if typeName.contains("DecompressionError") {
-            return FeedFetchError(kind: .tooLarge, message: "the compressed feed expands more than \(configuration.decompressionRatioLimit)× (a decompression bomb?)")
-        }
-        if let io = error as? IOError {
-            switch io.errnoCode {
-            case ECONNREFUSED: return FeedFetchError(kind: .unreachable, message: "connection refused by \(host)\(port)")
-            case ENETUNREACH, EHOSTUNREACH, ENETDOWN: return FeedFetchError(kind: .unreachable, message: "\(host) is unreachable (\(text))")
-            case ECONNRESET, EPIPE: return FeedFetchError(kind: .transport, message: "the connection to \(host) was reset")
-            default: return FeedFetchError(kind: .transport, message: "network error talking to \(host): \(text)")
-            }
-        }
-        if typeName.contains("NIOConnectionError") || typeName.contains("SocketAddressError") || text.contains("connectionRefused") {
-            if text.contains("ECONNREFUSED") || text.contains("Connection refused") || text.contains("connectionRefused") {
-                return FeedFetchError(kind: .unreachable, message: "connection refused by \(host)\(port)")
-            }
-            return FeedFetchError(kind: .unreachable, message: "cannot reach \(host): the name does not resolve or no address answers")
-        }
-        if let channelError = error as? ChannelError, channelError == .connectTimeout(.zero) || text.contains("connectTimeout") {
-            return FeedFetchError(kind: .timeout, message: "could not connect to \(host) within \(configuration.connectTimeout)")
-        }
-        if typeName.contains("HTTPParserError") {
-            return FeedFetchError(kind: .transport, message: "the server's answer is not valid HTTP or ended early (\(text))")
-        }
-        return FeedFetchError(kind: .transport, message: "network error talking to \(host): \(text)")
     }
 
     static func megabytes(_ bytes: Int) -> String {

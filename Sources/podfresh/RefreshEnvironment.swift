@@ -7,8 +7,9 @@ import Foundation
 import RefreshEngine
 
 /// Everything a command needs, wired once: the store, the feed source over one shared HTTP client, the coordinator,
-/// the update service and the renderer. Built only by ``withRefreshEnvironment(_:fetch:schedule:output:hook:body:)``,
-/// which shuts the HTTP client down whatever happens.
+/// the update service and the renderer. Built only by
+/// ``withRefreshEnvironment(_:fetch:schedule:output:hook:hookTimeout:body:)``, which shuts the HTTP client down whatever
+/// happens.
 struct RefreshEnvironment: Sendable {
     let store: FeedStore
     let source: any FeedSource
@@ -26,11 +27,14 @@ func withRefreshEnvironment<Result: Sendable>(
     schedule: ScheduleOptions? = nil,
     output: OutputMode,
     hook: String? = nil,
+    hookTimeout: Duration = NewEpisodeHook.defaultTimeout,
     body: (RefreshEnvironment) async throws -> Result
 ) async throws -> Result {
     let databasePath = global.databasePath
     do {
-        return try await withEnvironment(databasePath: databasePath, fetch: fetch, schedule: schedule, output: output, hook: hook, body: body)
+        return try await withEnvironment(
+            databasePath: databasePath, fetch: fetch, schedule: schedule, output: output, hook: hook,
+            hookTimeout: hookTimeout, body: body)
     } catch let error as StoreError {
         Console.error(error.message)
         throw ExitStatus.internalError
@@ -43,6 +47,7 @@ private func withEnvironment<Result: Sendable>(
     schedule: ScheduleOptions?,
     output: OutputMode,
     hook: String?,
+    hookTimeout: Duration,
     body: (RefreshEnvironment) async throws -> Result
 ) async throws -> Result {
     let store = try FeedStore(path: databasePath)
@@ -56,9 +61,12 @@ private func withEnvironment<Result: Sendable>(
                 minInterval: $0.minInterval.seconds, maxInterval: $0.maxInterval.seconds,
                 revalidateEvery: $0.revalidateEvery.seconds)
         } ?? SchedulePolicy()
+        var configuration = EpisodeUpdateConfiguration(schedulePolicy: policy, hookCommand: hook, compactSummary: true)
+        configuration.hookTimeout = hookTimeout
+        // Standard output of `--json` is JSON Lines only; the hook's output goes to standard error there.
+        if output == .json { configuration.hookOutput = .standardErrorOnly }
         let service = EpisodeUpdateService(
-            store: store, source: source, coordinator: coordinator,
-            configuration: EpisodeUpdateConfiguration(schedulePolicy: policy, hookCommand: hook, compactSummary: true))
+            store: store, source: source, coordinator: coordinator, configuration: configuration)
         let environment = RefreshEnvironment(
             store: store, source: source, coordinator: coordinator, updates: updates, renderer: renderer,
             service: service, databasePath: databasePath)

@@ -244,15 +244,14 @@ struct EpisodeUpdateServiceTests {
         #expect(h.server.maxConcurrentRequests == 2, "fetches of one host still overlap up to the cap")
     }
 
-    @Test func whenEveryHostRefusesConnectionsTheNetworkIsOfflineAndNoFeedIsBlamed() async throws {
+    @Test func whenEveryConnectionTimesOutTheNetworkIsOfflineAndNoFeedIsBlamed() async throws {
         let h = try await EngineHarness()
         defer { Task { await h.close() } }
-        // A port that was bound and released: connections are refused.
-        let closed = try await TestHTTPServer.start()
-        let port = closed.port
-        try await closed.shutdown()
-        let a = try h.store.addSubscription(url: URL(string: "http://127.0.0.1:\(port)/a.xml")!, title: nil, at: Date())
-        let b = try h.store.addSubscription(url: URL(string: "http://127.0.0.1:\(port)/b.xml")!, title: nil, at: Date())
+        // Connecting times out (a full accept queue drops the SYNs), as when the network is down.
+        let unanswered = try UnansweredPort()
+        defer { unanswered.close() }
+        let a = try h.store.addSubscription(url: unanswered.url("/a.xml"), title: nil, at: Date())
+        let b = try h.store.addSubscription(url: unanswered.url("/b.xml"), title: nil, at: Date())
         let summary = try await h.service.refresh(policy: .due)
         #expect(summary.networkOffline)
         for id in [a.id, b.id] {
@@ -263,15 +262,32 @@ struct EpisodeUpdateServiceTests {
         }
     }
 
-    @Test func anUnreachableHostIsAFailureWhenOthersAnswer() async throws {
+    @Test func refusedConnectionsAreFailuresOfTheirFeedsNeverOffline() async throws {
         let h = try await EngineHarness()
         defer { Task { await h.close() } }
+        // A port that was bound and released: the host answers that nothing listens there.
         let closed = try await TestHTTPServer.start()
         let port = closed.port
         try await closed.shutdown()
+        let a = try h.store.addSubscription(url: URL(string: "http://127.0.0.1:\(port)/a.xml")!, title: nil, at: Date())
+        let b = try h.store.addSubscription(url: URL(string: "http://127.0.0.1:\(port)/b.xml")!, title: nil, at: Date())
+        let summary = try await h.service.refresh(policy: .due)
+        #expect(!summary.networkOffline)
+        #expect(summary.failedCount == 2)
+        for id in [a.id, b.id] {
+            #expect(try h.store.subscription(id: id)?.failureCount == 1)
+            #expect(try h.store.subscription(id: id)?.lastErrorKind == "connection-refused")
+        }
+    }
+
+    @Test func anUnreachableHostIsAFailureWhenOthersAnswer() async throws {
+        let h = try await EngineHarness()
+        defer { Task { await h.close() } }
+        let unanswered = try UnansweredPort()
+        defer { unanswered.close() }
         h.server.serveFeed("/ok.xml", rss(items: ["e1"]))
         _ = try h.subscribe("/ok.xml")
-        let down = try h.store.addSubscription(url: URL(string: "http://127.0.0.1:\(port)/a.xml")!, title: nil, at: Date())
+        let down = try h.store.addSubscription(url: unanswered.url("/a.xml"), title: nil, at: Date())
         let summary = try await h.service.refresh(policy: .due)
         #expect(!summary.networkOffline)
         #expect(try h.store.subscription(id: down.id)?.failureCount == 1)

@@ -26,7 +26,12 @@ public enum TestFault: Sendable {
     case shortBody(afterBytes: Int)
     /// Stream `bytes` of body generated on the fly (never held in memory), as fast as the client reads.
     case huge(bytes: Int)
+    /// Announce a `Content-Length` of `length`, send the body (shorter), then hold the connection open.
+    case declaredLength(Int)
 }
+
+/// A header the server's own handler adds to keep the compressor away from a response; never sent.
+let rawResponseMarker = "X-Test-Uncompressed"
 
 /// An answer the server gives.
 public struct TestResponse: Sendable {
@@ -66,6 +71,7 @@ public final class TestHTTPServer: @unchecked Sendable {
         var requests: [TestRequest] = []
         var inFlight = 0
         var maxInFlight = 0
+        var closedConnections = 0
     }
 
     let state = NIOLockedValueBox(State())
@@ -87,7 +93,14 @@ public final class TestHTTPServer: @unchecked Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(HTTPResponseCompressor())
+                    // A response that already names its Content-Encoding (a test's own gzip bytes), or one whose
+                    // declared length is the point of the test, goes out as is.
+                    try channel.pipeline.syncOperations.addHandler(
+                        HTTPResponseCompressor(responseCompressionPredicate: { head, _ in
+                            let raw = head.headers.contains(name: rawResponseMarker)
+                            head.headers.remove(name: rawResponseMarker)
+                            return raw || head.headers.contains(name: "Content-Encoding") ? .doNotCompress : .compressIfPossible
+                        }))
                     try channel.pipeline.syncOperations.addHandler(RequestHandler(server: server))
                 }
             }
@@ -152,6 +165,13 @@ public final class TestHTTPServer: @unchecked Sendable {
     /// The most requests that were being answered at the same time.
     public var maxConcurrentRequests: Int { state.withLockedValue { $0.maxInFlight } }
 
+    /// How many connections have been closed so far (by either side).
+    public var closedConnections: Int { state.withLockedValue { $0.closedConnections } }
+
+    func connectionClosed() {
+        state.withLockedValue { $0.closedConnections += 1 }
+    }
+
     func begin(_ request: TestRequest) -> TestResponse {
         state.withLockedValue { state in
             state.requests.append(request)
@@ -211,8 +231,12 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
         let closeLater = NIOLoopBound(context, eventLoop: context.eventLoop)
         var headers = HTTPHeaders(response.headers)
         let total: Int
-        if case .huge(let bytes) = response.fault { total = bytes } else { total = response.body.count }
+        switch response.fault {
+        case .huge(let bytes), .declaredLength(let bytes): total = bytes
+        default: total = response.body.count
+        }
         if response.status != 304 && response.status != 204 { headers.replaceOrAdd(name: "Content-Length", value: String(total)) }
+        if case .declaredLength = response.fault { headers.add(name: rawResponseMarker, value: "1") }
         let faulty = response.fault != nil
         if !keepAlive || faulty { headers.replaceOrAdd(name: "Connection", value: "close") }
         let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
@@ -227,6 +251,10 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
             }
         case .trickle(let size, let delay):
             trickle(response.body[...], size: max(1, size), delay: delay, context: context)
+        case .declaredLength:
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body))))).whenComplete { _ in
+                server.end()
+            }
         case .stall(let after):
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body.prefix(after)))))).whenComplete { _ in
                 server.end()
@@ -291,5 +319,10 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        server.connectionClosed()
+        context.fireChannelInactive()
     }
 }

@@ -19,14 +19,20 @@ final class HookQueue: Sendable {
 
     /// - Parameters:
     ///   - command: The hook, run with `/bin/sh -c`.
+    ///   - timeout: How long one run may take before its process group is stopped (`--exec-timeout`).
+    ///   - output: Where the hook's output lines go.
     ///   - report: Called with the feed and a one-line problem when a hook fails.
-    init(command: String, report: @escaping @Sendable (FeedTarget, String) -> Void) {
+    init(
+        command: String, timeout: Duration, output: HookOutput,
+        report: @escaping @Sendable (FeedTarget, String) -> Void
+    ) {
         let (stream, continuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .unbounded)
         self.continuation = continuation
         // Unstructured on purpose: a stopped refresh still runs the hooks of the episodes it announced.
         worker = Task {
             for await job in stream {
-                let result = await NewEpisodeHook.run(command: command, episode: job.episode)
+                let result = await NewEpisodeHook.run(
+                    command: command, episode: job.episode, timeout: timeout, output: output)
                 if let problem = result.problemDescription {
                     report(job.feed, "hook for \"\(job.name)\": \(problem)")
                 }

@@ -1,4 +1,14 @@
 public import Foundation
+import Subprocess
+import SystemPackage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The data handed to the `--exec` hook, one new episode.
 public struct HookEpisode: Sendable, Hashable {
@@ -14,8 +24,16 @@ public struct HookEpisode: Sendable, Hashable {
     public var duration: Double?
 
     public init(
-        feedTitle: String, feedURL: String, episodeTitle: String, episodeURL: String, enclosureURL: String,
-        enclosureType: String, published: Date?, guid: String, identity: String, duration: Double?
+        feedTitle: String,
+        feedURL: String,
+        episodeTitle: String,
+        episodeURL: String,
+        enclosureURL: String,
+        enclosureType: String,
+        published: Date?,
+        guid: String,
+        identity: String,
+        duration: Double?
     ) {
         self.feedTitle = feedTitle
         self.feedURL = feedURL
@@ -50,68 +68,283 @@ public struct HookEpisode: Sendable, Hashable {
 
 /// How one run of the hook ended.
 public struct HookResult: Sendable, Hashable {
+    /// The shell's exit status; for a hook ended by a signal, 128 + the signal number, as shells report it.
     public var exitStatus: Int32
+    /// The hook ran past its timeout, and its whole process group was stopped.
     public var timedOut: Bool
-    /// The last lines the hook wrote to standard error.
+    /// The last bytes the hook wrote to standard error (also passed through as it ran).
     public var stderrTail: String
     /// A failure to start the hook at all.
     public var launchError: String?
+    /// How long the hook was allowed (for the message).
+    public var timeout: Duration?
+
+    public init(exitStatus: Int32, timedOut: Bool, stderrTail: String, launchError: String?, timeout: Duration? = nil) {
+        self.exitStatus = exitStatus
+        self.timedOut = timedOut
+        self.stderrTail = stderrTail
+        self.launchError = launchError
+        self.timeout = timeout
+    }
 
     /// nil when the hook succeeded; otherwise what went wrong, on one line.
     public var problemDescription: String? {
         if let launchError { return "could not run: \(launchError)" }
-        if timedOut { return "timed out and was stopped" }
+        if timedOut {
+            let limit = timeout.map { " after \(NewEpisodeHook.format($0))" } ?? ""
+            return "timed out\(limit) and was stopped with the processes it started (--exec-timeout)"
+        }
         guard exitStatus != 0 else { return nil }
         let tail = stderrTail.split(separator: "\n").last.map { ": \($0)" } ?? ""
         return "exited with status \(exitStatus)\(tail)"
     }
 }
 
+/// One of the hook's two output streams.
+public enum HookStream: Sendable, Hashable {
+    case standardOutput
+    case standardError
+}
+
+/// Where the hook's output goes: whole lines, each handed over in one call.
+public struct HookOutput: Sendable {
+    /// Called with one or more whole lines (each ending in a newline) from one stream.
+    public var write: @Sendable (HookStream, [UInt8]) -> Void
+
+    public init(write: @escaping @Sendable (HookStream, [UInt8]) -> Void) {
+        self.write = write
+    }
+
+    /// podfresh's own standard output and standard error (cron mails them). Each line is one `write(2)`, as each
+    /// line the renderer prints is, so on a pipe (lines up to 4 KiB) or a file the hook's lines and podfresh's never
+    /// mix within a line.
+    public static let standardStreams = HookOutput { stream, bytes in
+        writeLines(stream == .standardOutput ? STDOUT_FILENO : STDERR_FILENO, bytes)
+    }
+
+    /// Both streams to podfresh's standard error: for `--json`, whose standard output holds only JSON Lines.
+    public static let standardErrorOnly = HookOutput { _, bytes in
+        writeLines(STDERR_FILENO, bytes)
+    }
+}
+
 /// Runs the user's `--exec` command once per new episode: `/bin/sh -c COMMAND` with the episode only in
 /// `PODFRESH_*` environment variables — never interpolated into the command, so hostile titles stay inert.
-/// Standard input is empty; the hook's output is kept, and its last error lines are reported when it fails.
+///
+/// The hook runs in a process group of its own (`posix_spawn` with `POSIX_SPAWN_SETPGROUP`, through
+/// swift-subprocess), so a timeout stops everything it started: SIGTERM to the group, then SIGKILL to whatever is
+/// left half a second later. Standard input is `/dev/null`; standard output and standard error are passed through to
+/// podfresh's, line by line. When the shell exits, podfresh stops reading at once, even if a background process the
+/// hook started still holds the output open (such a process is left running, and its output is not passed on).
 public enum NewEpisodeHook {
-    public static func run(command: String, episode: HookEpisode, timeout: Duration = .seconds(60)) async -> HookResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        process.environment = ProcessInfo.processInfo.environment.merging(episode.environment) { _, new in new }
-        process.standardInput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        let finished = AsyncStream.makeStream(of: Void.self)
-        process.terminationHandler = { _ in
-            finished.continuation.yield()
-            finished.continuation.finish()
+    /// The default of `--exec-timeout`.
+    public static let defaultTimeout: Duration = .seconds(60)
+    /// How long the group has between SIGTERM and SIGKILL.
+    static let killGrace: Duration = .milliseconds(500)
+    /// A line longer than this is passed on in pieces of this size.
+    static let maxLineBytes = 64 * 1024
+
+    /// Runs the hook for one episode and waits for it (at most `timeout` plus half a second).
+    ///
+    /// - Parameters:
+    ///   - command: The `--exec` command, run with `/bin/sh -c`.
+    ///   - episode: The episode, passed in `PODFRESH_*` environment variables.
+    ///   - timeout: After this long the hook's process group is stopped (`--exec-timeout`).
+    ///   - output: Where the hook's output lines go (default: podfresh's standard output and error).
+    /// - Returns: How the hook ended; it never throws, because a failing hook never fails the feed.
+    public static func run(
+        command: String,
+        episode: HookEpisode,
+        timeout: Duration = defaultTimeout,
+        output: HookOutput = .standardStreams
+    ) async -> HookResult {
+        var environment: [Environment.Key: String?] = [:]
+        for (name, value) in episode.environment {
+            if let key = Environment.Key(rawValue: name) { environment[key] = value }
         }
+        var options = PlatformOptions()
+        // A new process group whose id is the shell's pid; `kill(-pid)` then reaches every process the hook started
+        // (unless one deliberately moves to another group or session).
+        options.processGroupID = 0
+        // When podfresh itself is cancelled (a second Ctrl-C), the group goes too.
+        options.teardownSequence = [
+            .send(signal: .terminate, toProcessGroup: true, allowedDurationToNextStep: killGrace)
+        ]
+        let errorTail = TailBuffer(limit: 2000)
         do {
-            try process.run()
+            let result = try await Subprocess.run(
+                .path("/bin/sh"),
+                arguments: ["-c", command],
+                environment: .inherit.updating(environment),
+                platformOptions: options,
+                input: .none,
+                output: .sequence,
+                error: .sequence
+            ) { execution in
+                await supervise(execution, timeout: timeout, output: output, errorTail: errorTail)
+            }
+            let status: Int32
+            switch result.terminationStatus {
+            case .exited(let code): status = code
+            case .signaled(let signal): status = 128 + signal
+            }
+            return HookResult(
+                exitStatus: status,
+                timedOut: result.closureResult,
+                stderrTail: errorTail.text,
+                launchError: nil,
+                timeout: timeout
+            )
         } catch {
-            return HookResult(exitStatus: -1, timedOut: false, stderrTail: "", launchError: error.localizedDescription)
+            return HookResult(
+                exitStatus: -1,
+                timedOut: false,
+                stderrTail: errorTail.text,
+                launchError: "\(error)",
+                timeout: timeout
+            )
         }
-        let reader = Task.detached { errors.fileHandleForReading.readDataToEndOfFile() }
-        let timedOut = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await _ in finished.stream {}
-                return false
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return !Task.isCancelled
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
-        if timedOut {
-            process.terminate()
-            try? await Task.sleep(for: .milliseconds(200))
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        process.waitUntilExit()
-        let data = await reader.value
-        let tail = String(decoding: data.suffix(2000), as: UTF8.self)
-        return HookResult(exitStatus: process.terminationStatus, timedOut: timedOut, stderrTail: tail, launchError: nil)
     }
+
+    private enum Event: Sendable {
+        case streamClosed
+        case timedOut
+        case cancelled
+    }
+
+    /// Passes both streams through until they close (or the shell exits), and stops the group at the timeout.
+    /// Returns whether the timeout struck.
+    private static func supervise(
+        _ execution: Execution<NoInput, SequenceOutput, SequenceOutput>,
+        timeout: Duration,
+        output: HookOutput,
+        errorTail: TailBuffer
+    ) async -> Bool {
+        await withTaskGroup(of: Event.self) { group in
+            group.addTask {
+                await pump(execution.standardOutput, to: .standardOutput, output: output, tail: nil)
+                return .streamClosed
+            }
+            group.addTask {
+                await pump(execution.standardError, to: .standardError, output: output, tail: errorTail)
+                return .streamClosed
+            }
+            group.addTask {
+                do {
+                    try await Task.sleep(for: timeout)
+                } catch {
+                    return .cancelled
+                }
+                // The shell is at most a zombie until this closure returns (swift-subprocess reaps it afterwards),
+                // so its pid, the group's id, cannot have been reused yet.
+                try? execution.send(signal: .terminate, toProcessGroup: true)
+                try? await Task.sleep(for: killGrace)
+                try? execution.send(signal: .kill, toProcessGroup: true)
+                return .timedOut
+            }
+            var open = 2
+            var timedOut = false
+            while let event = await group.next() {
+                switch event {
+                case .streamClosed:
+                    open -= 1
+                    // Both streams done: the shell exited. Stop the timer, unless it is already stopping the group.
+                    if open == 0 && !timedOut { group.cancelAll() }
+                case .timedOut:
+                    timedOut = true
+                case .cancelled:
+                    break
+                }
+            }
+            return timedOut
+        }
+    }
+
+    /// Copies one stream to `output` in whole lines; a last line without a newline gets one.
+    private static func pump(
+        _ stream: SubprocessOutputSequence,
+        to destination: HookStream,
+        output: HookOutput,
+        tail: TailBuffer?
+    ) async {
+        var pending: [UInt8] = []
+        do {
+            for try await buffer in stream {
+                buffer.withUnsafeBytes { pending.append(contentsOf: $0) }
+                if let lastNewline = pending.lastIndex(of: UInt8(ascii: "\n")) {
+                    let lines = Array(pending[...lastNewline])
+                    pending.removeSubrange(...lastNewline)
+                    output.write(destination, lines)
+                    tail?.append(lines)
+                }
+                while pending.count >= maxLineBytes {
+                    let piece = Array(pending.prefix(maxLineBytes)) + [UInt8(ascii: "\n")]
+                    pending.removeFirst(maxLineBytes)
+                    output.write(destination, piece)
+                    tail?.append(piece)
+                }
+            }
+        } catch {
+            // A read error ends the pass-through; whatever arrived is still flushed below.
+        }
+        if !pending.isEmpty {
+            pending.append(UInt8(ascii: "\n"))
+            output.write(destination, pending)
+            tail?.append(pending)
+        }
+    }
+
+    /// `30s`, `2m`, `1.5s`: a duration as the options take it.
+    static func format(_ duration: Duration) -> String {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        if seconds >= 60, seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(Int(seconds / 60))m" }
+        if seconds == seconds.rounded() { return "\(Int(seconds))s" }
+        return "\(seconds)s"
+    }
+}
+
+/// Writes whole lines to `descriptor`, one `write(2)` per line, retrying after signals and partial writes. A closed
+/// or failing descriptor drops the rest: a hook's output is never worth failing the refresh for.
+private func writeLines(_ descriptor: Int32, _ bytes: [UInt8]) {
+    bytes.withUnsafeBytes { raw in
+        guard let base = raw.baseAddress else { return }
+        var lineStart = 0
+        while lineStart < raw.count {
+            let newline = raw[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? (raw.count - 1)
+            var offset = lineStart
+            let end = newline + 1
+            while offset < end {
+                let written = write(descriptor, base + offset, end - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+            lineStart = end
+        }
+    }
+}
+
+/// The last `limit` bytes of a stream, for the failure message.
+///
+/// ## Why this class is `@unchecked Sendable`
+/// `bytes` is read and written only inside `lock.withLock {}`.
+private final class TailBuffer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var bytes: [UInt8] = []
+    private let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    func append(_ more: [UInt8]) {
+        lock.withLock {
+            bytes.append(contentsOf: more.suffix(limit))
+            if bytes.count > limit { bytes.removeFirst(bytes.count - limit) }
+        }
+    }
+
+    var text: String { lock.withLock { String(decoding: bytes, as: UTF8.self) } }
 }

@@ -22,6 +22,10 @@ public struct EpisodeUpdateConfiguration: Sendable {
     public var schedulePolicy: SchedulePolicy
     /// `--exec`: a command run once per new episode, with the episode in environment variables.
     public var hookCommand: String?
+    /// `--exec-timeout`: how long one run of the hook may take before its process group is stopped.
+    public var hookTimeout: Duration = NewEpisodeHook.defaultTimeout
+    /// Where the hook's output lines go (podfresh's standard output and error; only standard error for `--json`).
+    public var hookOutput: HookOutput = .standardStreams
     /// Retry a transient transport failure (reset, timeout) once within the run.
     public var retryTransientFailures: Bool
     /// The delay before that retry, before jitter (a random 50–150 % of it is used).
@@ -121,7 +125,9 @@ public final class EpisodeUpdateService: Sendable {
         let runID = run.id
         let deferred = DeferredFailures()
         let hooks = configuration.hookCommand.map { command in
-            HookQueue(command: command) { [coordinator] feed, problem in coordinator.publish(.hookFailed(feed, message: problem)) }
+            HookQueue(command: command, timeout: configuration.hookTimeout, output: configuration.hookOutput) {
+                [coordinator] feed, problem in coordinator.publish(.hookFailed(feed, message: problem))
+            }
         }
         let outcomes = await coordinator.run(targets, compactOutcomes: configuration.compactSummary) { [self] target in
             guard let subscription = byID[target.id] else {

@@ -42,6 +42,12 @@ extension RootCommand {
 
         @Option(
             help: ArgumentHelp(
+                "Stop an --exec hook, with every process it started, after this long (e.g. 30s, 2m).",
+                valueName: "duration"))
+        var execTimeout: DurationArgument = DurationArgument(seconds: 60)
+
+        @Option(
+            help: ArgumentHelp(
                 "If another refresh holds the database, wait for it (bare --wait: as long as it takes; --wait=5m: at most that long).",
                 valueName: "duration"))
         var wait: DurationArgument?
@@ -51,6 +57,7 @@ extension RootCommand {
                 throw ValidationError("Please give at most one of --all, --force and --offline.")
             }
             if offline && exec != nil { throw ValidationError("--exec has nothing to run with --offline.") }
+            try validateExecTimeout(execTimeout)
             if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
         }
 
@@ -66,7 +73,7 @@ extension RootCommand {
             let lock = try await acquireRunLock(global.databasePath, wait: wait)
             defer { lock.release() }
             let status = try await withRefreshEnvironment(
-                global, fetch: fetch, schedule: schedule, output: mode, hook: exec
+                global, fetch: fetch, schedule: schedule, output: mode, hook: exec, hookTimeout: execTimeout.duration
             ) { environment in
                 var feedIDs: [Int64]?
                 if !feeds.isEmpty {
@@ -142,6 +149,13 @@ func exitStatus(for run: RefreshRunResult) -> ExitCode {
     if let signal = run.stoppedBy { return ExitCode(128 + signal) }
     if run.summary.networkOffline { return .success }
     return run.summary.failedCount > 0 ? ExitStatus.feedsFailed : .success
+}
+
+/// `--exec-timeout` must leave a hook some time, and be a time at all.
+func validateExecTimeout(_ timeout: DurationArgument) throws {
+    guard timeout.seconds >= 0.001, timeout.seconds.isFinite else {
+        throw ValidationError("Please give an --exec-timeout of at least 1ms, such as 30s or 2m.")
+    }
 }
 
 /// Takes the run lock beside the database, or explains who holds it.

@@ -30,12 +30,19 @@ extension RootCommand {
         @Option(help: "Run this command once per new episode, with the episode in PODFRESH_* environment variables.")
         var exec: String?
 
+        @Option(
+            help: ArgumentHelp(
+                "Stop an --exec hook, with every process it started, after this long (e.g. 30s, 2m).",
+                valueName: "duration"))
+        var execTimeout: DurationArgument = DurationArgument(seconds: 60)
+
         @Option(help: ArgumentHelp("If another refresh holds the database, wait for it (bare --wait: as long as it takes).", valueName: "duration"))
         var wait: DurationArgument?
 
         func validate() throws {
             if let interval, interval.seconds < 1 { throw ValidationError("Please give an --interval of at least 1s.") }
             if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
+            try validateExecTimeout(execTimeout)
         }
 
         func run() async throws {
@@ -43,7 +50,9 @@ extension RootCommand {
             let lock = try await acquireRunLock(global.databasePath, wait: wait)
             defer { lock.release() }
             let interval = self.interval
-            try await withRefreshEnvironment(global, fetch: fetch, schedule: schedule, output: mode, hook: exec) { environment in
+            try await withRefreshEnvironment(
+                global, fetch: fetch, schedule: schedule, output: mode, hook: exec, hookTimeout: execTimeout.duration
+            ) { environment in
                 environment.updates.attach(to: environment.coordinator)
                 let loop = Task { await Self.loop(environment, interval: interval?.seconds) }
                 let renderer = environment.renderer

@@ -1,0 +1,189 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTPCompression
+import NIOPosix
+import NIOSSL
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// MARK: - Sorting transport errors into kinds people can act on
+
+extension HTTPFeedSource {
+    /// Turns an error from AsyncHTTPClient, NIO or NIOSSL into a ``FeedFetchError`` whose kind says whether it is
+    /// final (refused, unknown host, TLS, corrupt body), transient (reset, timeout) or a sign that the local network
+    /// is down (``FeedFetchError/Kind/unreachable``), and whose message names no library type.
+    func classify(_ error: any Error, url: URL) -> FeedFetchError {
+        let host = url.host ?? "the server"
+        let port = url.port.map { ":\($0)" } ?? ""
+        switch error {
+        case let error as HTTPClientError:
+            return classify(error, host: host)
+        case let error as NIOConnectionError:
+            // Happy Eyeballs: DNS errors first (no address was tried), else the errors of the addresses tried.
+            if let dns = error.dnsAError ?? error.dnsAAAAError {
+                return classify(dns, url: url)
+            }
+            let causes = error.connectionErrors.map { classify($0.error, url: url) }
+            // One refused address among several unreachable ones still means the host answered.
+            return causes.first { $0.kind != .unreachable } ?? causes.first
+                ?? FeedFetchError(kind: .unreachable, message: "cannot connect to \(host)\(port): no address answered")
+        case let error as SocketAddressError.UnknownHost:
+            return classifyLookup(errorCode: error.errorCode, host: host, reason: error.errorDescription)
+        case let error as IOError:
+            return classify(errno: error.errnoCode, host: host, port: port)
+        case ChannelError.connectTimeout:
+            return connectTimeout(host: host)
+        case let error as NIOHTTPDecompression.DecompressionError:
+            if error == .limit {
+                return FeedFetchError(
+                    kind: .tooLarge,
+                    message: "the compressed feed expands more than \(configuration.decompressionRatioLimit)× "
+                        + "(a decompression bomb?)"
+                )
+            }
+            return corruptBody()
+        case is NIOHTTPDecompression.ExtraDecompressionError:
+            return corruptBody()
+        case let error as NIOSSLError:
+            return classify(error, host: host, port: port)
+        case let error as NIOSSLExtraError where error == .failedToValidateHostname:
+            return FeedFetchError(
+                kind: .tls,
+                message: "the TLS certificate of \(host) is issued for another name: check the feed's URL"
+            )
+        case is NIOSSLExtraError, is BoringSSLError:
+            return tlsFailed(host: host, port: port)
+        default:
+            if String(reflecting: type(of: error)).contains("HTTPParserError") {
+                return FeedFetchError(kind: .transport, message: "the server's answer is not valid HTTP or ended early")
+            }
+            return FeedFetchError(kind: .transport, message: "network error talking to \(host): \(error)")
+        }
+    }
+
+    private func classify(_ error: HTTPClientError, host: String) -> FeedFetchError {
+        switch error {
+        case .connectTimeout:
+            return connectTimeout(host: host)
+        case .readTimeout, .deadlineExceeded:
+            return FeedFetchError(
+                kind: .timeout,
+                message: "timed out: no complete answer within \(configuration.totalTimeout)"
+            )
+        case .redirectLimitReached:
+            return FeedFetchError(kind: .tooManyRedirects, message: "more than \(configuration.maxRedirects) redirects")
+        case .redirectCycleDetected:
+            return FeedFetchError(kind: .tooManyRedirects, message: "the redirects go round in a circle")
+        case .remoteConnectionClosed:
+            return FeedFetchError(
+                kind: .transport,
+                message: "the server closed the connection before the whole answer arrived"
+            )
+        case .cancelled:
+            return FeedFetchError(kind: .transport, message: "the request was cancelled")
+        default:
+            return FeedFetchError(kind: .transport, message: "HTTP error talking to \(host): \(error)")
+        }
+    }
+
+    /// A `getaddrinfo` failure: "no such name" is final; a resolver that cannot be reached points at the network.
+    private func classifyLookup(errorCode: Int, host: String, reason: String) -> FeedFetchError {
+        switch Int32(truncatingIfNeeded: errorCode) {
+        case EAI_NONAME, Self.eaiNoData, Self.eaiAddrFamily:
+            return FeedFetchError(
+                kind: .unknownHost,
+                message: "\(host) does not exist (the name server knows no such host): check the feed's URL"
+            )
+        case EAI_AGAIN:
+            return FeedFetchError(
+                kind: .unreachable,
+                message: "cannot look up \(host): the name server did not answer (is the network down?)"
+            )
+        default:
+            return FeedFetchError(kind: .unreachable, message: "cannot look up \(host): \(reason)")
+        }
+    }
+
+    private func classify(errno code: Int32, host: String, port: String) -> FeedFetchError {
+        switch code {
+        case ECONNREFUSED:
+            return FeedFetchError(
+                kind: .connectionRefused,
+                message:
+                    "connection refused by \(host)\(port): nothing is listening there (server down, or a wrong port?)"
+            )
+        case ENETUNREACH, ENETDOWN:
+            return FeedFetchError(
+                kind: .unreachable,
+                message: "cannot reach \(host): the network is unreachable from here"
+            )
+        case EHOSTUNREACH:
+            return FeedFetchError(kind: .unreachable, message: "cannot reach \(host): no route to the host")
+        case ETIMEDOUT:
+            return connectTimeout(host: host)
+        case ECONNRESET, EPIPE:
+            return FeedFetchError(kind: .transport, message: "the connection to \(host) was reset")
+        default:
+            return FeedFetchError(
+                kind: .transport,
+                message: "network error talking to \(host): \(String(cString: strerror(code)))"
+            )
+        }
+    }
+
+    private func classify(_ error: NIOSSLError, host: String, port: String) -> FeedFetchError {
+        switch error {
+        case .uncleanShutdown:
+            return FeedFetchError(
+                kind: .transport,
+                message: "the connection to \(host) was cut before the whole answer arrived"
+            )
+        case .handshakeFailed(let reason):
+            if "\(reason)".contains("CERTIFICATE_VERIFY_FAILED") {
+                return FeedFetchError(
+                    kind: .tls,
+                    message: "the TLS certificate of \(host) is not trusted (self-signed, expired, or from an unknown "
+                        + "authority): podfresh will not fetch from it"
+                )
+            }
+            return tlsFailed(host: host, port: port)
+        case .unableToValidateCertificate:
+            return FeedFetchError(kind: .tls, message: "the TLS certificate of \(host) could not be checked")
+        default:
+            return tlsFailed(host: host, port: port)
+        }
+    }
+
+    private func tlsFailed(host: String, port: String) -> FeedFetchError {
+        FeedFetchError(
+            kind: .tls,
+            message: "the TLS handshake with \(host)\(port) failed (does the server speak https on this port?)"
+        )
+    }
+
+    private func connectTimeout(host: String) -> FeedFetchError {
+        FeedFetchError(
+            kind: .unreachable,
+            message: "could not connect to \(host) within \(configuration.connectTimeout): "
+                + "no answer from the host or the network"
+        )
+    }
+
+    private func corruptBody() -> FeedFetchError {
+        FeedFetchError(
+            kind: .corruptBody,
+            message: "corrupt compressed body: the server said gzip or deflate, but the bytes do not decompress"
+        )
+    }
+
+    /// glibc's `EAI_NODATA` and `EAI_ADDRFAMILY` (GNU extensions, not in every C module map).
+    private static let eaiNoData: Int32 = -5
+    private static let eaiAddrFamily: Int32 = -9
+}

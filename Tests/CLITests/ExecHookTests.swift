@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `refresh --exec` / `--exec-timeout`, through the built binary.
+@Suite(.timeLimit(.minutes(2)))
+struct ExecHookTests {
+    /// One item, so the hook runs once.
+    private static let oneEpisodeFeed = """
+        <rss version="2.0"><channel><title>One</title>
+        <item><title>Only episode</title><guid>only-1</guid></item>
+        </channel></rss>
+        """
+
+    private func subscribeToOneEpisode(_ podfresh: Podfresh) async throws {
+        let path = podfresh.directory.appendingPathComponent("one.xml").path
+        try Self.oneEpisodeFeed.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try await podfresh.run(["add", "--no-fetch", path]).status == 0)
+    }
+
+    @Test func execTimeoutStopsTheHookAndItsChildrenAndRefreshReturnsSoonAfter() async throws {
+        let podfresh = try Podfresh()
+        defer { podfresh.cleanUp() }
+        try await subscribeToOneEpisode(podfresh)
+        let pidFile = podfresh.directory.appendingPathComponent("pids").path
+        let hook = "sleep 30 & echo $! >> '\(pidFile)'; echo $$ >> '\(pidFile)'; sleep 30"
+        let start = Date()
+        let result = try await podfresh.run(["refresh", "--quiet", "--exec", hook, "--exec-timeout", "1s"])
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(elapsed < 10, "refresh took \(elapsed) s")
+        #expect(result.stderr.contains("timed out after 1s"), "\(result.stderr)")
+        let started = pidsWritten(to: pidFile)
+        #expect(started.count == 2)
+        let deadline = Date().addingTimeInterval(2)
+        while !started.allSatisfy(gone) && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(started.allSatisfy(gone), "still running: \(started.filter { !gone($0) })")
+    }
+
+    @Test func theHooksOutputGoesToPodfreshsOwnStreams() async throws {
+        let podfresh = try Podfresh()
+        defer { podfresh.cleanUp() }
+        try await subscribeToOneEpisode(podfresh)
+        let hook = "echo \"hook saw $PODFRESH_EPISODE_TITLE\"; echo 'hook complains' >&2"
+        let result = try await podfresh.run(["refresh", "--quiet", "--exec", hook])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutLines.contains("hook saw Only episode"), "\(result.stdout)")
+        #expect(result.stderrLines.contains("hook complains"), "\(result.stderr)")
+    }
+
+    @Test func withJSONTheHooksOutputStaysOutOfTheJSONLines() async throws {
+        let podfresh = try Podfresh()
+        defer { podfresh.cleanUp() }
+        try await subscribeToOneEpisode(podfresh)
+        let result = try await podfresh.run(["refresh", "--json", "--exec", "echo 'hook says hi'"])
+        #expect(result.status == 0, "\(result.stderr)")
+        for line in result.stdoutLines {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "not JSON: \(line)")
+        }
+        #expect(result.stderrLines.contains("hook says hi"), "\(result.stderr)")
+    }
+
+    @Test func aZeroOrUnreadableExecTimeoutIsAUsageError() async throws {
+        let podfresh = try Podfresh()
+        defer { podfresh.cleanUp() }
+        for value in ["0", "soon"] {
+            let result = try await podfresh.run(["refresh", "--exec", "true", "--exec-timeout", value])
+            #expect(result.status == 64, "\(value): \(result.stderr)")
+        }
+        let watch = try await podfresh.run(["watch", "--exec", "true", "--exec-timeout", "0s"])
+        #expect(watch.status == 64, "\(watch.stderr)")
+    }
+
+    private func pidsWritten(to path: String) -> [pid_t] {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { pid_t($0) }
+    }
+
+    /// No such process, or a zombie that init has not reaped yet.
+    private func gone(_ pid: pid_t) -> Bool {
+        if kill(pid, 0) != 0 { return errno == ESRCH }
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        guard let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+    }
+}

@@ -1,0 +1,220 @@
+import AsyncHTTPClient
+import FeedFetching
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A source with the connect timeout the CLI uses (10 s), so a failure that waits for it shows. The time bounds in
+/// these tests leave room for a loaded machine (they pass in well under a second alone); what they rule out is the
+/// old wait for the whole 10 s connect timeout.
+private func withRealisticSource<R>(
+    maxBodyBytes: Int = 1_000_000,
+    totalTimeout: Duration = .seconds(30),
+    decompressionRatioLimit: Int = 1000,
+    _ body: (HTTPFeedSource) async throws -> R
+) async throws -> R {
+    let configuration = FetchConfiguration(
+        connectTimeout: .seconds(10),
+        totalTimeout: totalTimeout,
+        maxBodyBytes: maxBodyBytes,
+        maxRedirects: 5,
+        decompressionRatioLimit: decompressionRatioLimit,
+        userAgent: "podfresh/test"
+    )
+    let client = HTTPFeedSource.makeClient(configuration: configuration)
+    do {
+        let result = try await body(HTTPFeedSource(client: client, configuration: configuration))
+        try await client.shutdown()
+        return result
+    } catch {
+        try? await client.shutdown()
+        throw error
+    }
+}
+
+/// The error a fetch ends with, and how long it took.
+private func timedFailure(_ source: HTTPFeedSource, _ url: URL) async -> (error: FeedFetchError?, seconds: Double) {
+    let clock = ContinuousClock()
+    let start = clock.now
+    var failure: FeedFetchError?
+    do {
+        _ = try await source.fetch(FeedRequest(url: url)) { _ in Collect() }
+    } catch {
+        failure = error as? FeedFetchError
+    }
+    let elapsed = clock.now - start
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let kind = failure?.kind.rawValue ?? "ok"
+    print("fetch-figure: \(url.host ?? "") \(kind) in \(String(format: "%.3f", seconds)) s: \(failure?.message ?? "")")
+    return (failure, seconds)
+}
+
+/// A port on 127.0.0.1 that nothing listens on (bound, then released).
+private func closedPort() async throws -> Int {
+    let server = try await TestHTTPServer.start()
+    let port = server.port
+    try await server.shutdown()
+    return port
+}
+
+/// Gzip of `megabytes` of zeros, made with the system's gzip.
+private func gzippedZeros(megabytes: Int) throws -> [UInt8] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", "head -c \(megabytes << 20) /dev/zero | gzip -9"]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Array(data)
+}
+
+/// Connection failures that say nothing about this machine's network are final and fast: they are reported on the
+/// first attempt, never retried, and never taken for "offline".
+@Suite(.timeLimit(.minutes(1)))
+struct NetworkFailureTests {
+    @Test func aRefusedConnectionIsReportedAtOnceAsRefusedAndIsFinal() async throws {
+        let port = try await closedPort()
+        try await withRealisticSource { source in
+            let (error, seconds) = await timedFailure(source, URL(string: "http://127.0.0.1:\(port)/feed.xml")!)
+            let failure = try #require(error)
+            #expect(failure.kind == .connectionRefused)
+            #expect(!failure.isTransient)
+            #expect(failure.message.contains("connection refused by 127.0.0.1:\(port)"))
+            #expect(seconds < 5, "took \(seconds) s")
+        }
+    }
+
+    @Test func anUnknownHostIsReportedQuicklyAsUnknownAndIsFinal() async throws {
+        let host = "podfresh-test-\(UUID().uuidString.prefix(8).lowercased()).invalid"
+        // `.invalid` never resolves; a machine whose resolver cannot be reached at all answers EAI_AGAIN instead of
+        // "no such name", and that is rightly a sign of a network problem.
+        var info: UnsafeMutablePointer<addrinfo>?
+        let lookup = getaddrinfo(host, "80", nil, &info)
+        if let info { freeaddrinfo(info) }
+        try await withRealisticSource { source in
+            let (error, seconds) = await timedFailure(source, URL(string: "http://\(host)/feed.xml")!)
+            let failure = try #require(error)
+            if lookup == EAI_AGAIN {
+                #expect(failure.kind == .unreachable)
+            } else {
+                #expect(failure.kind == .unknownHost)
+                #expect(!failure.isTransient)
+                #expect(failure.message.contains("\(host) does not exist"))
+            }
+            #expect(seconds < 5, "took \(seconds) s")
+        }
+    }
+
+    @Test func anUntrustedCertificateFailsOnceAtOnceInWordsForPeople() async throws {
+        let server = try await TestTLSServer.start()
+        defer { Task { try? await server.shutdown() } }
+        try await withRealisticSource { source in
+            let (error, seconds) = await timedFailure(source, server.url("/feed.xml"))
+            let failure = try #require(error)
+            #expect(failure.kind == .tls)
+            #expect(!failure.isTransient)
+            #expect(failure.message.contains("certificate of 127.0.0.1 is not trusted"))
+            for jargon in ["NIOSSL", "BoringSSL", "handshakeFailed", "sslError", ".cc", "/", "error:"] {
+                #expect(!failure.message.contains(jargon), "\(failure.message)")
+            }
+            #expect(seconds < 5, "took \(seconds) s")
+            #expect(server.connectionCount == 1, "handshakes: \(server.connectionCount)")
+        }
+    }
+
+    @Test func aCorruptGzipBodyIsReportedAsCorruptNotAsABomb() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let notGzip = Array("<rss><channel><title>plain text, not gzip</title></channel></rss>".utf8)
+        server.setRoute("/feed.xml", TestResponse(status: 200, headers: [("Content-Encoding", "gzip")], body: notGzip))
+        try await withRealisticSource { source in
+            let failure = try #require(await timedFailure(source, server.url("/feed.xml")).error)
+            #expect(failure.kind == .corruptBody)
+            #expect(failure.message.contains("corrupt"))
+            #expect(!failure.message.contains("bomb"))
+        }
+    }
+
+    @Test func aRealGzipBombStillStopsAtTheRatioLimit() async throws {
+        let bomb = try gzippedZeros(megabytes: 20)
+        let server = try await TestHTTPServer.start()
+        defer { Task { try? await server.shutdown() } }
+        server.setRoute("/feed.xml", TestResponse(status: 200, headers: [("Content-Encoding", "gzip")], body: bomb))
+        try await withRealisticSource(maxBodyBytes: 100_000_000, decompressionRatioLimit: 100) { source in
+            let failure = try #require(await timedFailure(source, server.url("/feed.xml")).error)
+            #expect(failure.kind == .tooLarge)
+            #expect(failure.message.contains("expands more than 100×"))
+        }
+    }
+
+    @Test func aContentLengthOverTheLimitIsRefusedFromTheHeader() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { try? await server.shutdown() } }
+        // 5 GB announced, 16 bytes sent, then the connection is held open: only the header can end this quickly.
+        server.setRoute(
+            "/feed.xml",
+            TestResponse(status: 200, body: Array("<rss><channel>..".utf8), fault: .declaredLength(5_000_000_000))
+        )
+        try await withRealisticSource(maxBodyBytes: 1_000_000, totalTimeout: .seconds(20)) { source in
+            let (error, seconds) = await timedFailure(source, server.url("/feed.xml"))
+            let failure = try #require(error)
+            #expect(failure.kind == .tooLarge)
+            #expect(failure.message.contains("announces 5000 MB"))
+            #expect(seconds < 5, "took \(seconds) s")
+            // The client closed the connection instead of waiting for the body (while it is still running).
+            let deadline = Date().addingTimeInterval(3)
+            while server.closedConnections == 0 && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(server.closedConnections == 1)
+        }
+    }
+}
+
+/// Connecting that times out points at the network, not at the feed.
+@Suite(.timeLimit(.minutes(1)))
+struct ConnectTimeoutTests {
+    @Test func aConnectTimeoutIsUnreachableAndWaitsOnlyOnce() async throws {
+        let unanswered = try UnansweredPort()
+        defer { unanswered.close() }
+        let configuration = FetchConfiguration(
+            connectTimeout: .seconds(1),
+            totalTimeout: .seconds(30),
+            userAgent: "podfresh/test"
+        )
+        let client = HTTPFeedSource.makeClient(configuration: configuration)
+        defer { Task { try? await client.shutdown() } }
+        let (error, seconds) = await timedFailure(
+            HTTPFeedSource(client: client, configuration: configuration),
+            unanswered.url("/feed.xml")
+        )
+        let failure = try #require(error)
+        #expect(failure.kind == .unreachable)
+        #expect(failure.message.contains("could not connect to 127.0.0.1 within"))
+        #expect(seconds >= 0.9 && seconds < 5, "took \(seconds) s")
+    }
+}
+
+/// An https URL on a port that speaks plain HTTP.
+@Suite(.timeLimit(.minutes(1)))
+struct TLSProtocolMismatchTests {
+    @Test func anHTTPSURLOnAPlainHTTPServerIsAFinalTLSFailure() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { try? await server.shutdown() } }
+        try await withRealisticSource { source in
+            let (error, seconds) = await timedFailure(source, URL(string: "https://127.0.0.1:\(server.port)/feed.xml")!)
+            let failure = try #require(error)
+            #expect(failure.kind == .tls)
+            #expect(failure.message.contains("TLS handshake with 127.0.0.1:\(server.port) failed"))
+            #expect(seconds < 5, "took \(seconds) s")
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import RefreshEngine
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Collects what a hook writes, call by call.
+///
+/// ## Why this class is `@unchecked Sendable`
+/// `calls` is read and written only inside `lock.withLock {}`.
+final class HookOutputRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var calls: [(HookStream, [UInt8])] = []
+
+    var output: HookOutput { HookOutput { stream, bytes in self.lock.withLock { self.calls.append((stream, bytes)) } } }
+
+    func chunks(_ stream: HookStream) -> [String] {
+        lock.withLock { calls.filter { $0.0 == stream }.map { String(decoding: $0.1, as: UTF8.self) } }
+    }
+
+    func text(_ stream: HookStream) -> String { chunks(stream).joined() }
+}
+
+private let episode = HookEpisode(
+    feedTitle: "Night Shift",
+    feedURL: "https://n.example/feed.xml",
+    episodeTitle: "Episode $(one)",
+    episodeURL: "",
+    enclosureURL: "https://n.example/1.mp3",
+    enclosureType: "audio/mpeg",
+    published: nil,
+    guid: "g1",
+    identity: "g1",
+    duration: 61
+)
+
+/// Whether a process is gone: no such pid, or only a zombie waiting for a parent that is not ours to reap it.
+func processIsGone(_ pid: pid_t) -> Bool {
+    if kill(pid, 0) != 0 { return errno == ESRCH }
+    let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+    // The state follows the parenthesised command name: "123 (sleep) Z ...".
+    guard let close = stat.lastIndex(of: ")") else { return false }
+    return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+}
+
+/// Pids written one per line by a hook.
+func pids(in path: String) -> [pid_t] {
+    ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { pid_t($0) }
+}
+
+private func temporaryPath(_ name: String) -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-hook-\(UUID().uuidString)-\(name)").path
+}
+
+private func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+/// The `--exec` hook runner, with real shells and real processes. The time bounds leave room for a loaded machine
+/// (about 1 s alone); what they rule out is waiting for the hooks' 30 s sleeps.
+@Suite(.timeLimit(.minutes(1)))
+struct NewEpisodeHookTests {
+    @Test func aTimedOutHookIsStoppedTogetherWithEveryProcessItStarted() async throws {
+        let pidFile = temporaryPath("pids")
+        defer { try? FileManager.default.removeItem(atPath: pidFile) }
+        // A background child, a grandchild in a subshell, and a foreground sleep that outlives the timeout.
+        let command = """
+            sleep 30 & echo $! >> '\(pidFile)'
+            ( sleep 30 & echo $! >> '\(pidFile)'; wait ) &
+            echo $$ >> '\(pidFile)'
+            sleep 30
+            """
+        let recorder = HookOutputRecorder()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = await NewEpisodeHook.run(
+            command: command,
+            episode: episode,
+            timeout: .seconds(1),
+            output: recorder.output
+        )
+        let elapsed = seconds(clock.now - start)
+        #expect(result.timedOut)
+        #expect(result.problemDescription?.contains("timed out after 1s") == true, "\(result)")
+        #expect(elapsed < 10, "took \(elapsed) s")
+        let started = pids(in: pidFile)
+        #expect(started.count == 3)
+        // SIGKILL is delivered at once, but a killed orphan is reaped by init a moment later.
+        let deadline = Date().addingTimeInterval(2)
+        while !started.allSatisfy(processIsGone) && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        for pid in started {
+            #expect(processIsGone(pid), "process \(pid) is still running")
+        }
+    }
+
+    @Test func aHookThatIgnoresSIGTERMIsKilled() async throws {
+        let pidFile = temporaryPath("pids")
+        defer { try? FileManager.default.removeItem(atPath: pidFile) }
+        let command =
+            "trap '' TERM; sh -c 'trap \"\" TERM; echo $$ >> \(pidFile); sleep 30' & echo $$ >> '\(pidFile)'; wait"
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = await NewEpisodeHook.run(
+            command: command,
+            episode: episode,
+            timeout: .milliseconds(500),
+            output: HookOutputRecorder().output
+        )
+        #expect(result.timedOut)
+        #expect(seconds(clock.now - start) < 10)
+        let deadline = Date().addingTimeInterval(2)
+        let started = pids(in: pidFile)
+        while !started.allSatisfy(processIsGone) && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(started.count == 2 && started.allSatisfy(processIsGone), "\(started)")
+    }
+
+    @Test func theHooksOutputIsPassedThroughInWholeLines() async throws {
+        let recorder = HookOutputRecorder()
+        let command = """
+            printf 'one\\ntw'; sleep 0.2; printf 'o\\nthr'; sleep 0.2; printf 'ee'
+            echo "warning: $PODFRESH_EPISODE_TITLE" >&2
+            """
+        let result = await NewEpisodeHook.run(command: command, episode: episode, output: recorder.output)
+        #expect(result.problemDescription == nil, "\(result)")
+        #expect(recorder.text(.standardOutput) == "one\ntwo\nthree\n")
+        #expect(
+            recorder.chunks(.standardOutput).allSatisfy { $0.hasSuffix("\n") },
+            "\(recorder.chunks(.standardOutput))"
+        )
+        #expect(recorder.text(.standardError) == "warning: Episode $(one)\n")
+    }
+
+    @Test func aBackgroundProcessLeftByTheHookDoesNotHoldUpTheRun() async throws {
+        let pidFile = temporaryPath("pids")
+        defer {
+            for pid in pids(in: pidFile) { kill(pid, SIGKILL) }
+            try? FileManager.default.removeItem(atPath: pidFile)
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        // The background sleep keeps the output pipes open; podfresh must not wait for it.
+        let result = await NewEpisodeHook.run(
+            command: "sleep 30 & echo $! > '\(pidFile)'; echo started",
+            episode: episode,
+            output: HookOutputRecorder().output
+        )
+        #expect(result.problemDescription == nil, "\(result)")
+        #expect(seconds(clock.now - start) < 10)
+    }
+
+    @Test func aFailingHookReportsItsStatusAndLastErrorLine() async throws {
+        let recorder = HookOutputRecorder()
+        let result = await NewEpisodeHook.run(
+            command: "echo first >&2; echo 'no space left' >&2; exit 3",
+            episode: episode,
+            output: recorder.output
+        )
+        #expect(result.problemDescription == "exited with status 3: no space left")
+        #expect(recorder.text(.standardError) == "first\nno space left\n")
+    }
+}

@@ -1,0 +1,116 @@
+public import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// An https server on 127.0.0.1 (port 0) whose certificate is self-signed, made with `openssl` when it starts: a
+/// client that verifies certificates must refuse it. It counts the connections (TLS handshakes begun) it accepts.
+///
+/// ## Why this class is `@unchecked Sendable`
+/// The connection count lives in a `NIOLockedValueBox`; the channel, group and port are set once in `start()`.
+public final class TestTLSServer: @unchecked Sendable {
+    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private var channel: (any Channel)?
+    private let accepted = NIOLockedValueBox(0)
+
+    /// The port the server listens on.
+    public private(set) var port = 0
+
+    /// Connections accepted so far; each is one TLS handshake begun.
+    public var connectionCount: Int { accepted.withLockedValue { $0 } }
+
+    private init() {}
+
+    /// A certificate and key for `localhost` and `127.0.0.1`, valid for a day, signed by nobody but itself.
+    private static func makeSelfSignedCertificate() throws -> (certificate: NIOSSLCertificate, key: NIOSSLPrivateKey) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "podfresh-tls-\(UUID().uuidString)"
+        )
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = directory.appendingPathComponent("cert.pem").path
+        let key = directory.appendingPathComponent("key.pem").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw TestTLSServerError(
+                message: "openssl could not make a certificate (status \(process.terminationStatus))"
+            )
+        }
+        guard let loaded = try NIOSSLCertificate.fromPEMFile(certificate).first else {
+            throw TestTLSServerError(message: "openssl wrote no certificate")
+        }
+        return (loaded, try NIOSSLPrivateKey(file: key, format: .pem))
+    }
+
+    /// Starts the server on 127.0.0.1 on a free port. It answers `200 ok` to a client that accepts its certificate.
+    public static func start() async throws -> TestTLSServer {
+        let server = TestTLSServer()
+        let (certificate, key) = try makeSelfSignedCertificate()
+        let configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(certificate)],
+            privateKey: .privateKey(key)
+        )
+        let context = try NIOSSLContext(configuration: configuration)
+        let bootstrap = ServerBootstrap(group: server.group)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                server.accepted.withLockedValue { $0 += 1 }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(OKHandler())
+                }
+            }
+        let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+        server.channel = channel
+        server.port = channel.localAddress?.port ?? 0
+        return server
+    }
+
+    /// An https URL on this server.
+    public func url(_ path: String) -> URL {
+        URL(string: "https://127.0.0.1:\(port)\(path.hasPrefix("/") ? path : "/" + path)")!
+    }
+
+    /// Stops the server.
+    public func shutdown() async throws {
+        try? await channel?.close()
+        try await group.shutdownGracefully()
+    }
+}
+
+/// Why the TLS test server could not start.
+public struct TestTLSServerError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+
+/// Answers every request with `200 ok`.
+private final class OKHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .end = unwrapInboundIn(data) else { return }
+        let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: ["Content-Length": "2"])
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "ok")))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}
