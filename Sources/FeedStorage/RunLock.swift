@@ -11,11 +11,7 @@ public struct RunLockError: Error, Hashable, CustomStringConvertible, LocalizedE
     public let since: Date?
     /// The holder's command line.
     public let command: String?
-    /// A problem opening the lock file itself, when that is what failed.
-    public let failure: String?
-
     public var description: String {
-        if let failure { return failure }
         var text = "another podfresh"
         if let command { text += " (\(command))" }
         if let pid { text += " with PID \(pid)" }
@@ -47,7 +43,9 @@ public final class RunLock: @unchecked Sendable {
     /// Takes the lock for the database at `path`.
     ///
     /// - Parameter wait: nil to try once; otherwise how long to keep trying (polling every 100 ms).
-    /// - Throws: ``RunLockError`` naming the holder when the lock stays taken.
+    /// - Throws: ``RunLockError`` naming the holder when the lock stays taken; ``StoreError`` `.database` when the
+    ///   lock file cannot be opened at all (a read-only folder, a parent that is a file): that is a problem with the
+    ///   database's location, not a busy database, and waiting would not help.
     public static func acquire(forDatabaseAt path: String, wait: Duration?) async throws -> RunLock {
         let lockPath = path + ".lock"
         try? FileManager.default.createDirectory(
@@ -56,7 +54,9 @@ public final class RunLock: @unchecked Sendable {
         while true {
             let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard fd >= 0 else {
-                throw RunLockError(pid: nil, since: nil, command: nil, failure: "cannot open the lock file \(lockPath): \(String(cString: strerror(errno)))")
+                throw StoreError(
+                    kind: .database,
+                    message: "cannot open the lock file \(lockPath): \(String(cString: strerror(errno))); check that the database's folder exists and is writable, or use another --database path")
             }
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {
                 let info = "\(getpid())\n\(Date().timeIntervalSince1970)\n\(CommandLine.arguments.joined(separator: " "))\n"
@@ -78,8 +78,7 @@ public final class RunLock: @unchecked Sendable {
         return RunLockError(
             pid: lines.first.flatMap { Int32($0) },
             since: lines.count > 1 ? Double(lines[1]).map(Date.init(timeIntervalSince1970:)) : nil,
-            command: lines.count > 2 ? String(lines[2].prefix(200)) : nil,
-            failure: nil)
+            command: lines.count > 2 ? String(lines[2].prefix(200)) : nil)
     }
 
     /// Releases the lock (also done when the object goes away or the process ends).

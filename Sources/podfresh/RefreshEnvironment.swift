@@ -28,13 +28,8 @@ func withRefreshEnvironment<Result: Sendable>(
     hook: String? = nil,
     body: (RefreshEnvironment) async throws -> Result
 ) async throws -> Result {
-    let databasePath = global.databasePath
-    do {
-        return try await withEnvironment(databasePath: databasePath, fetch: fetch, schedule: schedule, output: output, hook: hook, body: body)
-    } catch let error as StoreError {
-        Console.error(error.message)
-        throw ExitStatus.internalError
-    }
+    // A StoreError escaping from here exits 70 through ExitStatus.mapping, like every command's.
+    try await withEnvironment(databasePath: global.databasePath, fetch: fetch, schedule: schedule, output: output, hook: hook, body: body)
 }
 
 private func withEnvironment<Result: Sendable>(

@@ -41,7 +41,7 @@ extension RootCommand {
 
         @Option(
             help: ArgumentHelp(
-                "If another refresh holds the database, wait for it (bare --wait: as long as it takes; --wait=5m: at most that long).",
+                "If another refresh holds the database, wait for it (bare --wait: as long as it takes; --wait 5m or --wait=5m: at most that long).",
                 valueName: "duration"))
         var wait: DurationArgument?
 

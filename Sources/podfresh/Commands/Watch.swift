@@ -30,7 +30,7 @@ extension RootCommand {
         @Option(help: "Run this command once per new episode, with the episode in PODFRESH_* environment variables.")
         var exec: String?
 
-        @Option(help: ArgumentHelp("If another refresh holds the database, wait for it (bare --wait: as long as it takes).", valueName: "duration"))
+        @Option(help: ArgumentHelp("If another refresh holds the database, wait for it (bare --wait: as long as it takes; --wait 5m or --wait=5m: at most that long).", valueName: "duration"))
         var wait: DurationArgument?
 
         func validate() throws {
