@@ -1,5 +1,6 @@
 import ArgumentParser
 import FeedStorage
+import RefreshEngine
 
 /// The exit statuses podfresh documents (README, `--help`).
 enum ExitStatus {
@@ -23,5 +24,16 @@ enum ExitStatus {
             return internalError
         }
         return error
+    }
+
+    /// 70 when a feed's refresh failed because the database did (damaged, full, unwritable): that is no fault of the
+    /// feed, and every command exits 70 on a database error. The feed's line already named the file and the cause.
+    static func forDatabaseFailures(in summary: RefreshSummary) -> ExitCode? {
+        let databaseKind = StoreError.Kind.database.rawValue
+        let failed = summary.outcomes.contains { outcome in
+            if case .failed(let failure) = outcome.result { return failure.kind == databaseKind }
+            return false
+        }
+        return failed ? internalError : nil
     }
 }

@@ -1,3 +1,4 @@
+import ArgumentParser
 import FeedStorage
 import Foundation
 import Testing
@@ -59,7 +60,7 @@ struct StoreCommandTests {
         handle.write(Data(repeating: 0xA5, count: 4096))
         try handle.close()
         // … every command that touches episodes says so and exits 70 (before: `episodes` and `remove` exited 1).
-        for arguments in [["episodes"], ["episodes", "--json"], ["remove", "1"], ["refresh", "--all"]] {
+        for arguments in [["episodes"], ["episodes", "--json"], ["remove", "1"], ["refresh", "--force"]] {
             let result = try await podfresh.run(arguments)
             #expect(result.status == 70, "podfresh \(arguments.joined(separator: " ")): \(result.status) \(result.stderr)")
             #expect(result.stderr.contains(podfresh.databasePath), "\(arguments): \(result.stderr)")
@@ -111,6 +112,8 @@ struct StoreCommandTests {
         defer { podfresh.cleanUp() }
         #expect(try sqlite(podfresh.databasePath, "PRAGMA journal_mode") == "wal")
         let before = try Data(contentsOf: URL(fileURLWithPath: podfresh.databasePath))
+        let filesBefore = try FileManager.default.contentsOfDirectory(atPath: podfresh.directory.path).sorted()
+        #expect(!filesBefore.contains("podfresh.sqlite-wal"))
         // Given a read-only file in a read-only folder, where no -wal or -shm file can be created …
         try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: podfresh.databasePath)
         try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: podfresh.directory.path)
@@ -126,8 +129,7 @@ struct StoreCommandTests {
         #expect(try await reader.run(["status"]).status == 0)
         let export = try await reader.run(["export"])
         #expect(export.status == 0 && export.stdout.contains("xmlUrl"), "\(export.stderr)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: podfresh.directory.path).filter { $0.hasPrefix("podfresh.sqlite") }
-            == ["podfresh.sqlite"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: podfresh.directory.path).sorted() == filesBefore)
         #expect(try Data(contentsOf: URL(fileURLWithPath: podfresh.databasePath)) == before)
     }
 
@@ -299,7 +301,7 @@ struct StoreCommandTests {
         try process.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r" }).map(String.init)
+        let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
         #expect(lines.count == 2, "\(lines)")
         #expect(lines.allSatisfy { $0.count <= 60 }, "\(lines)")
         #expect(lines.last?.contains("A Rem") == true && lines.last?.contains("…") == true, "\(lines)")

@@ -109,8 +109,10 @@ func runRefresh(
     return try result.get()
 }
 
-/// 0 when every feed was refreshed or unchanged (or the network was down and nobody was blamed); 1 when any failed.
+/// 0 when every feed was refreshed or unchanged (or the network was down and nobody was blamed); 1 when any failed;
+/// 70 when the database failed under a feed (``ExitStatus/forDatabaseFailures(in:)``).
 func exitStatus(for summary: RefreshSummary) -> ExitCode {
+    if let databaseFailure = ExitStatus.forDatabaseFailures(in: summary) { return databaseFailure }
     if summary.networkOffline { return .success }
     return summary.failedCount > 0 ? ExitStatus.feedsFailed : .success
 }
