@@ -188,7 +188,9 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM:
             return "cannot open the database \(path)\(writing ? " for writing" : "") (\(error.message ?? "permission denied")); check the path and its permissions"
         case .SQLITE_CORRUPT: return "the database \(path) is damaged (\(error.message ?? "corrupt")); restore a backup or start a new one"
-        case .SQLITE_FULL: return "the disk holding \(path) is full"
+        case .SQLITE_FULL: return "the disk holding \(path) is full; free some space and try again"
+        case .SQLITE_IOERR:
+            return "cannot read or write the database \(path) (\(error.message ?? "disk I/O error")); check the disk, its free space and the file size limit"
         default: return "database error on \(path): \(error.message ?? "\(error.resultCode)")"
         }
     }

@@ -68,6 +68,38 @@ struct StoreCommandTests {
         }
     }
 
+    /// True when this process may mount a tmpfs in a private mount namespace (`unshare -m`), as root in CI.
+    static let canMountTmpfs: Bool = {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = ["-m", "sh", "-c", "d=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs \"$d\" && umount \"$d\" && rmdir \"$d\""]
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+
+    @Test(.timeLimit(.minutes(2)), .enabled(if: Self.canMountTmpfs, "needs unshare -m and mount (root)"))
+    func aFullDiskExits70AndNamesTheCause() async throws {
+        let podfresh = try Podfresh()
+        defer { podfresh.cleanUp() }
+        #expect(try await podfresh.run(["add", "--no-fetch", Self.demoFeeds[0]]).status == 0)
+        let outlines = (0..<200).map { #"<outline text="Feed \#($0) \#(String(repeating: "x", count: 2000))" xmlUrl="https://f\#($0).example/feed"/>"# }
+        let opml = try write("<opml version=\"2.0\"><body>\(outlines.joined())</body></opml>", to: "many.opml", in: podfresh)
+        // The database on a 160 KB file system of its own (a private mount namespace: nothing outside sees it).
+        let tiny = podfresh.directory.appendingPathComponent("tiny").path
+        try FileManager.default.createDirectory(atPath: tiny, withIntermediateDirectories: true)
+        let script = """
+            mount -t tmpfs -o size=160k tmpfs '\(tiny)' && cp '\(podfresh.databasePath)' '\(tiny)/' && \
+            exec '\(Podfresh.binary.path)' import '\(opml)' --database '\(tiny)/podfresh.sqlite'
+            """
+        var full = podfresh
+        full.launcher = ["/usr/bin/unshare", "-m", "sh", "-c", script + " #"]
+        let result = try await full.run([])
+        #expect(result.status == 70, "\(result.stdout) \(result.stderr)")
+        #expect(result.stderr.contains("the disk holding \(tiny)/podfresh.sqlite is full"), "\(result.stderr)")
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func aLockFileThatCannotBeOpenedExits70Not75() async throws {
         let podfresh = try Podfresh()
