@@ -12,6 +12,8 @@ import Glibc
 /// (a committed transaction survives a process crash; a power cut may lose only the last ones, never consistency).
 public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRepository {
     private let writer: any DatabaseWriter
+    /// True for a store opened with ``openForReading(path:)``: every write is refused before it reaches SQLite.
+    private var readsOnly = false
 
     /// Opens (creating if needed) the database at `path` for reading and writing, creating parent folders, and
     /// migrates it.
@@ -55,9 +57,17 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     /// Opens the database at `path` for reading only: `list`, `episodes`, `status` and `export`.
     ///
     /// Nothing is ever created, migrated or written, and reads never wait for a writer in another process (WAL gives
-    /// each read a snapshot). A missing file reads as an empty store. A read-only file works; so does a read-only
-    /// folder, where SQLite cannot create the `-wal`/`-shm` files: when no `-wal` file exists, the main file holds every
-    /// committed transaction and is read as immutable.
+    /// each read a snapshot). A missing file reads as an empty store. How the file is opened depends on who else has
+    /// it open, which the `-wal`/`-shm` files beside it tell (WAL creates them with the first connection and removes
+    /// them with the last):
+    /// - they exist (a writer is at work, or left them): a read-only connection that shares them;
+    /// - they do not, and the file and its folder are writable: a connection that only reads (every read runs with
+    ///   `query_only`), so that SQLite removes the `-wal`/`-shm` it needs again when it closes — a read-only
+    ///   connection would leave them behind, owned by whoever read;
+    /// - they do not, and the file or its folder is read-only: the file is read as immutable. With no `-wal`, the
+    ///   main file holds every committed transaction; no `-wal`/`-shm` is created.
+    /// When a read-only connection cannot create what it needs (a read-only folder) and no `-wal` holds data, the file
+    /// is read as immutable too.
     ///
     /// - Throws: ``StoreError`` `.database` when the file cannot be read, is not a podfresh database, or has an
     ///   older schema than this podfresh (a writing command upgrades it).
@@ -76,8 +86,16 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         do {
             var queue: DatabaseQueue
             var schema: Schema
+            let companions = ["-wal", "-shm"].contains { FileManager.default.fileExists(atPath: path + $0) }
+            let folder = (URL(fileURLWithPath: path).deletingLastPathComponent().path)
             do {
-                queue = try DatabaseQueue(path: path, configuration: configuration(readonly: true))
+                if companions {
+                    queue = try DatabaseQueue(path: path, configuration: configuration(readonly: true))
+                } else if access(path, R_OK | W_OK) == 0, access(folder, W_OK | X_OK) == 0 {
+                    queue = try DatabaseQueue(path: path, configuration: configuration())
+                } else {
+                    queue = try DatabaseQueue(path: immutableURI(path), configuration: configuration(readonly: true))
+                }
                 schema = try queue.read(Self.schema)
             } catch let error as DatabaseError where canReadImmutable(path, after: error) {
                 queue = try DatabaseQueue(path: immutableURI(path), configuration: configuration(readonly: true))
@@ -112,9 +130,10 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         self.writer = writer
     }
 
-    /// A store over a read-only connection (writes fail with a database error).
+    /// A store that only reads (``openForReading(path:)``): its write methods throw.
     private init(reader: DatabaseQueue) {
         self.writer = reader
+        self.readsOnly = true
     }
 
     private static func configuration(readonly: Bool = false) -> Configuration {
@@ -196,7 +215,14 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     }
 
     private func write<T>(_ body: (Database) throws -> T) throws -> T {
-        try storeErrors { try writer.write(body) }
+        try refuseWritesWhenReading()
+        return try storeErrors { try writer.write(body) }
+    }
+
+    private func refuseWritesWhenReading() throws {
+        guard !readsOnly else {
+            throw StoreError(kind: .database, message: "the database \(writer.path) was opened for reading only")
+        }
     }
 
     /// Runs `body`, turning a database error into a ``StoreError`` that names the file.
@@ -312,6 +338,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     /// while a merge runs). Once the write is queued it always completes: a cancelled refresh still commits
     /// in-flight merges.
     public func applyAsync(_ check: FeedCheck) async throws -> MergeSummary {
+        try refuseWritesWhenReading()
         let writer = self.writer
         let columns = Self.columns(of: check)
         let result: Result<MergeSummary, any Error> = await withCheckedContinuation { continuation in

@@ -166,6 +166,27 @@ struct StoreCommandTests {
     }
 
     @Test(.timeLimit(.minutes(3)))
+    func readersLeaveNoFilesBehindAndTheDatabaseByteIdentical() async throws {
+        let podfresh = try await demoDatabase()
+        defer { podfresh.cleanUp() }
+        let path = podfresh.databasePath
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let files = try FileManager.default.contentsOfDirectory(atPath: podfresh.directory.path).sorted()
+        #expect(!files.contains("podfresh.sqlite-wal") && !files.contains("podfresh.sqlite-shm"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: podfresh.directory.path)
+        // The owner reading; then another user reading the owner's read-only file in a folder it may write to.
+        for (reader, mode) in [(podfresh, 0o644), (unprivileged(podfresh), 0o444)] {
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+            for arguments in [["list"], ["episodes"], ["status"], ["export"]] {
+                let result = try await reader.run(arguments)
+                #expect(result.status == 0, "\(arguments): \(result.stderr)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: podfresh.directory.path).sorted() == files, "\(arguments)")
+                #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "\(arguments)")
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(3)))
     func readersWorkOnAReadOnlyFileBesideAWriterThatKeepsItsWALOpen() async throws {
         let podfresh = try await demoDatabase()
         defer { podfresh.cleanUp() }
