@@ -211,6 +211,20 @@ struct StoreOpeningTests {
         #expect(try store.subscription(url: URL(string: "https://example.com/feed.xml#other")!)?.id == added.id)
     }
 
+    @Test func aMoveIsComparedNormalised() throws {
+        let store = try FeedStore.inMemory()
+        let a = try store.addSubscription(url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
+        _ = try store.addSubscription(url: URL(string: "https://b.example/feed")!, title: "B", at: t0)
+        // A "move" to another spelling of the same URL is no move …
+        let same = try store.apply(FeedCheck(subscriptionID: a.id, checkedAt: t0, result: .notModified, movedTo: URL(string: "HTTPS://A.EXAMPLE/feed#x")))
+        #expect(same.movedTo == nil && same.moveRefused == nil)
+        // … and a move to another spelling of a subscribed URL is refused, naming it.
+        let taken = try store.apply(FeedCheck(subscriptionID: a.id, checkedAt: t0, result: .notModified, movedTo: URL(string: "https://B.example/feed")))
+        #expect(taken.movedTo == nil)
+        #expect(taken.moveRefused?.contains("https://b.example/feed") == true)
+        #expect(try store.subscription(id: a.id)?.url.absoluteString == "https://a.example/feed")
+    }
+
     @Test func existingRowsAreNormalisedAndDuplicatesMergedKeepingEveryEpisode() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
