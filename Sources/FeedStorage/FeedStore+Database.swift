@@ -35,13 +35,8 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         do {
-            if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > 0 {
-                // Look before writing: opening a pool switches the file to WAL, which would change another program's file.
-                let probe = try DatabaseQueue(path: path, configuration: Self.configuration(readonly: true))
-                let schema = try probe.read(Self.schema)
-                try probe.close()
-                if case .foreign = schema { throw Self.foreignDatabase(path) }
-            }
+            // Look before writing: opening a pool switches the file to WAL, which would change another program's file.
+            if case .foreign? = try Self.existingSchema(at: path) { throw Self.foreignDatabase(path) }
             let pool = try DatabasePool(path: path, configuration: configuration)
             try Migrations.migrator.migrate(pool)
             writer = pool
@@ -177,6 +172,19 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
             try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM grdb_migrations WHERE identifier = 'v1')") == true
         else { return .foreign }
         return .podfresh(current: try Migrations.migrator.hasCompletedMigrations(db))
+    }
+
+    /// What the existing file at `path` holds, looked at through a read-only connection only; nil when there is no
+    /// file or it is empty.
+    ///
+    /// Asked before anything could write to or beside the file: opening a pool switches the file to WAL (which would
+    /// change another program's file), and the run lock creates `<database>.lock` beside it.
+    static func existingSchema(at path: String) throws -> Schema? {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > 0 else { return nil }
+        let probe = try DatabaseQueue(path: path, configuration: configuration(readonly: true))
+        let schema = try probe.read(Self.schema)
+        try probe.close()
+        return schema
     }
 
     static func foreignDatabase(_ path: String) -> StoreError {

@@ -44,10 +44,14 @@ public final class RunLock: @unchecked Sendable {
     ///
     /// - Parameter wait: nil to try once; otherwise how long to keep trying (polling every 100 ms).
     /// - Throws: ``RunLockError`` naming the holder when the lock stays taken; ``StoreError`` `.database` when the
-    ///   lock file cannot be opened at all (a read-only folder, a parent that is a file): that is a problem with the
-    ///   database's location, not a busy database, and waiting would not help.
+    ///   database is another program's SQLite file, or when the lock file cannot be opened at all (a read-only
+    ///   folder, a parent that is a file): a problem with the database's location, not a busy database, and waiting
+    ///   would not help.
     public static func acquire(forDatabaseAt path: String, wait: Duration?) async throws -> RunLock {
         let lockPath = path + ".lock"
+        // No lock file beside another program's SQLite file: it is refused before anything is created. (Any other
+        // problem with the file is the store's to report, when it opens it.)
+        if case .foreign? = try? FeedStore.existingSchema(at: path) { throw FeedStore.foreignDatabase(path) }
         try? FileManager.default.createDirectory(
             at: URL(fileURLWithPath: lockPath).deletingLastPathComponent(), withIntermediateDirectories: true)
         let deadline = wait.map { ContinuousClock.now.advanced(by: $0) }

@@ -134,6 +134,7 @@ struct StoreCommandTests {
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: podfresh.databasePath)) == before, "the other program's file is unchanged")
         #expect(try sqlite(podfresh.databasePath, "SELECT name FROM sqlite_master WHERE type = 'table'") == "note")
+        #expect(!FileManager.default.fileExists(atPath: podfresh.databasePath + ".lock"), "no lock file beside it either")
     }
 
     // MARK: - Readers
