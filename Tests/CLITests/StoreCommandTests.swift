@@ -94,7 +94,8 @@ struct StoreCommandTests {
             exec '\(Podfresh.binary.path)' import '\(opml)' --database '\(tiny)/podfresh.sqlite'
             """
         var full = podfresh
-        full.launcher = ["/usr/bin/unshare", "-m", "sh", "-c", script + " #"]
+        // The script runs the binary itself; what the launcher appends (the binary's path) is left in $1, unused.
+        full.launcher = ["/usr/bin/unshare", "-m", "sh", "-c", script, "sh"]
         let result = try await full.run([])
         #expect(result.status == 70, "\(result.stdout) \(result.stderr)")
         #expect(result.stderr.contains("the disk holding \(tiny)/podfresh.sqlite is full"), "\(result.stderr)")
