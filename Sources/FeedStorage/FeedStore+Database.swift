@@ -1,6 +1,9 @@
 import FeedParsing
 public import Foundation
 import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The podfresh database: one SQLite file behind GRDB, migrated on open.
 ///
@@ -9,31 +12,106 @@ import GRDB
 /// (a committed transaction survives a process crash; a power cut may lose only the last ones, never consistency).
 public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRepository {
     private let writer: any DatabaseWriter
+    /// True for a store opened with ``openForReading(path:)``: every write is refused before it reaches SQLite.
+    private var readsOnly = false
 
-    /// Opens (creating if needed) the database at `path`, creating parent folders, and migrates it.
+    /// Opens (creating if needed) the database at `path` for reading and writing, creating parent folders, and
+    /// migrates it.
+    ///
+    /// An existing SQLite file that is not a podfresh database (it has tables, but not podfresh's) is refused and
+    /// left byte-identical: it is inspected through a read-only connection before anything can write to it.
     ///
     /// - Throws: ``StoreError`` `.database` naming the path and what to do.
     public init(path: String) throws {
+        try Self.checkPath(path)
         let url = URL(fileURLWithPath: path)
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
-            throw StoreError(kind: .database, message: "cannot create the folder for the database \(path): \(error.localizedDescription)")
+            throw StoreError(kind: .database, message: "cannot create the folder for the database \(path): \(Self.reason(error))")
         }
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(30)
-        configuration.foreignKeysEnabled = true
+        var configuration = Self.configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         do {
+            // Look before writing: opening a pool switches the file to WAL, which would change another program's file.
+            if case .foreign? = try Self.existingSchema(at: path) { throw Self.foreignDatabase(path) }
             let pool = try DatabasePool(path: path, configuration: configuration)
             try Migrations.migrator.migrate(pool)
             writer = pool
+        } catch let error as StoreError {
+            throw error
         } catch let error as DatabaseError {
             throw StoreError(kind: .database, message: Self.describe(error, path: path))
         } catch {
             throw StoreError(kind: .database, message: "cannot open the database \(path): \(error)")
+        }
+    }
+
+    /// Opens the database at `path` for reading only: `list`, `episodes`, `status` and `export`.
+    ///
+    /// Nothing is ever created, migrated or written, and reads never wait for a writer in another process (WAL gives
+    /// each read a snapshot). A missing file reads as an empty store. How the file is opened depends on who else has
+    /// it open, which the `-wal`/`-shm` files beside it tell (WAL creates them with the first connection and removes
+    /// them with the last):
+    /// - they exist (a writer is at work, or left them): a read-only connection that shares them;
+    /// - they do not, and the file and its folder are writable: a connection that only reads (every read runs with
+    ///   `query_only`), so that SQLite removes the `-wal`/`-shm` it needs again when it closes — a read-only
+    ///   connection would leave them behind, owned by whoever read;
+    /// - they do not, and the file or its folder is read-only: the file is read as immutable. With no `-wal`, the
+    ///   main file holds every committed transaction; no `-wal`/`-shm` is created.
+    /// When a read-only connection cannot create what it needs (a read-only folder) and no `-wal` holds data, the file
+    /// is read as immutable too.
+    ///
+    /// - Throws: ``StoreError`` `.database` when the file cannot be read, is not a podfresh database, or has an
+    ///   older schema than this podfresh (a writing command upgrades it).
+    public static func openForReading(path: String) throws -> FeedStore {
+        try checkPath(path)
+        var status = stat()
+        if stat(path, &status) != 0 {
+            let code = errno
+            if code == ENOENT { return try .inMemory() }
+            throw StoreError(kind: .database, message: "cannot open the database \(path): \(String(cString: strerror(code))); check the path")
+        }
+        if (status.st_mode & S_IFMT) == S_IFDIR {
+            throw StoreError(kind: .database, message: "\(path) is a folder, not a database file; give a file path with --database")
+        }
+        if status.st_size == 0 { return try .inMemory() }
+        do {
+            var queue: DatabaseQueue
+            var schema: Schema
+            let companions = ["-wal", "-shm"].contains { FileManager.default.fileExists(atPath: path + $0) }
+            let folder = (URL(fileURLWithPath: path).deletingLastPathComponent().path)
+            do {
+                if companions {
+                    queue = try DatabaseQueue(path: path, configuration: configuration(readonly: true))
+                } else if access(path, R_OK | W_OK) == 0, access(folder, W_OK | X_OK) == 0 {
+                    queue = try DatabaseQueue(path: path, configuration: configuration())
+                } else {
+                    queue = try DatabaseQueue(path: immutableURI(path), configuration: configuration(readonly: true))
+                }
+                schema = try queue.read(Self.schema)
+            } catch let error as DatabaseError where canReadImmutable(path, after: error) {
+                queue = try DatabaseQueue(path: immutableURI(path), configuration: configuration(readonly: true))
+                schema = try queue.read(Self.schema)
+            }
+            switch schema {
+            case .foreign: throw foreignDatabase(path)
+            case .empty: return try .inMemory()
+            case .podfresh(current: false):
+                throw StoreError(
+                    kind: .database,
+                    message: "the database \(path) was written by an older podfresh; run a command that writes (e.g. `podfresh refresh --offline`) once to upgrade it")
+            case .podfresh(current: true):
+                return FeedStore(reader: queue)
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError(kind: .database, message: describe(error, path: path, writing: false))
+        } catch {
+            throw StoreError(kind: .database, message: "cannot read the database \(path): \(error)")
         }
     }
 
@@ -47,19 +125,112 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         self.writer = writer
     }
 
-    static func describe(_ error: DatabaseError, path: String) -> String {
+    /// A store that only reads (``openForReading(path:)``): its write methods throw.
+    private init(reader: DatabaseQueue) {
+        self.writer = reader
+        self.readsOnly = true
+    }
+
+    private static func configuration(readonly: Bool = false) -> Configuration {
+        var configuration = Configuration()
+        configuration.readonly = readonly
+        configuration.busyMode = .timeout(30)
+        configuration.foreignKeysEnabled = true
+        return configuration
+    }
+
+    private static func checkPath(_ path: String) throws {
+        guard !path.isEmpty else {
+            throw StoreError(kind: .database, message: "the database path is empty; give a file path with --database")
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        if let error = error as? CocoaError, let underlying = error.userInfo[NSUnderlyingErrorKey] as? POSIXError {
+            return String(cString: strerror(underlying.code.rawValue))
+        }
+        return error.localizedDescription
+    }
+
+    // MARK: - Whose file is it?
+
+    /// What an SQLite file holds.
+    enum Schema: Equatable {
+        /// No tables at all: a new file podfresh may set up.
+        case empty
+        /// podfresh's tables; `current` when every migration this podfresh knows was applied.
+        case podfresh(current: Bool)
+        /// Tables of another program.
+        case foreign
+    }
+
+    /// Tells podfresh's databases from other programs' by their tables, reading only.
+    static func schema(_ db: Database) throws -> Schema {
+        let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
+        if tables.isEmpty { return .empty }
+        guard tables.isSuperset(of: ["grdb_migrations", "subscription", "episode", "refreshRun"]),
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM grdb_migrations WHERE identifier = 'v1')") == true
+        else { return .foreign }
+        return .podfresh(current: try Migrations.migrator.hasCompletedMigrations(db))
+    }
+
+    /// What the existing file at `path` holds, looked at through a read-only connection only; nil when there is no
+    /// file or it is empty.
+    ///
+    /// Asked before anything could write to or beside the file: opening a pool switches the file to WAL (which would
+    /// change another program's file), and the run lock creates `<database>.lock` beside it.
+    static func existingSchema(at path: String) throws -> Schema? {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > 0 else { return nil }
+        let probe = try DatabaseQueue(path: path, configuration: configuration(readonly: true))
+        let schema = try probe.read(Self.schema)
+        try probe.close()
+        return schema
+    }
+
+    static func foreignDatabase(_ path: String) -> StoreError {
+        StoreError(
+            kind: .database,
+            message: "\(path) is not a podfresh database (an SQLite file of another program, left untouched); use another --database path")
+    }
+
+    /// True when a read-only open failed only because SQLite could not create the `-wal`/`-shm` files (a read-only
+    /// folder) and no `-wal` file exists, so the main file alone holds every committed transaction.
+    private static func canReadImmutable(_ path: String, after error: DatabaseError) -> Bool {
+        guard [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode) else { return false }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int
+        return size == nil || size == 0
+    }
+
+    /// An SQLite URI (`file:…?immutable=1`) for `path`.
+    private static func immutableURI(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        return "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute) + "?immutable=1"
+    }
+
+    static func describe(_ error: DatabaseError, path: String, writing: Bool = true) -> String {
         switch error.resultCode {
         case .SQLITE_NOTADB: return "\(path) is not a podfresh database (not an SQLite file); use another --database path"
         case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM:
-            return "cannot open the database \(path) for writing (\(error.message ?? "permission denied")); check the path and its permissions"
+            return "cannot open the database \(path)\(writing ? " for writing" : "") (\(error.message ?? "permission denied")); check the path and its permissions"
         case .SQLITE_CORRUPT: return "the database \(path) is damaged (\(error.message ?? "corrupt")); restore a backup or start a new one"
-        case .SQLITE_FULL: return "the disk holding \(path) is full"
+        case .SQLITE_FULL: return "the disk holding \(path) is full; free some space and try again"
+        case .SQLITE_IOERR:
+            return "cannot read or write the database \(path) (\(error.message ?? "disk I/O error")); check the disk, its free space and the file size limit"
         default: return "database error on \(path): \(error.message ?? "\(error.resultCode)")"
         }
     }
 
     private func write<T>(_ body: (Database) throws -> T) throws -> T {
-        try storeErrors { try writer.write(body) }
+        try refuseWritesWhenReading()
+        return try storeErrors { try writer.write(body) }
+    }
+
+    private func refuseWritesWhenReading() throws {
+        guard !readsOnly else {
+            throw StoreError(kind: .database, message: "the database \(writer.path) was opened for reading only")
+        }
     }
 
     /// Runs `body`, turning a database error into a ``StoreError`` that names the file.
@@ -84,7 +255,8 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     // MARK: - Subscriptions
 
     public func addSubscription(url: URL, title: String?, at date: Date, backlog: Int?) throws -> Subscription {
-        try write { db in
+        let url = FeedURL.normalized(url)
+        return try write { db in
             if try Row.fetchOne(db, sql: "SELECT id FROM subscription WHERE url = ?", arguments: [url.absoluteString]) != nil {
                 throw StoreError(kind: .duplicate, message: "\(url.absoluteString) is already subscribed")
             }
@@ -96,7 +268,8 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     }
 
     public func moveSubscription(id: Int64, to url: URL) throws -> Subscription {
-        try write { db in
+        let url = FeedURL.normalized(url)
+        return try write { db in
             let current = try Self.existingSubscription(id: id, db: db)
             guard url != current.url else { return current }
             try Self.refuseTakenURL(url, except: id, db: db)
@@ -164,7 +337,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
 
     public func subscription(url: URL) throws -> Subscription? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE url = ?", arguments: [url.absoluteString])
+            try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE url = ?", arguments: [FeedURL.normalizedString(url.absoluteString)])
                 .flatMap(Self.subscription(from:))
         }
     }
@@ -226,6 +399,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     /// while a merge runs). Once the write is queued it always completes: a cancelled refresh still commits
     /// in-flight merges.
     public func applyAsync(_ check: FeedCheck) async throws -> MergeSummary {
+        try refuseWritesWhenReading()
         let writer = self.writer
         let columns = Self.columns(of: check)
         let result: Result<MergeSummary, any Error> = await withCheckedContinuation { continuation in
@@ -296,7 +470,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                 arguments: [checkedAt, check.status ?? 410, message, current.id])
             return summary
         }
-        if let target = check.movedTo, target != current.url, target != current.refusedMoveTarget {
+        if let target = check.movedTo.map(FeedURL.normalized), target != current.url, target != current.refusedMoveTarget {
             if let other = try Row.fetchOne(
                 db, sql: "SELECT id, title FROM subscription WHERE url = ? AND id <> ?",
                 arguments: [target.absoluteString, current.id])
@@ -392,6 +566,23 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     // MARK: - Episodes
 
     public func episodes(_ query: EpisodeQuery) throws -> [StoredEpisode] {
+        var (sql, arguments) = Self.episodeSelection(query, columns: "*")
+        sql += " ORDER BY COALESCE(published, firstSeenAt) DESC, id DESC"
+        if let limit = query.limit {
+            sql += " LIMIT ?"
+            arguments += [limit]
+        }
+        return try read { db in try Row.fetchAll(db, sql: sql, arguments: arguments).map(EpisodeColumns.storedEpisode(from:)) }
+    }
+
+    /// How many stored episodes match `query`, ignoring its limit (so a listing can say how many it left out).
+    public func countEpisodes(_ query: EpisodeQuery) throws -> Int {
+        let (sql, arguments) = Self.episodeSelection(query, columns: "COUNT(*)")
+        return try read { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
+    }
+
+    /// `SELECT columns FROM episode WHERE …` for the query's filters (no order, no limit).
+    private static func episodeSelection(_ query: EpisodeQuery, columns: String) -> (String, StatementArguments) {
         var conditions: [String] = []
         var arguments: StatementArguments = []
         if let id = query.subscriptionID {
@@ -406,14 +597,9 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
             conditions.append("firstSeenRunId = ?")
             arguments += [runID]
         }
-        var sql = "SELECT * FROM episode"
+        var sql = "SELECT \(columns) FROM episode"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        sql += " ORDER BY COALESCE(published, firstSeenAt) DESC, id DESC"
-        if let limit = query.limit {
-            sql += " LIMIT ?"
-            arguments += [limit]
-        }
-        return try read { db in try Row.fetchAll(db, sql: sql, arguments: arguments).map(EpisodeColumns.storedEpisode(from:)) }
+        return (sql, arguments)
     }
 
     public func episodeCounts() throws -> [Int64: Int] {
@@ -460,8 +646,15 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     }
 
     public func lastRun() throws -> RefreshRun? {
-        try read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM refreshRun WHERE endedAt IS NOT NULL ORDER BY id DESC LIMIT 1").map { row in
+        try lastRun(checkedFeeds: false)
+    }
+
+    /// The newest finished run; with `checkedFeeds`, the newest that checked at least one feed (what `episodes --new`
+    /// means by "the last refresh": a run that had nothing due found nothing, but hid nothing either).
+    public func lastRun(checkedFeeds: Bool) throws -> RefreshRun? {
+        let condition = checkedFeeds ? " AND feedsChecked > 0" : ""
+        return try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM refreshRun WHERE endedAt IS NOT NULL\(condition) ORDER BY id DESC LIMIT 1").map { row in
                 RefreshRun(
                     id: row["id"], startedAt: Date(timeIntervalSince1970: row["startedAt"]), endedAt: Self.date(row["endedAt"]),
                     feedsChecked: row["feedsChecked"], feedsFailed: row["feedsFailed"],

@@ -11,11 +11,7 @@ public struct RunLockError: Error, Hashable, CustomStringConvertible, LocalizedE
     public let since: Date?
     /// The holder's command line.
     public let command: String?
-    /// A problem opening the lock file itself, when that is what failed.
-    public let failure: String?
-
     public var description: String {
-        if let failure { return failure }
         var text = "another podfresh"
         if let command { text += " (\(command))" }
         if let pid { text += " with PID \(pid)" }
@@ -47,16 +43,24 @@ public final class RunLock: @unchecked Sendable {
     /// Takes the lock for the database at `path`.
     ///
     /// - Parameter wait: nil to try once; otherwise how long to keep trying (polling every 100 ms).
-    /// - Throws: ``RunLockError`` naming the holder when the lock stays taken.
+    /// - Throws: ``RunLockError`` naming the holder when the lock stays taken; ``StoreError`` `.database` when the
+    ///   database is another program's SQLite file, or when the lock file cannot be opened at all (a read-only
+    ///   folder, a parent that is a file): a problem with the database's location, not a busy database, and waiting
+    ///   would not help.
     public static func acquire(forDatabaseAt path: String, wait: Duration?) async throws -> RunLock {
         let lockPath = path + ".lock"
+        // No lock file beside another program's SQLite file: it is refused before anything is created. (Any other
+        // problem with the file is the store's to report, when it opens it.)
+        if case .foreign? = try? FeedStore.existingSchema(at: path) { throw FeedStore.foreignDatabase(path) }
         try? FileManager.default.createDirectory(
             at: URL(fileURLWithPath: lockPath).deletingLastPathComponent(), withIntermediateDirectories: true)
         let deadline = wait.map { ContinuousClock.now.advanced(by: $0) }
         while true {
             let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard fd >= 0 else {
-                throw RunLockError(pid: nil, since: nil, command: nil, failure: "cannot open the lock file \(lockPath): \(String(cString: strerror(errno)))")
+                throw StoreError(
+                    kind: .database,
+                    message: "cannot open the lock file \(lockPath): \(String(cString: strerror(errno))); check that the database's folder exists and is writable, or use another --database path")
             }
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {
                 let info = "\(getpid())\n\(Date().timeIntervalSince1970)\n\(CommandLine.arguments.joined(separator: " "))\n"
@@ -78,8 +82,7 @@ public final class RunLock: @unchecked Sendable {
         return RunLockError(
             pid: lines.first.flatMap { Int32($0) },
             since: lines.count > 1 ? Double(lines[1]).map(Date.init(timeIntervalSince1970:)) : nil,
-            command: lines.count > 2 ? String(lines[2].prefix(200)) : nil,
-            failure: nil)
+            command: lines.count > 2 ? String(lines[2].prefix(200)) : nil)
     }
 
     /// Releases the lock (also done when the object goes away or the process ends).

@@ -1,4 +1,6 @@
 import ArgumentParser
+import FeedStorage
+import RefreshEngine
 
 /// The exit statuses podfresh documents (README, `--help`).
 enum ExitStatus {
@@ -8,4 +10,30 @@ enum ExitStatus {
     static let internalError = ExitCode(70)
     /// Another refresh or watch holds the database's run lock (`EX_TEMPFAIL`).
     static let locked = ExitCode(75)
+
+    /// The one place where an error that escaped a command becomes an exit status, for every command.
+    ///
+    /// A ``StoreError`` (the database could not be opened, read or written, is damaged, full, or another program's
+    /// file; the lock file cannot be opened) is printed as one line naming the file and the cause, and exits 70.
+    /// Everything else keeps ArgumentParser's handling (usage errors 64, ``ExitCode``s as thrown).
+    ///
+    /// - Returns: the error for `exit(withError:)`; a message, if any, was already printed.
+    static func mapping(_ error: any Error) -> any Error {
+        if let error = error as? StoreError {
+            Console.error(error.message)
+            return internalError
+        }
+        return error
+    }
+
+    /// 70 when a feed's refresh failed because the database did (damaged, full, unwritable): that is no fault of the
+    /// feed, and every command exits 70 on a database error. The feed's line already named the file and the cause.
+    static func forDatabaseFailures(in summary: RefreshSummary) -> ExitCode? {
+        let databaseKind = StoreError.Kind.database.rawValue
+        let failed = summary.outcomes.contains { outcome in
+            if case .failed(let failure) = outcome.result { return failure.kind == databaseKind }
+            return false
+        }
+        return failed ? internalError : nil
+    }
 }

@@ -1,3 +1,4 @@
+import ConsoleOutput
 import FeedStorage
 import Foundation
 
@@ -7,9 +8,10 @@ enum FeedSelector {
         let description: String
     }
 
-    /// Each argument must match exactly one subscription.
+    /// Each argument must match exactly one subscription: podfresh never guesses which of several was meant.
     ///
-    /// - Throws: ``SelectionError`` naming the argument that matches nothing or several feeds.
+    /// - Throws: ``SelectionError`` naming the argument that matches nothing, or listing every subscription it
+    ///   matches (id, title, URL, one per line) so the user can pick an id.
     static func resolve(_ arguments: [String], in subscriptions: [Subscription]) throws -> [Subscription] {
         var result: [Subscription] = []
         for argument in arguments {
@@ -20,8 +22,12 @@ enum FeedSelector {
             case 0:
                 throw SelectionError(description: "no subscription matches \"\(argument)\"; `podfresh list` shows ids, URLs and titles")
             default:
-                let names = matches.prefix(5).map { "\($0.id) \($0.title ?? $0.url.absoluteString)" }.joined(separator: "; ")
-                throw SelectionError(description: "\"\(argument)\" matches \(matches.count) subscriptions (\(names)); give an id or URL")
+                let lines = matches.map { subscription in
+                    "  \(subscription.id)  \(TerminalText.sanitize(subscription.title ?? "(untitled)"))  \(subscription.url.absoluteString)"
+                }
+                throw SelectionError(
+                    description: "\"\(argument)\" matches \(matches.count) subscriptions; give one of these ids (or a URL):\n"
+                        + lines.joined(separator: "\n"))
             }
         }
         return result
@@ -33,7 +39,8 @@ enum FeedSelector {
             return subscriptions.filter { $0.id == id }
         }
         if let url = FeedAddress.url(from: text), text.contains("/") || text.contains(":") {
-            let byURL = subscriptions.filter { $0.url == url || $0.url.absoluteString == text }
+            let wanted = FeedURL.normalizedString(url.absoluteString)
+            let byURL = subscriptions.filter { FeedURL.normalizedString($0.url.absoluteString) == wanted }
             if !byURL.isEmpty { return byURL }
         }
         let exact = subscriptions.filter { ($0.title ?? "").caseInsensitiveCompare(text) == .orderedSame }

@@ -12,6 +12,12 @@ struct GlobalOptions: ParsableArguments {
             valueName: "path"))
     var database: String?
 
+    func validate() throws {
+        if let database, database.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("--database needs a file path; \"\(database)\" is empty.")
+        }
+    }
+
     /// The database path this run uses.
     var databasePath: String {
         DatabaseLocation.resolve(explicit: database, environment: ProcessInfo.processInfo.environment)
@@ -27,7 +33,7 @@ struct FetchOptions: ParsableArguments {
     var perHost: Int = 2
 
     @Option(name: .long, help: "Give up on one feed after this long (e.g. 60s, 2m).")
-    var timeout: DurationArgument = DurationArgument(seconds: 60)
+    var timeout = DurationArgument("60s")
 
     @Option(name: .long, help: "The largest feed body accepted, in megabytes.")
     var maxFeedSize: Int = 50
@@ -42,13 +48,13 @@ struct FetchOptions: ParsableArguments {
 /// Options of commands that schedule feeds.
 struct ScheduleOptions: ParsableArguments {
     @Option(name: .long, help: "Never check a feed more often than this (e.g. 15m).")
-    var minInterval: DurationArgument = DurationArgument(seconds: 15 * 60)
+    var minInterval = DurationArgument("15m")
 
     @Option(name: .long, help: "Check every feed at least this often (e.g. 24h).")
-    var maxInterval: DurationArgument = DurationArgument(seconds: 24 * 3600)
+    var maxInterval = DurationArgument("24h")
 
     @Option(name: .long, help: "Fetch a feed unconditionally at least this often, in case its server answers 304 wrongly (e.g. 24h).")
-    var revalidateEvery: DurationArgument = DurationArgument(seconds: 24 * 3600)
+    var revalidateEvery = DurationArgument("24h")
 
     func validate() throws {
         guard minInterval.seconds >= 1 else { throw ValidationError("Please give a --min-interval of at least 1s.") }
@@ -61,10 +67,22 @@ struct ScheduleOptions: ParsableArguments {
 /// A duration written like `90s`, `15m`, `2h`, `1d`, `1w`, or plain seconds.
 struct DurationArgument: ExpressibleByArgument, Hashable, Sendable, CustomStringConvertible {
     var seconds: Double
+    /// How it was written, when it was written (a default such as `"15m"`, or what the user typed).
+    private var text: String?
 
     init(seconds: Double) { self.seconds = seconds }
 
+    /// A duration written as a user would type it (`"15m"`), for defaults: `--help` shows exactly this.
+    init(_ text: String) {
+        guard let parsed = Self(argument: text) else { preconditionFailure("not a duration: \(text)") }
+        self = parsed
+    }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.seconds == rhs.seconds }
+    func hash(into hasher: inout Hasher) { hasher.combine(seconds) }
+
     init?(argument: String) {
+        text = argument.trimmingCharacters(in: .whitespaces)
         let text = argument.trimmingCharacters(in: .whitespaces).lowercased()
         if text == "forever" || text == "infinity" {
             seconds = .infinity
@@ -84,6 +102,19 @@ struct DurationArgument: ExpressibleByArgument, Hashable, Sendable, CustomString
     var duration: Duration {
         seconds.isFinite ? .milliseconds(Int64((min(seconds, 1e12) * 1000).rounded())) : .seconds(Int64.max / 4)
     }
-    var description: String { "\(seconds)s" }
+    /// The duration as it was typed (`15m`, `24h`, `forever`); otherwise the largest unit that divides it exactly.
+    /// `--help` shows defaults through this.
+    var description: String {
+        if let text { return text }
+        guard seconds.isFinite else { return "forever" }
+        for (suffix, factor) in [("w", 604_800.0), ("d", 86_400), ("h", 3600), ("m", 60), ("s", 1)] where seconds >= factor {
+            let count = seconds / factor
+            if count == count.rounded() { return "\(Int(count))\(suffix)" }
+        }
+        if seconds == 0 { return "0s" }
+        let milliseconds = seconds * 1000
+        if milliseconds == milliseconds.rounded() { return "\(Int(milliseconds))ms" }
+        return "\(seconds)s"
+    }
     static var defaultCompletionKind: CompletionKind { .default }
 }

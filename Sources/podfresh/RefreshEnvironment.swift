@@ -30,15 +30,10 @@ func withRefreshEnvironment<Result: Sendable>(
     hookTimeout: Duration = NewEpisodeHook.defaultTimeout,
     body: (RefreshEnvironment) async throws -> Result
 ) async throws -> Result {
-    let databasePath = global.databasePath
-    do {
-        return try await withEnvironment(
-            databasePath: databasePath, fetch: fetch, schedule: schedule, output: output, hook: hook,
-            hookTimeout: hookTimeout, body: body)
-    } catch let error as StoreError {
-        Console.error(error.message)
-        throw ExitStatus.internalError
-    }
+    // A StoreError escaping from here exits 70 through ExitStatus.mapping, like every command's.
+    try await withEnvironment(
+        databasePath: global.databasePath, fetch: fetch, schedule: schedule, output: output, hook: hook,
+        hookTimeout: hookTimeout, body: body)
 }
 
 private func withEnvironment<Result: Sendable>(

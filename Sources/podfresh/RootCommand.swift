@@ -7,9 +7,11 @@ struct RootCommand: AsyncParsableCommand {
         abstract: "Keep podcast subscriptions fresh: fetch every feed, store new episodes, say what is new.",
         discussion: """
             Exit status: 0 every feed refreshed or unchanged; 1 one or more feeds failed (the others were \
-            still stored); 64 usage error; 70 internal or database error; 75 another refresh or watch holds the \
-            database's lock; 130/143 a refresh stopped by SIGINT/SIGTERM (feeds in flight were stored, the rest not \
-            checked).
+            still stored), or a command's input was refused (a feed already subscribed, or not a feed); 64 usage \
+            error (including a feed name that matches no subscription or several); 70 internal or database error, in \
+            every command (a database that cannot be opened, read or written, is damaged or full, belongs to \
+            another program, or whose lock file cannot be opened); 75 another refresh or watch holds the database's \
+            lock; 130/143 a refresh stopped by SIGINT/SIGTERM (feeds in flight were stored, the rest not checked).
             """,
         version: PodfreshVersion.current,
         subcommands: [
@@ -19,18 +21,43 @@ struct RootCommand: AsyncParsableCommand {
         defaultSubcommand: Refresh.self
     )
 
+    /// Parses, runs, and maps whatever error escapes a command to its exit status in one place
+    /// (``ExitStatus/mapping(_:)``): every database error exits 70, whichever command met it.
     static func main() async {
-        await main(Array(rewritingOptionalValues(CommandLine.arguments.dropFirst())))
+        do {
+            var command = try parseAsRoot(rewritingOptionalValues(CommandLine.arguments.dropFirst()))
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: ExitStatus.mapping(error))
+        }
     }
 
-    /// `--wait` may stand alone (wait as long as it takes) or carry a duration (`--wait=5m`); ArgumentParser options
-    /// always take a value, so a bare `--wait` becomes `--wait=forever`.
-    static func rewritingOptionalValues(_ arguments: ArraySlice<String>) -> [String] {
+    /// `--wait` may stand alone (wait as long as it takes) or carry a duration (`--wait=5m`, `--wait 5m`);
+    /// ArgumentParser options always take a value, so a bare `--wait` becomes `--wait=forever`. A following argument
+    /// is taken as the duration when it has a unit (`2s`, `5m`, `forever`); a bare number after `--wait` stays a feed
+    /// id (`refresh --wait 12` checks feed 12), so plain seconds are written `--wait=30`.
+    static func rewritingOptionalValues<Arguments: Collection<String>>(_ arguments: Arguments) -> [String] {
         var result: [String] = []
         var passThrough = false
-        for argument in arguments {
+        var iterator = arguments.makeIterator()
+        var pending = iterator.next()
+        while let argument = pending {
+            pending = iterator.next()
             if argument == "--" { passThrough = true }
-            result.append(!passThrough && argument == "--wait" ? "--wait=forever" : argument)
+            guard !passThrough, argument == "--wait" else {
+                result.append(argument)
+                continue
+            }
+            if let next = pending, Double(next) == nil, DurationArgument(argument: next) != nil {
+                result.append("--wait=" + next)
+                pending = iterator.next()
+            } else {
+                result.append("--wait=forever")
+            }
         }
         return result
     }

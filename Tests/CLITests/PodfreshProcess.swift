@@ -16,6 +16,8 @@ struct Podfresh: Sendable {
     /// A temporary folder holding the database; removed by ``cleanUp()``.
     let directory: URL
     var environment: [String: String] = [:]
+    /// A command the binary is started through (e.g. `setpriv` to run it as another user); empty to run it directly.
+    var launcher: [String] = []
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-cli-\(UUID().uuidString)")
@@ -50,17 +52,22 @@ struct Podfresh: Sendable {
     }()
 
     /// Starts the binary without waiting (for `watch`).
-    func start(_ arguments: [String], stdout: Pipe = Pipe(), stderr: Pipe = Pipe()) throws -> Process {
+    func start(_ arguments: [String], stdout: Pipe = Pipe(), stderr: Pipe = Pipe(), stdin: Pipe? = nil) throws -> Process {
         let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
+        if let command = launcher.first {
+            process.executableURL = URL(fileURLWithPath: command)
+            process.arguments = Array(launcher.dropFirst()) + [Self.binary.path] + arguments
+        } else {
+            process.executableURL = Self.binary
+            process.arguments = arguments
+        }
         var env = ProcessInfo.processInfo.environment
         env["PODFRESH_DATABASE"] = databasePath
         env["TERM"] = "dumb"
         for (key, value) in environment { env[key] = value }
         process.environment = env
         process.currentDirectoryURL = Self.packageRoot
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = stdin ?? FileHandle.nullDevice
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
@@ -68,10 +75,18 @@ struct Podfresh: Sendable {
     }
 
     /// Runs the binary to completion (killed after `timeout` seconds).
-    func run(_ arguments: [String], timeout: Double = 60) async throws -> ProcessResult {
+    func run(_ arguments: [String], timeout: Double = 60, input: Data? = nil) async throws -> ProcessResult {
         let out = Pipe()
         let err = Pipe()
-        let process = try start(arguments, stdout: out, stderr: err)
+        let inputPipe = input.map { _ in Pipe() }
+        let process = try start(arguments, stdout: out, stderr: err, stdin: inputPipe)
+        if let input, let inputPipe {
+            // Written from another task so a large input never blocks this one; closing the pipe is the end of file.
+            Task.detached {
+                inputPipe.fileHandleForWriting.write(input)
+                try? inputPipe.fileHandleForWriting.close()
+            }
+        }
         // Read both pipes while the process runs so a full pipe never blocks it.
         async let stdoutData = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
         async let stderrData = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value

@@ -52,6 +52,18 @@ struct OPMLTests {
         #expect(back[1].htmlURL == outlines[1].htmlURL)
     }
 
+    @Test func theNameIsTextAsOPML2RequiresWithTitleAsTheFallback() throws {
+        let text = """
+            <opml version="2.0"><body>
+              <outline text="The Show" title="the-show (exported by some app)" xmlUrl="https://a.example/feed"/>
+              <outline title="Only a title" xmlUrl="https://b.example/feed"/>
+              <outline text="  " title="Blank text" xmlUrl="https://c.example/feed"/>
+              <outline text="" xmlUrl="https://d.example/feed"/>
+            </body></opml>
+            """
+        #expect(try OPML.parse(Array(text.utf8)).map(\.title) == ["The Show", "Only a title", "Blank text", nil])
+    }
+
     @Test func aFeedIsNotAnOPMLFile() {
         #expect(throws: FeedParseError.self) { try OPML.parse(Array("<rss version=\"2.0\"><channel/></rss>".utf8)) }
         #expect(throws: FeedParseError.self) { try OPML.parse(Array("{\"json\": true}".utf8)) }

@@ -3,6 +3,7 @@ public import Foundation
 
 /// One subscription in an OPML file: `<outline text="…" xmlUrl="https://…" htmlUrl="…"/>`.
 public struct OPMLOutline: Sendable, Hashable {
+    /// The outline's name: `text` (required by OPML 2.0), else `title`.
     public var title: String?
     /// The feed (`xmlUrl`).
     public var xmlURL: URL?
@@ -116,10 +117,12 @@ private final class OPMLState {
             values[String(cString: localname).lowercased()] = OPMLState.unescapeAmpersands(value)
         }
         guard let feed = values["xmlurl"]?.trimmedText, !feed.isEmpty else { return }
-        let title = (values["title"] ?? values["text"]).map { $0.trimmedText }
+        // OPML 2.0 requires `text` and makes `title` optional, so `text` is the outline's name; `title` is the
+        // fallback for files that carry only it.
+        let title = [values["text"], values["title"]].lazy.compactMap { $0?.trimmedText }.first { !$0.isEmpty }
         outlines.append(
             OPMLOutline(
-                title: title?.isEmpty == false ? title : nil,
+                title: title,
                 xmlURL: URL(string: feed),
                 htmlURL: values["htmlurl"].flatMap { URL(string: $0.trimmedText) }))
     }

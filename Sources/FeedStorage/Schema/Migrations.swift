@@ -88,6 +88,51 @@ enum Migrations {
                 t.add(column: "refusedMoveTarget", .text)
             }
         }
+        migrator.registerMigration("normalised subscription URLs") { db in
+            // URLs differing only in scheme/host case or a fragment are one feed. Rows stored before podfresh
+            // normalised them get the one spelling; duplicates merge into the oldest subscription, keeping every
+            // episode either of them stored (a key both have keeps the oldest subscription's row).
+            var kept: [String: Int64] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, url FROM subscription ORDER BY id") {
+                let id: Int64 = row["id"]
+                let url: String = row["url"]
+                let normalised = normalisedURLv3(url)
+                if let keep = kept[normalised] {
+                    try db.execute(sql: "UPDATE OR IGNORE episode SET subscriptionId = ? WHERE subscriptionId = ?", arguments: [keep, id])
+                    try db.execute(sql: "DELETE FROM episode WHERE subscriptionId = ?", arguments: [id])
+                    try db.execute(
+                        sql: "UPDATE subscription SET title = COALESCE(title, (SELECT title FROM subscription WHERE id = ?)) WHERE id = ?",
+                        arguments: [id, keep])
+                    try db.execute(sql: "DELETE FROM subscription WHERE id = ?", arguments: [id])
+                } else {
+                    kept[normalised] = id
+                }
+            }
+            for (normalised, id) in kept {
+                try db.execute(sql: "UPDATE subscription SET url = ? WHERE id = ? AND url <> ?", arguments: [normalised, id, normalised])
+            }
+        }
         return migrator
+    }
+
+    /// The URL normalisation as this migration shipped it (a migration never changes, so it keeps its own copy of
+    /// `FeedURL.normalizedString`): scheme and host lowercased, fragment dropped, everything else kept.
+    private static func normalisedURLv3(_ text: String) -> String {
+        var text = Substring(text)
+        if let hash = text.firstIndex(of: "#") { text = text[..<hash] }
+        guard let colon = text.firstIndex(of: ":") else { return String(text) }
+        let scheme = text[..<colon]
+        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
+            return String(text)
+        }
+        var result = scheme.lowercased() + ":"
+        var rest = text[text.index(after: colon)...]
+        guard rest.hasPrefix("//") else { return result + rest }
+        rest = rest.dropFirst(2)
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        let hostStart = authority.lastIndex(of: "@").map(authority.index(after:)) ?? authority.startIndex
+        result += "//" + authority[..<hostStart] + authority[hostStart...].lowercased()
+        return result + rest[authorityEnd...]
     }
 }

@@ -12,15 +12,15 @@ extension RootCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The OPML file.")
+        @Argument(help: "The OPML file; - (or /dev/stdin) reads standard input, e.g. a pipe.")
         var file: String
 
         func run() async throws {
             let bytes: [UInt8]
             do {
-                bytes = try Array(Data(contentsOf: URL(fileURLWithPath: (file as NSString).expandingTildeInPath)))
+                bytes = try Self.read(file)
             } catch {
-                Console.error("cannot read \(file): \(error.localizedDescription)")
+                Console.error("cannot read \(file == "-" ? "standard input" : file): \(error.localizedDescription)")
                 throw ExitCode.validationFailure
             }
             let outlines: [OPMLOutline]
@@ -51,6 +51,16 @@ extension RootCommand {
             if invalid > 0 { line += ", ignored \(invalid) without a usable http(s) feed URL" }
             Console.line(line)
         }
+
+        /// The whole of `file`, read until end of file: `-` is standard input, and a path may be a pipe or a device
+        /// (`/dev/stdin`, `<(…)`), whose size is unknown until it ends.
+        static func read(_ file: String) throws -> [UInt8] {
+            let handle = file == "-"
+                ? FileHandle.standardInput
+                : try FileHandle(forReadingFrom: URL(fileURLWithPath: (file as NSString).expandingTildeInPath))
+            defer { if file != "-" { try? handle.close() } }
+            return Array(try handle.readToEnd() ?? Data())
+        }
     }
 
     struct ExportOPML: AsyncParsableCommand {
@@ -60,7 +70,7 @@ extension RootCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let store = try openStore(global)
+            let store = try openStoreForReading(global)
             let outlines = try store.subscriptions().map {
                 OPMLOutline(title: $0.title, xmlURL: $0.url, htmlURL: $0.link)
             }

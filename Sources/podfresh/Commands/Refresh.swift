@@ -48,7 +48,7 @@ extension RootCommand {
 
         @Option(
             help: ArgumentHelp(
-                "If another refresh holds the database, wait for it (bare --wait: as long as it takes; --wait=5m: at most that long).",
+                "If another refresh holds the database, wait for it (bare --wait: as long as it takes; --wait 5m or --wait=5m: at most that long).",
                 valueName: "duration"))
         var wait: DurationArgument?
 
@@ -143,10 +143,12 @@ func signalName(_ signal: Int32) -> String {
     }
 }
 
-/// 128 + the signal when the run was stopped (it is incomplete); else 0 when every feed was refreshed or unchanged
-/// (or the network was down and nobody was blamed), 1 when any failed.
+/// 128 + the signal when the run was stopped (it is incomplete); else 70 when the database failed under a feed
+/// (``ExitStatus/forDatabaseFailures(in:)``), 0 when every feed was refreshed or unchanged (or the network was down
+/// and nobody was blamed), 1 when any failed.
 func exitStatus(for run: RefreshRunResult) -> ExitCode {
     if let signal = run.stoppedBy { return ExitCode(128 + signal) }
+    if let databaseFailure = ExitStatus.forDatabaseFailures(in: run.summary) { return databaseFailure }
     if run.summary.networkOffline { return .success }
     return run.summary.failedCount > 0 ? ExitStatus.feedsFailed : .success
 }

@@ -15,7 +15,7 @@ extension RootCommand {
         var json = false
 
         func run() async throws {
-            let store = try openStore(global)
+            let store = try openStoreForReading(global)
             let now = Date()
             let subscriptions = try store.subscriptions()
             let due = try store.dueSubscriptions(at: now)
@@ -88,7 +88,7 @@ extension RootCommand {
         @Flag(help: "Only episodes first seen in the last refresh run.")
         var new = false
 
-        @Option(help: "At most this many episodes.")
+        @Option(help: "At most this many episodes (when more match, stderr says how many).")
         var limit: Int = 20
 
         @Flag(help: "Print JSON Lines, one episode per line.")
@@ -109,7 +109,7 @@ extension RootCommand {
         }
 
         func run() async throws {
-            let store = try openStore(global)
+            let store = try openStoreForReading(global)
             let subscriptions = try store.subscriptions()
             var query = EpisodeQuery(limit: limit)
             if let feed {
@@ -122,7 +122,9 @@ extension RootCommand {
             }
             if let since { query.since = Self.sinceDate(since, now: Date()) }
             if new {
-                guard let run = try store.lastRun() else {
+                // The last run that checked a feed: a run with nothing due found nothing new, but must not hide what
+                // the previous one found.
+                guard let run = try store.lastRun(checkedFeeds: true) else {
                     if !json { Console.line("no refresh has run yet") }
                     return
                 }
@@ -133,8 +135,7 @@ extension RootCommand {
             for stored in episodes {
                 let episode = stored.episode
                 if json {
-                    let fields = ConsoleRenderer.episodeFields(feedID: stored.subscriptionID, feedTitle: titles[stored.subscriptionID], episode)
-                    Console.line(JSONValue.object(fields + [("first_seen", .date(stored.firstSeenAt))]).serialized())
+                    Console.line(Self.json(stored, feedTitle: titles[stored.subscriptionID]).serialized())
                 } else {
                     let date = episode.published.map { String(RFC3339.string(from: $0).prefix(10)) } ?? "          "
                     let feedTitle = TerminalText.truncate(TerminalText.sanitize(titles[stored.subscriptionID] ?? ""), to: 30)
@@ -142,6 +143,50 @@ extension RootCommand {
                 }
             }
             if episodes.isEmpty && !json { Console.line("no episodes match") }
+            if episodes.count == limit {
+                let total = try store.countEpisodes(query)
+                if total > limit {
+                    // On stderr, so a pipe or `--json` reader gets only episodes, and a person still learns there is more.
+                    Console.error("showing \(limit) of \(total) episodes; use --limit \(total) to see them all")
+                }
+            }
+        }
+
+        /// One stored episode as `episodes --json` prints it: the `new_episode` event's keys first (unchanged), then
+        /// every other stored field — show notes, all enclosures, transcripts, persons, alternate enclosures — and
+        /// when podfresh first and last saw it.
+        static func json(_ stored: StoredEpisode, feedTitle: String?) -> JSONValue {
+            let episode = stored.episode
+            let event = ConsoleRenderer.episodeFields(feedID: stored.subscriptionID, feedTitle: feedTitle, episode)
+            let eventKeys = Set(event.map(\.0))
+            guard case .object(let parsed) = episode.jsonValue() else { return .object(event) }
+            var fields = event + parsed.filter { !eventKeys.contains($0.0) }
+            fields = fields.map { key, value in
+                switch key {
+                case "transcripts":
+                    return (key, .array(episode.transcripts.map {
+                        .object([("url", .string($0.urlString)), ("type", .string($0.type)), ("language", .string($0.language)), ("rel", .string($0.rel))])
+                    }))
+                case "persons":
+                    return (key, .array(episode.persons.map {
+                        .object([("name", .string($0.name)), ("role", .string($0.role)), ("group", .string($0.group)), ("href", .string($0.hrefString)), ("image", .string($0.imageString))])
+                    }))
+                default:
+                    return (key, value)
+                }
+            }
+            return .object(fields + [
+                ("guid_is_permalink", episode.guidIsPermaLink.map { .bool($0) } ?? .null),
+                ("alternate_enclosures", .array(episode.alternateEnclosures.map {
+                    .object([
+                        ("url", .url($0.url)), ("type", .string($0.type)), ("length", $0.length.map { .int(Int($0)) } ?? .null),
+                        ("bitrate", .number($0.bitrate)), ("title", .string($0.title)), ("default", .bool($0.isDefault)),
+                    ])
+                })),
+                ("first_seen", .date(stored.firstSeenAt)),
+                ("last_seen", .date(stored.lastSeenAt)),
+                ("first_seen_run", .int(stored.firstSeenRunID.map { Int($0) })),
+            ])
         }
     }
 }

@@ -106,7 +106,7 @@ extension RootCommand {
         var json = false
 
         func run() async throws {
-            let store = try openStore(global)
+            let store = try openStoreForReading(global)
             let subscriptions = try store.subscriptions()
             let counts = try store.episodeCounts()
             if json {
@@ -121,14 +121,19 @@ extension RootCommand {
             let rows = subscriptions.map { subscription in
                 [
                     String(subscription.id),
-                    TerminalText.truncate(TerminalText.sanitize(subscription.title ?? subscription.url.absoluteString), to: 40),
+                    TerminalText.sanitize(subscription.title ?? subscription.url.absoluteString),
                     String(counts[subscription.id] ?? 0),
                     subscription.lastSuccessAt.map { Console.ago($0, now: now) } ?? "never",
-                    TerminalText.truncate(TerminalText.sanitize(statusText(subscription)), to: 48),
+                    TerminalText.sanitize(statusText(subscription)),
                     nextCheckText(subscription, now: now),
                 ]
             }
-            Console.line(TextTable.render(headers: ["ID", "TITLE", "EPISODES", "LAST SUCCESS", "STATUS", "NEXT CHECK"], rows: rows))
+            // On a terminal the table fits its width (titles, status and next check give way, with "…"); in a pipe
+            // or a file nothing is cut.
+            Console.line(
+                TextTable.render(
+                    headers: ["ID", "TITLE", "EPISODES", "LAST SUCCESS", "STATUS", "NEXT CHECK"], rows: rows,
+                    width: TextTable.terminalWidth(environment: ProcessInfo.processInfo.environment), shrinkable: [1, 4, 5]))
         }
     }
 }
@@ -178,13 +183,16 @@ func subscriptionJSON(_ subscription: Subscription, episodes: Int) -> JSONValue 
     ])
 }
 
+/// Opens the database for a command that writes (creating and migrating it when needed). A ``StoreError`` exits 70
+/// through ``ExitStatus/mapping(_:)``.
 func openStore(_ global: GlobalOptions) throws -> FeedStore {
-    do {
-        return try FeedStore(path: global.databasePath)
-    } catch {
-        Console.error("\(error)")
-        throw ExitStatus.internalError
-    }
+    try FeedStore(path: global.databasePath)
+}
+
+/// Opens the database for a command that only reads (`list`, `status`, `episodes`, `export`): nothing is created or
+/// migrated, a read-only file or folder works, and another process's write transaction is never waited for.
+func openStoreForReading(_ global: GlobalOptions) throws -> FeedStore {
+    try FeedStore.openForReading(path: global.databasePath)
 }
 
 /// Plain writes to standard output and standard error for commands that do not refresh.

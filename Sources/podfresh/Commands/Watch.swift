@@ -36,7 +36,7 @@ extension RootCommand {
                 valueName: "duration"))
         var execTimeout: DurationArgument = DurationArgument(seconds: 60)
 
-        @Option(help: ArgumentHelp("If another refresh holds the database, wait for it (bare --wait: as long as it takes).", valueName: "duration"))
+        @Option(help: ArgumentHelp("If another refresh holds the database, wait for it (bare --wait: as long as it takes; --wait 5m or --wait=5m: at most that long).", valueName: "duration"))
         var wait: DurationArgument?
 
         func validate() throws {

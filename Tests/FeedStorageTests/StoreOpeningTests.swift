@@ -1,0 +1,266 @@
+import FeedParsing
+import FeedStorage
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A folder in the temporary directory, removed by ``remove()``.
+struct TemporaryFolder {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-open-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// Another process (Python's sqlite3 module) that opens `path`, runs `BEGIN IMMEDIATE` plus the given writes, says
+/// "held" and keeps the write transaction open until it is killed.
+final class HeldWriteTransaction {
+    let process = Process()
+
+    init(path: String, sql: String) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [
+            "-c",
+            """
+            import sqlite3, sys, time
+            db = sqlite3.connect(sys.argv[1], isolation_level=None)
+            db.execute("BEGIN IMMEDIATE")
+            for statement in sys.argv[2].split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            print("held", flush=True)
+            time.sleep(120)
+            """,
+            path, sql,
+        ]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let said = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+        guard said.contains("held") else { throw CocoaError(.fileReadUnknown) }
+    }
+
+    var isHolding: Bool { process.isRunning }
+
+    func end() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+private let t0 = Date(timeIntervalSince1970: 1_730_000_000)
+
+private func sqlite(_ path: String, _ sql: String) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    process.arguments = [path, sql]
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "sqlite3 \(sql)")
+}
+
+private func files(in folder: TemporaryFolder) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
+}
+
+struct StoreOpeningTests {
+    // MARK: - Another program's file
+
+    @Test func anSQLiteFileOfAnotherProgramIsRefusedAndLeftByteIdentical() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path("notes.sqlite")
+        try sqlite(path, "CREATE TABLE note (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO note (body) VALUES ('keep me');")
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+
+        // Given another program's database, when podfresh opens it for writing or for reading, then it is refused …
+        for open in [{ _ = try FeedStore(path: path) }, { _ = try FeedStore.openForReading(path: path) }] {
+            #expect { try open() } throws: { error in
+                guard let error = error as? StoreError else { return false }
+                return error.kind == .database && error.message.contains("not a podfresh database") && error.message.contains(path)
+            }
+        }
+        // … and the file is byte-identical, with no WAL files left beside it.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(try files(in: folder) == ["notes.sqlite"])
+    }
+
+    @Test func aNewEmptyFileIsSetUpAsAPodfreshDatabase() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path("empty.sqlite")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        let store = try FeedStore(path: path)
+        #expect(try store.subscriptions().isEmpty)
+        #expect(try store.integrityCheck() == "ok")
+    }
+
+    // MARK: - Reading only
+
+    @Test func openingAMissingFileForReadingCreatesNothing() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path("not-yet/podfresh.sqlite")
+        let store = try FeedStore.openForReading(path: path)
+        #expect(try store.subscriptions().isEmpty)
+        #expect(try store.episodes(EpisodeQuery()).isEmpty)
+        #expect(try files(in: folder).isEmpty, "neither the folder nor the file was created")
+    }
+
+    @Test func openingForReadingNeverMigratesAnOlderDatabase() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path("podfresh.sqlite")
+        // Given a podfresh database that lacks this version's newest migration (as an older podfresh left it) …
+        _ = try FeedStore(path: path)
+        try sqlite(path, "DELETE FROM grdb_migrations WHERE identifier = 'normalised subscription URLs'; PRAGMA wal_checkpoint(TRUNCATE);")
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        // … opening it for reading says what to do, and changes nothing.
+        #expect { _ = try FeedStore.openForReading(path: path) } throws: { error in
+            (error as? StoreError)?.message.contains("older podfresh") == true
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        // A writing open upgrades it.
+        _ = try FeedStore(path: path)
+        _ = try FeedStore.openForReading(path: path)
+    }
+
+    @Test func aReadingStoreCannotWrite() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path("podfresh.sqlite")
+        _ = try FeedStore(path: path).addSubscription(url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
+        let reader = try FeedStore.openForReading(path: path)
+        #expect(throws: StoreError.self) { _ = try reader.addSubscription(url: URL(string: "https://b.example/feed")!, title: nil, at: t0) }
+        #expect(try reader.subscriptions().map(\.title) == ["A"])
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func readersDoNotWaitForAWriteTransactionInAnotherProcess() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path("podfresh.sqlite")
+        let writer = try FeedStore(path: path)
+        let feed = try writer.addSubscription(url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
+        _ = try writer.apply(FeedCheck(
+            subscriptionID: feed.id, checkedAt: t0, status: 200,
+            result: .fetched(ParsedFeed(format: .rss2, title: "A", episodes: [ParsedEpisode(id: "e1", title: "One")]), etag: nil, lastModified: nil, unconditional: false)))
+
+        // Given another process in the middle of a write transaction (BEGIN IMMEDIATE, rows written, not committed) …
+        let held = try HeldWriteTransaction(
+            path: path,
+            sql: "INSERT INTO subscription (url, title, addedAt) VALUES ('https://held.example/feed', 'Held', 0); UPDATE subscription SET title = 'changed' WHERE id = 1")
+        defer { held.end() }
+
+        // … a reader opens and reads at once (the busy timeout is 30 s; this bound is generous) and sees the last
+        // committed state, while the writer still holds its transaction.
+        let started = ContinuousClock.now
+        let reader = try FeedStore.openForReading(path: path)
+        #expect(try reader.subscriptions().map(\.title) == ["A"])
+        #expect(try reader.episodes(EpisodeQuery()).map(\.key) == ["e1"])
+        #expect(try reader.countEpisodes(EpisodeQuery()) == 1)
+        #expect(try reader.lastRun() == nil)
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(held.isHolding)
+    }
+
+    // MARK: - The run lock
+
+    @Test(.timeLimit(.minutes(1)))
+    func aLockFileThatCannotBeOpenedIsADatabaseErrorNotABusyOne() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = folder.path("a-file")
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        // Given a database path whose parent is a file, the lock cannot be opened: that is said as a database error
+        // naming the lock file, not as "another podfresh is using this database".
+        await #expect { _ = try await RunLock.acquire(forDatabaseAt: file + "/podfresh.sqlite", wait: .seconds(5)) } throws: { error in
+            guard let error = error as? StoreError else { return false }
+            return error.kind == .database && error.message.contains(file + "/podfresh.sqlite.lock") && error.message.contains("Not a directory")
+        }
+    }
+
+    // MARK: - One spelling per feed URL
+
+    @Test(arguments: [
+        ("HTTPS://Example.COM/Feed.xml?Q=A#Latest", "https://example.com/Feed.xml?Q=A"),
+        ("http://User:Pass@Host.Example:8080/a#", "http://User:Pass@host.example:8080/a"),
+        ("https://example.com", "https://example.com"),
+        ("FILE:///Tmp/Feed.XML", "file:///Tmp/Feed.XML"),
+        ("https://example.com/a%2Fb?x=%41", "https://example.com/a%2Fb?x=%41"),
+    ])
+    func urlsAreNormalisedInSchemeHostAndFragmentOnly(input: String, expected: String) {
+        #expect(FeedURL.normalizedString(input) == expected)
+    }
+
+    @Test func urlsDifferingInCaseOrFragmentAreOneSubscription() throws {
+        let store = try FeedStore.inMemory()
+        let added = try store.addSubscription(url: URL(string: "HTTPS://Example.COM/feed.xml#top")!, title: nil, at: t0)
+        #expect(added.url.absoluteString == "https://example.com/feed.xml")
+        #expect { _ = try store.addSubscription(url: URL(string: "https://EXAMPLE.com/feed.xml")!, title: nil, at: t0) } throws: { error in
+            (error as? StoreError)?.kind == .duplicate
+        }
+        #expect(try store.subscription(url: URL(string: "https://example.com/feed.xml#other")!)?.id == added.id)
+    }
+
+    @Test func aMoveIsComparedNormalised() throws {
+        let store = try FeedStore.inMemory()
+        let a = try store.addSubscription(url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
+        _ = try store.addSubscription(url: URL(string: "https://b.example/feed")!, title: "B", at: t0)
+        // A "move" to another spelling of the same URL is no move …
+        let same = try store.apply(FeedCheck(subscriptionID: a.id, checkedAt: t0, result: .notModified, movedTo: URL(string: "HTTPS://A.EXAMPLE/feed#x")))
+        #expect(same.movedTo == nil && same.moveRefused == nil)
+        // … and a move to another spelling of a subscribed URL is refused, naming it.
+        let taken = try store.apply(FeedCheck(subscriptionID: a.id, checkedAt: t0, result: .notModified, movedTo: URL(string: "https://B.example/feed")))
+        #expect(taken.movedTo == nil)
+        #expect(taken.moveRefused?.contains("https://b.example/feed") == true)
+        #expect(try store.subscription(id: a.id)?.url.absoluteString == "https://a.example/feed")
+    }
+
+    @Test func existingRowsAreNormalisedAndDuplicatesMergedKeepingEveryEpisode() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path("podfresh.sqlite")
+        _ = try FeedStore(path: path)
+        // Given rows stored before normalisation (two spellings of one feed, each with episodes) …
+        try sqlite(path, """
+            DELETE FROM grdb_migrations WHERE identifier = 'normalised subscription URLs';
+            INSERT INTO subscription (id, url, title, addedAt) VALUES (1, 'HTTPS://Example.COM/feed#a', NULL, 0);
+            INSERT INTO subscription (id, url, title, addedAt) VALUES (2, 'https://example.com/feed', 'Show', 0);
+            INSERT INTO subscription (id, url, title, addedAt) VALUES (3, 'https://Other.example/Feed', 'Other', 0);
+            INSERT INTO episode (subscriptionId, key, fingerprint, enclosures, transcripts, persons, alternateEnclosures, firstSeenAt, lastSeenAt)
+              VALUES (1, 'shared', 'f', '[]', '[]', '[]', '[]', 0, 0), (1, 'only-1', 'f', '[]', '[]', '[]', '[]', 0, 0),
+                     (2, 'shared', 'f', '[]', '[]', '[]', '[]', 0, 0), (2, 'only-2', 'f', '[]', '[]', '[]', '[]', 0, 0);
+            """)
+        // … opening for writing migrates them: one subscription per feed, every distinct episode kept.
+        let store = try FeedStore(path: path)
+        let subscriptions = try store.subscriptions()
+        #expect(subscriptions.map(\.url.absoluteString) == ["https://example.com/feed", "https://other.example/Feed"])
+        #expect(subscriptions.first?.title == "Show")
+        #expect(try store.episodes(EpisodeQuery(subscriptionID: 1)).map(\.key).sorted() == ["only-1", "only-2", "shared"])
+        #expect(try store.integrityCheck() == "ok")
+    }
+
+    // MARK: - Runs and counts
+
+    @Test func theLastRunThatCheckedFeedsSkipsRunsThatCheckedNothing() throws {
+        let store = try FeedStore.inMemory()
+        var first = try store.beginRun(at: t0)
+        first.endedAt = t0
+        first.feedsChecked = 2
+        try store.finishRun(first)
+        var empty = try store.beginRun(at: t0.addingTimeInterval(60))
+        empty.endedAt = t0.addingTimeInterval(60)
+        try store.finishRun(empty)
+        #expect(try store.lastRun()?.id == empty.id)
+        #expect(try store.lastRun(checkedFeeds: true)?.id == first.id)
+    }
+}
