@@ -64,9 +64,11 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     /// When a read-only connection cannot create what it needs (a read-only folder) and no `-wal` holds data, the file
     /// is read as immutable too.
     ///
+    /// - Parameter upgradingOlderSchema: When the file was written by an older podfresh and may be written, upgrade it
+    ///   once (the one time a reader writes, and may wait for a writer) instead of refusing it.
     /// - Throws: ``StoreError`` `.database` when the file cannot be read, is not a podfresh database, or has an
-    ///   older schema than this podfresh (a writing command upgrades it).
-    public static func openForReading(path: String) throws -> FeedStore {
+    ///   older schema than this podfresh that is not upgraded (a writing command upgrades it).
+    public static func openForReading(path: String, upgradingOlderSchema: Bool = false) throws -> FeedStore {
         try checkPath(path)
         var status = stat()
         if stat(path, &status) != 0 {
@@ -100,6 +102,9 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
             case .foreign: throw foreignDatabase(path)
             case .empty: return try .inMemory()
             case .podfresh(current: false):
+                if upgradingOlderSchema, access(path, R_OK | W_OK) == 0, access(folder, W_OK | X_OK) == 0 {
+                    return try FeedStore(path: path)
+                }
                 throw StoreError(
                     kind: .database,
                     message: "the database \(path) was written by an older podfresh; run a command that writes (e.g. `podfresh refresh --offline`) once to upgrade it")

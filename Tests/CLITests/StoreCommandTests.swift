@@ -35,7 +35,7 @@ struct StoreCommandTests {
     /// A podfresh database with the demo feeds refreshed (3 feeds, 7 episodes).
     func demoDatabase() async throws -> Podfresh {
         let podfresh = try Podfresh()
-        #expect(try await podfresh.run(["add", "--no-fetch"] + Self.demoFeeds).status == 0)
+        #expect(try await podfresh.run(["add", "--no-fetch", "--backlog", "100"] + Self.demoFeeds).status == 0)
         #expect(try await podfresh.run(["refresh", "--quiet"]).status == 0)
         return podfresh
     }

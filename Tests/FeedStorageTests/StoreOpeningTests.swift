@@ -133,6 +133,18 @@ struct StoreOpeningTests {
         _ = try FeedStore.openForReading(path: path)
     }
 
+    @Test func aReaderAskedToUpgradesAWritableOlderDatabaseOnce() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path("podfresh.sqlite")
+        _ = try FeedStore(path: path).addSubscription(url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
+        try sqlite(path, "DELETE FROM grdb_migrations WHERE identifier = 'normalised subscription URLs'; PRAGMA wal_checkpoint(TRUNCATE);")
+        let reader = try FeedStore.openForReading(path: path, upgradingOlderSchema: true)
+        #expect(try reader.subscriptions().map(\.title) == ["A"])
+        // Upgraded for good: a plain reader now opens it.
+        #expect(try FeedStore.openForReading(path: path).subscriptions().count == 1)
+    }
+
     @Test func aReadingStoreCannotWrite() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -192,7 +192,8 @@ func openStore(_ global: GlobalOptions) throws -> FeedStore {
 /// Opens the database for a command that only reads (`list`, `status`, `episodes`, `export`): nothing is created or
 /// migrated, a read-only file or folder works, and another process's write transaction is never waited for.
 func openStoreForReading(_ global: GlobalOptions) throws -> FeedStore {
-    try FeedStore.openForReading(path: global.databasePath)
+    // The first reader after an upgrade of podfresh upgrades the file, when it may write it.
+    try FeedStore.openForReading(path: global.databasePath, upgradingOlderSchema: true)
 }
 
 /// Plain writes to standard output and standard error for commands that do not refresh.

@@ -94,11 +94,14 @@ final class HostileServer: @unchecked Sendable {
 
     /// Closes the listener and every open connection (stalled ones included).
     func stop() {
-        let sockets: Set<Int32> = lock.withLock {
-            guard !stopped else { return [] }
+        let sockets: Set<Int32>? = lock.withLock {
+            guard !stopped else { return nil }
             stopped = true
             return openSockets
         }
+        // A second call (deinit after stop) must not touch the listener's descriptor: the accept thread may have
+        // closed it by then and the number may belong to another test's socket.
+        guard let sockets else { return }
         // Only shut the listener down: the accept thread closes it when it leaves its loop, so the descriptor number
         // cannot be reused (by another test's socket) while that thread might still call accept() on it.
         shutdown(listener, Int32(SHUT_RDWR))
