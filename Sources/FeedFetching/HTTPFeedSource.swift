@@ -10,16 +10,29 @@ public struct HTTPFeedSource: FeedSource {
     private let client: HTTPClient
     let configuration: FetchConfiguration
 
-    /// The one client a process should use for feeds, with every limit pinned. The caller shuts it down.
+    /// The one client a process should use for feeds, with every limit pinned. The caller shuts it down (or use
+    /// ``withSource(configuration:_:)``, which does).
     public static func makeClient(configuration: FetchConfiguration) -> HTTPClient {
+        HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration(configuration))
+    }
+
+    /// A feed source over a new client, shut down when `body` returns or throws (AsyncHTTPClient's
+    /// `withHTTPClient`).
+    public static func withSource<Result>(
+        configuration: FetchConfiguration, _ body: (HTTPFeedSource) async throws -> Result
+    ) async throws -> Result {
+        try await HTTPClient.withHTTPClient(configuration: clientConfiguration(configuration)) { client in
+            try await body(HTTPFeedSource(client: client, configuration: configuration))
+        }
+    }
+
+    static func clientConfiguration(_ configuration: FetchConfiguration) -> HTTPClient.Configuration {
         var clientConfiguration = HTTPClient.Configuration(
             redirectConfiguration: .follow(max: configuration.maxRedirects, allowCycles: false),
             timeout: .init(
-                connect: .nanoseconds(Int64(configuration.connectTimeout.components.seconds) * 1_000_000_000
-                    + configuration.connectTimeout.components.attoseconds / 1_000_000_000),
+                connect: TimeAmount(configuration.connectTimeout),
                 // A stall is caught by the read timeout; a trickle by the deadline checked per chunk.
-                read: .nanoseconds(min(30_000_000_000, Int64(configuration.totalTimeout.components.seconds) * 1_000_000_000
-                    + configuration.totalTimeout.components.attoseconds / 1_000_000_000))),
+                read: TimeAmount(min(.seconds(30), configuration.totalTimeout))),
             decompression: .enabled(limit: .ratio(configuration.decompressionRatioLimit)))
         clientConfiguration.httpVersion = .automatic
         // By default AHC retries a failed connection attempt with backoff until the connect timeout, so a refused
@@ -27,7 +40,7 @@ public struct HTTPFeedSource: FeedSource {
         // and surfaced as a timeout. Fail on the first attempt instead: the error is then the real cause, and the
         // refresh engine retries the causes worth retrying (resets, timeouts) once itself.
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        return clientConfiguration
     }
 
     /// - Parameters:

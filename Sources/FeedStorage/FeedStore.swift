@@ -1,135 +1,676 @@
-public import FeedParsing
+import FeedParsing
 public import Foundation
+import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// The result of one feed's check, applied to the store in one transaction by ``FeedStore/apply(_:)``.
-public struct FeedCheck: Sendable {
-    /// What the check found.
-    public enum Result: Sendable {
-        /// 200 with a parsed feed. `etag`/`lastModified` are the new validators (nil clears them);
-        /// `unconditional` is true when no validators were sent.
-        case fetched(ParsedFeed, etag: String?, lastModified: String?, unconditional: Bool)
-        /// 304: nothing changed.
-        case notModified
-        /// The check failed; stored episodes are untouched.
-        case failed(kind: String, message: String)
-        /// 410: mark the feed gone; it is never checked again.
-        case gone(message: String)
+/// The podfresh database: one SQLite file behind GRDB, migrated on open.
+///
+/// Every method is one transaction; the store is safe to share between tasks and between processes (WAL, a busy
+/// timeout). `synchronous = NORMAL` in WAL mode keeps the file consistent after a crash or `kill -9` at any moment
+/// (a committed transaction survives a process crash; a power cut may lose only the last ones, never consistency).
+public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRepository {
+    private let writer: any DatabaseWriter
+    /// True for a store opened with ``openForReading(path:)``: every write is refused before it reaches SQLite.
+    private var readsOnly = false
+
+    /// Opens (creating if needed) the database at `path` for reading and writing, creating parent folders, and
+    /// migrates it.
+    ///
+    /// An existing SQLite file that is not a podfresh database (it has tables, but not podfresh's) is refused and
+    /// left byte-identical: it is inspected through a read-only connection before anything can write to it.
+    ///
+    /// - Throws: ``StoreError`` `.database` naming the path and what to do.
+    public init(path: String) throws {
+        try Self.checkPath(path)
+        let url = URL(fileURLWithPath: path)
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            throw StoreError(kind: .database, message: "cannot create the folder for the database \(path): \(Self.reason(error))")
+        }
+        var configuration = Self.configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            // Look before writing: opening a pool switches the file to WAL, which would change another program's file.
+            if case .foreign? = try Self.existingSchema(at: path) { throw Self.foreignDatabase(path) }
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            try Migrations.migrator.migrate(pool)
+            writer = pool
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError(kind: .database, message: Self.describe(error, path: path))
+        } catch {
+            throw StoreError(kind: .database, message: "cannot open the database \(path): \(error)")
+        }
     }
 
-    public var subscriptionID: Int64
-    public var checkedAt: Date
-    public var status: Int?
-    public var result: Result
-    /// A permanent move to apply (301/308 or `itunes:new-feed-url`), if any.
-    public var movedTo: URL?
-    public var nextCheckAt: Date?
-    public var nextCheckReason: String?
-    /// The refresh run this check belongs to.
-    public var runID: Int64?
-    /// Body bytes received (200), for the conditional-GET savings figure.
-    public var bodyBytes: Int?
-    /// On a subscription's first successful fetch: how many of its new episodes (the newest) to announce. The others
-    /// are stored as its back catalogue, not as found by this run. Nil announces every new episode.
-    public var announceLimit: Int?
+    /// Opens the database at `path` for reading only: `list`, `episodes`, `status` and `export`.
+    ///
+    /// Nothing is ever created, migrated or written, and reads never wait for a writer in another process (WAL gives
+    /// each read a snapshot). A missing file reads as an empty store. How the file is opened depends on who else has
+    /// it open, which the `-wal`/`-shm` files beside it tell (WAL creates them with the first connection and removes
+    /// them with the last):
+    /// - they exist (a writer is at work, or left them): a read-only connection that shares them;
+    /// - they do not, and the file and its folder are writable: a connection that only reads (every read runs with
+    ///   `query_only`), so that SQLite removes the `-wal`/`-shm` it needs again when it closes — a read-only
+    ///   connection would leave them behind, owned by whoever read;
+    /// - they do not, and the file or its folder is read-only: the file is read as immutable. With no `-wal`, the
+    ///   main file holds every committed transaction; no `-wal`/`-shm` is created.
+    /// When a read-only connection cannot create what it needs (a read-only folder) and no `-wal` holds data, the file
+    /// is read as immutable too.
+    ///
+    /// - Parameter upgradingOlderSchema: When the file was written by an older podfresh and may be written, upgrade it
+    ///   once (the one time a reader writes, and may wait for a writer) instead of refusing it.
+    /// - Throws: ``StoreError`` `.database` when the file cannot be read, is not a podfresh database, or has an
+    ///   older schema than this podfresh that is not upgraded (a writing command upgrades it).
+    public static func openForReading(path: String, upgradingOlderSchema: Bool = false) throws -> FeedStore {
+        try checkPath(path)
+        var status = stat()
+        if stat(path, &status) != 0 {
+            let code = errno
+            if code == ENOENT { return try .inMemory() }
+            throw StoreError(kind: .database, message: "cannot open the database \(path): \(String(cString: strerror(code))); check the path")
+        }
+        if (status.st_mode & S_IFMT) == S_IFDIR {
+            throw StoreError(kind: .database, message: "\(path) is a folder, not a database file; give a file path with --database")
+        }
+        if status.st_size == 0 { return try .inMemory() }
+        do {
+            var queue: DatabaseQueue
+            var schema: Schema
+            let companions = ["-wal", "-shm"].contains { FileManager.default.fileExists(atPath: path + $0) }
+            let folder = (URL(fileURLWithPath: path).deletingLastPathComponent().path)
+            do {
+                if companions {
+                    queue = try DatabaseQueue(path: path, configuration: configuration(readonly: true))
+                } else if access(path, R_OK | W_OK) == 0, access(folder, W_OK | X_OK) == 0 {
+                    queue = try DatabaseQueue(path: path, configuration: configuration())
+                } else {
+                    queue = try DatabaseQueue(path: immutableURI(path), configuration: configuration(readonly: true))
+                }
+                schema = try queue.read(Self.schema)
+            } catch let error as DatabaseError where canReadImmutable(path, after: error) {
+                queue = try DatabaseQueue(path: immutableURI(path), configuration: configuration(readonly: true))
+                schema = try queue.read(Self.schema)
+            }
+            switch schema {
+            case .foreign: throw foreignDatabase(path)
+            case .empty: return try .inMemory()
+            case .podfresh(current: false):
+                if upgradingOlderSchema, access(path, R_OK | W_OK) == 0, access(folder, W_OK | X_OK) == 0 {
+                    return try FeedStore(path: path)
+                }
+                throw StoreError(
+                    kind: .database,
+                    message: "the database \(path) was written by an older podfresh; run a command that writes (e.g. `podfresh refresh --offline`) once to upgrade it")
+            case .podfresh(current: true):
+                return FeedStore(reader: queue)
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError(kind: .database, message: describe(error, path: path, writing: false))
+        } catch {
+            throw StoreError(kind: .database, message: "cannot read the database \(path): \(error)")
+        }
+    }
 
-    public init(
-        subscriptionID: Int64,
-        checkedAt: Date,
-        status: Int? = nil,
-        result: Result,
-        movedTo: URL? = nil,
-        nextCheckAt: Date? = nil,
-        nextCheckReason: String? = nil,
-        runID: Int64? = nil,
-        bodyBytes: Int? = nil,
-        announceLimit: Int? = nil
-    ) {
-        self.announceLimit = announceLimit
-        self.bodyBytes = bodyBytes
-        self.subscriptionID = subscriptionID
-        self.checkedAt = checkedAt
-        self.status = status
-        self.result = result
-        self.movedTo = movedTo
-        self.nextCheckAt = nextCheckAt
-        self.nextCheckReason = nextCheckReason
-        self.runID = runID
+    /// A private in-memory database, for tests.
+    public static func inMemory() throws -> FeedStore {
+        try FeedStore(writer: DatabaseQueue())
+    }
+
+    private init(writer: any DatabaseWriter) throws {
+        try Migrations.migrator.migrate(writer)
+        self.writer = writer
+    }
+
+    /// A store that only reads (``openForReading(path:)``): its write methods throw.
+    private init(reader: DatabaseQueue) {
+        self.writer = reader
+        self.readsOnly = true
+    }
+
+    private static func configuration(readonly: Bool = false) -> Configuration {
+        var configuration = Configuration()
+        configuration.readonly = readonly
+        configuration.busyMode = .timeout(30)
+        configuration.foreignKeysEnabled = true
+        return configuration
+    }
+
+    private static func checkPath(_ path: String) throws {
+        guard !path.isEmpty else {
+            throw StoreError(kind: .database, message: "the database path is empty; give a file path with --database")
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        if let error = error as? CocoaError, let underlying = error.userInfo[NSUnderlyingErrorKey] as? POSIXError {
+            return String(cString: strerror(underlying.code.rawValue))
+        }
+        return error.localizedDescription
+    }
+
+    // MARK: - Whose file is it?
+
+    /// What an SQLite file holds.
+    enum Schema: Equatable {
+        /// No tables at all: a new file podfresh may set up.
+        case empty
+        /// podfresh's tables; `current` when every migration this podfresh knows was applied.
+        case podfresh(current: Bool)
+        /// Tables of another program.
+        case foreign
+    }
+
+    /// Tells podfresh's databases from other programs' by their tables, reading only.
+    static func schema(_ db: Database) throws -> Schema {
+        let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
+        if tables.isEmpty { return .empty }
+        guard tables.isSuperset(of: ["grdb_migrations", "subscription", "episode", "refreshRun"]),
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM grdb_migrations WHERE identifier = 'v1')") == true
+        else { return .foreign }
+        return .podfresh(current: try Migrations.migrator.hasCompletedMigrations(db))
+    }
+
+    /// What the existing file at `path` holds, looked at through a read-only connection only; nil when there is no
+    /// file or it is empty.
+    ///
+    /// Asked before anything could write to or beside the file: opening a pool switches the file to WAL (which would
+    /// change another program's file), and the run lock creates `<database>.lock` beside it.
+    static func existingSchema(at path: String) throws -> Schema? {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > 0 else { return nil }
+        let probe = try DatabaseQueue(path: path, configuration: configuration(readonly: true))
+        let schema = try probe.read(Self.schema)
+        try probe.close()
+        return schema
+    }
+
+    static func foreignDatabase(_ path: String) -> StoreError {
+        StoreError(
+            kind: .database,
+            message: "\(path) is not a podfresh database (an SQLite file of another program, left untouched); use another --database path")
+    }
+
+    /// True when a read-only open failed only because SQLite could not create the `-wal`/`-shm` files (a read-only
+    /// folder) and no `-wal` file exists, so the main file alone holds every committed transaction.
+    private static func canReadImmutable(_ path: String, after error: DatabaseError) -> Bool {
+        guard [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode) else { return false }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int
+        return size == nil || size == 0
+    }
+
+    /// An SQLite URI (`file:…?immutable=1`) for `path`.
+    private static func immutableURI(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        return "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute) + "?immutable=1"
+    }
+
+    static func describe(_ error: DatabaseError, path: String, writing: Bool = true) -> String {
+        switch error.resultCode {
+        case .SQLITE_NOTADB: return "\(path) is not a podfresh database (not an SQLite file); use another --database path"
+        case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM:
+            return "cannot open the database \(path)\(writing ? " for writing" : "") (\(error.message ?? "permission denied")); check the path and its permissions"
+        case .SQLITE_CORRUPT: return "the database \(path) is damaged (\(error.message ?? "corrupt")); restore a backup or start a new one"
+        case .SQLITE_FULL: return "the disk holding \(path) is full; free some space and try again"
+        case .SQLITE_IOERR:
+            return "cannot read or write the database \(path) (\(error.message ?? "disk I/O error")); check the disk, its free space and the file size limit"
+        default: return "database error on \(path): \(error.message ?? "\(error.resultCode)")"
+        }
+    }
+
+    private func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try refuseWritesWhenReading()
+        return try storeErrors { try writer.write(body) }
+    }
+
+    private func refuseWritesWhenReading() throws {
+        guard !readsOnly else {
+            throw StoreError(kind: .database, message: "the database \(writer.path) was opened for reading only")
+        }
+    }
+
+    /// Runs `body`, turning a database error into a ``StoreError`` that names the file.
+    private func storeErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError(kind: .database, message: Self.describe(error, path: writer.path))
+        }
+    }
+
+    private func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try writer.read(body)
+        } catch let error as DatabaseError {
+            throw StoreError(kind: .database, message: Self.describe(error, path: writer.path))
+        }
+    }
+
+    // MARK: - Subscriptions
+
+    public func addSubscription(url: URL, title: String?, at date: Date, backlog: Int?) throws -> Subscription {
+        let url = FeedURL.normalized(url)
+        return try write { db in
+            if try Row.fetchOne(db, sql: "SELECT id FROM subscription WHERE url = ?", arguments: [url.absoluteString]) != nil {
+                throw StoreError(kind: .duplicate, message: "\(url.absoluteString) is already subscribed")
+            }
+            try db.execute(
+                sql: "INSERT INTO subscription (url, title, addedAt, backlog) VALUES (?, ?, ?, ?)",
+                arguments: [url.absoluteString, title, date.timeIntervalSince1970, backlog])
+            return Subscription(id: db.lastInsertedRowID, url: url, title: title, addedAt: date, backlog: backlog)
+        }
+    }
+
+    public func moveSubscription(id: Int64, to url: URL) throws -> Subscription {
+        let url = FeedURL.normalized(url)
+        return try write { db in
+            let current = try Self.existingSubscription(id: id, db: db)
+            guard url != current.url else { return current }
+            try Self.refuseTakenURL(url, except: id, db: db)
+            try db.execute(
+                sql: """
+                    UPDATE subscription SET url = ?, movedFrom = ?, refusedMoveTarget = NULL, etag = NULL,
+                      lastModified = NULL, nextCheckAt = NULL, nextCheckReason = NULL
+                    WHERE id = ?
+                    """,
+                arguments: [url.absoluteString, current.url.absoluteString, id])
+            return try Self.existingSubscription(id: id, db: db)
+        }
+    }
+
+    public func undoMove(id: Int64) throws -> Subscription {
+        try write { db in
+            let current = try Self.existingSubscription(id: id, db: db)
+            guard let previous = current.movedFrom else {
+                throw StoreError(kind: .notFound, message: "subscription \(id) has not moved: there is no move to undo")
+            }
+            try Self.refuseTakenURL(previous, except: id, db: db)
+            try db.execute(
+                sql: """
+                    UPDATE subscription SET url = ?, movedFrom = NULL, refusedMoveTarget = ?, etag = NULL,
+                      lastModified = NULL, nextCheckAt = NULL, nextCheckReason = NULL
+                    WHERE id = ?
+                    """,
+                arguments: [previous.absoluteString, current.url.absoluteString, id])
+            return try Self.existingSubscription(id: id, db: db)
+        }
+    }
+
+    private static func existingSubscription(id: Int64, db: Database) throws -> Subscription {
+        guard let subscription = try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE id = ?", arguments: [id])
+            .flatMap(Self.subscription(from:))
+        else {
+            throw StoreError(kind: .notFound, message: "no subscription with id \(id)")
+        }
+        return subscription
+    }
+
+    private static func refuseTakenURL(_ url: URL, except id: Int64, db: Database) throws {
+        if let other = try Int64.fetchOne(
+            db, sql: "SELECT id FROM subscription WHERE url = ? AND id <> ?", arguments: [url.absoluteString, id])
+        {
+            throw StoreError(kind: .duplicate, message: "\(url.absoluteString) is already subscribed as \(other)")
+        }
+    }
+
+    @discardableResult
+    public func removeSubscription(id: Int64) throws -> Bool {
+        try write { db in
+            try db.execute(sql: "DELETE FROM subscription WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    public func subscriptions() throws -> [Subscription] {
+        try read { db in try Row.fetchAll(db, sql: "SELECT * FROM subscription ORDER BY id").compactMap(Self.subscription(from:)) }
+    }
+
+    public func subscription(id: Int64) throws -> Subscription? {
+        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE id = ?", arguments: [id]).flatMap(Self.subscription(from:)) }
+    }
+
+    public func subscription(url: URL) throws -> Subscription? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE url = ?", arguments: [FeedURL.normalizedString(url.absoluteString)])
+                .flatMap(Self.subscription(from:))
+        }
+    }
+
+    public func dueSubscriptions(at date: Date) throws -> [Subscription] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM subscription WHERE isGone = 0 AND (nextCheckAt IS NULL OR nextCheckAt <= ?) ORDER BY id",
+                arguments: [date.timeIntervalSince1970]
+            ).compactMap(Self.subscription(from:))
+        }
+    }
+
+    public func updateMetadata(id: Int64, title: String?, link: URL?, image: URL?) throws {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE subscription SET title = COALESCE(?, title), link = COALESCE(?, link), image = COALESCE(?, image) WHERE id = ?",
+                arguments: [title, link?.absoluteString, image?.absoluteString, id])
+        }
+    }
+
+    static func subscription(from row: Row) -> Subscription? {
+        guard let url = URL(string: row["url"]) else { return nil }
+        return Subscription(
+            id: row["id"], url: url, title: row["title"],
+            link: (row["link"] as String?).flatMap(URL.init(string:)),
+            image: (row["image"] as String?).flatMap(URL.init(string:)),
+            addedAt: Date(timeIntervalSince1970: row["addedAt"]),
+            etag: row["etag"], lastModified: row["lastModified"],
+            lastCheckedAt: date(row["lastCheckedAt"]), lastSuccessAt: date(row["lastSuccessAt"]),
+            lastUnconditionalAt: date(row["lastUnconditionalAt"]), lastStatus: row["lastStatus"],
+            failureCount: row["failureCount"], lastErrorKind: row["lastErrorKind"], lastError: row["lastError"],
+            isGone: row["isGone"], isComplete: row["isComplete"], nextCheckAt: date(row["nextCheckAt"]),
+            nextCheckReason: row["nextCheckReason"],
+            movedFrom: (row["movedFrom"] as String?).flatMap(URL.init(string:)), lastBodyBytes: row["lastBodyBytes"],
+            ttlMinutes: row["ttlMinutes"], syndicationUpdatePeriod: row["syndicationUpdatePeriod"],
+            syndicationUpdateFrequency: row["syndicationUpdateFrequency"], podcastUpdateFrequency: row["podcastUpdateFrequency"],
+            backlog: row["backlog"], refusedMoveTarget: (row["refusedMoveTarget"] as String?).flatMap(URL.init(string:)))
+    }
+
+    static func date(_ value: Double?) -> Date? { value.map(Date.init(timeIntervalSince1970:)) }
+
+    // MARK: - Applying a check
+
+    public func apply(_ check: FeedCheck) throws -> MergeSummary {
+        let columns = Self.columns(of: check)
+        return try write { db in try applyBody(check, columns: columns, db: db) }
+    }
+
+    /// The episode rows of a fetched feed, computed before the write transaction.
+    private static func columns(of check: FeedCheck) -> [EpisodeColumns] {
+        guard case .fetched(let feed, _, _, _) = check.result else { return [] }
+        return feed.episodes.map(EpisodeColumns.init)
+    }
+
+    /// ``apply(_:)`` for async callers: the merge runs on the database's writer queue, and the calling task waits
+    /// without holding a thread of the cooperative pool (a blocked pool thread would stop other feeds from parsing
+    /// while a merge runs). Once the write is queued it always completes: a cancelled refresh still commits
+    /// in-flight merges.
+    public func applyAsync(_ check: FeedCheck) async throws -> MergeSummary {
+        try refuseWritesWhenReading()
+        let writer = self.writer
+        let columns = Self.columns(of: check)
+        let result: Result<MergeSummary, any Error> = await withCheckedContinuation { continuation in
+            writer.asyncWrite(
+                { db in try self.applyBody(check, columns: columns, db: db) },
+                completion: { _, result in continuation.resume(returning: result) })
+        }
+        return try storeErrors { try result.get() }
+    }
+
+    private func applyBody(_ check: FeedCheck, columns: [EpisodeColumns], db: Database) throws -> MergeSummary {
+        guard let current = try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE id = ?", arguments: [check.subscriptionID])
+            .flatMap(Self.subscription(from:))
+        else {
+            throw StoreError(kind: .notFound, message: "no subscription with id \(check.subscriptionID)")
+        }
+        var summary = MergeSummary()
+        let checkedAt = check.checkedAt.timeIntervalSince1970
+        let next = check.nextCheckAt?.timeIntervalSince1970
+        switch check.result {
+        case .fetched(let feed, let etag, let lastModified, let unconditional):
+            summary = try merge(
+                feed, columns: columns, into: current, checkedAt: check.checkedAt, runID: check.runID,
+                announceLimit: check.announceLimit, db: db)
+            try db.execute(
+                sql: """
+                    UPDATE subscription SET
+                      title = COALESCE(?, title), link = COALESCE(?, link), image = COALESCE(?, image),
+                      description = COALESCE(?, description), author = COALESCE(?, author),
+                      language = COALESCE(?, language), etag = ?, lastModified = ?,
+                      lastCheckedAt = ?, lastSuccessAt = ?, lastUnconditionalAt = CASE WHEN ? THEN ? ELSE lastUnconditionalAt END,
+                      lastStatus = ?, failureCount = 0, lastErrorKind = NULL, lastError = NULL, isGone = 0, isComplete = ?,
+                      nextCheckAt = ?, nextCheckReason = ?, lastBodyBytes = COALESCE(?, lastBodyBytes),
+                      ttlMinutes = ?, syndicationUpdatePeriod = ?, syndicationUpdateFrequency = ?, podcastUpdateFrequency = ?
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    feed.title, feed.link?.absoluteString, feed.image?.absoluteString, feed.description,
+                    feed.author, feed.language, etag, lastModified, checkedAt, checkedAt, unconditional, checkedAt,
+                    check.status ?? 200, feed.complete ?? false, next, check.nextCheckReason, check.bodyBytes,
+                    feed.ttl, feed.syndicationUpdatePeriod, feed.syndicationUpdateFrequency, feed.updateFrequency,
+                    current.id,
+                ])
+        case .notModified:
+            try db.execute(
+                sql: """
+                    UPDATE subscription SET lastCheckedAt = ?, lastSuccessAt = ?, lastStatus = ?, failureCount = 0,
+                      lastErrorKind = NULL, lastError = NULL, isGone = 0, nextCheckAt = ?, nextCheckReason = ?
+                    WHERE id = ?
+                    """,
+                arguments: [checkedAt, checkedAt, check.status ?? 304, next, check.nextCheckReason, current.id])
+        case .failed(let kind, let message):
+            try db.execute(
+                sql: """
+                    UPDATE subscription SET lastCheckedAt = ?, lastStatus = ?, failureCount = failureCount + 1,
+                      lastErrorKind = ?, lastError = ?, nextCheckAt = ?, nextCheckReason = ?
+                    WHERE id = ?
+                    """,
+                arguments: [checkedAt, check.status, kind, message, next, check.nextCheckReason, current.id])
+            return summary
+        case .gone(let message):
+            try db.execute(
+                sql: """
+                    UPDATE subscription SET lastCheckedAt = ?, lastStatus = ?, isGone = 1, lastErrorKind = 'gone',
+                      lastError = ?, nextCheckAt = NULL, nextCheckReason = 'gone (410)'
+                    WHERE id = ?
+                    """,
+                arguments: [checkedAt, check.status ?? 410, message, current.id])
+            return summary
+        }
+        if let target = check.movedTo.map(FeedURL.normalized), target != current.url, target != current.refusedMoveTarget {
+            if let other = try Row.fetchOne(
+                db, sql: "SELECT id, title FROM subscription WHERE url = ? AND id <> ?",
+                arguments: [target.absoluteString, current.id])
+            {
+                let otherTitle: String? = other["title"]
+                let otherID: Int64 = other["id"]
+                summary.moveRefused = "\(target.absoluteString) is already subscribed as \(otherID)\(otherTitle.map { " (\($0))" } ?? "")"
+            } else {
+                try db.execute(
+                    sql: "UPDATE subscription SET url = ?, movedFrom = ? WHERE id = ?",
+                    arguments: [target.absoluteString, current.url.absoluteString, current.id])
+                summary.movedTo = target
+            }
+        }
+        return summary
+    }
+
+    /// Merges a feed's episodes: new ones inserted, changed ones updated, none deleted.
+    private func merge(
+        _ feed: ParsedFeed, columns allColumns: [EpisodeColumns], into subscription: Subscription, checkedAt: Date, runID: Int64?,
+        announceLimit: Int?, db: Database
+    ) throws -> MergeSummary {
+        var known: [String: String] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT key, fingerprint FROM episode WHERE subscriptionId = ?", arguments: [subscription.id])
+        while let row = try rows.next() { known[row["key"]] = row["fingerprint"] }
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO episode (subscriptionId, key, fingerprint, guid, guidIsPermaLink, title, link, description, summary,
+              published, duration, enclosures, episodeNumber, season, episodeType, explicit, image, transcripts, chapters,
+              persons, alternateEnclosures, firstSeenAt, lastSeenAt, firstSeenRunId)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        let update = try db.cachedStatement(sql: """
+            UPDATE episode SET fingerprint = ?, guid = ?, guidIsPermaLink = ?, title = ?, link = ?, description = ?,
+              summary = ?, published = ?, duration = ?, enclosures = ?, episodeNumber = ?, season = ?, episodeType = ?,
+              explicit = ?, image = ?, transcripts = ?, chapters = ?, persons = ?, alternateEnclosures = ?, lastSeenAt = ?
+            WHERE subscriptionId = ? AND key = ?
+            """)
+        let touch = try db.cachedStatement(sql: "UPDATE episode SET lastSeenAt = ? WHERE subscriptionId = ? AND key = ?")
+        let seenAt = checkedAt.timeIntervalSince1970
+        var summary = MergeSummary()
+        var handled = Set<String>()
+        let subscriptionID = subscription.id.databaseValue
+        let seen = seenAt.databaseValue
+        let run = runID.databaseValue
+        let announced = announceLimit.map { Self.newestKeys(of: feed, count: $0) }
+        for (index, episode) in feed.episodes.enumerated() where handled.insert(episode.id).inserted {
+            let columns = allColumns[index]
+            let key = episode.id.databaseValue
+            if let fingerprint = known[episode.id] {
+                if fingerprint == columns.fingerprint {
+                    try touch.execute(arguments: StatementArguments([seen, subscriptionID, key]))
+                } else {
+                    var values = [columns.fingerprint.databaseValue]
+                    values.reserveCapacity(columns.values.count + 4)
+                    values += columns.values
+                    values += [seen, subscriptionID, key]
+                    try update.execute(arguments: StatementArguments(values))
+                    summary.updatedCount += 1
+                }
+            } else {
+                var values = [subscriptionID, key, columns.fingerprint.databaseValue]
+                values.reserveCapacity(columns.values.count + 6)
+                values += columns.values
+                let announce = announced?.contains(episode.id) ?? true
+                values += [seen, seen, announce ? run : .null]
+                try insert.execute(arguments: StatementArguments(values))
+                if announce {
+                    summary.newEpisodes.append(
+                        StoredEpisode(subscriptionID: subscription.id, key: episode.id, episode: episode, firstSeenAt: checkedAt, lastSeenAt: checkedAt, firstSeenRunID: runID))
+                } else {
+                    summary.backlogCount += 1
+                }
+            }
+        }
+        return summary
+    }
+
+    /// The identity keys of a feed's `count` newest episodes: by published date, undated ones after dated ones in
+    /// document order (feeds list newest first far more often than not).
+    static func newestKeys(of feed: ParsedFeed, count: Int) -> Set<String> {
+        guard count > 0 else { return [] }
+        let ordered = feed.episodes.indices.sorted { a, b in
+            switch (feed.episodes[a].published, feed.episodes[b].published) {
+            case (let x?, let y?): return x != y ? x > y : a < b
+            case (.some, nil): return true
+            case (nil, .some): return false
+            case (nil, nil): return a < b
+            }
+        }
+        return Set(ordered.prefix(count).map { feed.episodes[$0].id })
+    }
+
+    // MARK: - Episodes
+
+    public func episodes(_ query: EpisodeQuery) throws -> [StoredEpisode] {
+        var (sql, arguments) = Self.episodeSelection(query, columns: "*")
+        sql += " ORDER BY COALESCE(published, firstSeenAt) DESC, id DESC"
+        if let limit = query.limit {
+            sql += " LIMIT ?"
+            arguments += [limit]
+        }
+        return try read { db in try Row.fetchAll(db, sql: sql, arguments: arguments).map(EpisodeColumns.storedEpisode(from:)) }
+    }
+
+    /// How many stored episodes match `query`, ignoring its limit (so a listing can say how many it left out).
+    public func countEpisodes(_ query: EpisodeQuery) throws -> Int {
+        let (sql, arguments) = Self.episodeSelection(query, columns: "COUNT(*)")
+        return try read { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
+    }
+
+    /// `SELECT columns FROM episode WHERE …` for the query's filters (no order, no limit).
+    private static func episodeSelection(_ query: EpisodeQuery, columns: String) -> (String, StatementArguments) {
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if let id = query.subscriptionID {
+            conditions.append("subscriptionId = ?")
+            arguments += [id]
+        }
+        if let since = query.since {
+            conditions.append("COALESCE(published, firstSeenAt) >= ?")
+            arguments += [since.timeIntervalSince1970]
+        }
+        if let runID = query.runID {
+            conditions.append("firstSeenRunId = ?")
+            arguments += [runID]
+        }
+        var sql = "SELECT \(columns) FROM episode"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        return (sql, arguments)
+    }
+
+    public func episodeCounts() throws -> [Int64: Int] {
+        try read { db in
+            var counts: [Int64: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT subscriptionId, COUNT(*) AS n FROM episode GROUP BY subscriptionId") {
+                counts[row["subscriptionId"]] = row["n"]
+            }
+            return counts
+        }
+    }
+
+    public func recentPublishedDates(subscriptionID: Int64, limit: Int) throws -> [Date] {
+        try read { db in
+            try Double.fetchAll(
+                db, sql: "SELECT published FROM episode WHERE subscriptionId = ? AND published IS NOT NULL ORDER BY published DESC LIMIT ?",
+                arguments: [subscriptionID, limit]
+            ).map(Date.init(timeIntervalSince1970:))
+        }
+    }
+
+    // MARK: - Runs
+
+    public func beginRun(at date: Date) throws -> RefreshRun {
+        try write { db in
+            try db.execute(sql: "INSERT INTO refreshRun (startedAt) VALUES (?)", arguments: [date.timeIntervalSince1970])
+            return RefreshRun(id: db.lastInsertedRowID, startedAt: date)
+        }
+    }
+
+    public func finishRun(_ run: RefreshRun) throws {
+        try write { db in
+            try db.execute(
+                sql: """
+                    UPDATE refreshRun SET endedAt = ?, feedsChecked = ?, feedsFailed = ?, feedsNotModified = ?, newEpisodes = ?,
+                      bytesDownloaded = ?, bytesSaved = ?
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    run.endedAt?.timeIntervalSince1970, run.feedsChecked, run.feedsFailed, run.feedsNotModified,
+                    run.newEpisodes, run.bytesDownloaded, run.bytesSaved, run.id,
+                ])
+        }
+    }
+
+    public func lastRun() throws -> RefreshRun? {
+        try lastRun(checkedFeeds: false)
+    }
+
+    /// The newest finished run; with `checkedFeeds`, the newest that checked at least one feed (what `episodes --new`
+    /// means by "the last refresh": a run that had nothing due found nothing, but hid nothing either).
+    public func lastRun(checkedFeeds: Bool) throws -> RefreshRun? {
+        let condition = checkedFeeds ? " AND feedsChecked > 0" : ""
+        return try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM refreshRun WHERE endedAt IS NOT NULL\(condition) ORDER BY id DESC LIMIT 1").map { row in
+                RefreshRun(
+                    id: row["id"], startedAt: Date(timeIntervalSince1970: row["startedAt"]), endedAt: Self.date(row["endedAt"]),
+                    feedsChecked: row["feedsChecked"], feedsFailed: row["feedsFailed"],
+                    feedsNotModified: row["feedsNotModified"], newEpisodes: row["newEpisodes"],
+                    bytesDownloaded: row["bytesDownloaded"], bytesSaved: row["bytesSaved"])
+            }
+        }
+    }
+
+    /// Runs `PRAGMA integrity_check` and returns its answer (`ok` when the file is sound).
+    public func integrityCheck() throws -> String {
+        try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ") }
     }
 }
-
-/// What ``FeedStore/apply(_:)`` changed.
-public struct MergeSummary: Sendable, Hashable {
-    /// Episodes stored for the first time and announced as new, in feed order.
-    public var newEpisodes: [StoredEpisode]
-    /// Episodes stored for the first time as the feed's back catalogue, not announced (see
-    /// ``FeedCheck/announceLimit``).
-    public var backlogCount = 0
-    /// Known episodes whose fields changed.
-    public var updatedCount: Int
-    /// The URL the subscription now has, when a move was applied.
-    public var movedTo: URL?
-    /// Why a requested move was not applied (e.g. the target is already subscribed).
-    public var moveRefused: String?
-
-    public init(newEpisodes: [StoredEpisode] = [], updatedCount: Int = 0, movedTo: URL? = nil, moveRefused: String? = nil) {
-        self.newEpisodes = newEpisodes
-        self.updatedCount = updatedCount
-        self.movedTo = movedTo
-        self.moveRefused = moveRefused
-    }
-}
-
-/// One refresh run, as recorded.
-public struct RefreshRun: Sendable, Hashable {
-    public var id: Int64
-    public var startedAt: Date
-    public var endedAt: Date?
-    public var feedsChecked: Int
-    public var feedsFailed: Int
-    public var feedsNotModified: Int
-    public var newEpisodes: Int
-    /// Body bytes downloaded in the run.
-    public var bytesDownloaded: Int
-    /// Bytes not downloaded thanks to 304s (each 304 counts the feed's last body size).
-    public var bytesSaved: Int
-
-    public init(
-        id: Int64,
-        startedAt: Date,
-        endedAt: Date? = nil,
-        feedsChecked: Int = 0,
-        feedsFailed: Int = 0,
-        feedsNotModified: Int = 0,
-        newEpisodes: Int = 0,
-        bytesDownloaded: Int = 0,
-        bytesSaved: Int = 0
-    ) {
-        self.bytesDownloaded = bytesDownloaded
-        self.bytesSaved = bytesSaved
-        self.id = id
-        self.startedAt = startedAt
-        self.endedAt = endedAt
-        self.feedsChecked = feedsChecked
-        self.feedsFailed = feedsFailed
-        self.feedsNotModified = feedsNotModified
-        self.newEpisodes = newEpisodes
-    }
-}
-
-/// Which stored episodes to list, newest first.
-public struct EpisodeQuery: Sendable, Hashable {
-    public var subscriptionID: Int64?
-    /// Only episodes published (or, when undated, first seen) at or after this date.
-    public var since: Date?
-    /// Only episodes first seen in this run.
-    public var runID: Int64?
-    public var limit: Int?
-
-    public init(subscriptionID: Int64? = nil, since: Date? = nil, runID: Int64? = nil, limit: Int? = nil) {
-        self.subscriptionID = subscriptionID
-        self.since = since
-        self.runID = runID
-        self.limit = limit
-    }
-}
-

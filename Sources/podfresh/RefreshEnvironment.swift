@@ -79,17 +79,8 @@ func withFeedSource<Result: Sendable>(
         totalTimeout: fetch.timeout.duration,
         maxBodyBytes: fetch.maxFeedSize * 1_000_000,
         userAgent: PodfreshVersion.userAgent)
-    let client = HTTPFeedSource.makeClient(configuration: configuration)
-    do {
-        let source = RoutingFeedSource(
-            http: HTTPFeedSource(client: client, configuration: configuration),
-            file: FileFeedSource(maxBodyBytes: configuration.maxBodyBytes))
-        let result = try await body(source)
-        try await client.shutdown()
-        return result
-    } catch {
-        try? await client.shutdown()
-        throw error
+    return try await HTTPFeedSource.withSource(configuration: configuration) { http in
+        try await body(RoutingFeedSource(http: http, file: FileFeedSource(maxBodyBytes: configuration.maxBodyBytes)))
     }
 }
 

@@ -78,11 +78,10 @@ struct RefreshCommandTests {
 
     @Test(.timeLimit(.minutes(2)))
     func usageErrorsExitWith64() async throws {
+        // Parsing is covered in process (ArgumentParsingTests); this checks that the binary maps it to 64.
         let podfresh = try Podfresh()
         defer { podfresh.cleanUp() }
         #expect(try await podfresh.run(["refresh", "--jobs", "0"]).status == 64)
-        #expect(try await podfresh.run(["refresh", "--all", "--force"]).status == 64)
-        #expect(try await podfresh.run(["add", "javascript:alert(1)"]).status == 64)
     }
 
     @Test(.timeLimit(.minutes(2)))

@@ -98,9 +98,6 @@ public enum OPML {
     }
 }
 
-/// libxml2 is initialised once per process, before any parse.
-let libxml2Ready: Void = { xmlInitParser() }()
-
 /// What the OPML SAX callbacks collect. Used by one parse on one thread.
 private final class OPMLState {
     var root: String?

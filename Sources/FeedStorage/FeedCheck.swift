@@ -1,0 +1,80 @@
+public import FeedParsing
+public import Foundation
+
+/// The result of one feed's check, applied to the store in one transaction by ``FeedStore/apply(_:)``.
+public struct FeedCheck: Sendable {
+    /// What the check found.
+    public enum Result: Sendable {
+        /// 200 with a parsed feed. `etag`/`lastModified` are the new validators (nil clears them);
+        /// `unconditional` is true when no validators were sent.
+        case fetched(ParsedFeed, etag: String?, lastModified: String?, unconditional: Bool)
+        /// 304: nothing changed.
+        case notModified
+        /// The check failed; stored episodes are untouched.
+        case failed(kind: String, message: String)
+        /// 410: mark the feed gone; it is never checked again.
+        case gone(message: String)
+    }
+
+    public var subscriptionID: Int64
+    public var checkedAt: Date
+    public var status: Int?
+    public var result: Result
+    /// A permanent move to apply (301/308 or `itunes:new-feed-url`), if any.
+    public var movedTo: URL?
+    public var nextCheckAt: Date?
+    public var nextCheckReason: String?
+    /// The refresh run this check belongs to.
+    public var runID: Int64?
+    /// Body bytes received (200), for the conditional-GET savings figure.
+    public var bodyBytes: Int?
+    /// On a subscription's first successful fetch: how many of its new episodes (the newest) to announce. The others
+    /// are stored as its back catalogue, not as found by this run. Nil announces every new episode.
+    public var announceLimit: Int?
+
+    public init(
+        subscriptionID: Int64,
+        checkedAt: Date,
+        status: Int? = nil,
+        result: Result,
+        movedTo: URL? = nil,
+        nextCheckAt: Date? = nil,
+        nextCheckReason: String? = nil,
+        runID: Int64? = nil,
+        bodyBytes: Int? = nil,
+        announceLimit: Int? = nil
+    ) {
+        self.announceLimit = announceLimit
+        self.bodyBytes = bodyBytes
+        self.subscriptionID = subscriptionID
+        self.checkedAt = checkedAt
+        self.status = status
+        self.result = result
+        self.movedTo = movedTo
+        self.nextCheckAt = nextCheckAt
+        self.nextCheckReason = nextCheckReason
+        self.runID = runID
+    }
+}
+
+/// What ``FeedStore/apply(_:)`` changed.
+public struct MergeSummary: Sendable, Hashable {
+    /// Episodes stored for the first time and announced as new, in feed order.
+    public var newEpisodes: [StoredEpisode]
+    /// Episodes stored for the first time as the feed's back catalogue, not announced (see
+    /// ``FeedCheck/announceLimit``).
+    public var backlogCount = 0
+    /// Known episodes whose fields changed.
+    public var updatedCount: Int
+    /// The URL the subscription now has, when a move was applied.
+    public var movedTo: URL?
+    /// Why a requested move was not applied (e.g. the target is already subscribed).
+    public var moveRefused: String?
+
+    public init(newEpisodes: [StoredEpisode] = [], updatedCount: Int = 0, movedTo: URL? = nil, moveRefused: String? = nil) {
+        self.newEpisodes = newEpisodes
+        self.updatedCount = updatedCount
+        self.movedTo = movedTo
+        self.moveRefused = moveRefused
+    }
+}

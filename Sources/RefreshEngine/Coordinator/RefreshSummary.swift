@@ -1,0 +1,27 @@
+public import Foundation
+
+/// The totals of one refresh run, and the exit status they call for.
+public struct RefreshSummary: Sendable, Hashable {
+    public var outcomes: [RefreshOutcome]
+    public var startedAt: Date
+    public var endedAt: Date
+    /// True when every network fetch failed to resolve or connect: the network is down, and no feed was blamed.
+    public var networkOffline: Bool
+    /// True when the run was stopped (SIGINT/SIGTERM) before every feed finished.
+    public var wasCancelled: Bool
+
+    public init(outcomes: [RefreshOutcome], startedAt: Date, endedAt: Date, networkOffline: Bool = false, wasCancelled: Bool = false) {
+        self.outcomes = outcomes
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.networkOffline = networkOffline
+        self.wasCancelled = wasCancelled
+    }
+
+    public var newEpisodeCount: Int { outcomes.reduce(0) { $0 + $1.newEpisodeCount } }
+    public var failedCount: Int { outcomes.filter(\.isFailure).count }
+    public var notModifiedCount: Int { outcomes.filter { $0.result == .notModified }.count }
+    public var updatedCount: Int {
+        outcomes.filter { if case .updated = $0.result { return true } else { return false } }.count
+    }
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Testing
+
+@testable import podfresh
+
+/// Usage errors are found by parsing alone, in this process: no binary is started. Each must exit 64.
+struct ArgumentParsingTests {
+    @Test(arguments: [
+        ["refresh", "--jobs", "0"],
+        ["refresh", "--jobs", "65"],
+        ["refresh", "--per-host", "0"],
+        ["refresh", "--all", "--force"],
+        ["refresh", "--quiet", "--json"],
+        ["refresh", "--offline", "--exec", "true"],
+        ["refresh", "--exec-timeout", "0"],
+        ["refresh", "--min-interval", "2h", "--max-interval", "1h"],
+        ["watch", "--interval", "0s"],
+        ["add", "javascript:alert(1)"],
+        ["add", "--backlog", "-1", "https://example.com/feed.xml"],
+        ["move", "1"],
+        ["move", "1", "https://example.com/feed.xml", "--undo"],
+        ["move", "1", "ftp://example.com/feed.xml"],
+        ["list", "--database", ""],
+    ])
+    func aUsageErrorIsFoundWithoutRunningAndExits64(arguments: [String]) {
+        do {
+            _ = try RootCommand.parseAsRoot(RootCommand.rewritingOptionalValues(arguments[...]))
+            Issue.record("\(arguments) parsed")
+        } catch {
+            #expect(RootCommand.exitCode(for: error) == .validationFailure, "\(arguments): \(error)")
+        }
+    }
+
+    @Test func theOptionsAUserTypesParseToWhatTheyMean() throws {
+        let refresh = try #require(
+            try RootCommand.parseAsRoot(["refresh", "--force", "--jobs", "8", "--exec-timeout", "2m", "3"]) as? RootCommand.Refresh)
+        #expect(refresh.force)
+        #expect(refresh.fetch.jobs == 8)
+        #expect(refresh.execTimeout.seconds == 120)
+        #expect(refresh.feeds == ["3"])
+        let add = try #require(try RootCommand.parseAsRoot(["add", "--backlog", "0", "feed.xml"]) as? RootCommand.Add)
+        #expect(add.backlog == 0)
+        let move = try #require(try RootCommand.parseAsRoot(["move", "2", "--undo"]) as? RootCommand.Move)
+        #expect(move.undo && move.url == nil && move.feed == "2")
+    }
+}
