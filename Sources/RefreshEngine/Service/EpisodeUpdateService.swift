@@ -64,8 +64,9 @@ public final class EpisodeUpdateService: Sendable {
     private let coordinator: DataFetchCoordinator
     private let configuration: EpisodeUpdateConfiguration
 
+    /// A service over one store that keeps subscriptions, episodes and runs (SQLite's ``FeedStore``, or any other).
     public convenience init(
-        store: FeedStore,
+        store: some SubscriptionRepository & EpisodeRepository & RefreshRunRepository,
         source: any FeedSource,
         coordinator: DataFetchCoordinator,
         configuration: EpisodeUpdateConfiguration = .init()
@@ -86,7 +87,8 @@ public final class EpisodeUpdateService: Sendable {
         self.subscriptions = subscriptions
         self.episodes = episodes
         self.runs = runs
-        self.source = source
+        // The in-run retry of a transient failure is a wrapper around the source, not a branch of the refresh.
+        self.source = configuration.retryTransientFailures ? RetryingFeedSource(wrapping: source, delay: configuration.retryDelay) : source
         self.coordinator = coordinator
         self.configuration = configuration
     }
@@ -219,7 +221,7 @@ public final class EpisodeUpdateService: Sendable {
         // The first successful fetch of a subscription announces only its newest episodes; the rest is stored.
         let announceLimit = subscription.lastSuccessAt == nil ? max(0, subscription.backlog ?? 1) : nil
         do {
-            let result = try await fetchRetryingOnce(request)
+            let result = try await fetchFeed(request)
             if Task.isCancelled { return RefreshOutcome(feed: target, result: .cancelled) }
             switch result {
             case .notModified(let head):
@@ -300,16 +302,9 @@ public final class EpisodeUpdateService: Sendable {
         return light
     }
 
-    private func fetchRetryingOnce(_ request: FeedRequest) async throws -> FeedFetchResult<FeedParserConsumer> {
+    private func fetchFeed(_ request: FeedRequest) async throws -> FeedFetchResult<FeedParserConsumer> {
         let options = configuration.parserOptions
-        do {
-            return try await source.fetch(request) { head in FeedParserConsumer(head: head, options: options) }
-        } catch let error as FeedFetchError where error.isTransient && configuration.retryTransientFailures {
-            let base = Double(configuration.retryDelay.components.seconds)
-                + Double(configuration.retryDelay.components.attoseconds) / 1e18
-            try await Task.sleep(for: .seconds(base * Double.random(in: 0.5...1.5)))
-            return try await source.fetch(request) { head in FeedParserConsumer(head: head, options: options) }
-        }
+        return try await source.fetch(request) { head in FeedParserConsumer(head: head, options: options) }
     }
 
     private func failureCheck(

@@ -1,0 +1,28 @@
+/// A ``FeedSource`` that tries a fetch once more when it fails in a way worth retrying at once (a reset connection, a
+/// timeout: ``FeedFetchError/isTransient``), after a short pause with jitter. Every other outcome passes through.
+///
+/// The retry builds a new consumer from the new response head, so a half-parsed first attempt leaves nothing behind.
+public struct RetryingFeedSource: FeedSource {
+    private let base: any FeedSource
+    private let delay: Duration
+
+    /// - Parameters:
+    ///   - base: The source that does the fetching.
+    ///   - delay: The pause before the retry, before jitter (a random 50–150 % of it is used).
+    public init(wrapping base: any FeedSource, delay: Duration = .milliseconds(500)) {
+        self.base = base
+        self.delay = delay
+    }
+
+    public func fetch<Consumer: FeedBodyConsumer>(
+        _ request: FeedRequest,
+        consumer makeConsumer: (FeedResponseHead) throws -> Consumer
+    ) async throws -> FeedFetchResult<Consumer> {
+        do {
+            return try await base.fetch(request, consumer: makeConsumer)
+        } catch let error as FeedFetchError where error.isTransient {
+            try await Task.sleep(for: delay * Double.random(in: 0.5...1.5))
+            return try await base.fetch(request, consumer: makeConsumer)
+        }
+    }
+}
