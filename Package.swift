@@ -117,7 +117,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FeedStorageTests",
-            dependencies: ["FeedStorage", "FeedParsing"],
+            dependencies: ["FeedStorage", "FeedParsing", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

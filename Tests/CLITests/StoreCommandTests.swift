@@ -1,6 +1,7 @@
 import ArgumentParser
 import FeedStorage
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -194,7 +195,7 @@ struct StoreCommandTests {
         defer { podfresh.cleanUp() }
         // A writer process keeps the database open (so its -wal and -shm exist, owned by the writer) with a
         // transaction in progress; the reader is another user who may only read.
-        let held = try HeldWrites(path: podfresh.databasePath, sql: "DELETE FROM episode")
+        let held = try HeldWriteTransaction(path: podfresh.databasePath, sql: "DELETE FROM episode")
         defer { held.end() }
         try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: podfresh.directory.path)
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: podfresh.directory.path) }
@@ -209,7 +210,7 @@ struct StoreCommandTests {
         let podfresh = try await demoDatabase()
         defer { podfresh.cleanUp() }
         // Given another process holding a write transaction (BEGIN IMMEDIATE, rows changed, not committed) …
-        let held = try HeldWrites(
+        let held = try HeldWriteTransaction(
             path: podfresh.databasePath,
             sql: "UPDATE subscription SET title = 'uncommitted'; DELETE FROM episode; INSERT INTO refreshRun (startedAt) VALUES (0)")
         defer { held.end() }
@@ -409,38 +410,3 @@ struct StoreCommandTests {
     }
 }
 
-/// Another process (Python's sqlite3 module) holding a write transaction on a database: `BEGIN IMMEDIATE`, the
-/// given statements, then it waits, uncommitted, until it is killed.
-final class HeldWrites {
-    let process = Process()
-
-    init(path: String, sql: String) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [
-            "-c",
-            """
-            import sqlite3, sys, time
-            db = sqlite3.connect(sys.argv[1], isolation_level=None)
-            db.execute("BEGIN IMMEDIATE")
-            for statement in sys.argv[2].split(";"):
-                if statement.strip():
-                    db.execute(statement)
-            print("held", flush=True)
-            time.sleep(120)
-            """,
-            path, sql,
-        ]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let said = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-        guard said.contains("held") else { throw CocoaError(.fileReadUnknown) }
-    }
-
-    var isHolding: Bool { process.isRunning }
-
-    func end() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-}

@@ -65,18 +65,6 @@ private func closedPort() async throws -> Int {
     return port
 }
 
-/// Gzip of `megabytes` of zeros, made with the system's gzip.
-private func gzippedZeros(megabytes: Int) throws -> [UInt8] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", "head -c \(megabytes << 20) /dev/zero | gzip -9"]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Array(data)
-}
 
 /// Connection failures that say nothing about this machine's network are final and fast: they are reported on the
 /// first attempt, never retried, and never taken for "offline".
@@ -146,7 +134,7 @@ struct NetworkFailureTests {
     }
 
     @Test func aRealGzipBombStillStopsAtTheRatioLimit() async throws {
-        let bomb = try gzippedZeros(megabytes: 20)
+        let bomb = try gzippedZeros(level: 9, megabytes: 20)
         let server = try await TestHTTPServer.start()
         defer { Task { try? await server.shutdown() } }
         server.setRoute("/feed.xml", TestResponse(status: 200, headers: [("Content-Encoding", "gzip")], body: bomb))

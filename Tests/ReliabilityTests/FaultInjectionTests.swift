@@ -2,6 +2,7 @@ import FeedParsing
 import FeedStorage
 import Foundation
 import RefreshEngine
+import TestSupport
 import Testing
 
 /// Counts faults injected, printed as figures for RELIABILITY.md (`reliability-figure:` lines).
@@ -14,18 +15,6 @@ enum FaultLedger {
 /// A good feed for the victim, version 2: one more episode than the stored three.
 private let victimV2 = FeedFactory.bytes(FeedFactory.numbered(title: "Victim", prefix: "victim", count: 4))
 
-/// Gzip-compressed zeros (`megabytes` of them), made with the system's gzip at test time.
-private func gzipBomb(megabytes: Int) throws -> [UInt8] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", "head -c \(megabytes << 20) /dev/zero | gzip -1"]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Array(data)
-}
 
 /// A failing server, through the real refresh engine: each fault ends in a specific outcome naming its cause, nothing
 /// hangs, the good feed of the same run is stored and the failing feed's episodes are untouched.
@@ -121,7 +110,7 @@ struct FaultInjectionTests {
 
     @Test(.timeLimit(.minutes(1)))
     func aGzipBombIsStoppedAtTheSizeCap() async throws {
-        let bomb = try gzipBomb(megabytes: 200)
+        let bomb = try gzippedZeros(level: 1, megabytes: 200)
         #expect(bomb.count < 1 << 20)
         let result = try await refreshTurningHostile(
             .status(200, headers: [("Content-Type", "application/rss+xml"), ("Content-Encoding", "gzip")], body: bomb),
