@@ -34,28 +34,21 @@ struct EpisodeColumns: Sendable {
         ]
         values = convertible.map { $0?.databaseValue ?? .null }
         // FNV-1a over the raw values (bytes of text, bit patterns of numbers): cheap on long show notes.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ byte: UInt8) {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        func mix64(_ word: UInt64) {
-            for shift in stride(from: 0, to: 64, by: 8) { mix(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
-        }
+        var hash = FNV1a()
         for value in values {
             switch value.storage {
-            case .null: mix(0)
-            case .int64(let number): mix(1); mix64(UInt64(bitPattern: number))
-            case .double(let number): mix(2); mix64(number.bitPattern)
+            case .null: hash.mix(0)
+            case .int64(let number): hash.mix(1); hash.mix(word: UInt64(bitPattern: number))
+            case .double(let number): hash.mix(2); hash.mix(word: number.bitPattern)
             case .string(let text):
-                mix(3)
+                hash.mix(3)
                 var text = text
-                text.withUTF8 { for byte in $0 { mix(byte) } }
-            case .blob(let data): mix(4); for byte in data { mix(byte) }
+                text.withUTF8 { hash.mix($0) }
+            case .blob(let data): hash.mix(4); hash.mix(data)
             }
-            mix(0x1F)
+            hash.mix(0x1F)
         }
-        fingerprint = String(hash, radix: 16)
+        fingerprint = String(hash.value, radix: 16)
     }
 
     /// A list column: JSON text, `[]` without building anything when the list is empty (the common case).

@@ -1,3 +1,4 @@
+import FeedParsing
 public import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -15,7 +16,7 @@ public struct RunLockError: Error, Hashable, CustomStringConvertible, LocalizedE
         var text = "another podfresh"
         if let command { text += " (\(command))" }
         if let pid { text += " with PID \(pid)" }
-        if let since { text += " started \(ISO8601DateFormatter().string(from: since))" }
+        if let since { text += " started \(RFC3339.string(from: since))" }
         return text + " is using this database; try again later, or pass --wait to wait for it"
     }
 

@@ -205,13 +205,11 @@ public enum EpisodeIdentity {
         if let guid, !guid.isEmpty { return guid }
         if let enclosureURL { return enclosureURL }
         if let link { return link }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        let material = (title ?? "") + "\u{1F}" + (published.map { RFC3339.string(from: $0) } ?? "")
-        for byte in material.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        let hex = String(hash, radix: 16)
+        var hash = FNV1a()
+        hash.mix((title ?? "").utf8)
+        hash.mix(0x1F)
+        hash.mix((published.map { RFC3339.string(from: $0) } ?? "").utf8)
+        let hex = String(hash.value, radix: 16)
         return "hash:" + String(repeating: "0", count: 16 - hex.count) + hex
     }
 }

@@ -1,3 +1,4 @@
+import FeedParsing
 public import Foundation
 import Subprocess
 import SystemPackage
@@ -56,9 +57,7 @@ public struct HookEpisode: Sendable, Hashable {
             "PODFRESH_PUBLISHED": "", "PODFRESH_DURATION": "",
         ]
         if let published {
-            let formatter = ISO8601DateFormatter()
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            env["PODFRESH_PUBLISHED"] = formatter.string(from: published)
+            env["PODFRESH_PUBLISHED"] = RFC3339.string(from: published)
         }
         if let duration { env["PODFRESH_DURATION"] = String(Int(duration.rounded())) }
         // Environment values cannot hold NUL; nothing else needs escaping, because nothing is interpolated.
