@@ -17,146 +17,140 @@ struct TrustCommandTests {
 
     @Test(.timeLimit(.minutes(2)))
     func feedsMovingToOtherHostsLeaveNoFeedUncheckedAndTheExitCodeSaysSo() async throws {
-        let podfresh = try Podfresh()
-        let server = try await TestHTTPServer.start()
-        defer {
-            podfresh.cleanUp()
-            Task { try? await server.shutdown() }
+        try await withPodfreshAndServer { podfresh, server in
+            var urls: [String] = []
+            for index in 1...2 {
+                let target = "http://localhost:\(server.port)/moved\(index).xml"
+                server.serveFeed("/moved\(index).xml", feed("Moved \(index)", items: ["m\(index)"]))
+                server.serveFeed("/mover\(index).xml", feed("Mover \(index)", items: ["x\(index)"], extra: "<itunes:new-feed-url>\(target)</itunes:new-feed-url>"))
+                urls.append(server.url("/mover\(index).xml").absoluteString)
+            }
+            for index in 1...4 {
+                server.serveFeed("/stay\(index).xml", feed("Stay \(index)", items: ["s\(index)"]))
+                urls.append(server.url("/stay\(index).xml").absoluteString)
+            }
+            #expect(try await podfresh.run(["add", "--no-fetch"] + urls).status == 0)
+            let result = try await podfresh.run(["refresh", "--json", "--per-host", "2"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(!result.stdout.contains("feed_cancelled"))
+            #expect(result.stdoutLines.filter { $0.contains("\"event\":\"feed_refreshed\"") }.count == 6)
+            #expect(result.stdout.contains("\"moved_to\":\"http://localhost:\(server.port)/moved1.xml\""))
         }
-        var urls: [String] = []
-        for index in 1...2 {
-            let target = "http://localhost:\(server.port)/moved\(index).xml"
-            server.serveFeed("/moved\(index).xml", feed("Moved \(index)", items: ["m\(index)"]))
-            server.serveFeed("/mover\(index).xml", feed("Mover \(index)", items: ["x\(index)"], extra: "<itunes:new-feed-url>\(target)</itunes:new-feed-url>"))
-            urls.append(server.url("/mover\(index).xml").absoluteString)
-        }
-        for index in 1...4 {
-            server.serveFeed("/stay\(index).xml", feed("Stay \(index)", items: ["s\(index)"]))
-            urls.append(server.url("/stay\(index).xml").absoluteString)
-        }
-        #expect(try await podfresh.run(["add", "--no-fetch"] + urls).status == 0)
-        let result = try await podfresh.run(["refresh", "--json", "--per-host", "2"])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(!result.stdout.contains("feed_cancelled"))
-        #expect(result.stdoutLines.filter { $0.contains("\"event\":\"feed_refreshed\"") }.count == 6)
-        #expect(result.stdout.contains("\"moved_to\":\"http://localhost:\(server.port)/moved1.xml\""))
     }
 
     @Test(.timeLimit(.minutes(2)), arguments: [(SIGTERM, Int32(143), "SIGTERM"), (SIGINT, Int32(130), "SIGINT")])
     func aRefreshStoppedByASignalExitsWithItsCodeAndSaysWhatItDid(signal: Int32, code: Int32, name: String) async throws {
-        let podfresh = try Podfresh()
-        let server = try await TestHTTPServer.start()
-        defer {
-            podfresh.cleanUp()
-            Task { try? await server.shutdown() }
+        try await withPodfreshAndServer { podfresh, server in
+            var urls: [String] = []
+            for index in 1...3 {
+                let body = Array(feed("Slow \(index)", items: ["e\(index)"]).utf8)
+                server.setRoute("/slow\(index).xml", TestResponse(status: 200, body: body, delay: .milliseconds(1500)))
+                urls.append(server.url("/slow\(index).xml").absoluteString)
+            }
+            #expect(try await podfresh.run(["add", "--no-fetch"] + urls).status == 0)
+            let out = Pipe()
+            let err = Pipe()
+            let process = try podfresh.start(["refresh", "--jobs", "1"], stdout: out, stderr: err)
+            let stderr = PipeReader(err)
+            let stdout = PipeReader(out)
+            defer { if process.isRunning { process.terminate() } }
+            while server.requests.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            kill(process.processIdentifier, signal)
+            let deadline = Date().addingTimeInterval(20)
+            while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            process.waitUntilExit()
+            #expect(process.terminationStatus == code, "\(stdout.text)\n\(stderr.text)")
+            #expect(await stderr.wait(timeout: 2) { $0.contains("stopped by \(name): 1 of 3 feeds checked") }, "\(stderr.text)")
+            #expect(server.requests.count == 1, "no new fetch starts after the signal")
+            let store = try FeedStore(path: podfresh.databasePath)
+            #expect(try store.episodes(EpisodeQuery()).count == 1, "the fetch in flight was stored")
         }
-        var urls: [String] = []
-        for index in 1...3 {
-            let body = Array(feed("Slow \(index)", items: ["e\(index)"]).utf8)
-            server.setRoute("/slow\(index).xml", TestResponse(status: 200, body: body, delay: .milliseconds(1500)))
-            urls.append(server.url("/slow\(index).xml").absoluteString)
-        }
-        #expect(try await podfresh.run(["add", "--no-fetch"] + urls).status == 0)
-        let out = Pipe()
-        let err = Pipe()
-        let process = try podfresh.start(["refresh", "--jobs", "1"], stdout: out, stderr: err)
-        let stderr = PipeReader(err)
-        let stdout = PipeReader(out)
-        defer { if process.isRunning { process.terminate() } }
-        while server.requests.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
-        kill(process.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(20)
-        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        process.waitUntilExit()
-        #expect(process.terminationStatus == code, "\(stdout.text)\n\(stderr.text)")
-        #expect(await stderr.wait(timeout: 2) { $0.contains("stopped by \(name): 1 of 3 feeds checked") }, "\(stderr.text)")
-        #expect(server.requests.count == 1, "no new fetch starts after the signal")
-        let store = try FeedStore(path: podfresh.databasePath)
-        #expect(try store.episodes(EpisodeQuery()).count == 1, "the fetch in flight was stored")
     }
 
     @Test(.timeLimit(.minutes(2)))
     func watchSaysWhenItChecksNextAfterTheCyclesOwnEvents() async throws {
-        let podfresh = try Podfresh()
-        let server = try await TestHTTPServer.start()
-        defer {
-            podfresh.cleanUp()
-            Task { try? await server.shutdown() }
+        try await withPodfreshAndServer { podfresh, server in
+            server.serveFeed("/a.xml", feed("A", items: ["a1"]))
+            #expect(try await podfresh.run(["add", "--no-fetch", server.url("/a.xml").absoluteString]).status == 0)
+            let out = Pipe()
+            let process = try podfresh.start(["watch", "--json"], stdout: out)
+            let stdout = PipeReader(out)
+            defer { if process.isRunning { process.terminate() } }
+            #expect(await stdout.wait(timeout: 30) { $0.contains("\"event\":\"idle\"") }, "\(stdout.text)")
+            process.terminate()
+            process.waitUntilExit()
+            let events = stdout.text.split(separator: "\n").compactMap { line -> String? in
+                guard let range = line.range(of: "\"event\":\"") else { return nil }
+                return String(line[range.upperBound...].prefix { $0 != "\"" })
+            }
+            let completed = try #require(events.firstIndex(of: "batch_completed"))
+            let idle = try #require(events.firstIndex(of: "idle"))
+            #expect(completed < idle, "\(events)")
+            #expect(process.terminationStatus == 0)
         }
-        server.serveFeed("/a.xml", feed("A", items: ["a1"]))
-        #expect(try await podfresh.run(["add", "--no-fetch", server.url("/a.xml").absoluteString]).status == 0)
-        let out = Pipe()
-        let process = try podfresh.start(["watch", "--json"], stdout: out)
-        let stdout = PipeReader(out)
-        defer { if process.isRunning { process.terminate() } }
-        #expect(await stdout.wait(timeout: 30) { $0.contains("\"event\":\"idle\"") }, "\(stdout.text)")
-        process.terminate()
-        process.waitUntilExit()
-        let events = stdout.text.split(separator: "\n").compactMap { line -> String? in
-            guard let range = line.range(of: "\"event\":\"") else { return nil }
-            return String(line[range.upperBound...].prefix { $0 != "\"" })
-        }
-        let completed = try #require(events.firstIndex(of: "batch_completed"))
-        let idle = try #require(events.firstIndex(of: "idle"))
-        #expect(completed < idle, "\(events)")
-        #expect(process.terminationStatus == 0)
     }
 
     @Test(.timeLimit(.minutes(2)))
     func addingAFeedAnnouncesItsNewestEpisodesAndRefusesAGoneOne() async throws {
-        let podfresh = try Podfresh()
-        let server = try await TestHTTPServer.start()
-        defer {
-            podfresh.cleanUp()
-            Task { try? await server.shutdown() }
+        try await withPodfreshAndServer { podfresh, server in
+            server.serveFeed("/big.xml", feed("Big", items: ["e5", "e4", "e3", "e2", "e1"]))
+            server.serveFeed("/two.xml", feed("Two", items: ["t3", "t2", "t1"]))
+            server.setRoute("/gone.xml", TestResponse(status: 410, text: "gone"))
+
+            let added = try await podfresh.run(["add", server.url("/big.xml").absoluteString])
+            #expect(added.status == 0, "\(added.stderr)")
+            #expect(added.stdout.contains("e5") && !added.stdout.contains("e4"), "\(added.stdout)")
+            #expect(added.stdout.contains("4 older episodes stored"), "\(added.stdout)")
+            let backlog = try await podfresh.run(["add", "--backlog", "2", "--json", server.url("/two.xml").absoluteString])
+            #expect(backlog.stdoutLines.filter { $0.contains("\"event\":\"new_episode\"") }.count == 2, "\(backlog.stdout)")
+            let stored = try await podfresh.run(["episodes", "--json"])
+            #expect(stored.stdoutLines.count == 8, "\(stored.stdout)")
+
+            let gone = try await podfresh.run(["add", server.url("/gone.xml").absoluteString])
+            #expect(gone.status == 1)
+            #expect(gone.stderr.contains("gone for good"), "\(gone.stderr)")
+            let list = try await podfresh.run(["list", "--json"])
+            #expect(!list.stdout.contains("/gone.xml"))
         }
-        server.serveFeed("/big.xml", feed("Big", items: ["e5", "e4", "e3", "e2", "e1"]))
-        server.serveFeed("/two.xml", feed("Two", items: ["t3", "t2", "t1"]))
-        server.setRoute("/gone.xml", TestResponse(status: 410, text: "gone"))
-
-        let added = try await podfresh.run(["add", server.url("/big.xml").absoluteString])
-        #expect(added.status == 0, "\(added.stderr)")
-        #expect(added.stdout.contains("e5") && !added.stdout.contains("e4"), "\(added.stdout)")
-        #expect(added.stdout.contains("4 older episodes stored"), "\(added.stdout)")
-        let backlog = try await podfresh.run(["add", "--backlog", "2", "--json", server.url("/two.xml").absoluteString])
-        #expect(backlog.stdoutLines.filter { $0.contains("\"event\":\"new_episode\"") }.count == 2, "\(backlog.stdout)")
-        let stored = try await podfresh.run(["episodes", "--json"])
-        #expect(stored.stdoutLines.count == 8, "\(stored.stdout)")
-
-        let gone = try await podfresh.run(["add", server.url("/gone.xml").absoluteString])
-        #expect(gone.status == 1)
-        #expect(gone.stderr.contains("gone for good"), "\(gone.stderr)")
-        let list = try await podfresh.run(["list", "--json"])
-        #expect(!list.stdout.contains("/gone.xml"))
     }
 
     @Test(.timeLimit(.minutes(2)))
     func moveSetsAURLByHandOnlyWhenItIsAFeedAndUndoGoesBack() async throws {
+        try await withPodfreshAndServer { podfresh, server in
+            server.serveFeed("/old.xml", feed("Old", items: ["o1"]))
+            server.serveFeed("/new.xml", feed("New", items: ["n1"]))
+            server.setRoute("/page.html", TestResponse(status: 200, headers: [("Content-Type", "text/html")], text: "<html><body>no</body></html>"))
+            let old = server.url("/old.xml").absoluteString
+            #expect(try await podfresh.run(["add", old]).status == 0)
+
+            let refused = try await podfresh.run(["move", "1", server.url("/page.html").absoluteString])
+            #expect(refused.status == 1)
+            #expect(refused.stderr.contains("not moved"), "\(refused.stderr)")
+            let moved = try await podfresh.run(["move", "1", server.url("/new.xml").absoluteString])
+            #expect(moved.status == 0, "\(moved.stderr)")
+            var store = try FeedStore(path: podfresh.databasePath)
+            #expect(try store.subscription(id: 1)?.url == server.url("/new.xml"))
+
+            let undone = try await podfresh.run(["move", "1", "--undo"])
+            #expect(undone.status == 0, "\(undone.stderr)")
+            store = try FeedStore(path: podfresh.databasePath)
+            #expect(try store.subscription(id: 1)?.url.absoluteString == old)
+            let nothingToUndo = try await podfresh.run(["move", "1", "--undo"])
+            #expect(nothingToUndo.status == 64, "\(nothingToUndo.stderr)")
+        }
+    }
+
+    /// A private database and a loopback test server for one test, both cleaned up after it.
+    private func withPodfreshAndServer(_ body: (Podfresh, TestHTTPServer) async throws -> Void) async throws {
         let podfresh = try Podfresh()
         let server = try await TestHTTPServer.start()
-        defer {
-            podfresh.cleanUp()
-            Task { try? await server.shutdown() }
+        defer { podfresh.cleanUp() }
+        do {
+            try await body(podfresh, server)
+        } catch {
+            try? await server.shutdown()
+            throw error
         }
-        server.serveFeed("/old.xml", feed("Old", items: ["o1"]))
-        server.serveFeed("/new.xml", feed("New", items: ["n1"]))
-        server.setRoute("/page.html", TestResponse(status: 200, headers: [("Content-Type", "text/html")], text: "<html><body>no</body></html>"))
-        let old = server.url("/old.xml").absoluteString
-        #expect(try await podfresh.run(["add", old]).status == 0)
-
-        let refused = try await podfresh.run(["move", "1", server.url("/page.html").absoluteString])
-        #expect(refused.status == 1)
-        #expect(refused.stderr.contains("not moved"), "\(refused.stderr)")
-        let moved = try await podfresh.run(["move", "1", server.url("/new.xml").absoluteString])
-        #expect(moved.status == 0, "\(moved.stderr)")
-        var store = try FeedStore(path: podfresh.databasePath)
-        #expect(try store.subscription(id: 1)?.url == server.url("/new.xml"))
-
-        let undone = try await podfresh.run(["move", "1", "--undo"])
-        #expect(undone.status == 0, "\(undone.stderr)")
-        store = try FeedStore(path: podfresh.databasePath)
-        #expect(try store.subscription(id: 1)?.url.absoluteString == old)
-        let nothingToUndo = try await podfresh.run(["move", "1", "--undo"])
-        #expect(nothingToUndo.status == 64, "\(nothingToUndo.stderr)")
+        try await server.shutdown()
     }
 }

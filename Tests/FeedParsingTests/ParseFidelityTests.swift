@@ -337,7 +337,7 @@ struct PodcastTagTests {
 struct ParseFidelityLimitTests {
     @Test(arguments: ["Shift_JIS", "GB18030", "Big5", "EUC-KR", "cp437", "MacGreek", "ISO-8859-1"])
     func randomBytesInADeclaredCharsetParseTheSameWhateverTheChunking(charset: String) throws {
-        var generator = SplitMix64(seed: 0x5EED)
+        var generator = SplitMix(seed: 0x5EED)
         for round in 0..<20 {
             let junk = (0..<200).map { _ in UInt8(truncatingIfNeeded: generator.next()) }.filter { $0 != 0x3C && $0 != 0x26 }
             let bytes = Array("<?xml version=\"1.0\" encoding=\"\(charset)\"?><rss><channel><title>".utf8) + junk
@@ -358,18 +358,5 @@ struct ParseFidelityLimitTests {
             options: FeedParserOptions(maxItemsPerEpisode: 100))
         #expect(feed.podroll.count == 100 && feed.txt.count == 100)
         #expect(feed.warnings.filter { $0.message.contains("the channel has more than 100") }.count == 1)
-    }
-}
-
-/// A small deterministic generator for test inputs.
-private struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

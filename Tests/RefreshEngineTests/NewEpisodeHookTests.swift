@@ -49,6 +49,14 @@ func processIsGone(_ pid: pid_t) -> Bool {
     return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
 }
 
+/// Waits up to two seconds for every process to be gone: SIGKILL is delivered at once, but a killed orphan is reaped
+/// by init a moment later. Returns whether they all went.
+func allGone(_ pids: [pid_t]) async -> Bool {
+    let deadline = Date().addingTimeInterval(2)
+    while !pids.allSatisfy(processIsGone) && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+    return pids.allSatisfy(processIsGone)
+}
+
 /// Pids written one per line by a hook.
 func pids(in path: String) -> [pid_t] {
     ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { pid_t($0) }
@@ -91,9 +99,7 @@ struct NewEpisodeHookTests {
         #expect(elapsed < 10, "took \(elapsed) s")
         let started = pids(in: pidFile)
         #expect(started.count == 3)
-        // SIGKILL is delivered at once, but a killed orphan is reaped by init a moment later.
-        let deadline = Date().addingTimeInterval(2)
-        while !started.allSatisfy(processIsGone) && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        _ = await allGone(started)
         for pid in started {
             #expect(processIsGone(pid), "process \(pid) is still running")
         }
@@ -114,10 +120,9 @@ struct NewEpisodeHookTests {
         )
         #expect(result.timedOut)
         #expect(seconds(clock.now - start) < 10)
-        let deadline = Date().addingTimeInterval(2)
         let started = pids(in: pidFile)
-        while !started.allSatisfy(processIsGone) && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(started.count == 2 && started.allSatisfy(processIsGone), "\(started)")
+        #expect(started.count == 2, "\(started)")
+        #expect(await allGone(started), "\(started)")
     }
 
     @Test func theHooksOutputIsPassedThroughInWholeLines() async throws {
