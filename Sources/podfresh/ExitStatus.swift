@@ -29,11 +29,7 @@ enum ExitStatus {
     /// 70 when a feed's refresh failed because the database did (damaged, full, unwritable): that is no fault of the
     /// feed, and every command exits 70 on a database error. The feed's line already named the file and the cause.
     static func forDatabaseFailures(in summary: RefreshSummary) -> ExitCode? {
-        let databaseKind = StoreError.Kind.database.rawValue
-        let failed = summary.outcomes.contains { outcome in
-            if case .failed(let failure) = outcome.result { return failure.kind == databaseKind }
-            return false
-        }
+        let failed = summary.outcomes.contains { $0.failure?.kind == .store(.database) }
         return failed ? internalError : nil
     }
 }

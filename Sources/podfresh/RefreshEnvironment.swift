@@ -56,7 +56,7 @@ private func withEnvironment<Result: Sendable>(
                 minInterval: $0.minInterval.seconds, maxInterval: $0.maxInterval.seconds,
                 revalidateEvery: $0.revalidateEvery.seconds)
         } ?? SchedulePolicy()
-        var configuration = EpisodeUpdateConfiguration(schedulePolicy: policy, hookCommand: hook, compactSummary: true)
+        var configuration = EpisodeUpdateConfiguration(schedulePolicy: policy, hookCommand: hook)
         configuration.hookTimeout = hookTimeout
         // Standard output of `--json` is JSON Lines only; the hook's output goes to standard error there.
         if output == .json { configuration.hookOutput = .standardErrorOnly }

@@ -1,4 +1,5 @@
 import ConsoleOutput
+import FeedFetching
 import FeedParsing
 import FeedStorage
 import Foundation
@@ -19,13 +20,12 @@ struct ConsoleRendererTests {
     let feed = FeedTarget(id: 4, url: URL(string: "https://a.example/feed.xml")!, title: "Show \u{1B}]0;pwned\u{07}\u{1B}[31mRed\u{202E}txt")
     let when = Date(timeIntervalSince1970: 1_730_000_000)
 
-    func episode(_ title: String) -> StoredEpisode {
-        StoredEpisode(
-            subscriptionID: 4, key: title,
+    func episode(_ title: String) -> EpisodeAnnouncement {
+        EpisodeAnnouncement(
+            feedID: 4,
             episode: ParsedEpisode(
                 id: title, title: title, published: when,
-                enclosures: [Enclosure(url: URL(string: "https://a.example/\(title).mp3")!, type: "audio/mpeg")]),
-            firstSeenAt: when, lastSeenAt: when)
+                enclosures: [Enclosure(url: URL(string: "https://a.example/\(title).mp3")!, type: "audio/mpeg")]))
     }
 
     func render(_ mode: OutputMode, _ events: [DataFetchEvent]) -> (out: Buffer, err: Buffer) {
@@ -55,7 +55,7 @@ struct ConsoleRendererTests {
     @Test func quietModePrintsOneLinePerNewEpisodeAndErrorsOnStderr() {
         let updated = RefreshOutcome(feed: feed, result: .updated(newEpisodes: [episode("one"), episode("two")], updatedCount: 0))
         let other = FeedTarget(id: 5, url: URL(string: "https://b.example/f")!, title: "B")
-        let failed = RefreshOutcome(feed: other, result: .failed(RefreshFailure(kind: "http-status", message: "HTTP 500 Internal Server Error", status: 500)))
+        let failed = RefreshOutcome(feed: other, result: .failed(RefreshFailure(kind: .fetch(.httpStatus), message: "HTTP 500 Internal Server Error", status: 500)))
         let (out, err) = render(.quiet, [.batchStarted(total: 2), .fetchCompleted(updated), .fetchFailed(failed), summary([updated, failed])])
         #expect(out.lines.count == 2)
         #expect(out.lines[0].contains("one") && out.lines[0].contains("https://a.example/one.mp3"))
@@ -98,7 +98,7 @@ struct ConsoleRendererTests {
         let failures = (1...3).map { id in
             RefreshOutcome(
                 feed: FeedTarget(id: Int64(id), url: URL(string: "https://h\(id).example/")!, title: "F\(id)"),
-                result: .failed(RefreshFailure(kind: "unreachable", message: "connection refused")))
+                result: .failed(RefreshFailure(kind: .fetch(.unreachable), message: "connection refused", awaitsNetworkVerdict: true)))
         }
         var events: [DataFetchEvent] = [.batchStarted(total: 3)]
         events += failures.map { .fetchFailed($0) }
@@ -109,12 +109,30 @@ struct ConsoleRendererTests {
         #expect(out.text.isEmpty)
     }
 
-    @Test func unreachableFeedsAreReportedWhenOthersSucceeded() {
-        let down = RefreshOutcome(feed: feed, result: .failed(RefreshFailure(kind: "unreachable", message: "connection refused by a.example")))
+    @Test(arguments: [OutputMode.quiet, .plain, .tty])
+    func heldFailuresArePrintedOnceConfirmedBeforeTheSummary(mode: OutputMode) {
+        let failure = RefreshFailure(kind: .fetch(.unreachable), message: "connection refused by a.example", awaitsNetworkVerdict: true)
+        let down = RefreshOutcome(feed: feed, result: .failed(failure))
         let fine = RefreshOutcome(feed: FeedTarget(id: 2, url: URL(string: "https://b.example/")!, title: "B"), result: .notModified)
-        let (_, err) = render(.quiet, [.batchStarted(total: 2), .fetchFailed(down), .fetchCompleted(fine), summary([down, fine])])
+        let held = render(mode, [.batchStarted(total: 2), .fetchFailed(down), .fetchCompleted(fine)])
+        #expect(held.err.text.isEmpty, "nothing is said while the network verdict is open")
+        let (out, err) = render(mode, [
+            .batchStarted(total: 2), .fetchFailed(down), .fetchCompleted(fine), .failuresConfirmed([down]), summary([down, fine]),
+        ])
         #expect(err.lines.count == 1)
-        #expect(err.lines[0].contains("connection refused by a.example"))
+        #expect(err.lines.first?.contains("connection refused by a.example") == true)
+        if mode != .quiet { #expect(out.lines.last?.contains("2 feeds: 1 unchanged") == true) }
+    }
+
+    @Test func jsonLinesReportAHeldFailureWhenItHappensAndOnlyOnce() throws {
+        let failure = RefreshFailure(kind: .fetch(.unreachable), message: "connection refused", awaitsNetworkVerdict: true)
+        let down = RefreshOutcome(feed: feed, result: .failed(failure))
+        let (out, _) = render(.json, [.batchStarted(total: 1), .fetchFailed(down), .failuresConfirmed([down]), summary([down])])
+        let events = try out.lines.map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["event"] as? String
+        }
+        #expect(events == ["batch_started", "feed_failed", "batch_completed"])
+        #expect(out.lines[1].contains(#""kind":"unreachable""#))
     }
 }
 

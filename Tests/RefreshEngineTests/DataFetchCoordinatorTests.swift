@@ -1,3 +1,4 @@
+import FeedFetching
 import Foundation
 @testable import RefreshEngine
 import Testing
@@ -112,7 +113,7 @@ struct DataFetchCoordinatorTests {
         let b = collect(coordinator.events())
         let input = feeds(6, hosts: 3)
         _ = await coordinator.run(input) { feed in
-            if feed.id == 3 { return RefreshOutcome(feed: feed, result: .failed(RefreshFailure(kind: "http-status", message: "HTTP 500", status: 500))) }
+            if feed.id == 3 { return RefreshOutcome(feed: feed, result: .failed(RefreshFailure(kind: .fetch(.httpStatus), message: "HTTP 500", status: 500))) }
             return RefreshOutcome(feed: feed, result: .notModified)
         }
         coordinator.finishSubscribers()

@@ -134,7 +134,7 @@ struct EpisodeUpdateServiceTests {
                 Issue.record("expected a failure for \(kind), got \(outcome.result)")
                 continue
             }
-            #expect(failure.kind == kind)
+            #expect(failure.kind.rawValue == kind)
             #expect(summary.outcomes.first { $0.feed.id == good.id }?.newEpisodes.count == 1)
             #expect(try h.titles(bad.id) == ["b1"])
         }
@@ -252,7 +252,19 @@ struct EpisodeUpdateServiceTests {
         defer { unanswered.close() }
         let a = try h.store.addSubscription(url: unanswered.url("/a.xml"), title: nil, at: Date())
         let b = try h.store.addSubscription(url: unanswered.url("/b.xml"), title: nil, at: Date())
+        let events = h.coordinator.events()
         let summary = try await h.service.refresh(policy: .due)
+        h.coordinator.finishSubscribers()
+        var verdicts: [String] = []
+        for await event in events {
+            switch event {
+            case .fetchFailed(let outcome): #expect(outcome.failure?.awaitsNetworkVerdict == true, "held until the verdict")
+            case .networkOffline: verdicts.append("offline")
+            case .failuresConfirmed: verdicts.append("confirmed")
+            default: break
+            }
+        }
+        #expect(verdicts == ["offline"], "the held failures are never confirmed")
         #expect(summary.networkOffline)
         for id in [a.id, b.id] {
             let stored = try #require(try h.store.subscription(id: id))
@@ -288,7 +300,22 @@ struct EpisodeUpdateServiceTests {
         h.server.serveFeed("/ok.xml", rss(items: ["e1"]))
         _ = try h.subscribe("/ok.xml")
         let down = try h.store.addSubscription(url: unanswered.url("/a.xml"), title: nil, at: Date())
+        let events = h.coordinator.events()
         let summary = try await h.service.refresh(policy: .due)
+        h.coordinator.finishSubscribers()
+        var confirmed: [[Int64]] = []
+        var sawOffline = false
+        var lastEvent: DataFetchEvent?
+        for await event in events {
+            if case .failuresConfirmed(let outcomes) = event { confirmed.append(outcomes.map(\.feed.id)) }
+            if case .networkOffline = event { sawOffline = true }
+            if case .batchCompleted = event, case .failuresConfirmed = lastEvent {} else if case .batchCompleted = event {
+                Issue.record("the confirmation comes just before the batch ends, got \(String(describing: lastEvent))")
+            }
+            lastEvent = event
+        }
+        #expect(confirmed == [[down.id]], "the held failure stands once another host answered")
+        #expect(!sawOffline)
         #expect(!summary.networkOffline)
         #expect(try h.store.subscription(id: down.id)?.failureCount == 1)
         #expect(try h.store.subscription(id: down.id)?.lastErrorKind == "unreachable")

@@ -1,3 +1,4 @@
+import FeedFetching
 import FeedParsing
 import FeedStorage
 import Foundation
@@ -16,8 +17,8 @@ final class Collector<Value: Sendable>: @unchecked Sendable {
 struct UIUpdateServiceTests {
     let feed = FeedTarget(id: 1, url: URL(string: "https://a.example/feed")!, title: "A")
 
-    func stored(_ id: String) -> StoredEpisode {
-        StoredEpisode(subscriptionID: 1, key: id, episode: ParsedEpisode(id: id, title: id), firstSeenAt: Date(), lastSeenAt: Date())
+    func stored(_ id: String) -> EpisodeAnnouncement {
+        EpisodeAnnouncement(feedID: 1, episode: ParsedEpisode(id: id, title: id))
     }
 
     @Test func handlersReceiveOnlyTheTypeTheyRegisteredFor() {
@@ -27,7 +28,7 @@ struct UIUpdateServiceTests {
         service.register(for: PodcastRefreshed.self) { refreshed.append($0) }
         service.register(for: RefreshFailed.self) { failures.append($0) }
         service.deliver(.fetchCompleted(RefreshOutcome(feed: feed, result: .notModified)))
-        let failure = RefreshFailure(kind: "gone", message: "HTTP 404", status: 404)
+        let failure = RefreshFailure(kind: .fetch(.httpStatus), message: "HTTP 404", status: 404)
         service.deliver(.fetchFailed(RefreshOutcome(feed: feed, result: .failed(failure))))
         #expect(refreshed.values.map(\.outcome.result) == [.notModified])
         #expect(failures.values.map(\.failure) == [failure])
@@ -49,7 +50,7 @@ struct UIUpdateServiceTests {
             if let update = note.userInfo?["update"] as? RefreshFailed { seen.append(update.failure.message) }
         }
         defer { center.removeObserver(token) }
-        service.deliver(.fetchFailed(RefreshOutcome(feed: feed, result: .failed(RefreshFailure(kind: "timeout", message: "timed out")))))
+        service.deliver(.fetchFailed(RefreshOutcome(feed: feed, result: .failed(RefreshFailure(kind: .fetch(.timeout), message: "timed out")))))
         #expect(seen.values == ["timed out"])
     }
 

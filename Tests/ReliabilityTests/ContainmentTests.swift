@@ -8,9 +8,9 @@ import Testing
 func expect(_ result: Containment, matches document: HostileDocument, context: HostileContext, sourceLocation: SourceLocation = #_sourceLocation) {
     switch (result.outcome.result, document.expectation) {
     case (.failed(let failure), .fails(let kinds)), (.failed(let failure), .failsOrRecovers(let kinds)):
-        #expect(kinds.contains(failure.kind), "\(document): kind \(failure.kind): \(failure.message)", sourceLocation: sourceLocation)
+        #expect(kinds.contains(failure.kind.rawValue), "\(document): kind \(failure.kind.rawValue): \(failure.message)", sourceLocation: sourceLocation)
         #expect(!failure.message.isEmpty, sourceLocation: sourceLocation)
-        result.expectFailedUntouched(kind: failure.kind, sourceLocation: sourceLocation)
+        result.expectFailedUntouched(kind: failure.kind.rawValue, sourceLocation: sourceLocation)
     case (.updated, .recoversWithWarnings), (.updated, .failsOrRecovers):
         #expect(!result.outcome.warnings.isEmpty, "\(document): recovered without a warning", sourceLocation: sourceLocation)
         #expect(result.subscriptionAfter.failureCount == 0, sourceLocation: sourceLocation)
@@ -40,7 +40,7 @@ struct ContainmentTests {
         expect(result, matches: document, context: context)
         let summary: String
         switch result.outcome.result {
-        case .failed(let failure): summary = "failed \(failure.kind): \(failure.message)"
+        case .failed(let failure): summary = "failed \(failure.kind.rawValue): \(failure.message)"
         case .updated(let new, _): summary = "recovered, \(new.count) new, \(result.outcome.warnings.count) warning(s): \(result.outcome.warnings.prefix(2).map(\.message))"
         default: summary = "\(result.outcome.result)"
         }

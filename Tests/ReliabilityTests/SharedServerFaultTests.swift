@@ -55,7 +55,7 @@ struct SharedServerFaultTests {
             let outcome = try second.outcome(victim.id)
             print("reliability-figure: fault \(name) (TestHTTPServer): \(server.requests(to: "/victim.xml").count - 1) faulty response(s), outcome \(outcome.result)")
             if let expectedKind {
-                #expect(outcome.failure?.kind == expectedKind, "\(name): \(outcome.result)")
+                #expect(outcome.failure?.kind.rawValue == expectedKind, "\(name): \(outcome.result)")
                 #expect(try engine.episodes(victim.id) == before, "\(name): stored episodes changed")
                 #expect(try engine.subscription(victim.id).failureCount == failuresBefore + 1)
             } else {

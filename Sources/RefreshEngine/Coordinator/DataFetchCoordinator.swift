@@ -110,12 +110,8 @@ public final class DataFetchCoordinator: @unchecked Sendable {
     /// started are reported cancelled.
     ///
     /// - Returns: One outcome per feed, in completion order.
-    ///
-    /// - Parameter compactOutcomes: Return outcomes without their new episodes (only counts), once events have
-    ///   announced them: keeps memory flat on runs over thousands of feeds.
     public func run(
         _ feeds: [FeedTarget],
-        compactOutcomes: Bool = false,
         operation: @escaping @Sendable (FeedTarget) async -> RefreshOutcome
     ) async -> [RefreshOutcome] {
         // Claim ids for the batch up front: a feed active elsewhere is refused.
@@ -187,7 +183,7 @@ public final class DataFetchCoordinator: @unchecked Sendable {
                 }
                 guard let outcome = await group.next() else { break }
                 inFlight -= 1
-                outcomes.append(compactOutcomes ? outcome.compacted() : outcome)
+                outcomes.append(outcome)
                 lock.withLock {
                     state.release(id: outcome.feed.id)
                     for waiter in slotWaiters.values { waiter.yield() }
@@ -231,5 +227,5 @@ public final class DataFetchCoordinator: @unchecked Sendable {
 
     /// The failure of a feed the batch ended without starting although nobody stopped it.
     static let notStarted = RefreshFailure(
-        kind: "internal", message: "not checked: the run ended before a fetch slot was free for it (a podfresh bug)")
+        kind: .internal, message: "not checked: the run ended before a fetch slot was free for it (a podfresh bug)")
 }

@@ -14,8 +14,12 @@ public enum DataFetchEvent: Sendable, Hashable {
     case fetchCancelled(FeedTarget)
     /// The batch advanced.
     case batchProgress(BatchProgress)
-    /// The network itself is down: every fetch failed to resolve or connect. Said once per batch.
+    /// The network itself is down: every fetch failed to resolve or connect. Said once per batch, and then no failure
+    /// that awaited this verdict (``RefreshFailure/awaitsNetworkVerdict``) counts.
     case networkOffline(message: String)
+    /// The network was up after all: these failures, which awaited the verdict, stand. Said once per batch, just
+    /// before it ends, when there are any.
+    case failuresConfirmed([RefreshOutcome])
     /// The batch ended.
     case batchCompleted(RefreshSummary)
     /// The `--exec` hook failed for one new episode of `feed` (it never fails the feed).

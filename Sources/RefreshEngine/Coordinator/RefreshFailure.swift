@@ -1,16 +1,57 @@
-/// Why one feed's refresh failed, with a stable kind for the store and JSON output.
+public import FeedFetching
+public import FeedParsing
+public import FeedStorage
+
+/// Why one feed's refresh failed, with a typed kind for decisions and a stable name for the store and JSON output.
 public struct RefreshFailure: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A stable kind: a `FeedFetchError.Kind`, `FeedParseError.Kind` or `StoreError.Kind` raw value.
-    public var kind: String
+    /// What kind of failure it was: the fetch's, the parse's, the store's, or a podfresh bug.
+    public enum Kind: Sendable, Hashable, RawRepresentable {
+        case fetch(FeedFetchError.Kind)
+        case parse(FeedParseError.Kind)
+        case store(StoreError.Kind)
+        /// Not the feed's fault nor the network's: a podfresh bug.
+        case `internal`
+
+        /// The stable name stored with the subscription and printed in JSON (`timeout`, `not-xml`, `database` …).
+        public var rawValue: String {
+            switch self {
+            case .fetch(let kind): return kind.rawValue
+            case .parse(let kind): return kind.rawValue
+            case .store(let kind): return kind.rawValue
+            case .internal: return "internal"
+            }
+        }
+
+        public init?(rawValue: String) {
+            if let kind = FeedFetchError.Kind(rawValue: rawValue) {
+                self = .fetch(kind)
+            } else if let kind = FeedParseError.Kind(rawValue: rawValue) {
+                self = .parse(kind)
+            } else if let kind = StoreError.Kind(rawValue: rawValue) {
+                self = .store(kind)
+            } else if rawValue == "internal" {
+                self = .internal
+            } else {
+                return nil
+            }
+        }
+    }
+
+    public var kind: Kind
     /// What went wrong and, where possible, what to do, on one line.
     public var message: String
     /// The HTTP status, when a server answered.
     public var status: Int?
+    /// True while the failure waits for the batch's verdict on the network: the host could not be reached, and if no
+    /// host could, the network is down and the feed is not blamed. The batch ends with either
+    /// ``DataFetchEvent/networkOffline(message:)`` or ``DataFetchEvent/failuresConfirmed(_:)``.
+    public var awaitsNetworkVerdict: Bool
 
-    public init(kind: String, message: String, status: Int? = nil) {
+    public init(kind: Kind, message: String, status: Int? = nil, awaitsNetworkVerdict: Bool = false) {
         self.kind = kind
         self.message = message
         self.status = status
+        self.awaitsNetworkVerdict = awaitsNetworkVerdict
     }
 
     public var description: String { message }

@@ -1,11 +1,10 @@
 public import FeedParsing
-public import FeedStorage
 public import Foundation
 
 /// What one feed's refresh came to.
 public enum RefreshResult: Sendable, Hashable {
-    /// The feed was fetched and merged: `newEpisodes` were stored for the first time.
-    case updated(newEpisodes: [StoredEpisode], updatedCount: Int)
+    /// The feed was fetched and merged: `newEpisodes` were stored for the first time and are announced.
+    case updated(newEpisodes: [EpisodeAnnouncement], updatedCount: Int)
     /// The server (or file) said nothing changed.
     case notModified
     /// The server answered 410 Gone: the feed is not checked again.
@@ -61,28 +60,18 @@ public struct RefreshOutcome: Sendable, Hashable {
     /// Episodes stored for the first time as the back catalogue of a new subscription, without being announced.
     public var backlogCount = 0
 
-    /// How many episodes were stored for the first time and announced (also after ``compacted()``).
-    public var newEpisodeCount: Int {
-        if case .updated(let episodes, _) = result { return max(episodes.count, compactedNewEpisodeCount) }
-        return 0
-    }
+    /// How many episodes were stored for the first time and announced.
+    public var newEpisodeCount: Int { newEpisodes.count }
 
-    /// Set by ``compacted()``: the count of the episodes it dropped.
-    public var compactedNewEpisodeCount = 0
-
-    /// The episodes stored for the first time (empty after ``compacted()``).
-    public var newEpisodes: [StoredEpisode] {
+    /// The episodes stored for the first time and announced.
+    public var newEpisodes: [EpisodeAnnouncement] {
         if case .updated(let episodes, _) = result { return episodes }
         return []
     }
 
-    /// The same outcome without its new episodes, only their count: for summaries of runs over many feeds, whose
-    /// episodes were already announced through events.
-    public func compacted() -> RefreshOutcome {
-        guard case .updated(let episodes, let updated) = result, !episodes.isEmpty else { return self }
-        var copy = self
-        copy.result = .updated(newEpisodes: [], updatedCount: updated)
-        copy.compactedNewEpisodeCount = episodes.count
-        return copy
+    /// The failure, when the feed failed.
+    public var failure: RefreshFailure? {
+        if case .failed(let failure) = result { return failure }
+        return nil
     }
 }

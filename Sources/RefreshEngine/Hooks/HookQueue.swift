@@ -41,16 +41,15 @@ final class HookQueue: Sendable {
     }
 
     /// Queues one hook run per episode, in the order given.
-    func enqueue(_ episodes: [StoredEpisode], of feed: FeedTarget, feed parsed: ParsedFeed) {
-        for stored in episodes {
-            let episode = stored.episode
+    func enqueue(_ episodes: [EpisodeAnnouncement], of feed: FeedTarget, feed parsed: ParsedFeed) {
+        for episode in episodes {
             let data = HookEpisode(
                 feedTitle: parsed.title ?? feed.title ?? "", feedURL: feed.url.absoluteString,
                 episodeTitle: episode.title ?? "", episodeURL: episode.link?.absoluteString ?? "",
-                enclosureURL: episode.enclosures.first?.url.absoluteString ?? "",
-                enclosureType: episode.enclosures.first?.type ?? "", published: episode.published,
-                guid: episode.guid ?? "", identity: episode.id, duration: episode.duration)
-            continuation.yield(Job(feed: feed, episode: data, name: episode.title ?? episode.id))
+                enclosureURL: episode.enclosure?.url.absoluteString ?? "",
+                enclosureType: episode.enclosure?.type ?? "", published: episode.published,
+                guid: episode.guid ?? "", identity: episode.key, duration: episode.duration)
+            continuation.yield(Job(feed: feed, episode: data, name: episode.title ?? episode.key))
         }
     }
 

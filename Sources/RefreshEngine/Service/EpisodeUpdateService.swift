@@ -32,8 +32,6 @@ public struct EpisodeUpdateConfiguration: Sendable {
     public var retryDelay: Duration
     /// The clock reading used for every timestamp (injected for tests).
     public var now: @Sendable () -> Date
-    /// Keep only counts of new episodes in the returned summary (events still carry every episode).
-    public var compactSummary: Bool
 
     public init(
         parserOptions: FeedParserOptions = .init(),
@@ -41,10 +39,8 @@ public struct EpisodeUpdateConfiguration: Sendable {
         hookCommand: String? = nil,
         retryTransientFailures: Bool = true,
         retryDelay: Duration = .milliseconds(500),
-        now: @escaping @Sendable () -> Date = { Date() },
-        compactSummary: Bool = false
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
-        self.compactSummary = compactSummary
         self.parserOptions = parserOptions
         self.schedulePolicy = schedulePolicy
         self.hookCommand = hookCommand
@@ -131,9 +127,9 @@ public final class EpisodeUpdateService: Sendable {
                 [coordinator] feed, problem in coordinator.publish(.hookFailed(feed, message: problem))
             }
         }
-        let outcomes = await coordinator.run(targets, compactOutcomes: configuration.compactSummary) { [self] target in
+        let outcomes = await coordinator.run(targets) { [self] target in
             guard let subscription = byID[target.id] else {
-                return RefreshOutcome(feed: target, result: .failed(RefreshFailure(kind: "internal", message: "not checked: the subscription was not found in this run")))
+                return RefreshOutcome(feed: target, result: .failed(RefreshFailure(kind: .internal, message: "not checked: the subscription was not found in this run")))
             }
             return await refreshOne(subscription, policy: policy, runID: runID, deferred: deferred, hooks: hooks)
         }
@@ -156,11 +152,12 @@ public final class EpisodeUpdateService: Sendable {
                 }
                 return outcome
             }
-        } else {
+        } else if !unreachable.isEmpty {
             for check in unreachable {
                 // The feed's own outcome already says it failed; a store error here must not stop the others.
                 _ = try? await episodes.applyAsync(check)
             }
+            coordinator.publish(.failuresConfirmed(outcomes.filter { $0.failure?.awaitsNetworkVerdict == true }))
         }
 
         let summary = RefreshSummary(
@@ -248,10 +245,11 @@ public final class EpisodeUpdateService: Sendable {
                     bodyBytes: byteCount, announceLimit: announceLimit)
                 let merge = try await episodes.applyAsync(check)
                 let updated = FeedTarget(id: subscription.id, url: merge.movedTo ?? subscription.url, title: feed.title ?? subscription.title)
-                hooks?.enqueue(merge.newEpisodes, of: updated, feed: feed)
+                let announced = merge.newEpisodes.map { EpisodeAnnouncement(feedID: $0.subscriptionID, episode: $0.episode) }
+                hooks?.enqueue(announced, of: updated, feed: feed)
                 var outcome = RefreshOutcome(
                     feed: updated,
-                    result: .updated(newEpisodes: merge.newEpisodes.map(Self.announcement), updatedCount: merge.updatedCount),
+                    result: .updated(newEpisodes: announced, updatedCount: merge.updatedCount),
                     movedTo: merge.movedTo, moveRefused: move.refused ?? merge.moveRefused, warnings: feed.warnings,
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason)
                 outcome.backlogCount = merge.backlogCount
@@ -269,37 +267,26 @@ public final class EpisodeUpdateService: Sendable {
             do {
                 _ = try await episodes.applyAsync(check)
             } catch {
-                return failed(target, subscription, RefreshFailure(kind: StoreError.Kind.database.rawValue, message: "\(error)"), now: now, runID: runID, record: false)
+                return failed(target, subscription, RefreshFailure(kind: .store(.database), message: "\(error)"), now: now, runID: runID, record: false)
             }
             return RefreshOutcome(feed: target, result: .gone(message: error.message), nextCheckReason: "gone (410)")
         } catch let error as FeedFetchError {
             if Task.isCancelled { return RefreshOutcome(feed: target, result: .cancelled) }
-            let failure = RefreshFailure(kind: error.kind.rawValue, message: error.message, status: error.status)
+            var failure = RefreshFailure(kind: .fetch(error.kind), message: error.message, status: error.status)
             if error.kind == .unreachable, ["http", "https"].contains(subscription.url.scheme?.lowercased() ?? "") {
+                failure.awaitsNetworkVerdict = true
                 deferred.add(failureCheck(subscription, failure, now: now, runID: runID, retryAfter: error.retryAfter))
                 return failed(target, subscription, failure, now: now, runID: runID, record: false, retryAfter: error.retryAfter)
             }
             return failed(target, subscription, failure, now: now, runID: runID, retryAfter: error.retryAfter)
         } catch let error as FeedParseError {
             let message = "not a usable feed: \(error.description)"
-            return failed(target, subscription, RefreshFailure(kind: error.kind.rawValue, message: message, status: 200), now: now, runID: runID)
+            return failed(target, subscription, RefreshFailure(kind: .parse(error.kind), message: message, status: 200), now: now, runID: runID)
         } catch let error as StoreError {
-            return failed(target, subscription, RefreshFailure(kind: error.kind.rawValue, message: "database: \(error.message)"), now: now, runID: runID, record: false)
+            return failed(target, subscription, RefreshFailure(kind: .store(error.kind), message: "database: \(error.message)"), now: now, runID: runID, record: false)
         } catch {
-            return failed(target, subscription, RefreshFailure(kind: "internal", message: "\(error)"), now: now, runID: runID)
+            return failed(target, subscription, RefreshFailure(kind: .internal, message: "\(error)"), now: now, runID: runID)
         }
-    }
-
-    /// What is said about a new episode, without the bulky fields (show notes, persons, transcripts): a run over
-    /// thousands of feeds keeps every outcome until it ends, and the store already has the full episode.
-    static func announcement(_ stored: StoredEpisode) -> StoredEpisode {
-        var light = stored
-        light.episode.description = nil
-        light.episode.summary = nil
-        light.episode.persons = []
-        light.episode.transcripts = []
-        light.episode.alternateEnclosures = []
-        return light
     }
 
     private func fetchFeed(_ request: FeedRequest) async throws -> FeedFetchResult<FeedParserConsumer> {
@@ -317,7 +304,7 @@ public final class EpisodeUpdateService: Sendable {
             policy: configuration.schedulePolicy)
         return FeedCheck(
             subscriptionID: subscription.id, checkedAt: now, status: failure.status,
-            result: .failed(kind: failure.kind, message: failure.message),
+            result: .failed(kind: failure.kind.rawValue, message: failure.message),
             nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID)
     }
 
@@ -396,7 +383,9 @@ public final class EpisodeUpdateService: Sendable {
     }
 }
 
-/// Failures held back until the batch knows whether the whole network is down, plus the run's byte counts.
+/// Failures held back until the batch knows whether the whole network is down (the one place that holds them: output
+/// waits for ``DataFetchEvent/networkOffline(message:)`` or ``DataFetchEvent/failuresConfirmed(_:)``), plus the run's
+/// byte counts.
 ///
 /// ## Why this class is `@unchecked Sendable`
 /// Every property is read and written only inside `lock.withLock {}`.

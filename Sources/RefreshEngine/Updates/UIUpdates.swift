@@ -1,4 +1,3 @@
-public import FeedStorage
 public import Foundation
 
 /// A typed update that ``UIUpdateService`` delivers to handlers registered for its type and posts as a
@@ -25,6 +24,8 @@ extension Notification.Name {
     public static let batchProgressed = Notification.Name("podfresh.batchProgressed")
     /// The network is down. `userInfo["update"]` is a ``NetworkWentOffline``.
     public static let networkWentOffline = Notification.Name("podfresh.networkWentOffline")
+    /// Failures that awaited the network verdict stand. `userInfo["update"]` is a ``FailuresConfirmed``.
+    public static let failuresConfirmed = Notification.Name("podfresh.failuresConfirmed")
     /// A batch ended. `userInfo["update"]` is a ``BatchFinished``.
     public static let batchFinished = Notification.Name("podfresh.batchFinished")
     /// The `--exec` hook failed. `userInfo["update"]` is a ``HookFailed``.
@@ -55,7 +56,7 @@ public struct PodcastRefreshed: UIUpdate, Hashable {
 public struct NewEpisodeFound: UIUpdate, Hashable {
     public static let notificationName = Notification.Name.newEpisodeFound
     public var feed: FeedTarget
-    public var episode: StoredEpisode
+    public var episode: EpisodeAnnouncement
 }
 
 /// A feed's refresh failed; nothing of it was lost.
@@ -81,6 +82,13 @@ public struct BatchProgressed: UIUpdate, Hashable {
 public struct NetworkWentOffline: UIUpdate, Hashable {
     public static let notificationName = Notification.Name.networkWentOffline
     public var message: String
+}
+
+/// The network was up after all: these failures, held while the batch decided whether the network was down, stand.
+/// (Each was already delivered as a ``RefreshFailed`` whose failure ``RefreshFailure/awaitsNetworkVerdict``.)
+public struct FailuresConfirmed: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.failuresConfirmed
+    public var failed: [RefreshFailed]
 }
 
 /// The batch ended.

@@ -2,6 +2,7 @@ import ArgumentParser
 import ConsoleOutput
 import FeedParsing
 import FeedStorage
+import RefreshEngine
 import Foundation
 
 extension RootCommand {
@@ -157,7 +158,7 @@ extension RootCommand {
         /// when podfresh first and last saw it.
         static func json(_ stored: StoredEpisode, feedTitle: String?) -> JSONValue {
             let episode = stored.episode
-            let event = ConsoleRenderer.episodeFields(feedID: stored.subscriptionID, feedTitle: feedTitle, episode)
+            let event = EventJSON.episodeFields(EpisodeAnnouncement(feedID: stored.subscriptionID, episode: episode), feedTitle: feedTitle)
             let eventKeys = Set(event.map(\.0))
             guard case .object(let parsed) = episode.jsonValue() else { return .object(event) }
             var fields = event + parsed.filter { !eventKeys.contains($0.0) }

@@ -69,14 +69,6 @@ extension RefreshSummary {
     }
 }
 
-extension RefreshOutcome {
-    /// The failure, when the feed failed.
-    var failure: RefreshFailure? {
-        if case .failed(let failure) = result { return failure }
-        return nil
-    }
-}
-
 // MARK: - Terminal output
 
 /// Collects what a renderer writes.
@@ -137,7 +129,7 @@ struct Containment {
 
     /// The feed failed with this kind, its episodes are exactly as before and its failure count went up.
     func expectFailedUntouched(kind: String, messageContains: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(outcome.failure?.kind == kind, "outcome: \(outcome.result)", sourceLocation: sourceLocation)
+        #expect(outcome.failure?.kind.rawValue == kind, "outcome: \(outcome.result)", sourceLocation: sourceLocation)
         if let messageContains {
             #expect(
                 outcome.failure?.message.localizedCaseInsensitiveContains(messageContains) == true,

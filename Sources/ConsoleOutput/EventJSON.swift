@@ -1,0 +1,58 @@
+public import FeedParsing
+public import RefreshEngine
+
+/// The keys events have in JSON Lines output, shared with the reports that print the same things.
+public enum EventJSON {
+    /// The keys an episode has in JSON Lines output (`new_episode` events, and the first keys of
+    /// `podfresh episodes --json`).
+    public static func episodeFields(_ episode: EpisodeAnnouncement, feedTitle: String?) -> [(String, JSONValue)] {
+        [
+            ("feed_id", .int(Int(episode.feedID))),
+            ("feed_title", .string(feedTitle)),
+            ("id", .string(episode.key)),
+            ("guid", .string(episode.guid)),
+            ("title", .string(episode.title)),
+            ("link", .url(episode.link)),
+            ("published", .date(episode.published)),
+            ("duration", .number(episode.duration)),
+            ("enclosure_url", .url(episode.enclosure?.url)),
+            ("enclosure_type", .string(episode.enclosure?.type)),
+        ]
+    }
+
+    static func feedFields(_ feed: FeedTarget) -> [(String, JSONValue)] {
+        [("feed_id", .int(Int(feed.id))), ("url", .url(feed.url)), ("title", .string(feed.title))]
+    }
+
+    /// A `feed_refreshed` event's keys after the feed's.
+    static func outcomeFields(_ outcome: RefreshOutcome) -> [(String, JSONValue)] {
+        [
+            ("status", .string(status(of: outcome.result))),
+            ("new_episodes", .int(outcome.newEpisodeCount)),
+            ("updated_episodes", .int(updatedCount(outcome.result))),
+            ("moved_to", .url(outcome.movedTo)),
+            ("move_refused", .string(outcome.moveRefused)),
+            ("warnings", .array(outcome.warnings.map { .object([("line", .int($0.line)), ("message", .string($0.message))]) })),
+            ("next_check", .date(outcome.nextCheckAt)),
+            ("next_check_reason", .string(outcome.nextCheckReason)),
+            ("backlog_episodes", .int(outcome.backlogCount)),
+        ]
+    }
+
+    static func status(of result: RefreshResult) -> String {
+        switch result {
+        case .updated: return "updated"
+        case .notModified: return "not_modified"
+        case .gone: return "gone"
+        case .failed: return "failed"
+        case .cancelled: return "cancelled"
+        case .offline: return "offline"
+        case .removed: return "removed"
+        }
+    }
+
+    static func updatedCount(_ result: RefreshResult) -> Int {
+        if case .updated(_, let count) = result { return count }
+        return 0
+    }
+}

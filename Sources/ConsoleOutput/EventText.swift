@@ -1,0 +1,83 @@
+import Foundation
+import RefreshEngine
+import FeedParsing
+
+/// The lines the human styles print for events: every feed-supplied text goes through ``TerminalText/sanitize(_:)``.
+enum EventText {
+    static func safe(_ text: String) -> String { TerminalText.sanitize(text) }
+
+    /// One finished feed: `updated   Name: 2 new`, `unchanged Name`, `gone      Name: …`.
+    static func outcomeLine(_ outcome: RefreshOutcome) -> String {
+        let name = safe(outcome.feed.displayName)
+        switch outcome.result {
+        case .updated(let new, let changed):
+            var text = "updated   \(name): \(new.count) new"
+            if outcome.backlogCount > 0 {
+                text += " (newest only; \(outcome.backlogCount) older episode\(outcome.backlogCount == 1 ? "" : "s") stored)"
+            }
+            if changed > 0 { text += ", \(changed) changed" }
+            if !outcome.warnings.isEmpty { text += " (\(outcome.warnings.count) warning\(outcome.warnings.count == 1 ? "" : "s"))" }
+            return text
+        case .notModified: return "unchanged \(name)"
+        case .gone(let message): return "gone      \(name): \(safe(message)); it will not be checked again"
+        case .failed(let failure): return "failed    \(name): \(safe(failure.message))"
+        case .cancelled: return "cancelled \(name)"
+        case .offline: return "stored    \(name)"
+        case .removed: return "removed   \(name): unsubscribed during the run; nothing stored"
+        }
+    }
+
+    /// A failed feed, for standard error: its name, the cause and, when it has a title, its URL.
+    static func failure(_ feed: FeedTarget, _ failure: RefreshFailure) -> String {
+        var line = "\(safe(feed.displayName)): \(safe(failure.message))"
+        if feed.title != nil { line += " (\(safe(feed.url.absoluteString)))" }
+        return line
+    }
+
+    /// A new episode: feed, title, date and media (or web page) address.
+    static func episodeLine(_ episode: EpisodeAnnouncement, of feed: FeedTarget, prefix: String) -> String {
+        var line = prefix + safe(feed.displayName) + ": " + safe(episode.title ?? "(untitled episode)")
+        if let published = episode.published { line += " (" + String(RFC3339.string(from: published).prefix(10)) + ")" }
+        if let url = episode.enclosure?.urlString ?? episode.linkString { line += " " + safe(url) }
+        return line
+    }
+
+    /// The run's last line: counts by result, new episodes and the time taken.
+    static func summaryLine(_ summary: RefreshSummary) -> String {
+        let seconds = summary.endedAt.timeIntervalSince(summary.startedAt)
+        let feeds = summary.outcomes.count
+        var parts: [String] = []
+        if summary.updatedCount > 0 { parts.append("\(summary.updatedCount) updated") }
+        if summary.notModifiedCount > 0 { parts.append("\(summary.notModifiedCount) unchanged") }
+        let failed = summary.networkOffline ? 0 : summary.failedCount
+        if failed > 0 { parts.append("\(failed) failed") }
+        let gone = summary.outcomes.filter { if case .gone = $0.result { return true } else { return false } }.count
+        if gone > 0 { parts.append("\(gone) gone") }
+        let cancelled = summary.outcomes.filter { $0.result == .cancelled }.count
+        if cancelled > 0 { parts.append("\(cancelled) cancelled") }
+        let removed = summary.outcomes.filter { $0.result == .removed }.count
+        if removed > 0 { parts.append("\(removed) removed during the run") }
+        if summary.networkOffline { parts.append("network offline") }
+        let stored = summary.outcomes.filter { $0.result == .offline }.count
+        if stored > 0 { parts.append("\(stored) answered from the store (offline)") }
+        let new = summary.newEpisodeCount
+        let detail = parts.isEmpty ? "" : ": " + parts.joined(separator: ", ")
+        return "\(feeds) feed\(feeds == 1 ? "" : "s")\(detail); \(new) new episode\(new == 1 ? "" : "s") in \(String(format: "%.1f", seconds)) s"
+    }
+
+    /// The live progress line: `[3/10] 2 new, 1 failed · Feed A, Feed B`.
+    static func progressLine(_ progress: BatchProgress) -> String {
+        let running = progress.running.map { safe($0.displayName) }
+        var text = "[\(progress.finished)/\(progress.total)] \(progress.newEpisodes) new"
+        if progress.failures > 0 { text += ", \(progress.failures) failed" }
+        if !running.isEmpty { text += " · " + running.map { TerminalText.truncate($0, to: 24) }.joined(separator: ", ") }
+        return text
+    }
+
+    /// Watch mode between cycles.
+    static func idle(until next: Date?, now: Date) -> String {
+        guard let next else { return "nothing to check: every feed is gone or complete" }
+        let seconds = max(0, Int(next.timeIntervalSince(now).rounded()))
+        return "next check at \(RFC3339.string(from: next)) (in \(FeedScheduler.format(Double(seconds))))"
+    }
+}
