@@ -68,6 +68,31 @@ struct TrustCommandTests {
     }
 
     @Test(.timeLimit(.minutes(2)))
+    func aSecondSignalStopsARefreshAtOnceWith128PlusThatSignal() async throws {
+        try await withPodfreshAndServer { podfresh, server in
+            // The server answers only after 30 s: a refresh that waited for it would not end within the 5 s below.
+            let body = Array(feed("Stuck", items: ["s1"]).utf8)
+            server.setRoute("/stuck.xml", TestResponse(status: 200, body: body, delay: .seconds(30)))
+            #expect(try await podfresh.run(["add", "--no-fetch", server.url("/stuck.xml").absoluteString]).status == 0)
+            let err = Pipe()
+            let process = try podfresh.start(["refresh"], stderr: err)
+            let stderr = PipeReader(err)
+            defer { if process.isRunning { process.terminate() } }
+            while server.requests.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            kill(process.processIdentifier, SIGINT)
+            #expect(await stderr.wait(timeout: 10) { $0.contains("stopping on SIGINT:") }, "\(stderr.text)")
+            kill(process.processIdentifier, SIGTERM)
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(!process.isRunning, "the second signal must not wait for the fetch in flight")
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit)
+            #expect(process.terminationStatus == 128 + SIGTERM, "\(stderr.text)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
     func watchSaysWhenItChecksNextAfterTheCyclesOwnEvents() async throws {
         try await withPodfreshAndServer { podfresh, server in
             server.serveFeed("/a.xml", feed("A", items: ["a1"]))

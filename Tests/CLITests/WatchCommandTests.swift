@@ -84,4 +84,75 @@ struct WatchCommandTests {
         #expect(server.requests(to: "/watched.xml").count >= 2)
         #expect(try store.integrityCheck() == "ok")
     }
+
+    /// Starts `watch` on one subscribed feed whose answer the server holds back for `delay`, and returns once the
+    /// fetch is in flight.
+    private func watchWithAFetchInFlight(
+        _ podfresh: Podfresh, _ server: TestHTTPServer, delay: Duration
+    ) async throws -> (process: Process, stderr: PipeReader) {
+        server.setRoute("/slow.xml", TestResponse(status: 200, body: Array(feed(items: ["slow"]).utf8), delay: delay))
+        #expect(try await podfresh.run(["add", "--no-fetch", server.url("/slow.xml").absoluteString]).status == 0)
+        let err = Pipe()
+        let process = try podfresh.start(["watch", "--interval", "1s"], stderr: err)
+        let stderr = PipeReader(err)
+        let deadline = Date().addingTimeInterval(30)
+        while server.requests.isEmpty && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(server.requests.count == 1, "the fetch is in flight: \(stderr.text)")
+        return (process, stderr)
+    }
+
+    /// Waits at most `seconds` for `process` to end; true when it did.
+    private func ended(_ process: Process, within seconds: Double) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        return !process.isRunning
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func sigtermLetsTheFetchInFlightCommitAndWatchExitsZero() async throws {
+        let podfresh = try Podfresh()
+        let server = try await TestHTTPServer.start()
+        defer {
+            podfresh.cleanUp()
+            Task { try? await server.shutdown() }
+        }
+        let (process, stderr) = try await watchWithAFetchInFlight(podfresh, server, delay: .milliseconds(1500))
+        defer { if process.isRunning { process.terminate() } }
+
+        process.terminate()  // SIGTERM while the feed is being fetched
+        #expect(try await ended(process, within: 15), "watch must exit once the fetch in flight is stored")
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0, "\(stderr.text)")
+        #expect(stderr.text.contains("stopping: letting feeds in flight finish (signal again to quit now)"), "\(stderr.text)")
+        let store = try FeedStore(path: podfresh.databasePath)
+        #expect(try store.episodes(EpisodeQuery()).compactMap(\.episode.title) == ["slow"], "the merge in flight committed")
+        #expect(server.requests.count == 1, "no new fetch starts after the signal")
+        #expect(try store.integrityCheck() == "ok")
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aSecondSignalStopsWatchAtOnceWith128PlusThatSignal() async throws {
+        let podfresh = try Podfresh()
+        let server = try await TestHTTPServer.start()
+        defer {
+            podfresh.cleanUp()
+            Task { try? await server.shutdown() }
+        }
+        // The server answers only after 30 s: a watch that waited for it would not end within the 5 s below.
+        let (process, stderr) = try await watchWithAFetchInFlight(podfresh, server, delay: .seconds(30))
+        defer { if process.isRunning { process.terminate() } }
+
+        kill(process.processIdentifier, SIGTERM)
+        #expect(await stderr.wait(timeout: 10) { $0.contains("stopping:") }, "the first signal is answered: \(stderr.text)")
+        kill(process.processIdentifier, SIGINT)
+        #expect(try await ended(process, within: 5), "the second signal must not wait for the fetch in flight")
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 128 + SIGINT, "\(stderr.text)")
+        let store = try FeedStore(path: podfresh.databasePath)
+        #expect(try store.episodes(EpisodeQuery()).isEmpty, "the fetch in flight was abandoned")
+        #expect(try store.integrityCheck() == "ok")
+    }
 }

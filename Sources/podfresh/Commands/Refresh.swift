@@ -3,7 +3,9 @@ import ConsoleOutput
 import FeedStorage
 import Foundation
 import RefreshEngine
+import ServiceLifecycle
 import Synchronization
+import UnixSignals
 
 extension RootCommand {
     struct Refresh: AsyncParsableCommand {
@@ -102,44 +104,82 @@ extension RootCommand {
 struct RefreshRunResult: Sendable {
     var summary: RefreshSummary
     /// SIGINT or SIGTERM, when the run was stopped before every feed was checked.
-    var stoppedBy: Int32?
+    var stoppedBy: UnixSignal?
 }
 
 /// Runs one refresh with the renderer listening, and waits until every event was drawn. The first SIGINT/SIGTERM
-/// stops starting fetches and lets in-flight merges commit (and says what came of the run); a second exits at once.
+/// stops starting fetches and lets in-flight merges commit (and says what came of the run); a second exits at once
+/// (``SignalShutdown``).
 func runRefresh(
     _ environment: RefreshEnvironment, policy: RefreshPolicy, feedIDs: [Int64]?
 ) async throws -> RefreshRunResult {
     environment.updates.attach(to: environment.coordinator)
-    let renderer = environment.renderer
-    let work = Task { try await environment.service.refresh(policy: policy, feedIDs: feedIDs) }
-    let received = Mutex<Int32?>(nil)
-    let trap = SignalTrap { signal in
-        received.withLock { $0 = signal }
-        work.cancel()
-        renderer.error("stopping on \(signalName(signal)): no new fetches; feeds in flight finish and are stored (signal again to quit now)")
+    let shutdown = SignalShutdown()
+    let refresh = RefreshService(environment: environment, policy: policy, feedIDs: feedIDs, shutdown: shutdown)
+    var failure: (any Error)?
+    do {
+        try await shutdown.run(refresh)
+    } catch {
+        failure = error
     }
-    defer { withExtendedLifetime(trap) {} }
-    let result = await work.result
+    // Every event is drawn, whether the run ended, was stopped or failed.
     environment.coordinator.finishSubscribers()
     await environment.updates.drain()
-    let summary = try result.get()
-    let signal = received.withLock { $0 }
-    if let signal {
-        let unchecked = summary.outcomes.filter { $0.result == .cancelled }.count
-        let checked = summary.outcomes.count - unchecked
-        renderer.error(
-            "stopped by \(signalName(signal)): \(checked) of \(summary.outcomes.count) feeds checked (every fetch in "
+    if let failure { throw failure }
+    guard let run = refresh.result else { preconditionFailure("the refresh service returned without a result") }
+    if let signal = run.stoppedBy {
+        let unchecked = run.summary.outcomes.filter { $0.result == .cancelled }.count
+        let checked = run.summary.outcomes.count - unchecked
+        environment.renderer.error(
+            "stopped by \(signal): \(checked) of \(run.summary.outcomes.count) feeds checked (every fetch in "
                 + "flight finished and was stored), \(unchecked) not checked; run `podfresh refresh` again to check them")
     }
-    return RefreshRunResult(summary: summary, stoppedBy: signal)
+    return run
 }
 
-func signalName(_ signal: Int32) -> String {
-    switch signal {
-    case SIGINT: return "SIGINT"
-    case SIGTERM: return "SIGTERM"
-    default: return "signal \(signal)"
+/// One refresh as the service of a ``SignalShutdown``. Its graceful shutdown cancels the refresh, which is how the
+/// engine stops: no new fetch starts, the fetches in flight finish and are stored.
+///
+/// A class only to hand the result out of `run()`, which returns nothing; the `Mutex` keeps it checked `Sendable`.
+final class RefreshService: Service {
+    private let environment: RefreshEnvironment
+    private let policy: RefreshPolicy
+    private let feedIDs: [Int64]?
+    private let shutdown: SignalShutdown
+    private let finished = Mutex<RefreshRunResult?>(nil)
+
+    init(environment: RefreshEnvironment, policy: RefreshPolicy, feedIDs: [Int64]?, shutdown: SignalShutdown) {
+        self.environment = environment
+        self.policy = policy
+        self.feedIDs = feedIDs
+        self.shutdown = shutdown
+    }
+
+    /// The refresh's summary once ``run()`` returned; nil before, or when it threw.
+    var result: RefreshRunResult? { finished.withLock { $0 } }
+
+    func run() async throws {
+        let renderer = environment.renderer
+        let shutdown = self.shutdown
+        let summary = try await withGracefulShutdownHandler {
+            try await cancelWhenGracefulShutdown { [environment, policy, feedIDs] in
+                try await environment.service.refresh(policy: policy, feedIDs: feedIDs)
+            }
+        } onGracefulShutdown: {
+            let name = shutdown.signal.map { " on \($0)" } ?? ""
+            renderer.error(
+                "stopping\(name): no new fetches; feeds in flight finish and are stored (signal again to quit now)")
+        }
+        // Only a signal starts a graceful shutdown, and it is recorded before.
+        let stoppedBy = Task.isShuttingDownGracefully ? shutdown.signal : nil
+        finished.withLock { $0 = RefreshRunResult(summary: summary, stoppedBy: stoppedBy) }
+    }
+}
+
+extension ExitCode {
+    /// 128 + the signal, as a shell reports a process that a signal stopped.
+    init(stoppedBy signal: UnixSignal) {
+        self.init(128 + signal.rawValue)
     }
 }
 
@@ -147,7 +187,7 @@ func signalName(_ signal: Int32) -> String {
 /// (``ExitStatus/forDatabaseFailures(in:)``), 0 when every feed was refreshed or unchanged (or the network was down
 /// and nobody was blamed), 1 when any failed.
 func exitStatus(for run: RefreshRunResult) -> ExitCode {
-    if let signal = run.stoppedBy { return ExitCode(128 + signal) }
+    if let signal = run.stoppedBy { return ExitCode(stoppedBy: signal) }
     if let databaseFailure = ExitStatus.forDatabaseFailures(in: run.summary) { return databaseFailure }
     if run.summary.networkOffline { return .success }
     return run.summary.failedCount > 0 ? ExitStatus.feedsFailed : .success

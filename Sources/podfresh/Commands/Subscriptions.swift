@@ -66,7 +66,7 @@ extension RootCommand {
                     environment.renderer.error("not subscribed to \(outcome.feed.url.absoluteString): \(reason)")
                     failed = true
                 }
-                if let signal = run.stoppedBy { return ExitCode(128 + signal) }
+                if let signal = run.stoppedBy { return ExitCode(stoppedBy: signal) }
                 return failed ? ExitStatus.feedsFailed : .success
             }
             if status != .success { throw status }

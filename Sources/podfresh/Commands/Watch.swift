@@ -3,6 +3,7 @@ import ConsoleOutput
 import FeedStorage
 import Foundation
 import RefreshEngine
+import ServiceLifecycle
 
 extension RootCommand {
     struct Watch: AsyncParsableCommand {
@@ -54,61 +55,77 @@ extension RootCommand {
                 global, fetch: fetch, schedule: schedule, output: mode, hook: exec, hookTimeout: execTimeout.duration
             ) { environment in
                 environment.updates.attach(to: environment.coordinator)
-                let loop = Task { await Self.loop(environment, interval: interval?.seconds) }
-                let renderer = environment.renderer
-                let trap = SignalTrap { _ in
-                    loop.cancel()
-                    renderer.error("stopping: letting feeds in flight finish (signal again to quit now)")
-                }
-                await loop.value
-                withExtendedLifetime(trap) {}
+                try await SignalShutdown().run(WatchService(environment: environment, interval: interval?.seconds))
                 environment.coordinator.finishSubscribers()
                 await environment.updates.drain()
             }
         }
+    }
+}
 
-        /// Refresh what is due, sleep until the next feed is due (waking at least every minute to notice
-        /// subscriptions added meanwhile), repeat until cancelled.
-        static func loop(_ environment: RefreshEnvironment, interval: Double?) async {
-            var offlineRetry: Double = 30
-            var nextCycle = Date()
-            while !Task.isCancelled {
-                do {
-                    let policy: RefreshPolicy = interval == nil ? .due : .all
-                    let due = try environment.service.feedsToCheck(policy: policy)
-                    if !due.isEmpty && Date() >= nextCycle {
-                        let summary = try await environment.service.refresh(policy: policy)
-                        if Task.isCancelled { return }
-                        if summary.networkOffline {
-                            nextCycle = Date().addingTimeInterval(offlineRetry)
-                            offlineRetry = min(offlineRetry * 2, 600)
-                        } else {
-                            offlineRetry = 30
-                            nextCycle = interval.map { Date().addingTimeInterval($0) } ?? Date()
-                        }
-                        let next = try nextDue(environment.store, interval: interval, cycle: nextCycle)
-                        // Through the event stream, so it follows this cycle's own events.
-                        environment.coordinator.publish(.idle(nextCheck: next))
+/// `podfresh watch` as a service: refresh what is due, sleep, repeat, until a graceful shutdown.
+///
+/// Graceful shutdown cancels the loop (`cancelWhenGracefulShutdown`), which is how the engine stops: the refresh in
+/// progress starts no new fetch, lets those in flight finish and commit their merges, and returns; a sleep ends at
+/// once. The loop is not a timer sequence with `cancelOnGracefulShutdown()`: that would end only between cycles, and
+/// a cycle over many feeds must stop starting fetches at once.
+struct WatchService: Service {
+    let environment: RefreshEnvironment
+    /// A fixed cycle in seconds (`--interval`), or nil for each feed's own schedule.
+    let interval: Double?
+
+    func run() async {
+        let renderer = environment.renderer
+        await withGracefulShutdownHandler {
+            await cancelWhenGracefulShutdown { [environment, interval] in
+                await Self.loop(environment, interval: interval)
+            }
+        } onGracefulShutdown: {
+            renderer.error("stopping: letting feeds in flight finish (signal again to quit now)")
+        }
+    }
+
+    /// Refresh what is due, sleep until the next feed is due (waking at least every minute to notice
+    /// subscriptions added meanwhile), repeat until cancelled.
+    static func loop(_ environment: RefreshEnvironment, interval: Double?) async {
+        var offlineRetry: Double = 30
+        var nextCycle = Date()
+        while !Task.isCancelled {
+            do {
+                let policy: RefreshPolicy = interval == nil ? .due : .all
+                let due = try environment.service.feedsToCheck(policy: policy)
+                if !due.isEmpty && Date() >= nextCycle {
+                    let summary = try await environment.service.refresh(policy: policy)
+                    if Task.isCancelled { return }
+                    if summary.networkOffline {
+                        nextCycle = Date().addingTimeInterval(offlineRetry)
+                        offlineRetry = min(offlineRetry * 2, 600)
+                    } else {
+                        offlineRetry = 30
+                        nextCycle = interval.map { Date().addingTimeInterval($0) } ?? Date()
                     }
                     let next = try nextDue(environment.store, interval: interval, cycle: nextCycle)
-                    let wake = min(next ?? .distantFuture, Date().addingTimeInterval(60))
-                    let seconds = max(0.2, wake.timeIntervalSinceNow)
-                    try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
-                } catch is CancellationError {
-                    return
-                } catch {
-                    environment.renderer.error("\(error)")
-                    try? await Task.sleep(for: .seconds(30))
+                    // Through the event stream, so it follows this cycle's own events.
+                    environment.coordinator.publish(.idle(nextCheck: next))
                 }
+                let next = try nextDue(environment.store, interval: interval, cycle: nextCycle)
+                let wake = min(next ?? .distantFuture, Date().addingTimeInterval(60))
+                let seconds = max(0.2, wake.timeIntervalSinceNow)
+                try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+            } catch is CancellationError {
+                return
+            } catch {
+                environment.renderer.error("\(error)")
+                try? await Task.sleep(for: .seconds(30))
             }
         }
+    }
 
-        /// The earliest time any feed is due (or the next fixed cycle).
-        static func nextDue(_ store: FeedStore, interval: Double?, cycle: Date) throws -> Date? {
-            if interval != nil { return cycle }
-            let dates = try store.subscriptions().filter { !$0.isGone }.map { $0.nextCheckAt ?? .distantPast }
-            guard let earliest = dates.min() else { return nil }
-            return max(earliest, cycle)
-        }
+    /// The earliest time any feed is due (or the next fixed cycle).
+    static func nextDue(_ store: FeedStore, interval: Double?, cycle: Date) throws -> Date? {
+        if interval != nil { return cycle }
+        let dates = try store.subscriptions().filter { !$0.isGone }.map { $0.nextCheckAt ?? .distantPast }
+        guard let earliest = dates.min() else { return nil }
+        return max(earliest, cycle)
     }
 }
