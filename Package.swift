@@ -127,7 +127,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ConsoleOutputTests",
-            dependencies: ["ConsoleOutput", "RefreshEngine", "FeedParsing"],
+            dependencies: ["ConsoleOutput", "RefreshEngine", "FeedParsing", "FeedStorage"],
             swiftSettings: strictSettings
         ),
         .testTarget(
