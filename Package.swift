@@ -133,7 +133,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ConsoleOutputTests",
-            dependencies: ["ConsoleOutput", "RefreshEngine", "FeedParsing", "FeedFetching"],
+            dependencies: ["ConsoleOutput", "RefreshEngine", "FeedParsing", "FeedStorage", "FeedFetching"],
             swiftSettings: strictSettings
         ),
         .testTarget(

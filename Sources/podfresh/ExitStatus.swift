@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConsoleOutput
 import FeedStorage
 import RefreshEngine
 
@@ -20,7 +21,7 @@ enum ExitStatus {
     /// - Returns: the error for `exit(withError:)`; a message, if any, was already printed.
     static func mapping(_ error: any Error) -> any Error {
         if let error = error as? StoreError {
-            Console.error(error.message)
+            Console.standard.error(error.message)
             return internalError
         }
         return error

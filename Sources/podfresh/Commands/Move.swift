@@ -44,27 +44,27 @@ extension RootCommand {
             do {
                 subscription = try FeedSelector.resolve([feed], in: try store.subscriptions())[0]
             } catch let error as FeedSelector.SelectionError {
-                Console.error(error.description)
+                Console.standard.error(error.description)
                 throw ExitCode.validationFailure
             }
             do {
                 if undo {
                     let moved = try store.undoMove(id: subscription.id)
-                    Console.line("moved \(moved.id) back to \(moved.url.absoluteString); \(subscription.url.absoluteString) will not be followed again")
+                    Console.standard.line(SubscriptionMessages.movedBack(moved, undoing: subscription.url))
                     return
                 }
                 guard let target = url.flatMap(FeedAddress.url(from:)) else { return }
                 if !noFetch, let problem = try await Self.problem(with: target, fetch: fetch) {
-                    Console.error("not moved: \(target.absoluteString) \(problem); the subscription stays at \(subscription.url.absoluteString) (--no-fetch moves it anyway)")
+                    Console.standard.error(SubscriptionMessages.notMoved(to: target, problem: problem, staysAt: subscription.url))
                     throw ExitStatus.feedsFailed
                 }
                 let moved = try store.moveSubscription(id: subscription.id, to: target)
-                Console.line("moved \(moved.id) from \(subscription.url.absoluteString) to \(moved.url.absoluteString) (undo with `podfresh move \(moved.id) --undo`)")
+                Console.standard.line(SubscriptionMessages.moved(moved, from: subscription.url))
             } catch let error as StoreError where error.kind != .database {
-                Console.error(error.message)
+                Console.standard.error(error.message)
                 throw ExitCode.validationFailure
             } catch let error as StoreError {
-                Console.error(error.message)
+                Console.standard.error(error.message)
                 throw ExitStatus.internalError
             }
         }

@@ -20,14 +20,14 @@ extension RootCommand {
             do {
                 bytes = try Self.read(file)
             } catch {
-                Console.error("cannot read \(file == "-" ? "standard input" : file): \(error.localizedDescription)")
+                Console.standard.error(SubscriptionMessages.cannotRead(file, error))
                 throw ExitCode.validationFailure
             }
             let outlines: [OPMLOutline]
             do {
                 outlines = try OPML.parse(bytes)
             } catch {
-                Console.error("\(file) is not an OPML subscription list: \(error)")
+                Console.standard.error(SubscriptionMessages.notOPML(file, error))
                 throw ExitCode.validationFailure
             }
             let store = try openStore(global)
@@ -46,10 +46,7 @@ extension RootCommand {
                     duplicates += 1
                 }
             }
-            var line = "imported \(added) feed\(added == 1 ? "" : "s")"
-            if duplicates > 0 { line += ", skipped \(duplicates) already subscribed" }
-            if invalid > 0 { line += ", ignored \(invalid) without a usable http(s) feed URL" }
-            Console.line(line)
+            Console.standard.line(SubscriptionMessages.imported(added: added, duplicates: duplicates, invalid: invalid))
         }
 
         /// The whole of `file`, read until end of file: `-` is standard input, and a path may be a pipe or a device
@@ -71,10 +68,7 @@ extension RootCommand {
 
         func run() async throws {
             let store = try openStoreForReading(global)
-            let outlines = try store.subscriptions().map {
-                OPMLOutline(title: $0.title, xmlURL: $0.url, htmlURL: $0.link)
-            }
-            FileHandle.standardOutput.write(Data(OPML.document(title: "podfresh subscriptions", outlines: outlines).utf8))
+            Console.standard.write(SubscriptionExport.opml(try store.subscriptions()))
         }
     }
 }

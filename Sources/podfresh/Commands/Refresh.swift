@@ -90,7 +90,7 @@ extension RootCommand {
                 if run.summary.outcomes.isEmpty && (mode == .plain || mode == .tty) {
                     let count = try environment.store.subscriptions().count
                     if count == 0 {
-                        environment.renderer.error("no subscriptions yet: add one with `podfresh add URL` or `podfresh import FILE.opml`")
+                        environment.renderer.error(SubscriptionList.noSubscriptions)
                     }
                 }
                 return exitStatus(for: run)
@@ -205,14 +205,7 @@ func acquireRunLock(_ databasePath: String, wait: DurationArgument?) async throw
     do {
         return try await RunLock.acquire(forDatabaseAt: databasePath, wait: wait?.duration)
     } catch let error as RunLockError {
-        FileHandleOutput.error("podfresh: \(error.description)\n")
+        Console.standard.error(error.description)
         throw ExitStatus.locked
-    }
-}
-
-/// Writes a whole message to standard error, outside any renderer.
-enum FileHandleOutput {
-    static func error(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import ConsoleOutput
-import FeedParsing
 import FeedStorage
 import Foundation
 import RefreshEngine
@@ -46,24 +45,19 @@ extension RootCommand {
                     do {
                         let subscription = try environment.store.addSubscription(url: url, title: nil, at: Date(), backlog: backlog)
                         added.append(subscription)
-                        if noFetch { Console.line("added \(subscription.id) \(url.absoluteString)") }
+                        if noFetch { Console.standard.line(SubscriptionMessages.added(id: subscription.id, url: url)) }
                     } catch let error as StoreError where error.kind == .duplicate {
-                        environment.renderer.error("\(url.absoluteString) is already subscribed")
+                        environment.renderer.error(SubscriptionMessages.alreadySubscribed(url))
                         failed = true
                     }
                 }
                 guard !noFetch, !added.isEmpty else { return failed ? ExitStatus.feedsFailed : .success }
                 let run = try await runRefresh(environment, policy: .all, feedIDs: added.map(\.id))
+                // A feed whose first check failed, is gone, or did not happen is not kept.
                 for outcome in run.summary.outcomes {
-                    let reason: String
-                    switch outcome.result {
-                    case .failed(let failure): reason = "it could not be read as a feed (\(failure.message))"
-                    case .gone(let message): reason = "the server says it is gone for good (\(message))"
-                    case .cancelled: reason = "it was not checked before podfresh was stopped"
-                    default: continue
-                    }
+                    guard let message = SubscriptionMessages.notSubscribed(outcome) else { continue }
                     _ = try environment.store.removeSubscription(id: outcome.feed.id)
-                    environment.renderer.error("not subscribed to \(outcome.feed.url.absoluteString): \(reason)")
+                    environment.renderer.error(message)
                     failed = true
                 }
                 if let signal = run.stoppedBy { return ExitCode(stoppedBy: signal) }
@@ -87,12 +81,12 @@ extension RootCommand {
             do {
                 selected = try FeedSelector.resolve(feeds, in: try store.subscriptions())
             } catch let error as FeedSelector.SelectionError {
-                Console.error(error.description)
+                Console.standard.error(error.description)
                 throw ExitCode.validationFailure
             }
             for subscription in selected {
                 _ = try store.removeSubscription(id: subscription.id)
-                Console.line("removed \(subscription.id) \(TerminalText.sanitize(subscription.title ?? subscription.url.absoluteString))")
+                Console.standard.line(SubscriptionMessages.removed(subscription))
             }
         }
     }
@@ -107,80 +101,17 @@ extension RootCommand {
 
         func run() async throws {
             let store = try openStoreForReading(global)
-            let subscriptions = try store.subscriptions()
-            let counts = try store.episodeCounts()
+            let list = SubscriptionList(
+                subscriptions: try store.subscriptions(), episodeCounts: try store.episodeCounts(), now: Date())
             if json {
-                Console.line(JSONValue.array(subscriptions.map { subscriptionJSON($0, episodes: counts[$0.id] ?? 0) }).serialized())
+                Console.standard.line(list.json())
                 return
-            }
-            guard !subscriptions.isEmpty else {
-                Console.line("no subscriptions yet: add one with `podfresh add URL` or `podfresh import FILE.opml`")
-                return
-            }
-            let now = Date()
-            let rows = subscriptions.map { subscription in
-                [
-                    String(subscription.id),
-                    TerminalText.sanitize(subscription.title ?? subscription.url.absoluteString),
-                    String(counts[subscription.id] ?? 0),
-                    subscription.lastSuccessAt.map { Console.ago($0, now: now) } ?? "never",
-                    TerminalText.sanitize(statusText(subscription)),
-                    nextCheckText(subscription, now: now),
-                ]
             }
             // On a terminal the table fits its width (titles, status and next check give way, with "…"); in a pipe
             // or a file nothing is cut.
-            Console.line(
-                TextTable.render(
-                    headers: ["ID", "TITLE", "EPISODES", "LAST SUCCESS", "STATUS", "NEXT CHECK"], rows: rows,
-                    width: TextTable.terminalWidth(environment: ProcessInfo.processInfo.environment), shrinkable: [1, 4, 5]))
+            Console.standard.line(list.text(width: TextTable.terminalWidth(environment: ProcessInfo.processInfo.environment)))
         }
     }
-}
-
-/// A subscription's state in a few words.
-func statusText(_ subscription: Subscription) -> String {
-    if subscription.isGone {
-        return "gone: " + (subscription.lastError ?? "HTTP 410") + "; `podfresh refresh \(subscription.id)` checks it again"
-    }
-    if subscription.failureCount > 0 {
-        return "failing ×\(subscription.failureCount): " + (subscription.lastError ?? "unknown error")
-    }
-    if subscription.lastCheckedAt == nil { return "new" }
-    var text = "ok"
-    if subscription.isComplete { text = "complete" }
-    if let from = subscription.movedFrom { text += " (moved from \(from.absoluteString))" }
-    return text
-}
-
-func nextCheckText(_ subscription: Subscription, now: Date) -> String {
-    if subscription.isGone { return "never (gone)" }
-    guard let next = subscription.nextCheckAt else { return "now (never checked)" }
-    if next > now.addingTimeInterval(50 * 365 * 86_400) { return "never (\(subscription.nextCheckReason ?? "complete"))" }
-    let when = next <= now ? "now" : "in " + FeedScheduler.format(next.timeIntervalSince(now))
-    return subscription.nextCheckReason.map { "\(when) (\(TerminalText.sanitize($0)))" } ?? when
-}
-
-func subscriptionJSON(_ subscription: Subscription, episodes: Int) -> JSONValue {
-    .object([
-        ("id", .int(Int(subscription.id))),
-        ("url", .url(subscription.url)),
-        ("title", .string(subscription.title)),
-        ("link", .url(subscription.link)),
-        ("episodes", .int(episodes)),
-        ("added", .date(subscription.addedAt)),
-        ("last_checked", .date(subscription.lastCheckedAt)),
-        ("last_success", .date(subscription.lastSuccessAt)),
-        ("last_status", .int(subscription.lastStatus)),
-        ("failures", .int(subscription.failureCount)),
-        ("last_error", .string(subscription.lastError)),
-        ("last_error_kind", .string(subscription.lastErrorKind)),
-        ("gone", .bool(subscription.isGone)),
-        ("complete", .bool(subscription.isComplete)),
-        ("moved_from", .url(subscription.movedFrom)),
-        ("next_check", .date(subscription.nextCheckAt.flatMap { $0 > Date().addingTimeInterval(50 * 365 * 86_400) ? nil : $0 })),
-        ("next_check_reason", .string(subscription.nextCheckReason)),
-    ])
 }
 
 /// Opens the database for a command that writes (creating and migrating it when needed). A ``StoreError`` exits 70
@@ -194,15 +125,4 @@ func openStore(_ global: GlobalOptions) throws -> FeedStore {
 func openStoreForReading(_ global: GlobalOptions) throws -> FeedStore {
     // The first reader after an upgrade of podfresh upgrades the file, when it may write it.
     try FeedStore.openForReading(path: global.databasePath, upgradingOlderSchema: true)
-}
-
-/// Plain writes to standard output and standard error for commands that do not refresh.
-enum Console {
-    static func line(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
-    static func error(_ text: String) { FileHandle.standardError.write(Data(("podfresh: " + text + "\n").utf8)) }
-
-    static func ago(_ date: Date, now: Date) -> String {
-        let seconds = now.timeIntervalSince(date)
-        return seconds < 60 ? "just now" : FeedScheduler.format(seconds) + " ago"
-    }
 }

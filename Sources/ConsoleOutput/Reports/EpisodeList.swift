@@ -1,0 +1,95 @@
+public import FeedParsing
+public import FeedStorage
+import Foundation
+import RefreshEngine
+
+/// What `podfresh episodes` prints: one line per stored episode (date, feed, title), or with `--json` one JSON object
+/// per episode (JSON Lines).
+public struct EpisodeList: Sendable {
+    /// The episodes, in the order they are listed (newest first, as the store returns them).
+    public var episodes: [StoredEpisode]
+    /// Each subscription's title, or its URL when it has none.
+    private var feedTitles: [Int64: String]
+
+    /// - Parameters:
+    ///   - episodes: The episodes to list, in order.
+    ///   - subscriptions: The subscriptions they belong to, for their feeds' titles.
+    public init(episodes: [StoredEpisode], subscriptions: [Subscription]) {
+        self.episodes = episodes
+        self.feedTitles = Dictionary(
+            subscriptions.map { ($0.id, $0.title ?? $0.url.absoluteString) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// `episodes --new` before any refresh has run.
+    public static let noRunYet = "no refresh has run yet"
+
+    /// The line when no stored episode matches.
+    public static let noneMatch = "no episodes match"
+
+    /// How wide the feed's title may be in a line before it is cut with "…".
+    static let feedTitleWidth = 30
+
+    /// Says, on standard error, that `--limit` hid some episodes and how to see them all.
+    public static func moreThanShown(limit: Int, total: Int) -> String {
+        "showing \(limit) of \(total) episodes; use --limit \(total) to see them all"
+    }
+
+    // MARK: - Text
+
+    /// One line per episode — the publication day (blank when unknown), the feed's title (cut to 30 characters) and the
+    /// episode's title, all safe to print on a terminal — or ``noneMatch`` when there are none.
+    public func lines() -> [String] {
+        guard !episodes.isEmpty else { return [Self.noneMatch] }
+        return episodes.map { stored in
+            let episode = stored.episode
+            let date = episode.published.map { String(RFC3339.string(from: $0).prefix(10)) } ?? "          "
+            let feedTitle = TerminalText.truncate(
+                TerminalText.sanitize(feedTitles[stored.subscriptionID] ?? ""), to: Self.feedTitleWidth)
+            return "\(date)  \(feedTitle): \(TerminalText.sanitize(episode.title ?? "(untitled)"))"
+        }
+    }
+
+    // MARK: - JSON
+
+    /// `episodes --json`: one serialised ``json(_:feedTitle:)`` object per episode (nothing when there are none).
+    public func jsonLines() -> [String] {
+        episodes.map { Self.json($0, feedTitle: feedTitles[$0.subscriptionID]).serialized() }
+    }
+
+    /// One stored episode as `episodes --json` prints it: the `new_episode` event's keys first (unchanged), then
+    /// every other stored field — show notes, all enclosures, transcripts, persons, alternate enclosures — and
+    /// when podfresh first and last saw it.
+    public static func json(_ stored: StoredEpisode, feedTitle: String?) -> JSONValue {
+        let episode = stored.episode
+        let event = EventJSON.episodeFields(EpisodeAnnouncement(feedID: stored.subscriptionID, episode: episode), feedTitle: feedTitle)
+        let eventKeys = Set(event.map(\.0))
+        guard case .object(let parsed) = episode.jsonValue() else { return .object(event) }
+        var fields = event + parsed.filter { !eventKeys.contains($0.0) }
+        fields = fields.map { key, value in
+            switch key {
+            case "transcripts":
+                return (key, .array(episode.transcripts.map {
+                    .object([("url", .string($0.urlString)), ("type", .string($0.type)), ("language", .string($0.language)), ("rel", .string($0.rel))])
+                }))
+            case "persons":
+                return (key, .array(episode.persons.map {
+                    .object([("name", .string($0.name)), ("role", .string($0.role)), ("group", .string($0.group)), ("href", .string($0.hrefString)), ("image", .string($0.imageString))])
+                }))
+            default:
+                return (key, value)
+            }
+        }
+        return .object(fields + [
+            ("guid_is_permalink", episode.guidIsPermaLink.map { .bool($0) } ?? .null),
+            ("alternate_enclosures", .array(episode.alternateEnclosures.map {
+                .object([
+                    ("url", .url($0.url)), ("type", .string($0.type)), ("length", $0.length.map { .int(Int($0)) } ?? .null),
+                    ("bitrate", .number($0.bitrate)), ("title", .string($0.title)), ("default", .bool($0.isDefault)),
+                ])
+            })),
+            ("first_seen", .date(stored.firstSeenAt)),
+            ("last_seen", .date(stored.lastSeenAt)),
+            ("first_seen_run", .int(stored.firstSeenRunID.map { Int($0) })),
+        ])
+    }
+}

@@ -1,0 +1,105 @@
+public import FeedParsing
+public import FeedStorage
+import Foundation
+
+/// What `podfresh status` prints: counts of subscriptions (due now, failing, gone, moved), a line for each feed that
+/// needs attention, and the last run with what conditional GET saved; or with `--json` one JSON object.
+public struct StatusReport: Sendable {
+    /// Every subscription.
+    public var subscriptions: [Subscription]
+    /// How many subscriptions are due now.
+    public var dueCount: Int
+    /// The last refresh run, nil when none has run.
+    public var lastRun: RefreshRun?
+
+    /// - Parameters:
+    ///   - subscriptions: Every subscription.
+    ///   - dueCount: How many are due now.
+    ///   - lastRun: The last refresh run, if any.
+    public init(subscriptions: [Subscription], dueCount: Int, lastRun: RefreshRun?) {
+        self.subscriptions = subscriptions
+        self.dueCount = dueCount
+        self.lastRun = lastRun
+    }
+
+    /// Subscriptions whose last checks failed (gone ones excepted: they are listed as gone).
+    public var failing: [Subscription] { subscriptions.filter { $0.failureCount > 0 && !$0.isGone } }
+    /// Subscriptions whose server said 410 Gone.
+    public var gone: [Subscription] { subscriptions.filter(\.isGone) }
+    /// Subscriptions that moved to a new URL.
+    public var moved: [Subscription] { subscriptions.filter { $0.movedFrom != nil } }
+
+    /// The share of the last run's checks answered 304 Not Modified (0…1), nil when it checked nothing.
+    public var conditionalHitRate: Double? {
+        let checked = lastRun?.feedsChecked ?? 0
+        return checked > 0 ? Double(lastRun?.feedsNotModified ?? 0) / Double(checked) : nil
+    }
+
+    // MARK: - Text
+
+    /// The counts, then one line per failing, gone and moved subscription, then the last run.
+    public func lines() -> [String] {
+        let failing = self.failing
+        let gone = self.gone
+        let moved = self.moved
+        var lines = [
+            "subscriptions: \(subscriptions.count)   due now: \(dueCount)   failing: \(failing.count)   gone: \(gone.count)   moved: \(moved.count)"
+        ]
+        for subscription in failing {
+            lines.append("  failing  \(subscription.id) \(Self.name(subscription)): \(TerminalText.sanitize(subscription.lastError ?? "")) (×\(subscription.failureCount))")
+        }
+        for subscription in gone {
+            lines.append("  gone     \(subscription.id) \(Self.name(subscription)) (`podfresh refresh \(subscription.id)` checks it again; it revives if it answers)")
+        }
+        for subscription in moved {
+            lines.append("  moved    \(subscription.id) \(subscription.movedFrom?.absoluteString ?? "") → \(subscription.url.absoluteString) (undo with `podfresh move \(subscription.id) --undo`)")
+        }
+        if let last = lastRun {
+            var line = "last run: \(RFC3339.string(from: last.startedAt)), \(last.feedsChecked) checked, \(last.feedsFailed) failed, \(last.newEpisodes) new episodes"
+            if let hitRate = conditionalHitRate {
+                line += "; conditional GET: \(Int((hitRate * 100).rounded()))% not modified, \(Self.bytes(last.bytesSaved)) saved, \(Self.bytes(last.bytesDownloaded)) downloaded"
+            }
+            lines.append(line)
+        } else {
+            lines.append("last run: never")
+        }
+        return lines
+    }
+
+    /// A byte count for people: "512 B", "1.5 KiB", "2.0 MiB".
+    public static func bytes(_ count: Int) -> String {
+        if count < 1024 { return "\(count) B" }
+        if count < 1_048_576 { return String(format: "%.1f KiB", Double(count) / 1024) }
+        return String(format: "%.1f MiB", Double(count) / 1_048_576)
+    }
+
+    private static func name(_ subscription: Subscription) -> String {
+        TerminalText.sanitize(subscription.title ?? subscription.url.absoluteString)
+    }
+
+    // MARK: - JSON
+
+    /// `status --json`: ``jsonValue`` on one line.
+    public func json() -> String { jsonValue.serialized() }
+
+    /// The `status --json` object, keys in a fixed order (the README documents them).
+    public var jsonValue: JSONValue {
+        let runJSON: JSONValue = lastRun.map { run in
+            .object([
+                ("started", .date(run.startedAt)), ("ended", .date(run.endedAt)),
+                ("feeds_checked", .int(run.feedsChecked)), ("feeds_failed", .int(run.feedsFailed)),
+                ("feeds_not_modified", .int(run.feedsNotModified)), ("new_episodes", .int(run.newEpisodes)),
+                ("bytes_downloaded", .int(run.bytesDownloaded)), ("bytes_saved", .int(run.bytesSaved)),
+            ])
+        } ?? .null
+        return JSONValue.object([
+            ("subscriptions", .int(subscriptions.count)),
+            ("due_now", .int(dueCount)),
+            ("failing", .array(failing.map { .object([("id", .int(Int($0.id))), ("title", .string($0.title)), ("url", .url($0.url)), ("failures", .int($0.failureCount)), ("error", .string($0.lastError))]) })),
+            ("gone", .array(gone.map { .object([("id", .int(Int($0.id))), ("title", .string($0.title)), ("url", .url($0.url))]) })),
+            ("moved", .array(moved.map { .object([("id", .int(Int($0.id))), ("title", .string($0.title)), ("from", .url($0.movedFrom)), ("to", .url($0.url))]) })),
+            ("last_run", runJSON),
+            ("conditional_hit_rate", .number(conditionalHitRate.map { ($0 * 1000).rounded() / 1000 })),
+        ])
+    }
+}

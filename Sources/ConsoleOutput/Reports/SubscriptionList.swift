@@ -1,0 +1,130 @@
+public import FeedParsing
+public import FeedStorage
+public import Foundation
+import RefreshEngine
+
+/// What `podfresh list` prints: a table of subscriptions (episodes, last success, status, next check), a line saying
+/// there are none yet, or with `--json` one JSON array.
+public struct SubscriptionList: Sendable {
+    /// The subscriptions, in the order they are listed.
+    public var subscriptions: [Subscription]
+    /// How many episodes are stored per subscription id; a missing id counts 0.
+    public var episodeCounts: [Int64: Int]
+    /// The time "ago" and "in" are measured from.
+    public var now: Date
+
+    /// - Parameters:
+    ///   - subscriptions: The subscriptions, in the order they are listed.
+    ///   - episodeCounts: Stored episodes per subscription id.
+    ///   - now: The time "ago" and "in" are measured from.
+    public init(subscriptions: [Subscription], episodeCounts: [Int64: Int], now: Date) {
+        self.subscriptions = subscriptions
+        self.episodeCounts = episodeCounts
+        self.now = now
+    }
+
+    /// The line `list` prints when there is nothing to list (`refresh` says it too, on standard error).
+    public static let noSubscriptions =
+        "no subscriptions yet: add one with `podfresh add URL` or `podfresh import FILE.opml`"
+
+    /// The table's column headers, in order.
+    public static let headers = ["ID", "TITLE", "EPISODES", "LAST SUCCESS", "STATUS", "NEXT CHECK"]
+
+    /// The columns that give way (cut with "…") when the table is wider than the terminal: title, status, next check.
+    static let shrinkable: Set<Int> = [1, 4, 5]
+
+    /// A next check further away than this is "never": the store parks complete feeds in the far future.
+    private static let neverAfter: TimeInterval = 50 * 365 * 86_400
+
+    // MARK: - Text
+
+    /// The table under ``headers``, or ``noSubscriptions`` when there are none.
+    ///
+    /// - Parameter width: The terminal's width: titles, status and next check give way (with "…") to fit it. Nil (a
+    ///   pipe or a file) cuts nothing.
+    /// - Returns: The lines joined with newlines, without a final newline.
+    public func text(width: Int?) -> String {
+        guard !subscriptions.isEmpty else { return Self.noSubscriptions }
+        return TextTable.render(headers: Self.headers, rows: rows(), width: width, shrinkable: Self.shrinkable)
+    }
+
+    /// One row of cells per subscription, in ``headers`` order, every cell safe to print on a terminal.
+    public func rows() -> [[String]] {
+        subscriptions.map { subscription in
+            [
+                String(subscription.id),
+                TerminalText.sanitize(subscription.title ?? subscription.url.absoluteString),
+                String(episodeCounts[subscription.id] ?? 0),
+                subscription.lastSuccessAt.map { Self.ago($0, now: now) } ?? "never",
+                TerminalText.sanitize(Self.status(of: subscription)),
+                Self.nextCheck(of: subscription, now: now),
+            ]
+        }
+    }
+
+    /// A subscription's state in a few words: gone, failing (how often, why), new, ok or complete, and a move.
+    ///
+    /// Not sanitised: the error text comes from the feed's server.
+    public static func status(of subscription: Subscription) -> String {
+        if subscription.isGone {
+            return "gone: " + (subscription.lastError ?? "HTTP 410") + "; `podfresh refresh \(subscription.id)` checks it again"
+        }
+        if subscription.failureCount > 0 {
+            return "failing ×\(subscription.failureCount): " + (subscription.lastError ?? "unknown error")
+        }
+        if subscription.lastCheckedAt == nil { return "new" }
+        var text = "ok"
+        if subscription.isComplete { text = "complete" }
+        if let from = subscription.movedFrom { text += " (moved from \(from.absoluteString))" }
+        return text
+    }
+
+    /// When a subscription is next checked, relative to `now`, and why (sanitised).
+    public static func nextCheck(of subscription: Subscription, now: Date) -> String {
+        if subscription.isGone { return "never (gone)" }
+        guard let next = subscription.nextCheckAt else { return "now (never checked)" }
+        if next > now.addingTimeInterval(neverAfter) { return "never (\(subscription.nextCheckReason ?? "complete"))" }
+        let when = next <= now ? "now" : "in " + FeedScheduler.format(next.timeIntervalSince(now))
+        return subscription.nextCheckReason.map { "\(when) (\(TerminalText.sanitize($0)))" } ?? when
+    }
+
+    /// How long ago `date` was: "just now" under a minute, else "5m ago", "2h 30m ago", "3d ago".
+    static func ago(_ date: Date, now: Date) -> String {
+        let seconds = now.timeIntervalSince(date)
+        return seconds < 60 ? "just now" : FeedScheduler.format(seconds) + " ago"
+    }
+
+    // MARK: - JSON
+
+    /// `list --json`: one JSON array of ``json(_:episodes:now:)`` objects, on one line.
+    public func json() -> String {
+        JSONValue.array(subscriptions.map { Self.json($0, episodes: episodeCounts[$0.id] ?? 0, now: now) }).serialized()
+    }
+
+    /// One subscription as `list --json` prints it, keys in a fixed order (the README documents them).
+    ///
+    /// - Parameters:
+    ///   - episodes: How many episodes are stored for it.
+    ///   - now: A next check far beyond it (a complete feed's) is null.
+    public static func json(_ subscription: Subscription, episodes: Int, now: Date) -> JSONValue {
+        .object([
+            ("id", .int(Int(subscription.id))),
+            ("url", .url(subscription.url)),
+            ("title", .string(subscription.title)),
+            ("link", .url(subscription.link)),
+            ("episodes", .int(episodes)),
+            ("added", .date(subscription.addedAt)),
+            ("last_checked", .date(subscription.lastCheckedAt)),
+            ("last_success", .date(subscription.lastSuccessAt)),
+            ("last_status", .int(subscription.lastStatus)),
+            ("failures", .int(subscription.failureCount)),
+            ("last_error", .string(subscription.lastError)),
+            ("last_error_kind", .string(subscription.lastErrorKind)),
+            ("gone", .bool(subscription.isGone)),
+            ("complete", .bool(subscription.isComplete)),
+            ("moved_from", .url(subscription.movedFrom)),
+            ("next_check", .date(subscription.nextCheckAt.flatMap { $0 > now.addingTimeInterval(neverAfter) ? nil : $0 })),
+            ("next_check_reason", .string(subscription.nextCheckReason)),
+        ])
+    }
+}

@@ -1,0 +1,78 @@
+public import FeedStorage
+public import Foundation
+public import RefreshEngine
+
+/// The one-line answers of the commands that change subscriptions: `add`, `remove`, `move` and `import`.
+///
+/// Each function returns the line without a newline; lines for standard error leave out the "podfresh: " that
+/// ``Console/error(_:)`` (or ``ConsoleRenderer/error(_:)``) adds.
+public enum SubscriptionMessages {
+    // MARK: - add
+
+    /// `add --no-fetch`: the subscription was stored, with its new id and the URL as given.
+    public static func added(id: Int64, url: URL) -> String {
+        "added \(id) \(url.absoluteString)"
+    }
+
+    /// `add` (standard error): the URL is subscribed already.
+    public static func alreadySubscribed(_ url: URL) -> String {
+        "\(url.absoluteString) is already subscribed"
+    }
+
+    /// `add` (standard error): why the first check of a new feed means it is not kept, or nil when it is kept (the
+    /// check updated it, found it unchanged, answered from the store, or it was removed meanwhile).
+    public static func notSubscribed(_ outcome: RefreshOutcome) -> String? {
+        let reason: String
+        switch outcome.result {
+        case .failed(let failure): reason = "it could not be read as a feed (\(failure.message))"
+        case .gone(let message): reason = "the server says it is gone for good (\(message))"
+        case .cancelled: reason = "it was not checked before podfresh was stopped"
+        case .updated, .notModified, .offline, .removed: return nil
+        }
+        return "not subscribed to \(outcome.feed.url.absoluteString): \(reason)"
+    }
+
+    // MARK: - remove
+
+    /// `remove`: the subscription is gone, named by its title (safe to print) or else its URL.
+    public static func removed(_ subscription: Subscription) -> String {
+        "removed \(subscription.id) \(TerminalText.sanitize(subscription.title ?? subscription.url.absoluteString))"
+    }
+
+    // MARK: - move
+
+    /// `move URL`: the subscription now fetches `moved.url`, and the move can be undone.
+    public static func moved(_ moved: Subscription, from old: URL) -> String {
+        "moved \(moved.id) from \(old.absoluteString) to \(moved.url.absoluteString) (undo with `podfresh move \(moved.id) --undo`)"
+    }
+
+    /// `move --undo`: the subscription is back at `moved.url`, and `undone` will not be followed again.
+    public static func movedBack(_ moved: Subscription, undoing undone: URL) -> String {
+        "moved \(moved.id) back to \(moved.url.absoluteString); \(undone.absoluteString) will not be followed again"
+    }
+
+    /// `move URL` (standard error): the new URL is not a feed, so the subscription stays where it is.
+    public static func notMoved(to target: URL, problem: String, staysAt current: URL) -> String {
+        "not moved: \(target.absoluteString) \(problem); the subscription stays at \(current.absoluteString) (--no-fetch moves it anyway)"
+    }
+
+    // MARK: - import
+
+    /// `import`: how many feeds were added, and how many were skipped as duplicates or had no usable feed URL.
+    public static func imported(added: Int, duplicates: Int, invalid: Int) -> String {
+        var line = "imported \(added) feed\(added == 1 ? "" : "s")"
+        if duplicates > 0 { line += ", skipped \(duplicates) already subscribed" }
+        if invalid > 0 { line += ", ignored \(invalid) without a usable http(s) feed URL" }
+        return line
+    }
+
+    /// `import` (standard error): the file (`-` is standard input) could not be read.
+    public static func cannotRead(_ file: String, _ error: any Error) -> String {
+        "cannot read \(file == "-" ? "standard input" : file): \(error.localizedDescription)"
+    }
+
+    /// `import` (standard error): the file is not OPML.
+    public static func notOPML(_ file: String, _ error: any Error) -> String {
+        "\(file) is not an OPML subscription list: \(error)"
+    }
+}

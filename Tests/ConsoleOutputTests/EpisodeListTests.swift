@@ -1,0 +1,97 @@
+import ConsoleOutput
+import RefreshEngine
+import FeedParsing
+import FeedStorage
+import Foundation
+import Testing
+
+struct EpisodeListTests {
+    let day = Date(timeIntervalSince1970: 1_730_000_000)  // 2024-10-27
+
+    let subscriptions = [
+        Subscription(id: 1, url: URL(string: "https://a.example/1.xml")!, title: "A Show With A Remarkably Long Name Indeed", addedAt: Date(timeIntervalSince1970: 0)),
+        Subscription(id: 2, url: URL(string: "https://b.example/2.xml")!, addedAt: Date(timeIntervalSince1970: 0)),
+    ]
+
+    func stored(_ feed: Int64, _ title: String?, published: Date?, run: Int64? = nil) -> StoredEpisode {
+        StoredEpisode(
+            subscriptionID: feed, key: title ?? "untitled",
+            episode: ParsedEpisode(
+                id: title ?? "untitled", guid: "guid-\(title ?? "")", title: title, published: published, duration: 61,
+                enclosures: [Enclosure(url: URL(string: "https://a.example/e.mp3")!, type: "audio/mpeg")],
+                transcripts: [Transcript(url: URL(string: "https://a.example/t.vtt")!, type: "text/vtt")],
+                persons: [Person(name: "Host", role: "host")]),
+            firstSeenAt: day, lastSeenAt: day, firstSeenRunID: run)
+    }
+
+    @Test func withNoEpisodesItSaysNoneMatchButJSONPrintsNothing() {
+        let list = EpisodeList(episodes: [], subscriptions: subscriptions)
+        #expect(list.lines() == [EpisodeList.noneMatch])
+        #expect(list.jsonLines().isEmpty)
+    }
+
+    @Test func eachLineHasTheDayTheFeedAndTheTitle() {
+        let lines = EpisodeList(episodes: [stored(2, "Pilot", published: day)], subscriptions: subscriptions).lines()
+        #expect(lines == ["2024-10-27  https://b.example/2.xml: Pilot"], "an untitled feed is named by its URL")
+    }
+
+    @Test func anUndatedEpisodeKeepsTheColumnsAligned() {
+        let lines = EpisodeList(
+            episodes: [stored(2, "Dated", published: day), stored(2, "Undated", published: nil)], subscriptions: subscriptions
+        ).lines()
+        #expect(lines[1].hasPrefix(String(repeating: " ", count: 10) + "  https://b.example/2.xml: "))
+        #expect(lines[0].count - "Dated".count == lines[1].count - "Undated".count)
+    }
+
+    @Test func longFeedTitlesAreCutAndEverythingIsSafeToPrint() throws {
+        let line = try #require(
+            EpisodeList(episodes: [stored(1, "Bad \u{1B}[2Jtitle\u{202E}\n", published: day)], subscriptions: subscriptions)
+                .lines().first)
+        let feedTitle = try #require(line.split(separator: ":").first?.dropFirst(12))
+        #expect(feedTitle.count == 30 && feedTitle.hasSuffix("…"))
+        #expect(!line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x202E })
+        #expect(line.hasSuffix(": Bad title"))
+    }
+
+    @Test func anUntitledEpisodeSaysSo() {
+        #expect(EpisodeList(episodes: [stored(2, nil, published: day)], subscriptions: subscriptions).lines()[0].hasSuffix(": (untitled)"))
+    }
+
+    @Test func jsonStartsWithTheNewEpisodeEventKeysAndAddsTheStoredOnes() throws {
+        let episode = stored(1, "Pilot", published: day, run: 7)
+        guard case .object(let pairs) = EpisodeList.json(episode, feedTitle: "A Show") else {
+            Issue.record("not an object")
+            return
+        }
+        let keys = pairs.map(\.0)
+        let eventKeys = EventJSON.episodeFields(EpisodeAnnouncement(feedID: 1, episode: episode.episode), feedTitle: "A Show").map(\.0)
+        #expect(Array(keys.prefix(eventKeys.count)) == eventKeys)
+        withKnownIssue(
+            "`episodes --json` writes alternate_enclosures twice: the parsed episode's object (with sources) and the one appended after it (with url); this refactor keeps the output byte-identical"
+        ) {
+            #expect(Set(keys).count == keys.count, "no key twice")
+        }
+        #expect(Array(keys.suffix(5)) == ["guid_is_permalink", "alternate_enclosures", "first_seen", "last_seen", "first_seen_run"])
+        #expect(keys.contains("transcripts") && keys.contains("persons"))
+    }
+
+    @Test func jsonLinesAreOneParsableObjectPerEpisode() throws {
+        let episodes = [stored(1, "One", published: day, run: 3), stored(2, "Two\n", published: nil)]
+        let lines = EpisodeList(episodes: episodes, subscriptions: subscriptions).jsonLines()
+        #expect(lines.count == 2)
+        let objects = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(objects[0]["feed_title"] as? String == "A Show With A Remarkably Long Name Indeed", "JSON titles are whole")
+        #expect(objects[1]["feed_title"] as? String == "https://b.example/2.xml")
+        #expect(objects[1]["title"] as? String == "Two\n", "JSON carries text as it is, escaped")
+        #expect(objects[0]["first_seen_run"] as? Int == 3)
+        #expect(objects[1]["first_seen_run"] is NSNull)
+        let person = try #require((objects[0]["persons"] as? [[String: Any]])?.first)
+        #expect(person["name"] as? String == "Host" && person["role"] as? String == "host")
+        #expect((objects[0]["transcripts"] as? [[String: Any]])?.first?["url"] as? String == "https://a.example/t.vtt")
+    }
+
+    @Test func theLimitNoteSaysHowToSeeEverything() {
+        let note = EpisodeList.moreThanShown(limit: 20, total: 345)
+        #expect(note.contains("20 of 345") && note.contains("--limit 345"))
+    }
+}

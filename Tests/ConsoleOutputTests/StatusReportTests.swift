@@ -1,0 +1,102 @@
+import ConsoleOutput
+import FeedParsing
+import FeedStorage
+import Foundation
+import Testing
+
+struct StatusReportTests {
+    let now = Date(timeIntervalSince1970: 1_730_000_000)
+
+    func subscription(_ id: Int64, title: String? = nil, _ change: (inout Subscription) -> Void = { _ in }) -> Subscription {
+        var subscription = Subscription(id: id, url: URL(string: "https://a.example/\(id).xml")!, title: title, addedAt: now)
+        change(&subscription)
+        return subscription
+    }
+
+    var mixed: [Subscription] {
+        [
+            subscription(1, title: "Fine"),
+            subscription(2, title: "Broken \u{1B}[31mred") { $0.failureCount = 3; $0.lastError = "HTTP 503\u{07}" },
+            // Gone and failing: counted as gone only.
+            subscription(3, title: "Dead") { $0.isGone = true; $0.failureCount = 1; $0.lastError = "HTTP 410" },
+            subscription(4, title: "Moved") { $0.movedFrom = URL(string: "https://old.example/4.xml")! },
+        ]
+    }
+
+    @Test func theFirstLineCountsEachKindOfSubscription() {
+        let lines = StatusReport(subscriptions: mixed, dueCount: 2, lastRun: nil).lines()
+        let counts = lines[0].split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        #expect(counts == "subscriptions: 4 due now: 2 failing: 1 gone: 1 moved: 1")
+    }
+
+    @Test func eachSubscriptionNeedingAttentionHasALineSayingWhatToDo() {
+        let lines = StatusReport(subscriptions: mixed, dueCount: 0, lastRun: nil).lines()
+        #expect(lines.count == 5)
+        #expect(lines[1].hasPrefix("  failing  2 ") && lines[1].hasSuffix("(×3)"))
+        #expect(lines[2].hasPrefix("  gone     3 Dead") && lines[2].contains("`podfresh refresh 3`"))
+        #expect(lines[3].hasPrefix("  moved    4 https://old.example/4.xml → https://a.example/4.xml"))
+        #expect(lines[3].contains("`podfresh move 4 --undo`"))
+        #expect(lines.allSatisfy { line in !line.unicodeScalars.contains { $0.value < 0x20 } }, "titles and errors are sanitised")
+    }
+
+    @Test func withoutARunTheLastRunIsNever() {
+        let report = StatusReport(subscriptions: [], dueCount: 0, lastRun: nil)
+        #expect(report.lines() == ["subscriptions: 0   due now: 0   failing: 0   gone: 0   moved: 0", "last run: never"])
+        #expect(report.conditionalHitRate == nil)
+    }
+
+    @Test func theLastRunSaysWhatConditionalGETSaved() throws {
+        let run = RefreshRun(
+            id: 1, startedAt: now, endedAt: now, feedsChecked: 4, feedsFailed: 1, feedsNotModified: 3, newEpisodes: 2,
+            bytesDownloaded: 2_621_440, bytesSaved: 1536)
+        let report = StatusReport(subscriptions: [], dueCount: 0, lastRun: run)
+        let last = try #require(report.lines().last)
+        #expect(last.hasPrefix("last run: \(RFC3339.string(from: now)), 4 checked, 1 failed, 2 new episodes"))
+        #expect(last.hasSuffix("; conditional GET: 75% not modified, 1.5 KiB saved, 2.5 MiB downloaded"))
+        #expect(report.conditionalHitRate == 0.75)
+    }
+
+    @Test func aRunThatCheckedNothingHasNoHitRate() throws {
+        let report = StatusReport(subscriptions: [], dueCount: 0, lastRun: RefreshRun(id: 1, startedAt: now))
+        let last = try #require(report.lines().last)
+        #expect(last.hasPrefix("last run: "))
+        #expect(!last.contains("conditional GET"))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any])
+        #expect(json["conditional_hit_rate"] is NSNull)
+    }
+
+    @Test(arguments: [(0, "0 B"), (1023, "1023 B"), (1024, "1.0 KiB"), (1_048_575, "1024.0 KiB"), (1_048_576, "1.0 MiB")])
+    func byteCountsUseBinaryUnits(count: Int, text: String) {
+        #expect(StatusReport.bytes(count) == text)
+    }
+
+    @Test func jsonKeysAreTheDocumentedOnesInOrder() throws {
+        let run = RefreshRun(id: 1, startedAt: now, feedsChecked: 3, feedsNotModified: 1)
+        let report = StatusReport(subscriptions: mixed, dueCount: 2, lastRun: run)
+        guard case .object(let pairs) = report.jsonValue else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(pairs.map(\.0) == [
+            "subscriptions", "due_now", "failing", "gone", "moved", "last_run", "conditional_hit_rate",
+        ])
+        let text = report.json()
+        #expect(!text.contains("\n"))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(json["subscriptions"] as? Int == 4)
+        #expect(json["due_now"] as? Int == 2)
+        #expect((json["failing"] as? [[String: Any]])?.map { $0["id"] as? Int } == [2])
+        #expect((json["gone"] as? [[String: Any]])?.map { $0["id"] as? Int } == [3])
+        let moved = try #require((json["moved"] as? [[String: Any]])?.first)
+        #expect(moved["from"] as? String == "https://old.example/4.xml")
+        #expect(moved["to"] as? String == "https://a.example/4.xml")
+        #expect((json["last_run"] as? [String: Any])?["feeds_checked"] as? Int == 3)
+        #expect(json["conditional_hit_rate"] as? Double == 0.333)
+    }
+
+    @Test func withoutARunTheJSONLastRunIsNull() throws {
+        let text = StatusReport(subscriptions: [], dueCount: 0, lastRun: nil).json()
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(json["last_run"] is NSNull)
+    }
+}
