@@ -4,10 +4,14 @@ import Foundation
 /// `lastModified` equals the file's modification time (as an HTTP-date) is answered "not modified".
 public struct FileFeedSource: FeedSource {
     private let maxBodyBytes: Int
+    private let maxBodyBytesName: String?
 
-    /// - Parameter maxBodyBytes: The largest file accepted.
-    public init(maxBodyBytes: Int = 50_000_000) {
+    /// - Parameters:
+    ///   - maxBodyBytes: The largest file accepted.
+    ///   - maxBodyBytesName: What the caller calls that limit, named in the message of a file over it.
+    public init(maxBodyBytes: Int = 50_000_000, maxBodyBytesName: String? = nil) {
         self.maxBodyBytes = maxBodyBytes
+        self.maxBodyBytesName = maxBodyBytesName
     }
 
     public func fetch<Consumer: FeedBodyConsumer>(
@@ -34,7 +38,7 @@ public struct FileFeedSource: FeedSource {
             return .notModified(FeedResponseHead(url: request.url, status: 304, lastModified: modified))
         }
         guard size <= maxBodyBytes else {
-            throw FeedFetchError(kind: .tooLarge, message: "\(path) is larger than \(HTTPFeedSource.megabytes(maxBodyBytes)) (--max-feed-size)")
+            throw FeedFetchError(kind: .tooLarge, message: "\(path) is larger than \(HTTPFeedSource.megabytes(maxBodyBytes))\(HTTPFeedSource.named(maxBodyBytesName))")
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw FeedFetchError(kind: .file, message: "cannot open \(path): permission denied?")
@@ -53,7 +57,7 @@ public struct FileFeedSource: FeedSource {
             if data.isEmpty { break }
             count += data.count
             if count > maxBodyBytes {
-                throw FeedFetchError(kind: .tooLarge, message: "\(path) is larger than \(HTTPFeedSource.megabytes(maxBodyBytes)) (--max-feed-size)")
+                throw FeedFetchError(kind: .tooLarge, message: "\(path) is larger than \(HTTPFeedSource.megabytes(maxBodyBytes))\(HTTPFeedSource.named(maxBodyBytesName))")
             }
             try data.withUnsafeBytes { try consumer.consume($0) }
         }

@@ -85,7 +85,7 @@ public struct HTTPFeedSource: FeedSource {
                     let limit = Self.megabytes(configuration.maxBodyBytes)
                     throw FeedFetchError(
                         kind: .tooLarge,
-                        message: "the feed is larger than \(limit) (--max-feed-size): the server announces \(Self.megabytes(declared))")
+                        message: "the feed is larger than \(limit)\(Self.named(configuration.maxBodyBytesName)): the server announces \(Self.megabytes(declared))")
                 }
                 let consumer = try makeConsumer(head)
                 var count = 0
@@ -95,7 +95,7 @@ public struct HTTPFeedSource: FeedSource {
                     }
                     count += buffer.readableBytes
                     if count > configuration.maxBodyBytes {
-                        throw FeedFetchError(kind: .tooLarge, message: "the feed is larger than \(Self.megabytes(configuration.maxBodyBytes)) (--max-feed-size)")
+                        throw FeedFetchError(kind: .tooLarge, message: "the feed is larger than \(Self.megabytes(configuration.maxBodyBytes))\(Self.named(configuration.maxBodyBytesName))")
                     }
                     do {
                         try buffer.withUnsafeReadableBytes { try consumer.consume($0) }
@@ -168,6 +168,11 @@ public struct HTTPFeedSource: FeedSource {
             retryAfter: headers.first(name: "Retry-After").flatMap { HTTPHeaderValues.retryAfter($0, now: now) },
             permanentRedirect: permanentRedirect,
             redirects: redirects)
+    }
+
+    /// " (NAME)" for a limit the caller named, else nothing.
+    static func named(_ name: String?) -> String {
+        name.map { " (\($0))" } ?? ""
     }
 
     static func megabytes(_ bytes: Int) -> String {

@@ -11,6 +11,8 @@ public struct FeedParserOptions: Sendable, Hashable {
     public var maxItemsPerEpisode: Int
     /// Warnings beyond this count are summarised in one final warning.
     public var maxWarnings: Int
+    /// What to do with an OPML subscription list instead (the caller's command, say), added to its error.
+    public var subscriptionListAdvice: String?
 
     public init(maxEpisodes: Int = 50_000, maxFieldBytes: Int = 1 << 20, maxItemsPerEpisode: Int = 100, maxWarnings: Int = 200) {
         self.maxEpisodes = maxEpisodes
@@ -283,7 +285,7 @@ public final class FeedParser {
         case "html", "head", "body":
             return FeedParseError(kind: .notAFeed, message: "the document is an HTML page, not a feed")
         case "opml":
-            return FeedParseError(kind: .notAFeed, message: "the document is an OPML subscription list, not a feed (use `podfresh import`)")
+            return FeedParseError(kind: .notAFeed, message: "the document is an OPML subscription list, not a feed" + (state.pointee.options.subscriptionListAdvice.map { " (\($0))" } ?? ""))
         default:
             return FeedParseError(kind: .notAFeed, message: "root element <\(root)> is not rss, rdf:RDF or an Atom feed")
         }

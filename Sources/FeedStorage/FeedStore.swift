@@ -12,7 +12,7 @@ import Glibc
 /// (a committed transaction survives a process crash; a power cut may lose only the last ones, never consistency).
 public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRepository {
     private let writer: any DatabaseWriter
-    /// True for a store opened with ``openForReading(path:)``: every write is refused before it reaches SQLite.
+    /// True for a store opened with ``openForReading(path:upgradingOlderSchema:upgradeAdvice:)``: every write is refused before it reaches SQLite.
     private var readsOnly = false
 
     /// Opens (creating if needed) the database at `path` for reading and writing, creating parent folders, and
@@ -64,11 +64,16 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     /// When a read-only connection cannot create what it needs (a read-only folder) and no `-wal` holds data, the file
     /// is read as immutable too.
     ///
-    /// - Parameter upgradingOlderSchema: When the file was written by an older podfresh and may be written, upgrade it
-    ///   once (the one time a reader writes, and may wait for a writer) instead of refusing it.
+    /// - Parameters:
+    ///   - upgradingOlderSchema: When the file was written by an older podfresh and may be written, upgrade it once
+    ///     (the one time a reader writes, and may wait for a writer) instead of refusing it.
+    ///   - upgradeAdvice: How the caller's user upgrades the file, added to the error when it is not upgraded.
     /// - Throws: ``StoreError`` `.database` when the file cannot be read, is not a podfresh database, or has an
     ///   older schema than this podfresh that is not upgraded (a writing command upgrades it).
-    public static func openForReading(path: String, upgradingOlderSchema: Bool = false) throws -> FeedStore {
+    public static func openForReading(
+        path: String, upgradingOlderSchema: Bool = false,
+        upgradeAdvice: String = "open it once with a podfresh that may write it to upgrade it"
+    ) throws -> FeedStore {
         try checkPath(path)
         var status = stat()
         if stat(path, &status) != 0 {
@@ -107,7 +112,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                 }
                 throw StoreError(
                     kind: .database,
-                    message: "the database \(path) was written by an older podfresh; run a command that writes (e.g. `podfresh refresh --offline`) once to upgrade it")
+                    message: "the database \(path) was written by an older podfresh; \(upgradeAdvice)")
             case .podfresh(current: true):
                 return FeedStore(reader: queue)
             }
@@ -130,7 +135,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         self.writer = writer
     }
 
-    /// A store that only reads (``openForReading(path:)``): its write methods throw.
+    /// A store that only reads (``openForReading(path:upgradingOlderSchema:upgradeAdvice:)``): its write methods throw.
     private init(reader: DatabaseQueue) {
         self.writer = reader
         self.readsOnly = true

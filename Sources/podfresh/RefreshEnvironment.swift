@@ -51,13 +51,16 @@ private func withEnvironment<Result: Sendable>(
         let updates = UIUpdateService()
         let renderer = ConsoleRenderer(mode: output)
         renderer.attach(to: updates)
-        let policy = schedule.map {
+        var policy = schedule.map {
             SchedulePolicy(
                 minInterval: $0.minInterval.seconds, maxInterval: $0.maxInterval.seconds,
                 revalidateEvery: $0.revalidateEvery.seconds)
         } ?? SchedulePolicy()
+        policy = SettingNames.named(policy)
         var configuration = EpisodeUpdateConfiguration(schedulePolicy: policy, hookCommand: hook)
         configuration.hookTimeout = hookTimeout
+        configuration.hookTimeoutName = SettingNames.execTimeout
+        configuration.parserOptions = SettingNames.parserOptions
         // Standard output of `--json` is JSON Lines only; the hook's output goes to standard error there.
         if output == .json { configuration.hookOutput = .standardErrorOnly }
         let service = EpisodeUpdateService(
@@ -74,13 +77,14 @@ func withFeedSource<Result: Sendable>(
     _ fetch: FetchOptions,
     body: (any FeedSource) async throws -> Result
 ) async throws -> Result {
-    let configuration = FetchConfiguration(
+    var configuration = FetchConfiguration(
         connectTimeout: .seconds(min(10, fetch.timeout.seconds)),
         totalTimeout: fetch.timeout.duration,
         maxBodyBytes: fetch.maxFeedSize * 1_000_000,
         userAgent: PodfreshVersion.userAgent)
+    configuration.maxBodyBytesName = SettingNames.maxFeedSize
     return try await HTTPFeedSource.withSource(configuration: configuration) { http in
-        try await body(RoutingFeedSource(http: http, file: FileFeedSource(maxBodyBytes: configuration.maxBodyBytes)))
+        try await body(RoutingFeedSource(http: http, file: FileFeedSource(maxBodyBytes: configuration.maxBodyBytes, maxBodyBytesName: SettingNames.maxFeedSize)))
     }
 }
 

@@ -37,6 +37,7 @@ struct ExecHookTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(elapsed < 10, "refresh took \(elapsed) s")
         #expect(result.stderr.contains("timed out after 1s"), "\(result.stderr)")
+        #expect(result.stderr.contains("(--exec-timeout)"), "the executable names the flag: \(result.stderr)")
         let started = pidsWritten(to: pidFile)
         #expect(started.count == 2)
         let deadline = Date().addingTimeInterval(2)

@@ -142,6 +142,21 @@ struct HTTPFeedSourceTests {
             server.setRoute("/huge", TestResponse(status: 200, fault: .huge(bytes: 50_000_000)))
             let error = await fetchError(source, server.url("/huge"))
             #expect(error?.kind == .tooLarge)
+            #expect(error?.message.contains("--") == false, "the library names no flag of its own: \(String(describing: error?.message))")
+        }
+    }
+
+    @Test func aLimitTheCallerNamedIsNamedInTheMessage() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-big-\(UUID().uuidString).xml")
+        try Data(count: 4096).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let source = FileFeedSource(maxBodyBytes: 1024, maxBodyBytesName: "--max-feed-size")
+        do {
+            _ = try await source.fetch(FeedRequest(url: file, conditional: false), consumer: { _ in Collect() })
+            Issue.record("a file over the limit was read")
+        } catch let error as FeedFetchError {
+            #expect(error.kind == .tooLarge)
+            #expect(error.message.hasSuffix("(--max-feed-size)"), "\(error.message)")
         }
     }
 

@@ -23,7 +23,14 @@ struct FeedSchedulerTests {
     @Test func aWeeklyFeedIsCappedAtTheMaximum() {
         let decision = FeedScheduler.decide(ScheduleInput(now: now, result: .success, recentPublishedDates: dates(everyHours: 168, count: 8), jitter: 0.5), policy: policy)
         #expect(interval(decision) == 24 * 3600)
-        #expect(decision.reason.contains("--max-interval"))
+        #expect(decision.reason == "every 1d (maximum interval)", "the library describes the bound in its own words")
+    }
+
+    @Test func aBoundTheCallerNamedIsGivenByThatName() {
+        var named = policy
+        named.maxIntervalName = "--max-interval"
+        let decision = FeedScheduler.decide(ScheduleInput(now: now, result: .success, recentPublishedDates: dates(everyHours: 168, count: 8), jitter: 0.5), policy: named)
+        #expect(decision.reason == "every 1d (--max-interval)")
     }
 
     @Test func anHourlyFeedIsHeldToTheMinimum() {

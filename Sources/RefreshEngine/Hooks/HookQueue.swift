@@ -21,9 +21,10 @@ final class HookQueue: Sendable {
     ///   - command: The hook, run with `/bin/sh -c`.
     ///   - timeout: How long one run may take before its process group is stopped (`--exec-timeout`).
     ///   - output: Where the hook's output lines go.
+    ///   - timeoutName: What the caller calls the timeout, named when a hook runs past it.
     ///   - report: Called with the feed and a one-line problem when a hook fails.
     init(
-        command: String, timeout: Duration, output: HookOutput,
+        command: String, timeout: Duration, output: HookOutput, timeoutName: String? = nil,
         report: @escaping @Sendable (FeedTarget, String) -> Void
     ) {
         let (stream, continuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .unbounded)
@@ -33,7 +34,8 @@ final class HookQueue: Sendable {
             for await job in stream {
                 let result = await NewEpisodeHook.run(
                     command: command, episode: job.episode, timeout: timeout, output: output)
-                if let problem = result.problemDescription {
+                if var problem = result.problemDescription {
+                    if result.timedOut, let timeoutName { problem += " (\(timeoutName))" }
                     report(job.feed, "hook for \"\(job.name)\": \(problem)")
                 }
             }

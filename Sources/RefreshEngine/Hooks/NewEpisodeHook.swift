@@ -91,7 +91,7 @@ public struct HookResult: Sendable, Hashable {
         if let launchError { return "could not run: \(launchError)" }
         if timedOut {
             let limit = timeout.map { " after \(NewEpisodeHook.format($0))" } ?? ""
-            return "timed out\(limit) and was stopped with the processes it started (--exec-timeout)"
+            return "timed out\(limit) and was stopped with the processes it started"
         }
         guard exitStatus != 0 else { return nil }
         let tail = stderrTail.split(separator: "\n").last.map { ": \($0)" } ?? ""

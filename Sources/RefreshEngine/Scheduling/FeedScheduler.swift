@@ -1,6 +1,6 @@
 public import Foundation
 
-/// The rules a schedule keeps (`--min-interval`, `--max-interval`, `--revalidate-every`).
+/// The rules a schedule keeps: bounds on the interval, revalidation, backoff.
 public struct SchedulePolicy: Sendable, Hashable {
     /// Never check a feed more often than this (seconds).
     public var minInterval: Double
@@ -12,6 +12,9 @@ public struct SchedulePolicy: Sendable, Hashable {
     public var backoffBase: Double
     /// The interval for a feed whose publishing rhythm is not known yet (seconds).
     public var defaultInterval: Double
+    /// What the caller calls the two bounds (command-line flags, say), named in the reason of a schedule they set.
+    public var minIntervalName = "minimum interval"
+    public var maxIntervalName = "maximum interval"
 
     public init(
         minInterval: Double = 15 * 60, maxInterval: Double = 24 * 3600, revalidateEvery: Double = 24 * 3600,
@@ -121,10 +124,10 @@ public enum FeedScheduler {
             }
             if interval < policy.minInterval {
                 interval = policy.minInterval
-                reason = "every \(format(interval)) (--min-interval)"
+                reason = "every \(format(interval)) (\(policy.minIntervalName))"
             } else if interval > policy.maxInterval {
                 interval = policy.maxInterval
-                reason = "every \(format(interval)) (--max-interval)"
+                reason = "every \(format(interval)) (\(policy.maxIntervalName))"
             }
             let spread = interval * (0.95 + 0.1 * input.jitter)
             return ScheduleDecision(

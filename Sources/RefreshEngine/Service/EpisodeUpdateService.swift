@@ -24,6 +24,8 @@ public struct EpisodeUpdateConfiguration: Sendable {
     public var hookCommand: String?
     /// `--exec-timeout`: how long one run of the hook may take before its process group is stopped.
     public var hookTimeout: Duration = NewEpisodeHook.defaultTimeout
+    /// What the caller calls the hook timeout (a command-line flag, say), named when a hook runs past it.
+    public var hookTimeoutName: String?
     /// Where the hook's output lines go (podfresh's standard output and error; only standard error for `--json`).
     public var hookOutput: HookOutput = .standardStreams
     /// Retry a transient transport failure (reset, timeout) once within the run.
@@ -123,7 +125,10 @@ public final class EpisodeUpdateService: Sendable {
         let runID = run.id
         let deferred = DeferredFailures()
         let hooks = configuration.hookCommand.map { command in
-            HookQueue(command: command, timeout: configuration.hookTimeout, output: configuration.hookOutput) {
+            HookQueue(
+                command: command, timeout: configuration.hookTimeout, output: configuration.hookOutput,
+                timeoutName: configuration.hookTimeoutName
+            ) {
                 [coordinator] feed, problem in coordinator.publish(.hookFailed(feed, message: problem))
             }
         }

@@ -74,7 +74,7 @@ extension RootCommand {
             try await withFeedSource(fetch) { source in
                 do {
                     let result = try await source.fetch(FeedRequest(url: url, conditional: false)) { head in
-                        FeedParserConsumer(head: head)
+                        FeedParserConsumer(head: head, options: SettingNames.parserOptions)
                     }
                     if case .fetched(_, let consumer, _) = result { _ = try consumer.finish() }
                     return nil

@@ -124,5 +124,6 @@ func openStore(_ global: GlobalOptions) throws -> FeedStore {
 /// migrated, a read-only file or folder works, and another process's write transaction is never waited for.
 func openStoreForReading(_ global: GlobalOptions) throws -> FeedStore {
     // The first reader after an upgrade of podfresh upgrades the file, when it may write it.
-    try FeedStore.openForReading(path: global.databasePath, upgradingOlderSchema: true)
+    try FeedStore.openForReading(
+        path: global.databasePath, upgradingOlderSchema: true, upgradeAdvice: SettingNames.upgradeAdvice)
 }
