@@ -4,7 +4,7 @@
 # same run for comparison. Reports wall, CPU, peak RSS, requests and 304s (../shared/bench/measure.py).
 #
 #   Scripts/bench-refresh.sh [N]       N feeds (default 1000)
-#   JOBS=5 NEWSBOAT=0|1 BENCH_PORT=18080 REPS=1
+#   JOBS=5 NEWSBOAT=0|1 BENCH_PORT=18080 REPS=1 PODFRESH_BIN=path (default: a release build of this tree)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -36,8 +36,13 @@ CORPUS="$KIT/corpus/c$N"
 "$KIT/start_nginx.sh" "$CORPUS"
 trap '"$KIT/stop_nginx.sh" >/dev/null 2>&1 || true' EXIT
 
-swift build -c release --product podfresh 2>&1 | tail -1
-BIN="$(swift build -c release --show-bin-path)/podfresh"
+# PODFRESH_BIN measures another build (e.g. the one before a change, for same-run figures).
+if [ -n "${PODFRESH_BIN:-}" ]; then
+  BIN="$(realpath "$PODFRESH_BIN")"
+else
+  swift build -c release --product podfresh 2>&1 | tail -1
+  BIN="$(swift build -c release --show-bin-path)/podfresh"
+fi
 OUT="$KIT/results-refresh-$(date +%Y%m%d-%H%M%S).jsonl"
 M=(python3 "$KIT/measure.py" --out "$OUT" --feeds "$N")
 echo "corpus: $CORPUS ($N feeds, $(du -sh --exclude='*.gz' "$CORPUS/feeds" | cut -f1)); results: $OUT"

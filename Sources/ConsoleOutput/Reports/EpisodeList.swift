@@ -62,7 +62,8 @@ public struct EpisodeList: Sendable {
     public static func json(_ stored: StoredEpisode, feedTitle: String?) -> JSONValue {
         let episode = stored.episode
         let event = EventJSON.episodeFields(EpisodeAnnouncement(feedID: stored.subscriptionID, episode: episode), feedTitle: feedTitle)
-        let eventKeys = Set(event.map(\.0))
+        // `alternate_enclosures` comes once, after `guid_is_permalink`, in the form below.
+        let eventKeys = Set(event.map(\.0)).union(["alternate_enclosures"])
         guard case .object(let parsed) = episode.jsonValue() else { return .object(event) }
         var fields = event + parsed.filter { !eventKeys.contains($0.0) }
         fields = fields.map { key, value in
