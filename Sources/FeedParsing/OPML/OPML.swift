@@ -90,7 +90,7 @@ public enum OPML {
             case "'": out += "&apos;"
             default:
                 // XML 1.0 cannot carry most C0 controls at all: drop them.
-                if scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r" { continue }
+                if CharacterRules.isXMLForbiddenControl(scalar.value) { continue }
                 out.unicodeScalars.append(scalar)
             }
         }
