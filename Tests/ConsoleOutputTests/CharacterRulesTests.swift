@@ -59,8 +59,11 @@ struct CharacterRulesTests {
             let bytes = Array(String(scalar).utf8)
             bytes.withUnsafeBufferPointer { buffer in
                 #expect(CharacterRules.scalarValue(buffer, at: 0) == scalar.value, "U+\(hex(scalar.value))")
+                #expect(CharacterRules.isC1Control(buffer, at: 0) == CharacterRules.isC1Control(scalar.value), "U+\(hex(scalar.value))")
                 if buffer.count > 1 {
-                    #expect(CharacterRules.scalarValue(UnsafeBufferPointer(rebasing: buffer.dropLast()), at: 0) == nil)
+                    let cut = UnsafeBufferPointer(rebasing: buffer.dropLast())
+                    #expect(CharacterRules.scalarValue(cut, at: 0) == nil)
+                    #expect(!CharacterRules.isC1Control(cut, at: 0))
                 }
             }
             if bytes.count == 2 {

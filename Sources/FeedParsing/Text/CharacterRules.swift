@@ -93,6 +93,12 @@ public enum CharacterRules {
     @inlinable @inline(__always)
     public static func isC1Control(lead: UInt8, second: UInt8) -> Bool { lead == c1LeadByte && second &- 0x80 < 0x20 }
 
+    /// True when a C1 control starts at `bytes[i]` (the lead byte is tested first: it is the rare one).
+    @inlinable @inline(__always)
+    public static func isC1Control(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
+        bytes[i] == c1LeadByte && i + 1 < bytes.count && bytes[i + 1] &- 0x80 < 0x20
+    }
+
     /// True when `byte` can begin one of the characters listed here in UTF-8: a C0 control, DEL, or the lead byte of
     /// a C1 control (`C2`), of U+061C (`D8`), or of U+200E/F, U+2028/9, U+202A–E and U+2066–9 (`E2`). Any other
     /// byte can be copied without decoding.

@@ -58,7 +58,7 @@ enum TextCleaning {
                 i += 1
                 continue
             }
-            if i + 1 < count && CharacterRules.isC1Control(lead: b, second: trimmed[i + 1]) {
+            if CharacterRules.isC1Control(trimmed, at: i) {
                 let scalar = InputDecoding.windows1252[Int(trimmed[i + 1] - 0x80)]
                 i += 2
                 // Unassigned in Windows-1252: dropped like any other C1 control.
@@ -111,7 +111,7 @@ enum TextCleaning {
             let b = bytes[i]
             if b < 0x20 {
                 if !isSpace(b) || collapse { return true }
-            } else if b == 0x7F || (i + 1 < count && CharacterRules.isC1Control(lead: b, second: bytes[i + 1])) {
+            } else if b == 0x7F || CharacterRules.isC1Control(bytes, at: i) {
                 return true
             } else if collapse && b == 0x20 && i + 1 < count && isSpace(bytes[i + 1]) {
                 return true
