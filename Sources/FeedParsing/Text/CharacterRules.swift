@@ -81,9 +81,9 @@ public enum CharacterRules {
     @inlinable @inline(__always)
     public static func isASCIIControl(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7F }
 
-    /// ``isASCIIWhitespace(_:)`` for a UTF-8 byte.
+    /// ``isASCIIWhitespace(_:)`` for a UTF-8 byte (compared as a byte: this runs for every byte trimmed).
     @inlinable @inline(__always)
-    public static func isASCIIWhitespace(_ byte: UInt8) -> Bool { isASCIIWhitespace(UInt32(byte)) }
+    public static func isASCIIWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 
     /// ``isXMLForbiddenControl(_:)`` for a UTF-8 byte.
     @inlinable @inline(__always)
