@@ -1,4 +1,8 @@
-/// Makes text from feeds safe to print on a terminal.
+import FeedParsing
+
+/// Makes text from feeds safe to print on a terminal. The characters it removes are ``CharacterRules``' controls and
+/// bidirectional controls; what it does with them (skip escape sequences, turn whitespace into one space, drop the
+/// rest) is its own.
 public enum TerminalText {
     /// Removes what could drive a terminal or reorder a line: escape sequences, C0 and C1 control characters
     /// (newlines and tabs become spaces), and Unicode bidirectional overrides and isolates. Runs of whitespace
@@ -14,7 +18,7 @@ public enum TerminalText {
         var iterator = text.unicodeScalars.makeIterator()
         while let scalar = iterator.next() {
             let value = scalar.value
-            if value == 0x1B {
+            if value == CharacterRules.escape {
                 // Skip an escape sequence: CSI (ESC [ … final byte) or OSC (ESC ] … BEL/ST), else ESC + one char.
                 guard let next = iterator.next() else { break }
                 if next == "[" {
@@ -28,18 +32,12 @@ public enum TerminalText {
                 }
                 continue
             }
-            let isSpace = value == 0x20 || value == 0x09 || value == 0x0A || value == 0x0D
-            if isSpace {
+            if CharacterRules.isASCIIWhitespace(value) {
                 if !lastWasSpace && !out.isEmpty { out.append(" ") }
                 lastWasSpace = true
                 continue
             }
-            if value < 0x20 || (0x7F...0x9F).contains(value) { continue }
-            if (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value) || value == 0x200E
-                || value == 0x200F || value == 0x061C
-            {
-                continue
-            }
+            if CharacterRules.isControl(value) || CharacterRules.isBidiControl(value) { continue }
             out.append(scalar)
             lastWasSpace = false
         }
@@ -49,7 +47,7 @@ public enum TerminalText {
     }
 
     /// True when ``sanitize(_:)`` would return `text` unchanged: no control character or escape (C0, DEL, C1), no
-    /// bidirectional control (U+200E/F, U+202A–E, U+2066–9, U+061C), and single inner spaces only.
+    /// bidirectional control (``CharacterRules/isBidiControl(_:)``), and single inner spaces only.
     static func isAlreadySafe(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { bytes in
@@ -59,18 +57,13 @@ public enum TerminalText {
             var i = 0
             while i < count {
                 let byte = bytes[i]
-                if byte < 0x20 || byte == 0x7F { return false }
                 if byte == 0x20 && previous == 0x20 { return false }
-                if byte >= 0xC2 {
-                    let second = i + 1 < count ? bytes[i + 1] : 0
-                    let third = i + 2 < count ? bytes[i + 2] : 0
-                    switch byte {
-                    case 0xC2 where second <= 0x9F: return false  // C1 controls
-                    case 0xD8 where second == 0x9C: return false  // U+061C
-                    case 0xE2 where second == 0x80 && (third == 0x8E || third == 0x8F || (0xAA...0xAE).contains(third)):
+                if CharacterRules.mayStartListedCharacter(byte) {
+                    // Controls (C0, DEL, C1) and bidirectional controls; line separators are left alone.
+                    if let value = CharacterRules.scalarValue(bytes, at: i),
+                        CharacterRules.isControl(value) || CharacterRules.isBidiControl(value)
+                    {
                         return false
-                    case 0xE2 where second == 0x81 && (0xA6...0xA9).contains(third): return false
-                    default: break
                     }
                 }
                 previous = byte

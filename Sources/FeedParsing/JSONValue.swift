@@ -64,13 +64,13 @@ public indirect enum JSONValue: Sendable, Hashable {
     private static func writeString(_ value: String, into out: inout String) {
         out += "\""
         // Runs of bytes that need no escape are copied whole; only a byte that may start something to escape
-        // (quote, backslash, a control, a C1 control, a line or bidirectional separator) is looked at as a scalar.
+        // (quote, backslash, or a character of ``CharacterRules``) is looked at as a scalar.
         let utf8 = value.utf8
         var runStart = utf8.startIndex
         var i = utf8.startIndex
         while i != utf8.endIndex {
             let byte = utf8[i]
-            if byte == 0x22 || byte == 0x5C || byte < 0x20 || byte == 0x7F || byte == 0xC2 || byte == 0xE2 || byte == 0xD8 {
+            if byte == 0x22 || byte == 0x5C || CharacterRules.mayStartListedCharacter(byte) {
                 out += value[runStart..<i]
                 let scalar = value.unicodeScalars[i]
                 writeScalar(scalar, into: &out)
@@ -92,12 +92,10 @@ public indirect enum JSONValue: Sendable, Hashable {
         case "\r": out += "\\r"
         case "\t": out += "\\t"
         default:
-            // Bidirectional overrides and isolates are escaped too (same string once decoded), so JSON Lines
-            // printed on a terminal cannot reorder what is shown.
-            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028
-                || scalar.value == 0x2029 || (0x202A...0x202E).contains(scalar.value)
-                || (0x2066...0x2069).contains(scalar.value) || scalar.value == 0x200E || scalar.value == 0x200F
-                || scalar.value == 0x061C
+            // Controls, line separators and bidirectional controls are escaped (same string once decoded), so JSON
+            // Lines printed on a terminal cannot reorder what is shown.
+            if CharacterRules.isControl(scalar) || CharacterRules.isLineOrParagraphSeparator(scalar)
+                || CharacterRules.isBidiControl(scalar)
             {
                 out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
                     + String(scalar.value, radix: 16)

@@ -24,7 +24,7 @@ func expect(_ result: Containment, matches document: HostileDocument, context: H
         #expect(!stored.contains(forbidden), "\(document): \(forbidden.debugDescription) was stored", sourceLocation: sourceLocation)
         #expect(!result.rendered.contains(forbidden), "\(document): \(forbidden.debugDescription) was printed", sourceLocation: sourceLocation)
     }
-    #expect(context.spy.requestCount() == 0, "\(document): a request reached the spy server", sourceLocation: sourceLocation)
+    #expect(context.spyRequests == 0, "\(document): a request reached the spy server", sourceLocation: sourceLocation)
 }
 
 /// Hostile documents served next to a good feed and refreshed through the real engine, store and HTTP source: the good
@@ -34,17 +34,17 @@ func expect(_ result: Containment, matches document: HostileDocument, context: H
 struct ContainmentTests {
     @Test(.timeLimit(.minutes(1)), arguments: HostileDocument.catalogue)
     func aHostileFeedChangesNothingButItsOwnState(_ document: HostileDocument) async throws {
-        let context = try HostileContext()
-        defer { context.close() }
-        let result = try await refreshTurningHostile(.ok(body: try document.make(context)))
-        expect(result, matches: document, context: context)
-        let summary: String
-        switch result.outcome.result {
-        case .failed(let failure): summary = "failed \(failure.kind.rawValue): \(failure.message)"
-        case .updated(let new, _): summary = "recovered, \(new.count) new, \(result.outcome.warnings.count) warning(s): \(result.outcome.warnings.prefix(2).map(\.message))"
-        default: summary = "\(result.outcome.result)"
+        try await withHostileContext { context in
+            let result = try await refreshTurningHostile(.ok(body: try document.make(context)))
+            expect(result, matches: document, context: context)
+            let summary: String
+            switch result.outcome.result {
+            case .failed(let failure): summary = "failed \(failure.kind.rawValue): \(failure.message)"
+            case .updated(let new, _): summary = "recovered, \(new.count) new, \(result.outcome.warnings.count) warning(s): \(result.outcome.warnings.prefix(2).map(\.message))"
+            default: summary = "\(result.outcome.result)"
+            }
+            print("reliability-figure: hostile \(document): \(summary.prefix(300))")
         }
-        print("reliability-figure: hostile \(document): \(summary.prefix(300))")
     }
 
     @Test(.timeLimit(.minutes(1)))

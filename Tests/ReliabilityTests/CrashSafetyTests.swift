@@ -1,6 +1,7 @@
 import FeedParsing
 import FeedStorage
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -59,9 +60,9 @@ enum CrashFeeds {
 
     static func episodes(_ version: Character) -> Int { version == "A" ? 120 : 150 }
 
-    /// Served with an ETag naming the version, so a refresh answers feeds already at B with a quick 304.
-    static func response(feed: Int, version: Character) -> HostileResponse {
-        .versioned(body: document(feed: feed, version: version), etag: "\"\(version)\"")
+    /// Serves the feed with an ETag naming the version, so a refresh answers feeds already at B with a quick 304.
+    static func serve(_ feed: Int, version: Character, on server: TestHTTPServer) {
+        server.serveVersioned("/feed\(feed).xml", document(feed: feed, version: version), etag: "\"\(version)\"")
     }
 
     static func document(feed: Int, version: Character) -> [UInt8] {
@@ -93,53 +94,52 @@ struct CrashSafetyTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = directory.appendingPathComponent("podfresh.sqlite").path
         let log = directory.appendingPathComponent("run.log")
-        let server = try HostileServer()
-        defer { server.stop() }
-
-        // Given 150 subscribed feeds, refreshed to version A.
-        var subscriptions: [Int64: Int] = [:]
-        do {
-            let store = try FeedStore(path: database)
-            for feed in 0..<CrashFeeds.count {
-                server.route("/feed\(feed).xml", CrashFeeds.response(feed: feed, version: "A"))
-                subscriptions[try store.addSubscription(url: server.url("/feed\(feed).xml"), title: nil, at: Date()).id] = feed
+        try await withTestHTTPServer { server in
+            // Given 150 subscribed feeds, refreshed to version A.
+            var subscriptions: [Int64: Int] = [:]
+            do {
+                let store = try FeedStore(path: database)
+                for feed in 0..<CrashFeeds.count {
+                    CrashFeeds.serve(feed, version: "A", on: server)
+                    subscriptions[try store.addSubscription(url: server.url("/feed\(feed).xml"), title: nil, at: Date()).id] = feed
+                }
             }
-        }
-        // `--all`: every feed is checked with conditional GET, so feeds already at B answer 304 and each killed run gets
-        // further through the ones still at A.
-        let refresh = ["refresh", "--all", "--quiet", "--jobs", "8", "--per-host", "8"]
-        let clock = ContinuousClock()
-        let started = clock.now
-        let initial = try startPodfresh(refresh, database: database, logs: log)
-        #expect(await waitForExit(initial) == 0, "initial refresh: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
-        print("reliability-figure: initial refresh of \(CrashFeeds.count) feeds took \(clock.now - started)")
-        try expectEveryFeed(in: database, subscriptions, atOneOf: ["A"])
+            // `--all`: every feed is checked with conditional GET, so feeds already at B answer 304 and each killed run gets
+            // further through the ones still at A.
+            let refresh = ["refresh", "--all", "--quiet", "--jobs", "8", "--per-host", "8"]
+            let clock = ContinuousClock()
+            let started = clock.now
+            let initial = try startPodfresh(refresh, database: database, logs: log)
+            #expect(await waitForExit(initial) == 0, "initial refresh: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+            print("reliability-figure: initial refresh of \(CrashFeeds.count) feeds took \(clock.now - started)")
+            try expectEveryFeed(in: database, subscriptions, atOneOf: ["A"])
 
-        // When every feed moves to version B and refreshes are killed at random points.
-        for feed in 0..<CrashFeeds.count {
-            server.route("/feed\(feed).xml", CrashFeeds.response(feed: feed, version: "B"))
-        }
-        var survived = 0
-        var mixedStates: [Character: Int] = ["A": 0, "B": 0]
-        for run in 0..<25 {
-            let process = try startPodfresh(refresh, database: database, logs: log)
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...1500)))
-            kill(process.processIdentifier, SIGKILL)
-            _ = await waitForExit(process)
-            // Then the file is healthy and each feed is wholly A or wholly B.
-            let integrity = try SQLiteProbe.integrityCheck(database)
-            #expect(integrity == "ok", "after kill \(run): \(integrity)")
-            let states = try expectEveryFeedBySQL(in: database, subscriptions, atOneOf: ["A", "B"])
-            for (version, count) in states { mixedStates[version, default: 0] += count }
-            if integrity == "ok" { survived += 1 }
-        }
-        print("reliability-figure: SIGKILL points survived \(survived)/25; feed states seen after kills: A \(mixedStates["A"] ?? 0), B \(mixedStates["B"] ?? 0); requests served \(server.requestCount())")
+            // When every feed moves to version B and refreshes are killed at random points.
+            for feed in 0..<CrashFeeds.count {
+                CrashFeeds.serve(feed, version: "B", on: server)
+            }
+            var survived = 0
+            var mixedStates: [Character: Int] = ["A": 0, "B": 0]
+            for run in 0..<25 {
+                let process = try startPodfresh(refresh, database: database, logs: log)
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...1500)))
+                kill(process.processIdentifier, SIGKILL)
+                _ = await waitForExit(process)
+                // Then the file is healthy and each feed is wholly A or wholly B.
+                let integrity = try SQLiteProbe.integrityCheck(database)
+                #expect(integrity == "ok", "after kill \(run): \(integrity)")
+                let states = try expectEveryFeedBySQL(in: database, subscriptions, atOneOf: ["A", "B"])
+                for (version, count) in states { mixedStates[version, default: 0] += count }
+                if integrity == "ok" { survived += 1 }
+            }
+            print("reliability-figure: SIGKILL points survived \(survived)/25; feed states seen after kills: A \(mixedStates["A"] ?? 0), B \(mixedStates["B"] ?? 0); requests served \(server.requests.count)")
 
-        // And a refresh left to finish exits 0 with every feed at B.
-        let last = try startPodfresh(refresh, database: database, logs: log)
-        #expect(await waitForExit(last) == 0, "final refresh: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
-        try expectEveryFeed(in: database, subscriptions, atOneOf: ["B"])
-        #expect(try SQLiteProbe.integrityCheck(database) == "ok")
+            // And a refresh left to finish exits 0 with every feed at B.
+            let last = try startPodfresh(refresh, database: database, logs: log)
+            #expect(await waitForExit(last) == 0, "final refresh: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+            try expectEveryFeed(in: database, subscriptions, atOneOf: ["B"])
+            #expect(try SQLiteProbe.integrityCheck(database) == "ok")
+        }
     }
 
     @Test(.timeLimit(.minutes(2)))
@@ -149,34 +149,34 @@ struct CrashSafetyTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = directory.appendingPathComponent("podfresh.sqlite").path
-        let server = try HostileServer()
-        defer { server.stop() }
-        do {
-            let store = try FeedStore(path: database)
-            for feed in 0..<40 {
-                server.route("/feed\(feed).xml", .ok(body: CrashFeeds.document(feed: feed, version: "A")))
-                _ = try store.addSubscription(url: server.url("/feed\(feed).xml"), title: nil, at: Date())
+        try await withTestHTTPServer { server in
+            do {
+                let store = try FeedStore(path: database)
+                for feed in 0..<40 {
+                    server.setRoute("/feed\(feed).xml", .ok(body: CrashFeeds.document(feed: feed, version: "A")))
+                    _ = try store.addSubscription(url: server.url("/feed\(feed).xml"), title: nil, at: Date())
+                }
             }
-        }
-        let refresh = try startPodfresh(
-            ["refresh", "--force", "--quiet", "--jobs", "8", "--per-host", "8"], database: database,
-            logs: directory.appendingPathComponent("refresh.log"))
-        var listings = 0
-        var failures: [String] = []
-        while refresh.isRunning || listings < 3 {
-            let logURL = directory.appendingPathComponent("list\(listings).log")
-            let list = try startPodfresh(["list", "--json"], database: database, logs: logURL)
-            let status = await waitForExit(list, timeout: 30)
-            let output = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
-            if status != 0 || output.localizedCaseInsensitiveContains("busy") || output.localizedCaseInsensitiveContains("locked") {
-                failures.append("list exited \(status.map(String.init) ?? "hung"): \(output.prefix(300))")
+            let refresh = try startPodfresh(
+                ["refresh", "--force", "--quiet", "--jobs", "8", "--per-host", "8"], database: database,
+                logs: directory.appendingPathComponent("refresh.log"))
+            var listings = 0
+            var failures: [String] = []
+            while refresh.isRunning || listings < 3 {
+                let logURL = directory.appendingPathComponent("list\(listings).log")
+                let list = try startPodfresh(["list", "--json"], database: database, logs: logURL)
+                let status = await waitForExit(list, timeout: 30)
+                let output = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
+                if status != 0 || output.localizedCaseInsensitiveContains("busy") || output.localizedCaseInsensitiveContains("locked") {
+                    failures.append("list exited \(status.map(String.init) ?? "hung"): \(output.prefix(300))")
+                }
+                listings += 1
             }
-            listings += 1
+            let refreshStatus = await waitForExit(refresh)
+            print("reliability-figure: \(listings) `list --json` runs during one refresh, \(failures.count) failed")
+            #expect(refreshStatus == 0)
+            #expect(failures.isEmpty, "\(failures.prefix(3))")
         }
-        let refreshStatus = await waitForExit(refresh)
-        print("reliability-figure: \(listings) `list --json` runs during one refresh, \(failures.count) failed")
-        #expect(refreshStatus == 0)
-        #expect(failures.isEmpty, "\(failures.prefix(3))")
     }
 
     /// The same check read straight from the file (fast enough to run after every kill), plus one more: the feed's

@@ -22,7 +22,7 @@ private let victimV2 = FeedFactory.bytes(FeedFactory.numbered(title: "Victim", p
 struct FaultInjectionTests {
     @Test(.timeLimit(.minutes(1)))
     func aTricklingServerWithinTheTimeoutIsStillRead() async throws {
-        let result = try await refreshTurningHostile(.trickle(body: victimV2, chunk: 64, interval: .milliseconds(5)))
+        let result = try await refreshTurningHostile(.ok(body: victimV2, fault: .trickle(bytes: 64, delay: .milliseconds(5))))
         FaultLedger.record("trickle", result)
         #expect(result.outcome.newEpisodes.map(\.key) == ["victim-3"], "\(result.outcome.result)")
     }
@@ -32,7 +32,7 @@ struct FaultInjectionTests {
     @Test(.timeLimit(.minutes(1)))
     func aTrickleSlowerThanTheTotalTimeoutFailsAsATimeout() async throws {
         let result = try await refreshTurningHostile(
-            .trickle(body: victimV2, chunk: 8, interval: .milliseconds(100)),
+            .ok(body: victimV2, fault: .trickle(bytes: 8, delay: .milliseconds(100))),
             fetch: testFetchConfiguration(totalTimeout: .seconds(6)))
         FaultLedger.record("trickle past the timeout", result)
         result.expectFailedUntouched(kind: "timeout")
@@ -41,7 +41,7 @@ struct FaultInjectionTests {
     @Test(.timeLimit(.minutes(1)))
     func aServerStallingMidBodyFailsAsATimeout() async throws {
         let result = try await refreshTurningHostile(
-            .stall(prefix: Array(victimV2.prefix(300)), declaredLength: victimV2.count),
+            .ok(body: victimV2, fault: .stall(afterBytes: 300)),
             fetch: testFetchConfiguration(totalTimeout: .seconds(6)))
         FaultLedger.record("stall mid-body", result)
         result.expectFailedUntouched(kind: "timeout")
@@ -49,28 +49,45 @@ struct FaultInjectionTests {
 
     @Test(.timeLimit(.minutes(1)))
     func aConnectionResetMidBodyFailsAsATransportError() async throws {
-        let result = try await refreshTurningHostile(.reset(prefix: Array(victimV2.prefix(300)), declaredLength: victimV2.count))
+        let result = try await refreshTurningHostile(.ok(body: victimV2, fault: .reset(afterBytes: 300)))
         FaultLedger.record("reset mid-body", result)
         result.expectFailedUntouched(kind: "transport")
     }
 
     @Test(.timeLimit(.minutes(1)))
     func aBodyShorterThanItsContentLengthFailsAsATransportError() async throws {
-        let result = try await refreshTurningHostile(.shortBody(body: Array(victimV2.prefix(victimV2.count - 100)), declaredLength: victimV2.count))
+        let result = try await refreshTurningHostile(.ok(body: victimV2, fault: .shortBody(afterBytes: victimV2.count - 100)))
         FaultLedger.record("short Content-Length", result)
         result.expectFailedUntouched(kind: "transport")
     }
 
+    @Test(.timeLimit(.minutes(1)), arguments: [
+        "SSH-2.0-OpenSSH_9.2\r\n", "HTTP/1.1 200 OK\r\nContent-Length: lots\r\n\r\n<rss/>", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+    ])
+    func anAnswerThatIsNotHTTPFailsAsATransportError(_ answer: String) async throws {
+        let result = try await refreshTurningHostile(TestResponse(fault: .raw(Array(answer.utf8))))
+        FaultLedger.record("raw answer \(answer.prefix(20).debugDescription)", result)
+        result.expectFailedUntouched(kind: "transport")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aHandWrittenButValidAnswerIsRead() async throws {
+        // The raw fault sends exactly these bytes: a correct response written by hand is read like any other.
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\nContent-Length: \(victimV2.count)\r\nConnection: close\r\n\r\n"
+        let result = try await refreshTurningHostile(TestResponse(fault: .raw(Array(head.utf8) + victimV2)))
+        #expect(result.outcome.newEpisodes.map(\.key) == ["victim-3"], "\(result.outcome.result)")
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aRedirectLoopFailsAsTooManyRedirects() async throws {
-        let server = try HostileServer()
-        defer { server.stop() }
-        server.route("/loop-a", .redirect(status: 302, location: "/loop-b"))
-        server.route("/loop-b", .redirect(status: 302, location: "/loop-a"))
-        let result = try await refreshTurningHostile(.redirect(status: 302, location: "/loop-a"), server: server)
-        FaultLedger.record("redirect loop", result)
-        result.expectFailedUntouched(kind: "too-many-redirects")
-        #expect(result.hostileRequests < 50, "the loop was followed \(result.hostileRequests) times")
+        try await withTestHTTPServer { server in
+            server.setRoute("/loop-a", .redirect(status: 302, location: server.url("/loop-b").absoluteString))
+            server.setRoute("/loop-b", .redirect(status: 302, location: server.url("/loop-a").absoluteString))
+            let result = try await refreshTurningHostile(.redirect(status: 302, location: server.url("/loop-a").absoluteString), server: server)
+            FaultLedger.record("redirect loop", result)
+            result.expectFailedUntouched(kind: "too-many-redirects")
+            #expect(result.hostileRequests < 50, "the loop was followed \(result.hostileRequests) times")
+        }
     }
 
     @Test(.timeLimit(.minutes(1)), arguments: ["file:///etc/passwd", "ftp://127.0.0.1/feed.xml", "javascript:alert(1)", "data:text/xml,<rss/>"])

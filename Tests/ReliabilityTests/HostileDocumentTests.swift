@@ -1,6 +1,7 @@
 import ConsoleOutput
 import FeedParsing
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -65,33 +66,33 @@ func peakResidentBytes() -> Int? {
 @Suite("Hostile documents through the parser")
 struct HostileDocumentTests {
     @Test(.timeLimit(.minutes(1)), arguments: HostileDocument.catalogue)
-    func everyHostileDocumentEndsInASpecificErrorOrARecoveredFeed(_ document: HostileDocument) throws {
-        let context = try HostileContext()
-        defer { context.close() }
-        let bytes = try document.make(context)
+    func everyHostileDocumentEndsInASpecificErrorOrARecoveredFeed(_ document: HostileDocument) async throws {
+        try await withHostileContext { context in
+            let bytes = try document.make(context)
 
-        let results = try [7, 4096, bytes.count].map { chunk in try ParseResult { try parse(bytes, chunk: chunk) } }
-        #expect(results.dropFirst().allSatisfy { $0 == results[0] }, "the result depends on chunking")
+            let results = try [7, 4096, bytes.count].map { chunk in try ParseResult { try parse(bytes, chunk: chunk) } }
+            #expect(results.dropFirst().allSatisfy { $0 == results[0] }, "the result depends on chunking")
 
-        switch (results[0], document.expectation) {
-        case (.error(let kind), .fails(let kinds)), (.error(let kind), .failsOrRecovers(let kinds)):
-            #expect(kinds.contains(kind.rawValue), "\(document): unexpected kind \(kind)")
-        case (.feed(let feed), .recoversWithWarnings), (.feed(let feed), .failsOrRecovers):
-            #expect(!feed.warnings.isEmpty, "\(document): recovered without a warning")
-        case (.feed, .recovers):
-            break
-        case (let result, let expectation):
-            Issue.record("\(document): got \(result), expected \(expectation)")
-        }
-        if case .feed(let feed) = results[0] {
-            let text = allText(feed)
-            #expect(!text.contains(context.marker), "\(document): a file or URL was read")
-            for forbidden in document.forbidden {
-                #expect(!text.contains(forbidden), "\(document): \(forbidden.debugDescription) survived")
-                #expect(!visibleStrings(feed).contains { $0.contains(forbidden) }, "\(document): \(forbidden.debugDescription) survived")
+            switch (results[0], document.expectation) {
+            case (.error(let kind), .fails(let kinds)), (.error(let kind), .failsOrRecovers(let kinds)):
+                #expect(kinds.contains(kind.rawValue), "\(document): unexpected kind \(kind)")
+            case (.feed(let feed), .recoversWithWarnings), (.feed(let feed), .failsOrRecovers):
+                #expect(!feed.warnings.isEmpty, "\(document): recovered without a warning")
+            case (.feed, .recovers):
+                break
+            case (let result, let expectation):
+                Issue.record("\(document): got \(result), expected \(expectation)")
             }
+            if case .feed(let feed) = results[0] {
+                let text = allText(feed)
+                #expect(!text.contains(context.marker), "\(document): a file or URL was read")
+                for forbidden in document.forbidden {
+                    #expect(!text.contains(forbidden), "\(document): \(forbidden.debugDescription) survived")
+                    #expect(!visibleStrings(feed).contains { $0.contains(forbidden) }, "\(document): \(forbidden.debugDescription) survived")
+                }
+            }
+            #expect(context.spyRequests == 0, "\(document): the parser made a network request")
         }
-        #expect(context.spy.requestCount() == 0, "\(document): the parser made a network request")
     }
 
     // MARK: - Entities and DTDs
@@ -124,41 +125,41 @@ struct HostileDocumentTests {
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func anExternalFileEntityIsNeverRead() throws {
-        let context = try HostileContext()
-        defer { context.close() }
-        let bytes = try HostileDocument.fixture("xxe-file-entity.xml", ["__PATH__": context.secretFile.path])
-        if case .feed(let feed) = try ParseResult({ try parse(bytes, chunk: 13) }) {
-            #expect(!allText(feed).contains(context.marker))
-            #expect(feed.episodes.map(\.id) == ["xxe-1"])
+    func anExternalFileEntityIsNeverRead() async throws {
+        try await withHostileContext { context in
+            let bytes = try HostileDocument.fixture("xxe-file-entity.xml", ["__PATH__": context.secretFile.path])
+            if case .feed(let feed) = try ParseResult({ try parse(bytes, chunk: 13) }) {
+                #expect(!allText(feed).contains(context.marker))
+                #expect(feed.episodes.map(\.id) == ["xxe-1"])
+            }
         }
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func anExternalURLEntityMakesNoConnection() throws {
-        let context = try HostileContext()
-        defer { context.close() }
-        let bytes = try HostileDocument.fixture("xxe-url-entity.xml", ["__URL__": context.spy.url("/x").absoluteString])
-        if case .feed(let feed) = try ParseResult({ try parse(bytes, chunk: 13) }) {
-            #expect(!allText(feed).contains(context.marker))
+    func anExternalURLEntityMakesNoConnection() async throws {
+        try await withHostileContext { context in
+            let bytes = try HostileDocument.fixture("xxe-url-entity.xml", ["__URL__": context.spy.url("/x").absoluteString])
+            if case .feed(let feed) = try ParseResult({ try parse(bytes, chunk: 13) }) {
+                #expect(!allText(feed).contains(context.marker))
+            }
+            // Also at a closed port: nothing to connect to, and the parse still ends at once.
+            let closed = try HostileDocument.fixture("xxe-url-entity.xml", ["__URL__": "http://127.0.0.1:\(closedLoopbackPort())/x"])
+            _ = try ParseResult { try parse(closed, chunk: closed.count) }
+            #expect(context.spyRequests == 0)
         }
-        // Also at a closed port: nothing to connect to, and the parse still ends at once.
-        let closed = try HostileDocument.fixture("xxe-url-entity.xml", ["__URL__": "http://127.0.0.1:\(closedLoopbackPort())/x"])
-        _ = try ParseResult { try parse(closed, chunk: closed.count) }
-        #expect(context.spy.requestCount() == 0)
     }
 
     @Test(.timeLimit(.minutes(1)), arguments: ["http", "file"])
-    func anExternalDTDIsNeitherFetchedNorRead(_ scheme: String) throws {
-        let context = try HostileContext()
-        defer { context.close() }
-        let dtd = scheme == "http" ? context.spy.url("/evil.dtd").absoluteString : context.dtdFile.absoluteString
-        let bytes = try HostileDocument.fixture("dtd-external.xml", ["__DTD__": dtd])
-        if case .feed(let feed) = try ParseResult({ try parse(bytes, chunk: 5) }) {
-            #expect(!allText(feed).contains(context.marker))
-            #expect(feed.episodes.map(\.id) == ["dtd-1"])
+    func anExternalDTDIsNeitherFetchedNorRead(_ scheme: String) async throws {
+        try await withHostileContext { context in
+            let dtd = scheme == "http" ? context.spy.url("/evil.dtd").absoluteString : context.dtdFile.absoluteString
+            let bytes = try HostileDocument.fixture("dtd-external.xml", ["__DTD__": dtd])
+            if case .feed(let feed) = try ParseResult({ try parse(bytes, chunk: 5) }) {
+                #expect(!allText(feed).contains(context.marker))
+                #expect(feed.episodes.map(\.id) == ["dtd-1"])
+            }
+            #expect(context.spyRequests == 0)
         }
-        #expect(context.spy.requestCount() == 0)
     }
 
     // MARK: - Size and shape

@@ -6,9 +6,9 @@ import RefreshEngine
 import Testing
 import TestSupport
 
-/// The same containment check over the project's own loopback server (``TestHTTPServer``) and its ``TestFault``s, as a
-/// cross-check of the fault tests above (which use the socket-level ``HostileServer`` for faults NIO cannot produce:
-/// RST, raw bytes, redirects to other schemes).
+/// The same containment check with ``TestHTTPServer``'s faults as other test targets use them (gzip allowed, so a
+/// fault may cut a compressed, chunked body), as a cross-check of ``FaultInjectionTests`` (which send every body as
+/// is, with its declared `Content-Length`).
 @Suite("Faults from TestHTTPServer through the refresh engine")
 struct SharedServerFaultTests {
     static let faults: [(String, TestFault, String?)] = [

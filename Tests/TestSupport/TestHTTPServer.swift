@@ -1,4 +1,5 @@
 public import Foundation
+import Glibc
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
@@ -14,20 +15,29 @@ public struct TestRequest: Sendable {
     public var receivedAt: Date
 }
 
-/// How the server misbehaves while answering (issue #5's fault list).
+/// How the server misbehaves while answering (issue #5's fault list, and the reliability tests' hostile servers).
+///
+/// Every faulty response closes its connection when it is done. Pair a fault that is about the bytes on the wire
+/// (a declared length, a cut body) with ``TestResponse/compressible`` `false`, or a client that accepts gzip gets a
+/// chunked, compressed body instead.
 public enum TestFault: Sendable {
     /// Send the body in chunks of `bytes`, waiting `delay` between them.
     case trickle(bytes: Int, delay: Duration)
-    /// Send `afterBytes` of the body, then nothing, holding the connection open.
+    /// Announce the full Content-Length, send `afterBytes` of the body, then nothing, holding the connection open
+    /// until the client gives up or the server shuts down.
     case stall(afterBytes: Int)
-    /// Send `afterBytes` of the body, then close the connection abruptly.
+    /// Announce the full Content-Length, send `afterBytes` of the body, then reset the connection (a TCP RST, from
+    /// `SO_LINGER` 0, not a clean close).
     case reset(afterBytes: Int)
-    /// Announce the full Content-Length, send `afterBytes`, then close.
+    /// Announce the full Content-Length, send `afterBytes`, then close cleanly (FIN).
     case shortBody(afterBytes: Int)
     /// Stream `bytes` of body generated on the fly (never held in memory), as fast as the client reads.
     case huge(bytes: Int)
     /// Announce a `Content-Length` of `length`, send the body (shorter), then hold the connection open.
     case declaredLength(Int)
+    /// Send these exact bytes as the whole response (status line and headers included, nothing of the server's
+    /// own), then close: for answers that are not HTTP, or HTTP that NIO would not write.
+    case raw([UInt8])
 }
 
 /// A header the server's own handler adds to keep the compressor away from a response; never sent.
@@ -41,17 +51,29 @@ public struct TestResponse: Sendable {
     public var fault: TestFault?
     /// Wait this long before answering at all.
     public var delay: Duration?
+    /// Whether the body may be gzipped for a client that accepts it (the default). When false it goes out exactly as
+    /// given, with the `Content-Length` the fault declares.
+    public var compressible: Bool
 
-    public init(status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = [], fault: TestFault? = nil, delay: Duration? = nil) {
+    /// An answer with these bytes as its body.
+    public init(
+        status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = [], fault: TestFault? = nil, delay: Duration? = nil,
+        compressible: Bool = true
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
         self.fault = fault
         self.delay = delay
+        self.compressible = compressible
     }
 
-    public init(status: Int = 200, headers: [(String, String)] = [], text: String, fault: TestFault? = nil, delay: Duration? = nil) {
-        self.init(status: status, headers: headers, body: Array(text.utf8), fault: fault, delay: delay)
+    /// An answer with `text`, in UTF-8, as its body.
+    public init(
+        status: Int = 200, headers: [(String, String)] = [], text: String, fault: TestFault? = nil, delay: Duration? = nil,
+        compressible: Bool = true
+    ) {
+        self.init(status: status, headers: headers, body: Array(text.utf8), fault: fault, delay: delay, compressible: compressible)
     }
 
     /// A redirect to `location` (a path on this server or an absolute URL).
@@ -156,6 +178,16 @@ public final class TestHTTPServer: @unchecked Sendable {
         }
     }
 
+    /// Serves `body` with a fixed `ETag`, answering 304 to an `If-None-Match` that names it. Nothing else: no
+    /// `Last-Modified`, no gzip, so the ETag a client stores says exactly which version of the body it holds.
+    public func serveVersioned(_ path: String, _ body: [UInt8], etag: String, contentType: String = "application/rss+xml") {
+        setRoute(path) { request in
+            let headers = [("Content-Type", contentType), ("ETag", etag)]
+            if request.headers["if-none-match"] == etag { return TestResponse(status: 304, headers: headers, compressible: false) }
+            return TestResponse(status: 200, headers: headers, body: body, compressible: false)
+        }
+    }
+
     /// Every request received so far, in order.
     public var requests: [TestRequest] { state.withLockedValue { $0.requests } }
 
@@ -229,6 +261,7 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
 
     private func respond(_ response: TestResponse, keepAlive: Bool, context: ChannelHandlerContext) {
         let closeLater = NIOLoopBound(context, eventLoop: context.eventLoop)
+        if case .raw(let bytes) = response.fault { return writeRaw(bytes, context: context) }
         var headers = HTTPHeaders(response.headers)
         let total: Int
         switch response.fault {
@@ -237,6 +270,7 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
         }
         if response.status != 304 && response.status != 204 { headers.replaceOrAdd(name: "Content-Length", value: String(total)) }
         if case .declaredLength = response.fault { headers.add(name: rawResponseMarker, value: "1") }
+        if !response.compressible { headers.add(name: rawResponseMarker, value: "1") }
         let faulty = response.fault != nil
         if !keepAlive || faulty { headers.replaceOrAdd(name: "Connection", value: "close") }
         let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
@@ -259,13 +293,40 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body.prefix(after)))))).whenComplete { _ in
                 server.end()
             }
-        case .reset(let after), .shortBody(let after):
+        case .reset(let after):
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body.prefix(after)))))).whenComplete { _ in
+                server.end()
+                // Give the client a moment to read what was sent, then reset: SO_LINGER 0 turns close() into a RST.
+                let context = closeLater.value
+                context.eventLoop.scheduleTask(in: .milliseconds(50)) {
+                    let context = closeLater.value
+                    guard let provider = context.channel as? any SocketOptionProvider else { return context.close(promise: nil) }
+                    provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in closeLater.value.close(promise: nil) }
+                }
+            }
+        case .shortBody(let after):
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body.prefix(after)))))).whenComplete { _ in
                 server.end()
                 closeLater.value.close(promise: nil)
             }
+        case .raw:
+            preconditionFailure("answered by writeRaw")
         case .huge(let bytes):
             streamHuge(remaining: bytes, seed: response.body.isEmpty ? Array("<rss><channel><title>x</title>".utf8) : response.body, context: context)
+        }
+    }
+
+    /// Writes `bytes` beneath the HTTP encoder (straight to the socket), then closes.
+    private func writeRaw(_ bytes: [UInt8], context: ChannelHandlerContext) {
+        let closeLater = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let server = self.server
+        guard let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self) else {
+            server.end()
+            return context.close(promise: nil)
+        }
+        encoder.writeAndFlush(NIOAny(ByteBuffer(bytes: bytes))).whenComplete { _ in
+            server.end()
+            closeLater.value.close(promise: nil)
         }
     }
 
@@ -324,5 +385,18 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
     func channelInactive(context: ChannelHandlerContext) {
         server.connectionClosed()
         context.fireChannelInactive()
+    }
+}
+
+/// Starts a ``TestHTTPServer``, runs `body` with it, and shuts the server down however `body` ends.
+public func withTestHTTPServer<R>(_ body: (TestHTTPServer) async throws -> R) async throws -> R {
+    let server = try await TestHTTPServer.start()
+    do {
+        let result = try await body(server)
+        try await server.shutdown()
+        return result
+    } catch {
+        try? await server.shutdown()
+        throw error
     }
 }

@@ -90,7 +90,7 @@ public enum OPML {
             case "'": out += "&apos;"
             default:
                 // XML 1.0 cannot carry most C0 controls at all: drop them.
-                if scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r" { continue }
+                if CharacterRules.isXMLForbiddenControl(scalar.value) { continue }
                 out.unicodeScalars.append(scalar)
             }
         }
@@ -110,8 +110,8 @@ private final class OPMLState {
         for index in 0..<attributeCount {
             let base = index * 5
             guard let localname = attributes[base], let start = attributes[base + 3], let end = attributes[base + 4] else { continue }
-            let value = String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
-            values[String(cString: localname).lowercased()] = OPMLState.unescapeAmpersands(value)
+            let value = UnsafeBufferPointer(start: start, count: end - start)
+            values[String(cString: localname).lowercased()] = AmpersandReferences.undo(value)
         }
         guard let feed = values["xmlurl"]?.trimmedText, !feed.isEmpty else { return }
         // OPML 2.0 requires `text` and makes `title` optional, so `text` is the outline's name; `title` is the
@@ -122,10 +122,5 @@ private final class OPMLState {
                 title: title,
                 xmlURL: URL(string: feed),
                 htmlURL: values["htmlurl"].flatMap { URL(string: $0.trimmedText) }))
-    }
-
-    /// Without entity substitution libxml2 hands `&amp;` in attributes over as the literal `&#38;`.
-    static func unescapeAmpersands(_ text: String) -> String {
-        text.contains("&#38;") ? text.replacingOccurrences(of: "&#38;", with: "&") : text
     }
 }

@@ -190,7 +190,7 @@ struct SAXState {
                 let key = attributeKey(localname)
                 if key == .other || (!keep && key != .base) { continue }
                 let attributeNS = namespace(uri: raw[at + 2], prefix: raw[at + 1])
-                let value = Self.attributeValue(UnsafeBufferPointer(start: start, count: end - start))
+                let value = AmpersandReferences.undo(UnsafeBufferPointer(start: start, count: end - start))
                 switch key {
                 case .base where attributeNS == .xml:
                     if let resolved = resolveURL(value, base: base, keepFile: true) {
@@ -952,8 +952,7 @@ struct SAXState {
     /// that the model keeps as `URL`.
     /// With `quiet`, a URL with another scheme is counted in `quietlyIgnoredSchemes` instead of warned about.
     mutating func resolveURL(_ raw: String, base: Int32, keepFile: Bool = false, quiet: Bool = false) -> URL? {
-        var text = TextCleaning.clean(raw)
-        if text.utf8.contains(0x26), text.contains("&#38;") { text = text.replacingOccurrences(of: "&#38;", with: "&") }
+        let text = AmpersandReferences.undo(TextCleaning.clean(raw))
         guard !text.isEmpty, text.utf8.count <= 8192 else { return nil }
         var url = URL(string: text)
         if url == nil, let escaped = text.addingPercentEncoding(withAllowedCharacters: Self.urlAllowed) {
@@ -1054,26 +1053,8 @@ struct SAXState {
             guard let localname = attributes[base], let start = attributes[base + 3], let end = attributes[base + 4]
             else { continue }
             let ns = namespace(uri: attributes[base + 2], prefix: attributes[base + 1])
-            body(String(cString: localname), ns, Self.attributeValue(UnsafeBufferPointer(start: start, count: end - start)))
+            body(String(cString: localname), ns, AmpersandReferences.undo(UnsafeBufferPointer(start: start, count: end - start)))
         }
-    }
-
-    /// An attribute's text. Without entity substitution libxml2 leaves `&amp;` as the literal `&#38;`: undo that.
-    static func attributeValue(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        guard bytes.contains(0x26) else { return String(decoding: bytes, as: UTF8.self) }
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = 0
-        while i < bytes.count {
-            if bytes[i] == 0x26, i + 4 < bytes.count, bytes[i + 1] == 0x23, bytes[i + 2] == 0x33, bytes[i + 3] == 0x38, bytes[i + 4] == 0x3B {
-                out.append(0x26)
-                i += 5
-            } else {
-                out.append(bytes[i])
-                i += 1
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     // MARK: - Errors

@@ -126,7 +126,7 @@ struct UTF8Sanitizer {
             }
             let byte = bytes[i]
             if byte < 0x80 {
-                if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D {
+                if CharacterRules.isXMLForbiddenControl(byte) {
                     flushRun(to: i)
                     droppedControls += 1
                     i += 1

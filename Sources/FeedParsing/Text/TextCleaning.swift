@@ -1,4 +1,5 @@
 /// Cleaning text that comes from feeds. Works on UTF-8 bytes (no Foundation bridging): this runs for every field.
+/// Which characters are controls comes from ``CharacterRules``; what happens to them is decided here.
 enum TextCleaning {
     /// Removes characters that must never reach output (C0 controls but tab/newline/CR, DEL) and trims whitespace. A C1
     /// control (U+0080–U+009F, from `&#150;` or from Windows-1252 text converted as if it were ISO-8859-1) becomes
@@ -18,7 +19,7 @@ enum TextCleaning {
     }
 
     @inline(__always)
-    static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+    static func isSpace(_ byte: UInt8) -> Bool { CharacterRules.isASCIIWhitespace(byte) }
 
     /// The part of `bytes[range]` without leading and trailing ASCII whitespace.
     static func trimmedRange(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int> {
@@ -53,11 +54,11 @@ enum TextCleaning {
                 i += 1
                 continue
             }
-            if b < 0x20 || b == 0x7F {
+            if CharacterRules.isASCIIControl(b) {
                 i += 1
                 continue
             }
-            if b == 0xC2 && i + 1 < count && trimmed[i + 1] >= 0x80 && trimmed[i + 1] <= 0x9F {
+            if CharacterRules.isC1Control(trimmed, at: i) {
                 let scalar = InputDecoding.windows1252[Int(trimmed[i + 1] - 0x80)]
                 i += 2
                 // Unassigned in Windows-1252: dropped like any other C1 control.
@@ -89,7 +90,8 @@ enum TextCleaning {
                 var suspicious = controls != 0 && (collapse || !ByteScan.onlyWhitespaceControls(word, controls)) ? controls : 0
                 // DEL, and the lead byte of a C1 control (only in words that are not all ASCII).
                 suspicious |= ascii
-                    ? ByteScan.asciiDeleteBytes(word) : ByteScan.bytes(word, equalTo: 0x7F) | ByteScan.bytes(word, equalTo: 0xC2)
+                    ? ByteScan.asciiDeleteBytes(word)
+                    : ByteScan.bytes(word, equalTo: 0x7F) | ByteScan.bytes(word, equalTo: CharacterRules.c1LeadByte)
                 if collapse {
                     // A space followed by a space.
                     let next = raw.loadUnaligned(fromByteOffset: i + 1, as: UInt64.self)
@@ -109,7 +111,7 @@ enum TextCleaning {
             let b = bytes[i]
             if b < 0x20 {
                 if !isSpace(b) || collapse { return true }
-            } else if b == 0x7F || (b == 0xC2 && i + 1 < count && bytes[i + 1] >= 0x80 && bytes[i + 1] <= 0x9F) {
+            } else if b == 0x7F || CharacterRules.isC1Control(bytes, at: i) {
                 return true
             } else if collapse && b == 0x20 && i + 1 < count && isSpace(bytes[i + 1]) {
                 return true
@@ -119,16 +121,17 @@ enum TextCleaning {
         return false
     }
 
+    /// True for a character that never reaches output: a C0 control XML forbids, DEL or a C1 control.
     static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value
-        return (v < 0x20 && v != 0x09 && v != 0x0A && v != 0x0D) || (0x7F...0x9F).contains(v)
+        return CharacterRules.isXMLForbiddenControl(v) || CharacterRules.isDelete(v) || CharacterRules.isC1Control(v)
     }
 
     /// A numeric character reference's character: `&#150;` (a C1 control) means Windows-1252's `–`, as in HTML;
     /// nil for characters that must not reach output.
     static func referencedCharacter(_ value: UInt32) -> Character? {
         var value = value
-        if (0x80...0x9F).contains(value) { value = InputDecoding.windows1252[Int(value - 0x80)] }
+        if CharacterRules.isC1Control(value) { value = InputDecoding.windows1252[Int(value - 0x80)] }
         guard let scalar = Unicode.Scalar(value), !isForbidden(scalar) else { return nil }
         return Character(scalar)
     }

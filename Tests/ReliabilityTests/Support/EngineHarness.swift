@@ -5,6 +5,7 @@ import FeedParsing
 import FeedStorage
 import Foundation
 import RefreshEngine
+import TestSupport
 import Testing
 
 /// The real refresh pipeline over loopback: a ``FeedStore`` on a temporary file, the real ``HTTPFeedSource`` over a
@@ -159,16 +160,19 @@ struct Containment {
 /// the victim was lost, the database passes `PRAGMA integrity_check`, and nothing the renderer prints can drive a
 /// terminal. Returns the rest for the caller's specific checks.
 func refreshTurningHostile(
-    _ hostile: HostileResponse,
+    _ hostile: TestResponse,
     fetch: FetchConfiguration = testFetchConfiguration(),
     parser: FeedParserOptions = .init(),
-    server existing: HostileServer? = nil,
+    server existing: TestHTTPServer? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
 ) async throws -> Containment {
-    let server = try existing ?? HostileServer()
-    defer { if existing == nil { server.stop() } }
-    server.route("/good.xml", .ok(body: FeedFactory.bytes(FeedFactory.numbered(title: "Good", prefix: "good", count: 3))))
-    server.route("/victim.xml", .ok(body: FeedFactory.bytes(FeedFactory.numbered(title: "Victim", prefix: "victim", count: 3))))
+    guard let server = existing else {
+        return try await withTestHTTPServer { server in
+            try await refreshTurningHostile(hostile, fetch: fetch, parser: parser, server: server, sourceLocation: sourceLocation)
+        }
+    }
+    server.setRoute("/good.xml", .ok(body: FeedFactory.bytes(FeedFactory.numbered(title: "Good", prefix: "good", count: 3))))
+    server.setRoute("/victim.xml", .ok(body: FeedFactory.bytes(FeedFactory.numbered(title: "Victim", prefix: "victim", count: 3))))
     return try await withEngine(fetch: fetch, parser: parser) { engine in
         let good = try engine.store.addSubscription(url: server.url("/good.xml"), title: nil, at: Date())
         let victim = try engine.store.addSubscription(url: server.url("/victim.xml"), title: nil, at: Date())
@@ -181,11 +185,11 @@ func refreshTurningHostile(
         let subscriptionBefore = try engine.subscription(victim.id)
 
         // When the victim turns hostile while the good feed publishes one more episode.
-        server.route("/good.xml", .ok(body: FeedFactory.bytes(FeedFactory.numbered(title: "Good", prefix: "good", count: 4))))
-        server.route("/victim.xml", hostile)
-        let requestsBefore = server.requestCount() - server.requestCount("/good.xml")
+        server.setRoute("/good.xml", .ok(body: FeedFactory.bytes(FeedFactory.numbered(title: "Good", prefix: "good", count: 4))))
+        server.setRoute("/victim.xml", hostile)
+        let requestsBefore = server.requests.count - server.requests(to: "/good.xml").count
         let second = try await engine.refresh([good.id, victim.id])
-        let hostileRequests = server.requestCount() - server.requestCount("/good.xml") - requestsBefore
+        let hostileRequests = server.requests.count - server.requests(to: "/good.xml").count - requestsBefore
 
         // Then the good feed is stored, and the database is healthy.
         let goodOutcome = try second.outcome(good.id)

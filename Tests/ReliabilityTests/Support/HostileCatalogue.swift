@@ -1,18 +1,19 @@
 import Foundation
+import TestSupport
 
 /// Everything a hostile document may point at, made fresh per test: a listening "spy" server that must never be
 /// contacted, a secret file that must never be read, and an external DTD that must never be loaded.
-final class HostileContext: @unchecked Sendable {
-    // @unchecked: every property is a `let` set in `init`; the spy server is itself thread-safe.
-    let spy: HostileServer
+final class HostileContext: Sendable {
+    /// Every property is a `let` set in `init`, and the spy server is itself thread-safe.
+    let spy: TestHTTPServer
     let directory: URL
     /// A unique string inside the secret file and the external DTD: if it ever shows up in output, something was read.
     let marker: String
     let secretFile: URL
     let dtdFile: URL
 
-    init() throws {
-        spy = try HostileServer()
+    fileprivate init(spy: TestHTTPServer) throws {
+        self.spy = spy
         marker = "LEAKED-\(UUID().uuidString)"
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-hostile-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -21,14 +22,42 @@ final class HostileContext: @unchecked Sendable {
         dtdFile = directory.appendingPathComponent("evil.dtd")
         try Data("<!ENTITY marker \"\(marker)\">\n".utf8).write(to: dtdFile)
         // If anything does fetch from the spy, give it something that would leak the marker too.
-        spy.route("/evil.dtd", .ok(body: Array("<!ENTITY marker \"\(marker)\">\n".utf8), contentType: "application/xml-dtd"))
-        spy.route("/x", .ok(body: Array(marker.utf8), contentType: "text/plain"))
-        spy.route("/x-param", .ok(body: Array("<!ENTITY remote \"\(marker)\">".utf8), contentType: "text/plain"))
+        spy.setRoute("/evil.dtd", .ok(body: Array("<!ENTITY marker \"\(marker)\">\n".utf8), contentType: "application/xml-dtd"))
+        spy.setRoute("/x", .ok(body: Array(marker.utf8), contentType: "text/plain"))
+        spy.setRoute("/x-param", .ok(body: Array("<!ENTITY remote \"\(marker)\">".utf8), contentType: "text/plain"))
     }
 
-    func close() {
-        spy.stop()
-        try? FileManager.default.removeItem(at: directory)
+    /// How many requests reached the spy server (there must be none).
+    var spyRequests: Int { spy.requests.count }
+}
+
+/// Runs `body` with a fresh ``HostileContext``, then stops its spy server and removes its files however `body` ends.
+func withHostileContext<R>(_ body: (HostileContext) async throws -> R) async throws -> R {
+    try await withTestHTTPServer { spy in
+        let context = try HostileContext(spy: spy)
+        defer { try? FileManager.default.removeItem(at: context.directory) }
+        return try await body(context)
+    }
+}
+
+// MARK: - Hostile answers
+
+/// The answers the reliability tests serve, sent exactly as given (never gzipped), so a declared `Content-Length`, a
+/// cut or stalled body, or a gzip bomb reaches the client byte for byte.
+extension TestResponse {
+    /// 200 with these bytes and a correct `Content-Length`, or the given fault while sending them.
+    static func ok(body: [UInt8], contentType: String = "application/rss+xml", fault: TestFault? = nil) -> TestResponse {
+        TestResponse(status: 200, headers: [("Content-Type", contentType)], body: body, fault: fault, compressible: false)
+    }
+
+    /// Any status, headers and body, with a correct `Content-Length`.
+    static func status(_ status: Int, headers: [(String, String)] = [], body: [UInt8] = []) -> TestResponse {
+        TestResponse(status: status, headers: headers, body: body, compressible: false)
+    }
+
+    /// A 3xx to `location`, sent as is (an absolute URL, or any text a hostile server might send).
+    static func redirect(status: Int, location: String) -> TestResponse {
+        TestResponse(status: status, headers: [("Location", location)], compressible: false)
     }
 }
 

@@ -21,7 +21,7 @@ struct SQLiteProbe {
     private static let library: Int = Int(bitPattern: dlopen("libsqlite3.so.0", RTLD_NOW))
 
     private static func symbol<T>(_ name: String, as type: T.Type) throws -> T {
-        guard let library = UnsafeMutableRawPointer(bitPattern: library), let pointer = dlsym(library, name) else { throw ServerError("libsqlite3: no \(name)") }
+        guard let library = UnsafeMutableRawPointer(bitPattern: library), let pointer = dlsym(library, name) else { throw ProbeError("libsqlite3: no \(name)") }
         return unsafeBitCast(pointer, to: type)
     }
 
@@ -43,13 +43,13 @@ struct SQLiteProbe {
         guard open(path, &db, SQLITE_OPEN_READWRITE, nil) == 0 else {
             let message = errmsg(db).map { String(cString: $0) } ?? "?"
             _ = closeDB(db)
-            throw ServerError("cannot open \(path): \(message)")
+            throw ProbeError("cannot open \(path): \(message)")
         }
         defer { _ = closeDB(db) }
         _ = busy(db, 10_000)
         var statement: OpaquePointer?
         guard prepare(db, sql, -1, &statement, nil) == 0 else {
-            throw ServerError("cannot prepare \(sql): \(errmsg(db).map { String(cString: $0) } ?? "?")")
+            throw ProbeError("cannot prepare \(sql): \(errmsg(db).map { String(cString: $0) } ?? "?")")
         }
         defer { _ = finalize(statement) }
         var rows: [[String?]] = []
@@ -57,7 +57,7 @@ struct SQLiteProbe {
             let rc = step(statement)
             if rc == 101 { break }  // SQLITE_DONE
             guard rc == 100 else {  // SQLITE_ROW
-                throw ServerError("step failed (\(rc)): \(errmsg(db).map { String(cString: $0) } ?? "?")")
+                throw ProbeError("step failed (\(rc)): \(errmsg(db).map { String(cString: $0) } ?? "?")")
             }
             let n = columnCount(statement)
             rows.append((0..<n).map { index in columnText(statement, index).map { String(cString: $0) } })
@@ -69,4 +69,10 @@ struct SQLiteProbe {
     static func integrityCheck(_ path: String) throws -> String {
         try query(path, "PRAGMA integrity_check").compactMap { $0.first ?? nil }.joined(separator: "; ")
     }
+}
+
+/// Reading the database file failed.
+struct ProbeError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }
