@@ -23,7 +23,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             precondition(quick == date, "fast date \(quick) ≠ \(String(describing: date)) for \(text.debugDescription)")
         }
         if let quick = utf8.withUnsafeBufferPointer(EpisodeDuration.parseClock) {
-            precondition(quick == seconds, "fast duration \(quick) ≠ \(String(describing: seconds)) for \(text.debugDescription)")
+            precondition(
+                quick == seconds, "fast duration \(quick) ≠ \(String(describing: seconds)) for \(text.debugDescription)"
+            )
         }
     }
     return 0

@@ -26,7 +26,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         for episode in feed.episodes {
             precondition(episode.enclosures.count <= options.maxItemsPerEpisode, "maxItemsPerEpisode exceeded")
             precondition((episode.title?.utf8.count ?? 0) <= options.maxFieldBytes, "maxFieldBytes exceeded")
-            if let duration = episode.duration { precondition(duration.isFinite && duration >= 0, "bad duration \(duration)") }
+            if let duration = episode.duration {
+                precondition(duration.isFinite && duration >= 0, "bad duration \(duration)")
+            }
         }
     } catch is FeedParseError {
         // A clear error is a fine answer to garbage.

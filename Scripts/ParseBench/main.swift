@@ -62,5 +62,8 @@ for _ in 0..<max(1, repetitions) {
     best = min(best, seconds)
 }
 let megabytesPerSecond = Double(bytes) / 1e6 / best
-print(String(format: "mode=podfresh files=%d bytes=%d episodes=%d warnings=%d failures=%d parse_s=%.3f MB/s=%.1f ms/feed=%.3f",
-             files.count, bytes, episodes, warnings, failures, best, megabytesPerSecond, best * 1000 / Double(files.count)))
+print(
+    String(
+        format:
+            "mode=podfresh files=%d bytes=%d episodes=%d warnings=%d failures=%d parse_s=%.3f MB/s=%.1f ms/feed=%.3f",
+        files.count, bytes, episodes, warnings, failures, best, megabytesPerSecond, best * 1000 / Double(files.count)))

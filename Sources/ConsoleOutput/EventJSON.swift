@@ -32,7 +32,10 @@ public enum EventJSON {
             ("updated_episodes", .int(updatedCount(outcome.result))),
             ("moved_to", .url(outcome.movedTo)),
             ("move_refused", .string(outcome.moveRefused)),
-            ("warnings", .array(outcome.warnings.map { .object([("line", .int($0.line)), ("message", .string($0.message))]) })),
+            (
+                "warnings",
+                .array(outcome.warnings.map { .object([("line", .int($0.line)), ("message", .string($0.message))]) })
+            ),
             ("next_check", .date(outcome.nextCheckAt)),
             ("next_check_reason", .string(outcome.nextCheckReason)),
             ("backlog_episodes", .int(outcome.backlogCount)),

@@ -1,6 +1,6 @@
+import FeedParsing
 import Foundation
 import RefreshEngine
-import FeedParsing
 
 /// The lines the human styles print for events: every feed-supplied text goes through ``TerminalText/sanitize(_:)``.
 enum EventText {
@@ -13,10 +13,13 @@ enum EventText {
         case .updated(let new, let changed):
             var text = "updated   \(name): \(new.count) new"
             if outcome.backlogCount > 0 {
-                text += " (newest only; \(outcome.backlogCount) older episode\(outcome.backlogCount == 1 ? "" : "s") stored)"
+                text +=
+                    " (newest only; \(outcome.backlogCount) older episode\(outcome.backlogCount == 1 ? "" : "s") stored)"
             }
             if changed > 0 { text += ", \(changed) changed" }
-            if !outcome.warnings.isEmpty { text += " (\(outcome.warnings.count) warning\(outcome.warnings.count == 1 ? "" : "s"))" }
+            if !outcome.warnings.isEmpty {
+                text += " (\(outcome.warnings.count) warning\(outcome.warnings.count == 1 ? "" : "s"))"
+            }
             return text
         case .notModified: return "unchanged \(name)"
         case .gone(let message): return "gone      \(name): \(safe(message)); it will not be checked again"
@@ -62,7 +65,8 @@ enum EventText {
         if stored > 0 { parts.append("\(stored) answered from the store (offline)") }
         let new = summary.newEpisodeCount
         let detail = parts.isEmpty ? "" : ": " + parts.joined(separator: ", ")
-        return "\(feeds) feed\(feeds == 1 ? "" : "s")\(detail); \(new) new episode\(new == 1 ? "" : "s") in \(String(format: "%.1f", seconds)) s"
+        return
+            "\(feeds) feed\(feeds == 1 ? "" : "s")\(detail); \(new) new episode\(new == 1 ? "" : "s") in \(String(format: "%.1f", seconds)) s"
     }
 
     /// The live progress line: `[3/10] 2 new, 1 failed · Feed A, Feed B`.
@@ -70,7 +74,9 @@ enum EventText {
         let running = progress.running.map { safe($0.displayName) }
         var text = "[\(progress.finished)/\(progress.total)] \(progress.newEpisodes) new"
         if progress.failures > 0 { text += ", \(progress.failures) failed" }
-        if !running.isEmpty { text += " · " + running.map { TerminalText.truncate($0, to: 24) }.joined(separator: ", ") }
+        if !running.isEmpty {
+            text += " · " + running.map { TerminalText.truncate($0, to: 24) }.joined(separator: ", ")
+        }
         return text
     }
 

@@ -26,7 +26,9 @@ final class JSONLinesOutput: OutputStyle {
     }
 
     func refreshed(_ outcome: RefreshOutcome) {
-        emit([("event", .string("feed_refreshed"))] + EventJSON.feedFields(outcome.feed) + EventJSON.outcomeFields(outcome))
+        emit(
+            [("event", .string("feed_refreshed"))] + EventJSON.feedFields(outcome.feed)
+                + EventJSON.outcomeFields(outcome))
     }
 
     func newEpisode(_ episode: EpisodeAnnouncement, of feed: FeedTarget) {
@@ -34,12 +36,13 @@ final class JSONLinesOutput: OutputStyle {
     }
 
     func failed(_ outcome: RefreshOutcome, _ failure: RefreshFailure) {
-        emit([("event", .string("feed_failed"))] + EventJSON.feedFields(outcome.feed) + [
-            ("kind", .string(failure.kind.rawValue)),
-            ("message", .string(failure.message)),
-            ("http_status", .int(failure.status)),
-            ("next_check", .date(outcome.nextCheckAt)),
-        ])
+        emit(
+            [("event", .string("feed_failed"))] + EventJSON.feedFields(outcome.feed) + [
+                ("kind", .string(failure.kind.rawValue)),
+                ("message", .string(failure.message)),
+                ("http_status", .int(failure.status)),
+                ("next_check", .date(outcome.nextCheckAt)),
+            ])
     }
 
     /// Each failure was already emitted when it happened.

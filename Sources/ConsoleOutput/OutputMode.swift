@@ -12,7 +12,9 @@ public enum OutputMode: String, Sendable, Hashable, CaseIterable {
     case quiet
 
     /// The mode for the current process: `json`/`quiet` when asked, else the redrawing line on a capable terminal.
-    public static func detect(json: Bool, quiet: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) -> OutputMode {
+    public static func detect(
+        json: Bool, quiet: Bool, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> OutputMode {
         if json { return .json }
         if quiet { return .quiet }
         let term = environment["TERM"] ?? ""

@@ -9,7 +9,8 @@ final class QuietOutput: HumanStyle, OutputStyle {
         if case .gone(let message) = outcome.result {
             let name = TerminalText.sanitize(outcome.feed.displayName)
             printError(
-                "\(name): gone: \(TerminalText.sanitize(message)) (\(outcome.feed.url.absoluteString)); it will not be checked again")
+                "\(name): gone: \(TerminalText.sanitize(message)) (\(outcome.feed.url.absoluteString)); it will not be checked again"
+            )
         }
     }
 

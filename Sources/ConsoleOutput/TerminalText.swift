@@ -51,7 +51,9 @@ public enum TerminalText {
     static func isAlreadySafe(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { bytes in
-            guard let first = bytes.first, let last = bytes.last, first != 0x20, last != 0x20 else { return bytes.isEmpty }
+            guard let first = bytes.first, let last = bytes.last, first != 0x20, last != 0x20 else {
+                return bytes.isEmpty
+            }
             var previous: UInt8 = 0
             let count = bytes.count
             var i = 0

@@ -23,8 +23,9 @@ public enum TextTable {
         if let width {
             var excess = widths.reduce(0, +) + 2 * max(0, widths.count - 1) - width
             while excess > 0 {
-                guard let widest = shrinkable.filter({ $0 < widths.count && widths[$0] > minimumWidth })
-                    .max(by: { (widths[$0], $1) < (widths[$1], $0) })
+                guard
+                    let widest = shrinkable.filter({ $0 < widths.count && widths[$0] > minimumWidth })
+                        .max(by: { (widths[$0], $1) < (widths[$1], $0) })
                 else { break }
                 widths[widest] -= 1
                 excess -= 1
@@ -35,7 +36,8 @@ public enum TextTable {
             for (index, cell) in cells.enumerated() {
                 let isLast = index == cells.count - 1
                 let fitted = index < widths.count ? TerminalText.truncate(cell, to: widths[index]) : cell
-                text += isLast ? fitted : fitted + String(repeating: " ", count: max(0, widths[index] - fitted.count) + 2)
+                text +=
+                    isLast ? fitted : fitted + String(repeating: " ", count: max(0, widths[index] - fitted.count) + 2)
             }
             return text
         }

@@ -44,7 +44,10 @@ public enum HTTPHeaderValues {
     /// An HTTP-date (IMF-fixdate, RFC 850 or asctime), or nil.
     public static func date(_ text: String) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy", "EEE, dd MMM yyyy HH:mm:ss Z"] {
+        for format in [
+            "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
+            "EEE, dd MMM yyyy HH:mm:ss Z",
+        ] {
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "GMT")
@@ -82,7 +85,9 @@ public enum HTTPHeaderValues {
         for directive in cacheControl.lowercased().split(separator: ",") {
             let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             if parts[0] == "no-store" || parts[0] == "no-cache" { return nil }
-            if parts[0] == "max-age", parts.count == 2, let value = Int(parts[1].trimmingCharacters(in: ["\""])), value >= 0 {
+            if parts[0] == "max-age", parts.count == 2, let value = Int(parts[1].trimmingCharacters(in: ["\""])),
+                value >= 0
+            {
                 result = value
             }
         }

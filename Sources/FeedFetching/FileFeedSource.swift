@@ -38,7 +38,11 @@ public struct FileFeedSource: FeedSource {
             return .notModified(FeedResponseHead(url: request.url, status: 304, lastModified: modified))
         }
         guard size <= maxBodyBytes else {
-            throw FeedFetchError(kind: .tooLarge, message: "\(path) is larger than \(HTTPFeedSource.megabytes(maxBodyBytes))\(HTTPFeedSource.named(maxBodyBytesName))")
+            throw FeedFetchError(
+                kind: .tooLarge,
+                message:
+                    "\(path) is larger than \(HTTPFeedSource.megabytes(maxBodyBytes))\(HTTPFeedSource.named(maxBodyBytesName))"
+            )
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw FeedFetchError(kind: .file, message: "cannot open \(path): permission denied?")
@@ -57,7 +61,11 @@ public struct FileFeedSource: FeedSource {
             if data.isEmpty { break }
             count += data.count
             if count > maxBodyBytes {
-                throw FeedFetchError(kind: .tooLarge, message: "\(path) is larger than \(HTTPFeedSource.megabytes(maxBodyBytes))\(HTTPFeedSource.named(maxBodyBytesName))")
+                throw FeedFetchError(
+                    kind: .tooLarge,
+                    message:
+                        "\(path) is larger than \(HTTPFeedSource.megabytes(maxBodyBytes))\(HTTPFeedSource.named(maxBodyBytesName))"
+                )
             }
             try data.withUnsafeBytes { try consumer.consume($0) }
         }
@@ -85,7 +93,8 @@ public struct RoutingFeedSource: FeedSource {
         default:
             throw FeedFetchError(
                 kind: .unsupportedScheme,
-                message: "\(request.url.scheme ?? "a scheme-less") URL: podfresh fetches only http, https and file URLs")
+                message: "\(request.url.scheme ?? "a scheme-less") URL: podfresh fetches only http, https and file URLs"
+            )
         }
     }
 }

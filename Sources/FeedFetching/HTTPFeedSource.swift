@@ -57,20 +57,28 @@ public struct HTTPFeedSource: FeedSource {
     ) async throws -> FeedFetchResult<Consumer> {
         let scheme = request.url.scheme?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https", request.url.host?.isEmpty == false else {
-            throw FeedFetchError(kind: .unsupportedScheme, message: "\(request.url.absoluteString) is not an http or https URL")
+            throw FeedFetchError(
+                kind: .unsupportedScheme, message: "\(request.url.absoluteString) is not an http or https URL")
         }
         var httpRequest = HTTPClientRequest(url: request.url.absoluteString)
         httpRequest.method = .GET
         httpRequest.headers.add(name: "User-Agent", value: configuration.userAgent)
-        httpRequest.headers.add(name: "Accept", value: "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8")
+        httpRequest.headers.add(
+            name: "Accept",
+            value: "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8")
         httpRequest.headers.add(name: "Accept-Encoding", value: "gzip, deflate")
         let sentValidators = request.conditional && (request.etag != nil || request.lastModified != nil)
         if request.conditional {
             if let etag = request.etag { httpRequest.headers.add(name: "If-None-Match", value: etag) }
-            if let lastModified = request.lastModified { httpRequest.headers.add(name: "If-Modified-Since", value: lastModified) }
+            if let lastModified = request.lastModified {
+                httpRequest.headers.add(name: "If-Modified-Since", value: lastModified)
+            }
         }
         let timeout = configuration.totalTimeout
-        let deadline = NIODeadline.now() + .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
+        let deadline =
+            NIODeadline.now()
+            + .nanoseconds(
+                Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
         do {
             let response = try await client.execute(httpRequest, deadline: deadline)
             let head = makeHead(request: request, response: response)
@@ -85,17 +93,25 @@ public struct HTTPFeedSource: FeedSource {
                     let limit = Self.megabytes(configuration.maxBodyBytes)
                     throw FeedFetchError(
                         kind: .tooLarge,
-                        message: "the feed is larger than \(limit)\(Self.named(configuration.maxBodyBytesName)): the server announces \(Self.megabytes(declared))")
+                        message:
+                            "the feed is larger than \(limit)\(Self.named(configuration.maxBodyBytesName)): the server announces \(Self.megabytes(declared))"
+                    )
                 }
                 let consumer = try makeConsumer(head)
                 var count = 0
                 for try await buffer in response.body {
                     if NIODeadline.now() > deadline {
-                        throw FeedFetchError(kind: .timeout, message: "timed out: the body did not arrive within \(configuration.totalTimeout)")
+                        throw FeedFetchError(
+                            kind: .timeout,
+                            message: "timed out: the body did not arrive within \(configuration.totalTimeout)")
                     }
                     count += buffer.readableBytes
                     if count > configuration.maxBodyBytes {
-                        throw FeedFetchError(kind: .tooLarge, message: "the feed is larger than \(Self.megabytes(configuration.maxBodyBytes))\(Self.named(configuration.maxBodyBytesName))")
+                        throw FeedFetchError(
+                            kind: .tooLarge,
+                            message:
+                                "the feed is larger than \(Self.megabytes(configuration.maxBodyBytes))\(Self.named(configuration.maxBodyBytesName))"
+                        )
                     }
                     do {
                         try buffer.withUnsafeReadableBytes { try consumer.consume($0) }
@@ -106,19 +122,26 @@ public struct HTTPFeedSource: FeedSource {
                 return .fetched(head, consumer, byteCount: count)
             case 304:
                 guard sentValidators else {
-                    throw FeedFetchError(kind: .transport, message: "the server answered 304 Not Modified to an unconditional request", status: 304)
+                    throw FeedFetchError(
+                        kind: .transport, message: "the server answered 304 Not Modified to an unconditional request",
+                        status: 304)
                 }
                 return .notModified(head)
             case 410:
                 throw FeedFetchError(kind: .gone, message: "HTTP 410 Gone: the feed was removed", status: 410)
             case 300...399:
                 if let location = response.headers.first(name: "Location"),
-                    let target = URL(string: location, relativeTo: head.url), let targetScheme = target.scheme?.lowercased(),
+                    let target = URL(string: location, relativeTo: head.url),
+                    let targetScheme = target.scheme?.lowercased(),
                     targetScheme != "http" && targetScheme != "https"
                 {
-                    throw FeedFetchError(kind: .unsupportedScheme, message: "redirected to a \(targetScheme): URL, which podfresh never follows", status: status)
+                    throw FeedFetchError(
+                        kind: .unsupportedScheme,
+                        message: "redirected to a \(targetScheme): URL, which podfresh never follows", status: status)
                 }
-                throw FeedFetchError(kind: .httpStatus, message: "HTTP \(status) \(response.status.reasonPhrase) without a usable Location", status: status)
+                throw FeedFetchError(
+                    kind: .httpStatus,
+                    message: "HTTP \(status) \(response.status.reasonPhrase) without a usable Location", status: status)
             default:
                 var message = "HTTP \(status) \(response.status.reasonPhrase)"
                 if let retryAfter = head.retryAfter {

@@ -14,7 +14,9 @@ public struct FeedParserOptions: Sendable, Hashable {
     /// What to do with an OPML subscription list instead (the caller's command, say), added to its error.
     public var subscriptionListAdvice: String?
 
-    public init(maxEpisodes: Int = 50_000, maxFieldBytes: Int = 1 << 20, maxItemsPerEpisode: Int = 100, maxWarnings: Int = 200) {
+    public init(
+        maxEpisodes: Int = 50_000, maxFieldBytes: Int = 1 << 20, maxItemsPerEpisode: Int = 100, maxWarnings: Int = 200
+    ) {
         self.maxEpisodes = maxEpisodes
         self.maxFieldBytes = maxFieldBytes
         self.maxItemsPerEpisode = maxItemsPerEpisode
@@ -62,7 +64,8 @@ public final class FeedParser {
         _ = libxml2Ready
         state = .allocate(capacity: 1)
         state.initialize(to: SAXState(options: options, documentURL: baseURL))
-        transportCharset = charset?.trimmingCharacters(in: .whitespacesAndNewlines.union(["\"", "'"])).lowercased()
+        transportCharset =
+            charset?.trimmingCharacters(in: .whitespacesAndNewlines.union(["\"", "'"])).lowercased()
             .nilIfEmpty
     }
 
@@ -107,16 +110,21 @@ public final class FeedParser {
         try feed(UnsafeRawBufferPointer(start: nil, count: 0), final: true)
         finished = true
         if let dropped = sanitizer?.droppedControls, dropped > 0 {
-            insertFirstWarning(ParseWarning(line: 0, message: "\(dropped) control character(s) that XML forbids were removed"))
+            insertFirstWarning(
+                ParseWarning(line: 0, message: "\(dropped) control character(s) that XML forbids were removed"))
         }
         if let replaced = sanitizer?.replacedBytes, replaced > 0 {
-            insertFirstWarning(ParseWarning(line: 0, message: "\(replaced) byte(s) were not valid UTF-8 and were read as Windows-1252"))
+            insertFirstWarning(
+                ParseWarning(line: 0, message: "\(replaced) byte(s) were not valid UTF-8 and were read as Windows-1252")
+            )
         }
         if let decoder, decoder.invalidSequences > 0 {
             insertFirstWarning(
                 ParseWarning(
                     line: 0,
-                    message: "\(decoder.invalidSequences) byte sequence(s) were not valid \(decoder.name) and were replaced by U+FFFD"))
+                    message:
+                        "\(decoder.invalidSequences) byte sequence(s) were not valid \(decoder.name) and were replaced by U+FFFD"
+                ))
         }
         return try result()
     }
@@ -174,7 +182,8 @@ public final class FeedParser {
             break choosing
         }
         for (label, source) in unknown {
-            let instead = chosen.map { "read as \"\(SAXState.snippet($0))\" instead" }
+            let instead =
+                chosen.map { "read as \"\(SAXState.snippet($0))\" instead" }
                 ?? "read as UTF-8, with bytes that are not UTF-8 taken as Windows-1252"
             state.pointee.warn("unknown encoding \"\(SAXState.snippet(label))\" (\(source)): \(instead)", line: 0)
         }
@@ -187,7 +196,9 @@ public final class FeedParser {
         let wanted = InputDecoding.isUTF8(effective) ? "UTF-8" : effective
         if let range = declaration.valueRange {
             let declared = declaration.encoding ?? ""
-            if declared.caseInsensitiveCompare(wanted) != .orderedSame && !(InputDecoding.isUTF8(declared) && wanted == "UTF-8") {
+            if declared.caseInsensitiveCompare(wanted) != .orderedSame
+                && !(InputDecoding.isUTF8(declared) && wanted == "UTF-8")
+            {
                 prefix.replaceSubrange(range, with: Array(wanted.utf8))
             }
         } else if wanted != "UTF-8" {
@@ -236,7 +247,8 @@ public final class FeedParser {
             let initial = min(4, bytes.count)
             context = xmlCreatePushParserCtxt(&handler, UnsafeMutableRawPointer(state), pointer, Int32(initial), nil)
             guard let context else { return }
-            xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_RECOVER.rawValue | XML_PARSE_NOCDATA.rawValue))
+            xmlCtxtUseOptions(
+                context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_RECOVER.rawValue | XML_PARSE_NOCDATA.rawValue))
             state.pointee.context = context
             offset = initial
         }
@@ -264,7 +276,8 @@ public final class FeedParser {
         if root == .redirect && state.pointee.channel.redirectLocation == nil {
             throw FeedParseError(
                 kind: .notAFeed,
-                message: "the document is a <redirect> without a usable <newLocation> (the feed may be gone), not a feed")
+                message:
+                    "the document is a <redirect> without a usable <newLocation> (the feed may be gone), not a feed")
         }
         let format: FeedFormat
         switch root {
@@ -274,7 +287,10 @@ public final class FeedParser {
         }
         let feed = state.pointee.makeFeed(format: format)
         if state.pointee.sawEntityLoop && feed.episodes.isEmpty && feed.title == nil {
-            throw FeedParseError(kind: .entityExpansion, message: "the document defines entities that expand without bound (an entity loop)", line: state.pointee.firstError?.line)
+            throw FeedParseError(
+                kind: .entityExpansion,
+                message: "the document defines entities that expand without bound (an entity loop)",
+                line: state.pointee.firstError?.line)
         }
         return feed
     }
@@ -285,9 +301,13 @@ public final class FeedParser {
         case "html", "head", "body":
             return FeedParseError(kind: .notAFeed, message: "the document is an HTML page, not a feed")
         case "opml":
-            return FeedParseError(kind: .notAFeed, message: "the document is an OPML subscription list, not a feed" + (state.pointee.options.subscriptionListAdvice.map { " (\($0))" } ?? ""))
+            return FeedParseError(
+                kind: .notAFeed,
+                message: "the document is an OPML subscription list, not a feed"
+                    + (state.pointee.options.subscriptionListAdvice.map { " (\($0))" } ?? ""))
         default:
-            return FeedParseError(kind: .notAFeed, message: "root element <\(root)> is not rss, rdf:RDF or an Atom feed")
+            return FeedParseError(
+                kind: .notAFeed, message: "root element <\(root)> is not rss, rdf:RDF or an Atom feed")
         }
     }
 
@@ -295,7 +315,9 @@ public final class FeedParser {
         if totalBytes == 0 || !sawNonWhitespace {
             return FeedParseError(kind: .empty, message: "the document is empty")
         }
-        let start = firstBytes.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
+        let start = firstBytes.drop {
+            $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF
+        }
         if let first = start.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
             return FeedParseError(kind: .notXML, message: "the document is JSON, not an XML feed")
         }
@@ -303,7 +325,10 @@ public final class FeedParser {
             return FeedParseError(kind: .notXML, message: "the document is binary data, not an XML feed")
         }
         if state.pointee.sawEntityLoop {
-            return FeedParseError(kind: .entityExpansion, message: "the document defines entities that expand without bound (an entity loop)", line: state.pointee.firstError?.line)
+            return FeedParseError(
+                kind: .entityExpansion,
+                message: "the document defines entities that expand without bound (an entity loop)",
+                line: state.pointee.firstError?.line)
         }
         // `<!doctype html>` in lower case is not XML, so libxml2 finds no root at all; HTML says its name in any case.
         let opening = String(decoding: start.prefix(15), as: UTF8.self).lowercased()
@@ -311,10 +336,16 @@ public final class FeedParser {
             return FeedParseError(kind: .notAFeed, message: "the document is an HTML page, not a feed")
         }
         if start.first != UInt8(ascii: "<") {
-            return FeedParseError(kind: .notXML, message: "the document is not XML (it starts with \"\(SAXState.snippet(String(decoding: start.prefix(24), as: UTF8.self)))\")")
+            return FeedParseError(
+                kind: .notXML,
+                message:
+                    "the document is not XML (it starts with \"\(SAXState.snippet(String(decoding: start.prefix(24), as: UTF8.self)))\")"
+            )
         }
         let detail = state.pointee.firstError.map { ": \($0.message)" } ?? ""
-        return FeedParseError(kind: .malformed, message: "the document is not well-formed XML\(detail)", line: state.pointee.firstError?.line)
+        return FeedParseError(
+            kind: .malformed, message: "the document is not well-formed XML\(detail)",
+            line: state.pointee.firstError?.line)
     }
 
     // MARK: - SAX handler
@@ -325,7 +356,8 @@ public final class FeedParser {
         handler.startElementNs = { context, localname, prefix, uri, _, _, attributeCount, _, attributes in
             guard let context, let localname else { return }
             context.assumingMemoryBound(to: SAXState.self).pointee.startElement(
-                localname: localname, prefix: prefix, uri: uri, attributeCount: Int(attributeCount), attributes: attributes)
+                localname: localname, prefix: prefix, uri: uri, attributeCount: Int(attributeCount),
+                attributes: attributes)
         }
         handler.endElementNs = { context, localname, _, _ in
             guard let context, let localname else { return }

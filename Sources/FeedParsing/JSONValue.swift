@@ -97,7 +97,8 @@ public indirect enum JSONValue: Sendable, Hashable {
             if CharacterRules.isControl(scalar) || CharacterRules.isLineOrParagraphSeparator(scalar)
                 || CharacterRules.isBidiControl(scalar)
             {
-                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                out +=
+                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
                     + String(scalar.value, radix: 16)
             } else {
                 out.unicodeScalars.append(scalar)

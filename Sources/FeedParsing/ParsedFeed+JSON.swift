@@ -34,7 +34,10 @@ extension ParsedFeed {
             ("txt", .array(txt.map(Self.json))),
             ("value", .array(value.map(Self.json))),
             ("episodes", .array(episodes.map { $0.jsonValue() })),
-            ("warnings", .array(warnings.map { .object([("line", .int($0.line)), ("message", .string($0.message))]) })),
+            (
+                "warnings",
+                .array(warnings.map { .object([("line", .int($0.line)), ("message", .string($0.message))]) })
+            ),
         ])
     }
 
@@ -60,7 +63,8 @@ extension ParsedFeed {
 
     static func json(_ trailer: Trailer) -> JSONValue {
         .object([
-            ("url", .string(trailer.urlString)), ("title", .string(trailer.title)), ("published", .date(trailer.published)),
+            ("url", .string(trailer.urlString)), ("title", .string(trailer.title)),
+            ("published", .date(trailer.published)),
             ("length", trailer.length.map { .int(Int($0)) } ?? .null), ("type", .string(trailer.type)),
             ("season", .int(trailer.season)),
         ])
@@ -80,13 +84,19 @@ extension ParsedFeed {
     static func json(_ value: ValueBlock) -> JSONValue {
         .object([
             ("type", .string(value.type)), ("method", .string(value.method)), ("suggested", .string(value.suggested)),
-            ("recipients", .array(value.recipients.map { recipient in
-                .object([
-                    ("name", .string(recipient.name)), ("type", .string(recipient.type)), ("address", .string(recipient.address)),
-                    ("split", .number(recipient.split)), ("fee", .bool(recipient.fee)),
-                    ("custom_key", .string(recipient.customKey)), ("custom_value", .string(recipient.customValue)),
-                ])
-            })),
+            (
+                "recipients",
+                .array(
+                    value.recipients.map { recipient in
+                        .object([
+                            ("name", .string(recipient.name)), ("type", .string(recipient.type)),
+                            ("address", .string(recipient.address)),
+                            ("split", .number(recipient.split)), ("fee", .bool(recipient.fee)),
+                            ("custom_key", .string(recipient.customKey)),
+                            ("custom_value", .string(recipient.customValue)),
+                        ])
+                    })
+            ),
         ])
     }
 }
@@ -103,35 +113,80 @@ extension ParsedEpisode {
             ("summary", .string(summary)),
             ("published", .date(published)),
             ("duration", .number(duration)),
-            ("enclosures", .array(enclosures.map {
-                .object([("url", .string($0.urlString)), ("length", $0.length.map { .int(Int($0)) } ?? .null), ("type", .string($0.type))])
-            })),
+            (
+                "enclosures",
+                .array(
+                    enclosures.map {
+                        .object([
+                            ("url", .string($0.urlString)), ("length", $0.length.map { .int(Int($0)) } ?? .null),
+                            ("type", .string($0.type)),
+                        ])
+                    })
+            ),
             ("episode", .int(episode)),
             ("season", .int(season)),
             ("episode_type", .string(episodeType?.rawValue)),
             ("explicit", explicit.map { .bool($0) } ?? .null),
             ("image", .string(imageString)),
-            ("transcripts", .array(transcripts.map { .object([("url", .string($0.urlString)), ("type", .string($0.type))]) })),
+            (
+                "transcripts",
+                .array(transcripts.map { .object([("url", .string($0.urlString)), ("type", .string($0.type))]) })
+            ),
             ("chapters", .string(chaptersString)),
-            ("persons", .array(persons.map { .object([("name", .string($0.name)), ("role", .string($0.role)), ("href", .string($0.hrefString))]) })),
-            ("simple_chapters", .array(simpleChapters.map {
-                .object([
-                    ("start", .number($0.start)), ("title", .string($0.title)), ("href", .string($0.hrefString)),
-                    ("image", .string($0.imageString)),
-                ])
-            })),
-            ("alternate_enclosures", .array(alternateEnclosures.map { alternate in
-                .object([
-                    ("type", .string(alternate.type)), ("length", alternate.length.map { .int(Int($0)) } ?? .null),
-                    ("bitrate", .number(alternate.bitrate)), ("height", .int(alternate.height)), ("lang", .string(alternate.language)),
-                    ("title", .string(alternate.title)), ("rel", .string(alternate.rel)), ("codecs", .string(alternate.codecs)),
-                    ("default", .bool(alternate.isDefault)),
-                    ("sources", .array(alternate.sources.map { .object([("uri", .string($0.uriString)), ("content_type", .string($0.contentType))]) })),
-                ])
-            })),
-            ("soundbites", .array(soundbites.map {
-                .object([("start", .number($0.start)), ("duration", .number($0.duration)), ("title", .string($0.title))])
-            })),
+            (
+                "persons",
+                .array(
+                    persons.map {
+                        .object([
+                            ("name", .string($0.name)), ("role", .string($0.role)), ("href", .string($0.hrefString)),
+                        ])
+                    })
+            ),
+            (
+                "simple_chapters",
+                .array(
+                    simpleChapters.map {
+                        .object([
+                            ("start", .number($0.start)), ("title", .string($0.title)),
+                            ("href", .string($0.hrefString)),
+                            ("image", .string($0.imageString)),
+                        ])
+                    })
+            ),
+            (
+                "alternate_enclosures",
+                .array(
+                    alternateEnclosures.map { alternate in
+                        .object([
+                            ("type", .string(alternate.type)),
+                            ("length", alternate.length.map { .int(Int($0)) } ?? .null),
+                            ("bitrate", .number(alternate.bitrate)), ("height", .int(alternate.height)),
+                            ("lang", .string(alternate.language)),
+                            ("title", .string(alternate.title)), ("rel", .string(alternate.rel)),
+                            ("codecs", .string(alternate.codecs)),
+                            ("default", .bool(alternate.isDefault)),
+                            (
+                                "sources",
+                                .array(
+                                    alternate.sources.map {
+                                        .object([
+                                            ("uri", .string($0.uriString)), ("content_type", .string($0.contentType)),
+                                        ])
+                                    })
+                            ),
+                        ])
+                    })
+            ),
+            (
+                "soundbites",
+                .array(
+                    soundbites.map {
+                        .object([
+                            ("start", .number($0.start)), ("duration", .number($0.duration)),
+                            ("title", .string($0.title)),
+                        ])
+                    })
+            ),
             ("license", license.map(ParsedFeed.json) ?? .null),
             ("locations", .array(locations.map(ParsedFeed.json))),
             ("txt", .array(txt.map(ParsedFeed.json))),

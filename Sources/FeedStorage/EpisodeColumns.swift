@@ -13,13 +13,22 @@ struct EpisodeColumns: Sendable {
 
     init(_ e: ParsedEpisode) {
         let enclosures = Self.json(e.enclosures) {
-            .object([("url", .string($0.urlString)), ("length", $0.length.map { .int(Int($0)) } ?? .null), ("type", .string($0.type))])
+            .object([
+                ("url", .string($0.urlString)), ("length", $0.length.map { .int(Int($0)) } ?? .null),
+                ("type", .string($0.type)),
+            ])
         }
         let transcripts = Self.json(e.transcripts) {
-            .object([("url", .string($0.urlString)), ("type", .string($0.type)), ("language", .string($0.language)), ("rel", .string($0.rel))])
+            .object([
+                ("url", .string($0.urlString)), ("type", .string($0.type)), ("language", .string($0.language)),
+                ("rel", .string($0.rel)),
+            ])
         }
         let persons = Self.json(e.persons) {
-            .object([("name", .string($0.name)), ("role", .string($0.role)), ("group", .string($0.group)), ("href", .string($0.hrefString)), ("image", .string($0.imageString))])
+            .object([
+                ("name", .string($0.name)), ("role", .string($0.role)), ("group", .string($0.group)),
+                ("href", .string($0.hrefString)), ("image", .string($0.imageString)),
+            ])
         }
         let alternates = Self.json(e.alternateEnclosures) {
             .object([
@@ -38,13 +47,19 @@ struct EpisodeColumns: Sendable {
         for value in values {
             switch value.storage {
             case .null: hash.mix(0)
-            case .int64(let number): hash.mix(1); hash.mix(word: UInt64(bitPattern: number))
-            case .double(let number): hash.mix(2); hash.mix(word: number.bitPattern)
+            case .int64(let number):
+                hash.mix(1)
+                hash.mix(word: UInt64(bitPattern: number))
+            case .double(let number):
+                hash.mix(2)
+                hash.mix(word: number.bitPattern)
             case .string(let text):
                 hash.mix(3)
                 var text = text
                 text.withUTF8 { hash.mix($0) }
-            case .blob(let data): hash.mix(4); hash.mix(data)
+            case .blob(let data):
+                hash.mix(4)
+                hash.mix(data)
             }
             hash.mix(0x1F)
         }
@@ -88,7 +103,9 @@ struct EpisodeColumns: Sendable {
             image: url("image"),
             transcripts: list("transcripts").compactMap { object in
                 string(object, "url").flatMap(URL.init(string:)).map {
-                    Transcript(url: $0, type: string(object, "type"), language: string(object, "language"), rel: string(object, "rel"))
+                    Transcript(
+                        url: $0, type: string(object, "type"), language: string(object, "language"),
+                        rel: string(object, "rel"))
                 }
             },
             chapters: url("chapters"),
@@ -108,7 +125,8 @@ struct EpisodeColumns: Sendable {
             })
         return StoredEpisode(
             subscriptionID: row["subscriptionId"], key: row["key"], episode: episode,
-            firstSeenAt: Date(timeIntervalSince1970: row["firstSeenAt"]), lastSeenAt: Date(timeIntervalSince1970: row["lastSeenAt"]),
+            firstSeenAt: Date(timeIntervalSince1970: row["firstSeenAt"]),
+            lastSeenAt: Date(timeIntervalSince1970: row["lastSeenAt"]),
             firstSeenRunID: row["firstSeenRunId"])
     }
 }

@@ -71,7 +71,9 @@ public struct MergeSummary: Sendable, Hashable {
     /// Why a requested move was not applied (e.g. the target is already subscribed).
     public var moveRefused: String?
 
-    public init(newEpisodes: [StoredEpisode] = [], updatedCount: Int = 0, movedTo: URL? = nil, moveRefused: String? = nil) {
+    public init(
+        newEpisodes: [StoredEpisode] = [], updatedCount: Int = 0, movedTo: URL? = nil, moveRefused: String? = nil
+    ) {
         self.newEpisodes = newEpisodes
         self.updatedCount = updatedCount
         self.movedTo = movedTo

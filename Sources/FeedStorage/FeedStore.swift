@@ -1,6 +1,7 @@
 import FeedParsing
 public import Foundation
 import GRDB
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,9 +27,11 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         try Self.checkPath(path)
         let url = URL(fileURLWithPath: path)
         do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
-            throw StoreError(kind: .database, message: "cannot create the folder for the database \(path): \(Self.reason(error))")
+            throw StoreError(
+                kind: .database, message: "cannot create the folder for the database \(path): \(Self.reason(error))")
         }
         var configuration = Self.configuration()
         configuration.prepareDatabase { db in
@@ -79,10 +82,13 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         if stat(path, &status) != 0 {
             let code = errno
             if code == ENOENT { return try .inMemory() }
-            throw StoreError(kind: .database, message: "cannot open the database \(path): \(String(cString: strerror(code))); check the path")
+            throw StoreError(
+                kind: .database,
+                message: "cannot open the database \(path): \(String(cString: strerror(code))); check the path")
         }
         if (status.st_mode & S_IFMT) == S_IFDIR {
-            throw StoreError(kind: .database, message: "\(path) is a folder, not a database file; give a file path with --database")
+            throw StoreError(
+                kind: .database, message: "\(path) is a folder, not a database file; give a file path with --database")
         }
         if status.st_size == 0 { return try .inMemory() }
         do {
@@ -190,7 +196,9 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     /// Asked before anything could write to or beside the file: opening a pool switches the file to WAL (which would
     /// change another program's file), and the run lock creates `<database>.lock` beside it.
     static func existingSchema(at path: String) throws -> Schema? {
-        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > 0 else { return nil }
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > 0 else {
+            return nil
+        }
         let probe = try DatabaseQueue(path: path, configuration: configuration(readonly: true))
         let schema = try probe.read(Self.schema)
         try probe.close()
@@ -200,7 +208,9 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     static func foreignDatabase(_ path: String) -> StoreError {
         StoreError(
             kind: .database,
-            message: "\(path) is not a podfresh database (an SQLite file of another program, left untouched); use another --database path")
+            message:
+                "\(path) is not a podfresh database (an SQLite file of another program, left untouched); use another --database path"
+        )
     }
 
     /// True when a read-only open failed only because SQLite could not create the `-wal`/`-shm` files (a read-only
@@ -221,13 +231,18 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
 
     static func describe(_ error: DatabaseError, path: String, writing: Bool = true) -> String {
         switch error.resultCode {
-        case .SQLITE_NOTADB: return "\(path) is not a podfresh database (not an SQLite file); use another --database path"
+        case .SQLITE_NOTADB:
+            return "\(path) is not a podfresh database (not an SQLite file); use another --database path"
         case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM:
-            return "cannot open the database \(path)\(writing ? " for writing" : "") (\(error.message ?? "permission denied")); check the path and its permissions"
-        case .SQLITE_CORRUPT: return "the database \(path) is damaged (\(error.message ?? "corrupt")); restore a backup or start a new one"
+            return
+                "cannot open the database \(path)\(writing ? " for writing" : "") (\(error.message ?? "permission denied")); check the path and its permissions"
+        case .SQLITE_CORRUPT:
+            return
+                "the database \(path) is damaged (\(error.message ?? "corrupt")); restore a backup or start a new one"
         case .SQLITE_FULL: return "the disk holding \(path) is full; free some space and try again"
         case .SQLITE_IOERR:
-            return "cannot read or write the database \(path) (\(error.message ?? "disk I/O error")); check the disk, its free space and the file size limit"
+            return
+                "cannot read or write the database \(path) (\(error.message ?? "disk I/O error")); check the disk, its free space and the file size limit"
         default: return "database error on \(path): \(error.message ?? "\(error.resultCode)")"
         }
     }
@@ -267,7 +282,9 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     public func addSubscription(url: URL, title: String?, at date: Date, backlog: Int?) throws -> Subscription {
         let url = FeedURL.normalized(url)
         return try write { db in
-            if try Row.fetchOne(db, sql: "SELECT id FROM subscription WHERE url = ?", arguments: [url.absoluteString]) != nil {
+            if try Row.fetchOne(db, sql: "SELECT id FROM subscription WHERE url = ?", arguments: [url.absoluteString])
+                != nil
+            {
                 throw StoreError(kind: .duplicate, message: "\(url.absoluteString) is already subscribed")
             }
             try db.execute(
@@ -313,8 +330,9 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     }
 
     private static func existingSubscription(id: Int64, db: Database) throws -> Subscription {
-        guard let subscription = try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE id = ?", arguments: [id])
-            .flatMap(Self.subscription(from:))
+        guard
+            let subscription = try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE id = ?", arguments: [id])
+                .flatMap(Self.subscription(from:))
         else {
             throw StoreError(kind: .notFound, message: "no subscription with id \(id)")
         }
@@ -338,17 +356,25 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     }
 
     public func subscriptions() throws -> [Subscription] {
-        try read { db in try Row.fetchAll(db, sql: "SELECT * FROM subscription ORDER BY id").compactMap(Self.subscription(from:)) }
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM subscription ORDER BY id").compactMap(Self.subscription(from:))
+        }
     }
 
     public func subscription(id: Int64) throws -> Subscription? {
-        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE id = ?", arguments: [id]).flatMap(Self.subscription(from:)) }
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE id = ?", arguments: [id]).flatMap(
+                Self.subscription(from:))
+        }
     }
 
     public func subscription(url: URL) throws -> Subscription? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE url = ?", arguments: [FeedURL.normalizedString(url.absoluteString)])
-                .flatMap(Self.subscription(from:))
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM subscription WHERE url = ?",
+                arguments: [FeedURL.normalizedString(url.absoluteString)]
+            )
+            .flatMap(Self.subscription(from:))
         }
     }
 
@@ -356,7 +382,8 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         try read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT * FROM subscription WHERE isGone = 0 AND (nextCheckAt IS NULL OR nextCheckAt <= ?) ORDER BY id",
+                sql:
+                    "SELECT * FROM subscription WHERE isGone = 0 AND (nextCheckAt IS NULL OR nextCheckAt <= ?) ORDER BY id",
                 arguments: [date.timeIntervalSince1970]
             ).compactMap(Self.subscription(from:))
         }
@@ -365,7 +392,8 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     public func updateMetadata(id: Int64, title: String?, link: URL?, image: URL?) throws {
         try write { db in
             try db.execute(
-                sql: "UPDATE subscription SET title = COALESCE(?, title), link = COALESCE(?, link), image = COALESCE(?, image) WHERE id = ?",
+                sql:
+                    "UPDATE subscription SET title = COALESCE(?, title), link = COALESCE(?, link), image = COALESCE(?, image) WHERE id = ?",
                 arguments: [title, link?.absoluteString, image?.absoluteString, id])
         }
     }
@@ -385,8 +413,10 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
             nextCheckReason: row["nextCheckReason"],
             movedFrom: (row["movedFrom"] as String?).flatMap(URL.init(string:)), lastBodyBytes: row["lastBodyBytes"],
             ttlMinutes: row["ttlMinutes"], syndicationUpdatePeriod: row["syndicationUpdatePeriod"],
-            syndicationUpdateFrequency: row["syndicationUpdateFrequency"], podcastUpdateFrequency: row["podcastUpdateFrequency"],
-            backlog: row["backlog"], refusedMoveTarget: (row["refusedMoveTarget"] as String?).flatMap(URL.init(string:)))
+            syndicationUpdateFrequency: row["syndicationUpdateFrequency"],
+            podcastUpdateFrequency: row["podcastUpdateFrequency"],
+            backlog: row["backlog"], refusedMoveTarget: (row["refusedMoveTarget"] as String?).flatMap(URL.init(string:))
+        )
     }
 
     static func date(_ value: Double?) -> Date? { value.map(Date.init(timeIntervalSince1970:)) }
@@ -421,7 +451,10 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     }
 
     private func applyBody(_ check: FeedCheck, columns: [EpisodeColumns], db: Database) throws -> MergeSummary {
-        guard let current = try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE id = ?", arguments: [check.subscriptionID])
+        guard
+            let current = try Row.fetchOne(
+                db, sql: "SELECT * FROM subscription WHERE id = ?", arguments: [check.subscriptionID]
+            )
             .flatMap(Self.subscription(from:))
         else {
             throw StoreError(kind: .notFound, message: "no subscription with id \(check.subscriptionID)")
@@ -480,14 +513,17 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                 arguments: [checkedAt, check.status ?? 410, message, current.id])
             return summary
         }
-        if let target = check.movedTo.map(FeedURL.normalized), target != current.url, target != current.refusedMoveTarget {
+        if let target = check.movedTo.map(FeedURL.normalized), target != current.url,
+            target != current.refusedMoveTarget
+        {
             if let other = try Row.fetchOne(
                 db, sql: "SELECT id, title FROM subscription WHERE url = ? AND id <> ?",
                 arguments: [target.absoluteString, current.id])
             {
                 let otherTitle: String? = other["title"]
                 let otherID: Int64 = other["id"]
-                summary.moveRefused = "\(target.absoluteString) is already subscribed as \(otherID)\(otherTitle.map { " (\($0))" } ?? "")"
+                summary.moveRefused =
+                    "\(target.absoluteString) is already subscribed as \(otherID)\(otherTitle.map { " (\($0))" } ?? "")"
             } else {
                 try db.execute(
                     sql: "UPDATE subscription SET url = ?, movedFrom = ? WHERE id = ?",
@@ -500,25 +536,30 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
 
     /// Merges a feed's episodes: new ones inserted, changed ones updated, none deleted.
     private func merge(
-        _ feed: ParsedFeed, columns allColumns: [EpisodeColumns], into subscription: Subscription, checkedAt: Date, runID: Int64?,
+        _ feed: ParsedFeed, columns allColumns: [EpisodeColumns], into subscription: Subscription, checkedAt: Date,
+        runID: Int64?,
         announceLimit: Int?, db: Database
     ) throws -> MergeSummary {
         var known: [String: String] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT key, fingerprint FROM episode WHERE subscriptionId = ?", arguments: [subscription.id])
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT key, fingerprint FROM episode WHERE subscriptionId = ?", arguments: [subscription.id])
         while let row = try rows.next() { known[row["key"]] = row["fingerprint"] }
-        let insert = try db.cachedStatement(sql: """
-            INSERT INTO episode (subscriptionId, key, fingerprint, guid, guidIsPermaLink, title, link, description, summary,
-              published, duration, enclosures, episodeNumber, season, episodeType, explicit, image, transcripts, chapters,
-              persons, alternateEnclosures, firstSeenAt, lastSeenAt, firstSeenRunId)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        let update = try db.cachedStatement(sql: """
-            UPDATE episode SET fingerprint = ?, guid = ?, guidIsPermaLink = ?, title = ?, link = ?, description = ?,
-              summary = ?, published = ?, duration = ?, enclosures = ?, episodeNumber = ?, season = ?, episodeType = ?,
-              explicit = ?, image = ?, transcripts = ?, chapters = ?, persons = ?, alternateEnclosures = ?, lastSeenAt = ?
-            WHERE subscriptionId = ? AND key = ?
-            """)
-        let touch = try db.cachedStatement(sql: "UPDATE episode SET lastSeenAt = ? WHERE subscriptionId = ? AND key = ?")
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT INTO episode (subscriptionId, key, fingerprint, guid, guidIsPermaLink, title, link, description, summary,
+                  published, duration, enclosures, episodeNumber, season, episodeType, explicit, image, transcripts, chapters,
+                  persons, alternateEnclosures, firstSeenAt, lastSeenAt, firstSeenRunId)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        let update = try db.cachedStatement(
+            sql: """
+                UPDATE episode SET fingerprint = ?, guid = ?, guidIsPermaLink = ?, title = ?, link = ?, description = ?,
+                  summary = ?, published = ?, duration = ?, enclosures = ?, episodeNumber = ?, season = ?, episodeType = ?,
+                  explicit = ?, image = ?, transcripts = ?, chapters = ?, persons = ?, alternateEnclosures = ?, lastSeenAt = ?
+                WHERE subscriptionId = ? AND key = ?
+                """)
+        let touch = try db.cachedStatement(
+            sql: "UPDATE episode SET lastSeenAt = ? WHERE subscriptionId = ? AND key = ?")
         let seenAt = checkedAt.timeIntervalSince1970
         var summary = MergeSummary()
         var handled = Set<String>()
@@ -549,7 +590,9 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                 try insert.execute(arguments: StatementArguments(values))
                 if announce {
                     summary.newEpisodes.append(
-                        StoredEpisode(subscriptionID: subscription.id, key: episode.id, episode: episode, firstSeenAt: checkedAt, lastSeenAt: checkedAt, firstSeenRunID: runID))
+                        StoredEpisode(
+                            subscriptionID: subscription.id, key: episode.id, episode: episode, firstSeenAt: checkedAt,
+                            lastSeenAt: checkedAt, firstSeenRunID: runID))
                 } else {
                     summary.backlogCount += 1
                 }
@@ -582,7 +625,9 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
             sql += " LIMIT ?"
             arguments += [limit]
         }
-        return try read { db in try Row.fetchAll(db, sql: sql, arguments: arguments).map(EpisodeColumns.storedEpisode(from:)) }
+        return try read { db in
+            try Row.fetchAll(db, sql: sql, arguments: arguments).map(EpisodeColumns.storedEpisode(from:))
+        }
     }
 
     /// How many stored episodes match `query`, ignoring its limit (so a listing can say how many it left out).
@@ -615,7 +660,9 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     public func episodeCounts() throws -> [Int64: Int] {
         try read { db in
             var counts: [Int64: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT subscriptionId, COUNT(*) AS n FROM episode GROUP BY subscriptionId") {
+            for row in try Row.fetchAll(
+                db, sql: "SELECT subscriptionId, COUNT(*) AS n FROM episode GROUP BY subscriptionId")
+            {
                 counts[row["subscriptionId"]] = row["n"]
             }
             return counts
@@ -625,7 +672,9 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     public func recentPublishedDates(subscriptionID: Int64, limit: Int) throws -> [Date] {
         try read { db in
             try Double.fetchAll(
-                db, sql: "SELECT published FROM episode WHERE subscriptionId = ? AND published IS NOT NULL ORDER BY published DESC LIMIT ?",
+                db,
+                sql:
+                    "SELECT published FROM episode WHERE subscriptionId = ? AND published IS NOT NULL ORDER BY published DESC LIMIT ?",
                 arguments: [subscriptionID, limit]
             ).map(Date.init(timeIntervalSince1970:))
         }
@@ -635,7 +684,8 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
 
     public func beginRun(at date: Date) throws -> RefreshRun {
         try write { db in
-            try db.execute(sql: "INSERT INTO refreshRun (startedAt) VALUES (?)", arguments: [date.timeIntervalSince1970])
+            try db.execute(
+                sql: "INSERT INTO refreshRun (startedAt) VALUES (?)", arguments: [date.timeIntervalSince1970])
             return RefreshRun(id: db.lastInsertedRowID, startedAt: date)
         }
     }
@@ -664,9 +714,12 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     public func lastRun(checkedFeeds: Bool) throws -> RefreshRun? {
         let condition = checkedFeeds ? " AND feedsChecked > 0" : ""
         return try read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM refreshRun WHERE endedAt IS NOT NULL\(condition) ORDER BY id DESC LIMIT 1").map { row in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM refreshRun WHERE endedAt IS NOT NULL\(condition) ORDER BY id DESC LIMIT 1"
+            ).map { row in
                 RefreshRun(
-                    id: row["id"], startedAt: Date(timeIntervalSince1970: row["startedAt"]), endedAt: Self.date(row["endedAt"]),
+                    id: row["id"], startedAt: Date(timeIntervalSince1970: row["startedAt"]),
+                    endedAt: Self.date(row["endedAt"]),
                     feedsChecked: row["feedsChecked"], feedsFailed: row["feedsFailed"],
                     feedsNotModified: row["feedsNotModified"], newEpisodes: row["newEpisodes"],
                     bytesDownloaded: row["bytesDownloaded"], bytesSaved: row["bytesSaved"])

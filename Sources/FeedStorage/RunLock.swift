@@ -1,5 +1,6 @@
 import FeedParsing
 public import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -61,10 +62,13 @@ public final class RunLock: @unchecked Sendable {
             guard fd >= 0 else {
                 throw StoreError(
                     kind: .database,
-                    message: "cannot open the lock file \(lockPath): \(String(cString: strerror(errno))); check that the database's folder exists and is writable, or use another --database path")
+                    message:
+                        "cannot open the lock file \(lockPath): \(String(cString: strerror(errno))); check that the database's folder exists and is writable, or use another --database path"
+                )
             }
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {
-                let info = "\(getpid())\n\(Date().timeIntervalSince1970)\n\(CommandLine.arguments.joined(separator: " "))\n"
+                let info =
+                    "\(getpid())\n\(Date().timeIntervalSince1970)\n\(CommandLine.arguments.joined(separator: " "))\n"
                 _ = ftruncate(fd, 0)
                 _ = info.withCString { pwrite(fd, $0, strlen($0), 0) }
                 return RunLock(descriptor: fd)
@@ -79,7 +83,8 @@ public final class RunLock: @unchecked Sendable {
     }
 
     static func holderError(_ lockPath: String) -> RunLockError {
-        let lines = ((try? String(contentsOfFile: lockPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        let lines = ((try? String(contentsOfFile: lockPath, encoding: .utf8)) ?? "").split(separator: "\n").map(
+            String.init)
         return RunLockError(
             pid: lines.first.flatMap { Int32($0) },
             since: lines.count > 1 ? Double(lines[1]).map(Date.init(timeIntervalSince1970:)) : nil,

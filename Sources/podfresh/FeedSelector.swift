@@ -20,13 +20,15 @@ enum FeedSelector {
             case 1:
                 if !result.contains(where: { $0.id == matches[0].id }) { result.append(matches[0]) }
             case 0:
-                throw SelectionError(description: "no subscription matches \"\(argument)\"; `podfresh list` shows ids, URLs and titles")
+                throw SelectionError(
+                    description: "no subscription matches \"\(argument)\"; `podfresh list` shows ids, URLs and titles")
             default:
                 let lines = matches.map { subscription in
                     "  \(subscription.id)  \(TerminalText.sanitize(subscription.title ?? "(untitled)"))  \(subscription.url.absoluteString)"
                 }
                 throw SelectionError(
-                    description: "\"\(argument)\" matches \(matches.count) subscriptions; give one of these ids (or a URL):\n"
+                    description:
+                        "\"\(argument)\" matches \(matches.count) subscriptions; give one of these ids (or a URL):\n"
                         + lines.joined(separator: "\n"))
             }
         }
@@ -45,6 +47,8 @@ enum FeedSelector {
         }
         let exact = subscriptions.filter { ($0.title ?? "").caseInsensitiveCompare(text) == .orderedSame }
         if !exact.isEmpty { return exact }
-        return subscriptions.filter { ($0.title ?? "").range(of: text, options: [.caseInsensitive, .diacriticInsensitive]) != nil }
+        return subscriptions.filter {
+            ($0.title ?? "").range(of: text, options: [.caseInsensitive, .diacriticInsensitive]) != nil
+        }
     }
 }

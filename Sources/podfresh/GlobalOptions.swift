@@ -8,7 +8,8 @@ struct GlobalOptions: ParsableArguments {
         name: .long,
         help: ArgumentHelp(
             "The SQLite database file.",
-            discussion: "Default: $PODFRESH_DATABASE, else $XDG_DATA_HOME/podfresh/podfresh.sqlite, else ~/.local/share/podfresh/podfresh.sqlite.",
+            discussion:
+                "Default: $PODFRESH_DATABASE, else $XDG_DATA_HOME/podfresh/podfresh.sqlite, else ~/.local/share/podfresh/podfresh.sqlite.",
             valueName: "path"))
     var database: String?
 
@@ -41,7 +42,9 @@ struct FetchOptions: ParsableArguments {
     func validate() throws {
         guard (1...64).contains(jobs) else { throw ValidationError("Please give a --jobs between 1 and 64.") }
         guard (1...16).contains(perHost) else { throw ValidationError("Please give a --per-host between 1 and 16.") }
-        guard (1...2048).contains(maxFeedSize) else { throw ValidationError("Please give a --max-feed-size between 1 and 2048 (MB).") }
+        guard (1...2048).contains(maxFeedSize) else {
+            throw ValidationError("Please give a --max-feed-size between 1 and 2048 (MB).")
+        }
     }
 }
 
@@ -53,7 +56,9 @@ struct ScheduleOptions: ParsableArguments {
     @Option(name: .long, help: "Check every feed at least this often (e.g. 24h).")
     var maxInterval = DurationArgument("24h")
 
-    @Option(name: .long, help: "Fetch a feed unconditionally at least this often, in case its server answers 304 wrongly (e.g. 24h).")
+    @Option(
+        name: .long,
+        help: "Fetch a feed unconditionally at least this often, in case its server answers 304 wrongly (e.g. 24h).")
     var revalidateEvery = DurationArgument("24h")
 
     func validate() throws {
@@ -88,7 +93,9 @@ struct DurationArgument: ExpressibleByArgument, Hashable, Sendable, CustomString
             seconds = .infinity
             return
         }
-        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400), ("w", 604_800)]
+        let units: [(String, Double)] = [
+            ("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400), ("w", 604_800),
+        ]
         for (suffix, factor) in units where text.hasSuffix(suffix) {
             if let value = Double(text.dropLast(suffix.count)), value.isFinite, value >= 0 {
                 seconds = value * factor
@@ -107,7 +114,8 @@ struct DurationArgument: ExpressibleByArgument, Hashable, Sendable, CustomString
     var description: String {
         if let text { return text }
         guard seconds.isFinite else { return "forever" }
-        for (suffix, factor) in [("w", 604_800.0), ("d", 86_400), ("h", 3600), ("m", 60), ("s", 1)] where seconds >= factor {
+        for (suffix, factor) in [("w", 604_800.0), ("d", 86_400), ("h", 3600), ("m", 60), ("s", 1)]
+        where seconds >= factor {
             let count = seconds / factor
             if count == count.rounded() { return "\(Int(count))\(suffix)" }
         }

@@ -51,11 +51,12 @@ private func withEnvironment<Result: Sendable>(
         let updates = UIUpdateService()
         let renderer = ConsoleRenderer(mode: output)
         renderer.attach(to: updates)
-        var policy = schedule.map {
-            SchedulePolicy(
-                minInterval: $0.minInterval.seconds, maxInterval: $0.maxInterval.seconds,
-                revalidateEvery: $0.revalidateEvery.seconds)
-        } ?? SchedulePolicy()
+        var policy =
+            schedule.map {
+                SchedulePolicy(
+                    minInterval: $0.minInterval.seconds, maxInterval: $0.maxInterval.seconds,
+                    revalidateEvery: $0.revalidateEvery.seconds)
+            } ?? SchedulePolicy()
         policy = SettingNames.named(policy)
         var configuration = EpisodeUpdateConfiguration(schedulePolicy: policy, hookCommand: hook)
         configuration.hookTimeout = hookTimeout
@@ -84,7 +85,11 @@ func withFeedSource<Result: Sendable>(
         userAgent: PodfreshVersion.userAgent)
     configuration.maxBodyBytesName = SettingNames.maxFeedSize
     return try await HTTPFeedSource.withSource(configuration: configuration) { http in
-        try await body(RoutingFeedSource(http: http, file: FileFeedSource(maxBodyBytes: configuration.maxBodyBytes, maxBodyBytesName: SettingNames.maxFeedSize)))
+        try await body(
+            RoutingFeedSource(
+                http: http,
+                file: FileFeedSource(
+                    maxBodyBytes: configuration.maxBodyBytes, maxBodyBytesName: SettingNames.maxFeedSize)))
     }
 }
 

@@ -33,7 +33,8 @@ struct ArgumentParsingTests {
 
     @Test func theOptionsAUserTypesParseToWhatTheyMean() throws {
         let refresh = try #require(
-            try RootCommand.parseAsRoot(["refresh", "--force", "--jobs", "8", "--exec-timeout", "2m", "3"]) as? RootCommand.Refresh)
+            try RootCommand.parseAsRoot(["refresh", "--force", "--jobs", "8", "--exec-timeout", "2m", "3"])
+                as? RootCommand.Refresh)
         #expect(refresh.force)
         #expect(refresh.fetch.jobs == 8)
         #expect(refresh.execTimeout.seconds == 120)

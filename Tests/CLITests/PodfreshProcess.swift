@@ -43,7 +43,8 @@ struct Podfresh: Sendable {
         for _ in 0..<4 {
             let candidate = folder.appendingPathComponent("podfresh")
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue
+            {
                 return candidate
             }
             folder.deleteLastPathComponent()
@@ -52,7 +53,9 @@ struct Podfresh: Sendable {
     }()
 
     /// Starts the binary without waiting (for `watch`).
-    func start(_ arguments: [String], stdout: Pipe = Pipe(), stderr: Pipe = Pipe(), stdin: Pipe? = nil) throws -> Process {
+    func start(
+        _ arguments: [String], stdout: Pipe = Pipe(), stderr: Pipe = Pipe(), stdin: Pipe? = nil
+    ) throws -> Process {
         let process = Process()
         if let command = launcher.first {
             process.executableURL = URL(fileURLWithPath: command)

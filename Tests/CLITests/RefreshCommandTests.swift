@@ -1,6 +1,6 @@
 import FeedStorage
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
 
 /// End-to-end: the built binary against the demo feeds in `Feeds/` and temporary feed files.
@@ -49,7 +49,8 @@ struct RefreshCommandTests {
         let podfresh = try Podfresh()
         defer { podfresh.cleanUp() }
         let broken = try write("<html><body><h1>Moved</h1></body></html>", to: "broken.xml", in: podfresh)
-        #expect(try await podfresh.run(["add", "--no-fetch", "--backlog", "100", Self.demoFeeds[0], broken]).status == 0)
+        #expect(
+            try await podfresh.run(["add", "--no-fetch", "--backlog", "100", Self.demoFeeds[0], broken]).status == 0)
         let result = try await podfresh.run(["refresh", "--quiet"])
         #expect(result.status == 1)
         #expect(result.stderrLines.count == 1, "\(result.stderr)")
@@ -111,7 +112,8 @@ struct RefreshCommandTests {
             """, to: "hostile.xml", in: podfresh)
         let out = podfresh.directory.appendingPathComponent("hook.out").path
         #expect(try await podfresh.run(["add", "--no-fetch", feed]).status == 0)
-        let hook = "printf '%s|%s|%s\\n' \"$PODFRESH_EPISODE_TITLE\" \"$PODFRESH_ENCLOSURE_URL\" \"$PODFRESH_FEED_TITLE\" >> '\(out)'"
+        let hook =
+            "printf '%s|%s|%s\\n' \"$PODFRESH_EPISODE_TITLE\" \"$PODFRESH_ENCLOSURE_URL\" \"$PODFRESH_FEED_TITLE\" >> '\(out)'"
         let result = try await podfresh.run(["refresh", "--exec", hook])
         #expect(result.status == 0, "\(result.stderr)")
         let written = try String(contentsOfFile: out, encoding: .utf8)
@@ -157,15 +159,19 @@ struct RefreshCommandTests {
         let result = try await podfresh.run(["parse", "--json", Self.demoFeeds[0]])
         #expect(result.status == 0, "\(result.stderr)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-        for key in ["format", "title", "link", "description", "language", "image", "author", "explicit", "type",
-                    "new_feed_url", "podcast_guid", "locked", "complete", "categories", "next_page", "episodes", "warnings"] {
+        for key in [
+            "format", "title", "link", "description", "language", "image", "author", "explicit", "type",
+            "new_feed_url", "podcast_guid", "locked", "complete", "categories", "next_page", "episodes", "warnings",
+        ] {
             #expect(document.keys.contains(key), "missing \(key)")
         }
         let episodes = try #require(document["episodes"] as? [[String: Any]])
         #expect(episodes.count == 3)
         let first = try #require(episodes.first)
-        for key in ["id", "guid", "title", "link", "description", "summary", "published", "duration", "enclosures",
-                    "episode", "season", "episode_type", "explicit", "image", "transcripts", "chapters", "persons"] {
+        for key in [
+            "id", "guid", "title", "link", "description", "summary", "published", "duration", "enclosures",
+            "episode", "season", "episode_type", "explicit", "image", "transcripts", "chapters", "persons",
+        ] {
             #expect(first.keys.contains(key), "missing episode key \(key)")
         }
         #expect(first["duration"] as? Int == 3130)
@@ -178,7 +184,9 @@ struct RefreshCommandTests {
 @Suite(.serialized)
 struct RefreshOverHTTPTests {
     static func feed(_ title: String, _ items: [String]) -> String {
-        let entries = items.map { "<item><title>\($0)</title><guid>\($0)</guid><enclosure url=\"https://cdn.example.com/\($0).mp3\" type=\"audio/mpeg\"/></item>" }
+        let entries = items.map {
+            "<item><title>\($0)</title><guid>\($0)</guid><enclosure url=\"https://cdn.example.com/\($0).mp3\" type=\"audio/mpeg\"/></item>"
+        }
         return "<rss version=\"2.0\"><channel><title>\(title)</title>\(entries.joined())</channel></rss>"
     }
 
@@ -192,10 +200,15 @@ struct RefreshOverHTTPTests {
         }
         server.serveFeed("/one.xml", Self.feed("One", ["a1"]))
         server.serveFeed("/two.xml", Self.feed("Two", ["b1"]))
-        server.setRoute("/html", TestResponse(status: 200, headers: [("Content-Type", "text/html")], text: "<html><body>no</body></html>"))
+        server.setRoute(
+            "/html",
+            TestResponse(status: 200, headers: [("Content-Type", "text/html")], text: "<html><body>no</body></html>"))
 
         // add fetches once, names the feed, and refuses what is not a feed
-        let added = try await podfresh.run(["add", server.url("/one.xml").absoluteString, server.url("/two.xml").absoluteString, server.url("/html").absoluteString])
+        let added = try await podfresh.run([
+            "add", server.url("/one.xml").absoluteString, server.url("/two.xml").absoluteString,
+            server.url("/html").absoluteString,
+        ])
         #expect(added.status == 1)
         #expect(added.stderr.contains("not subscribed to \(server.url("/html").absoluteString)"), "\(added.stderr)")
         let list = try await podfresh.run(["list", "--json"])
@@ -206,8 +219,13 @@ struct RefreshOverHTTPTests {
         let before = server.requests.count
         let second = try await podfresh.run(["refresh", "--all", "--json"])
         #expect(second.status == 0)
-        let events = second.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        #expect(events.filter { $0["event"] as? String == "feed_refreshed" }.allSatisfy { $0["status"] as? String == "not_modified" })
+        let events = second.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(
+            events.filter { $0["event"] as? String == "feed_refreshed" }.allSatisfy {
+                $0["status"] as? String == "not_modified"
+            })
         #expect(events.last?["new_episodes"] as? Int == 0)
         #expect(server.requests.dropFirst(before).allSatisfy { $0.headers["if-none-match"] != nil })
 

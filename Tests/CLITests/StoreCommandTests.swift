@@ -4,11 +4,11 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import podfresh
+
 #if canImport(Glibc)
 import Glibc
 #endif
-
-@testable import podfresh
 
 /// End-to-end: how every command opens the database, and the exit status when it cannot.
 @Suite(.serialized)
@@ -55,7 +55,8 @@ struct StoreCommandTests {
         let podfresh = try await demoDatabase()
         defer { podfresh.cleanUp() }
         // Given a database whose episode table's pages were overwritten (page 1, with the schema, is intact) …
-        let page = try #require(Int(try sqlite(podfresh.databasePath, "SELECT rootpage FROM sqlite_master WHERE name = 'episode'")))
+        let page = try #require(
+            Int(try sqlite(podfresh.databasePath, "SELECT rootpage FROM sqlite_master WHERE name = 'episode'")))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: podfresh.databasePath))
         try handle.seek(toOffset: UInt64((page - 1) * 4096))
         handle.write(Data(repeating: 0xA5, count: 4096))
@@ -63,9 +64,12 @@ struct StoreCommandTests {
         // … every command that touches episodes says so and exits 70 (before: `episodes` and `remove` exited 1).
         for arguments in [["episodes"], ["episodes", "--json"], ["remove", "1"], ["refresh", "--force"]] {
             let result = try await podfresh.run(arguments)
-            #expect(result.status == 70, "podfresh \(arguments.joined(separator: " ")): \(result.status) \(result.stderr)")
+            #expect(
+                result.status == 70, "podfresh \(arguments.joined(separator: " ")): \(result.status) \(result.stderr)")
             #expect(result.stderr.contains(podfresh.databasePath), "\(arguments): \(result.stderr)")
-            #expect(result.stderr.contains("damaged") || result.stderr.contains("malformed"), "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderr.contains("damaged") || result.stderr.contains("malformed"),
+                "\(arguments): \(result.stderr)")
         }
     }
 
@@ -73,7 +77,10 @@ struct StoreCommandTests {
     static let canMountTmpfs: Bool = {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = ["-m", "sh", "-c", "d=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs \"$d\" && umount \"$d\" && rmdir \"$d\""]
+        process.arguments = [
+            "-m", "sh", "-c",
+            "d=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs \"$d\" && umount \"$d\" && rmdir \"$d\"",
+        ]
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return false }
         process.waitUntilExit()
@@ -85,8 +92,11 @@ struct StoreCommandTests {
         let podfresh = try Podfresh()
         defer { podfresh.cleanUp() }
         #expect(try await podfresh.run(["add", "--no-fetch", Self.demoFeeds[0]]).status == 0)
-        let outlines = (0..<200).map { #"<outline text="Feed \#($0) \#(String(repeating: "x", count: 2000))" xmlUrl="https://f\#($0).example/feed"/>"# }
-        let opml = try write("<opml version=\"2.0\"><body>\(outlines.joined())</body></opml>", to: "many.opml", in: podfresh)
+        let outlines = (0..<200).map {
+            #"<outline text="Feed \#($0) \#(String(repeating: "x", count: 2000))" xmlUrl="https://f\#($0).example/feed"/>"#
+        }
+        let opml = try write(
+            "<opml version=\"2.0\"><body>\(outlines.joined())</body></opml>", to: "many.opml", in: podfresh)
         // The database on a 160 KB file system of its own (a private mount namespace: nothing outside sees it).
         let tiny = podfresh.directory.appendingPathComponent("tiny").path
         try FileManager.default.createDirectory(atPath: tiny, withIntermediateDirectories: true)
@@ -125,18 +135,28 @@ struct StoreCommandTests {
     func anotherProgramsSQLiteFileIsRefusedByEveryCommandAndLeftByteIdentical() async throws {
         let podfresh = try Podfresh()
         defer { podfresh.cleanUp() }
-        _ = try sqlite(podfresh.databasePath, "CREATE TABLE note (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO note (body) VALUES ('mine');")
+        _ = try sqlite(
+            podfresh.databasePath,
+            "CREATE TABLE note (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO note (body) VALUES ('mine');")
         let before = try Data(contentsOf: URL(fileURLWithPath: podfresh.databasePath))
         let opml = try write(
-            #"<opml version="2.0"><body><outline text="A" xmlUrl="https://a.example/feed"/></body></opml>"#, to: "a.opml", in: podfresh)
-        for arguments in [["add", "--no-fetch", Self.demoFeeds[0]], ["import", opml], ["refresh"], ["list"], ["episodes"], ["status"], ["export"], ["remove", "1"]] {
+            #"<opml version="2.0"><body><outline text="A" xmlUrl="https://a.example/feed"/></body></opml>"#,
+            to: "a.opml", in: podfresh)
+        for arguments in [
+            ["add", "--no-fetch", Self.demoFeeds[0]], ["import", opml], ["refresh"], ["list"], ["episodes"], ["status"],
+            ["export"], ["remove", "1"],
+        ] {
             let result = try await podfresh.run(arguments)
-            #expect(result.status == 70, "podfresh \(arguments.joined(separator: " ")): \(result.status) \(result.stderr)")
+            #expect(
+                result.status == 70, "podfresh \(arguments.joined(separator: " ")): \(result.status) \(result.stderr)")
             #expect(result.stderr.contains("not a podfresh database"), "\(arguments): \(result.stderr)")
         }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: podfresh.databasePath)) == before, "the other program's file is unchanged")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: podfresh.databasePath)) == before,
+            "the other program's file is unchanged")
         #expect(try sqlite(podfresh.databasePath, "SELECT name FROM sqlite_master WHERE type = 'table'") == "note")
-        #expect(!FileManager.default.fileExists(atPath: podfresh.databasePath + ".lock"), "no lock file beside it either")
+        #expect(
+            !FileManager.default.fileExists(atPath: podfresh.databasePath + ".lock"), "no lock file beside it either")
     }
 
     // MARK: - Readers
@@ -152,7 +172,9 @@ struct StoreCommandTests {
         // Given a read-only file in a read-only folder, where no -wal or -shm file can be created …
         try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: podfresh.databasePath)
         try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: podfresh.directory.path)
-        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: podfresh.directory.path) }
+        defer {
+            try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: podfresh.directory.path)
+        }
         let reader = unprivileged(podfresh)
         // … every reader works, and nothing is created or changed.
         let list = try await reader.run(["list", "--json"])
@@ -183,7 +205,9 @@ struct StoreCommandTests {
             for arguments in [["list"], ["episodes"], ["status"], ["export"]] {
                 let result = try await reader.run(arguments)
                 #expect(result.status == 0, "\(arguments): \(result.stderr)")
-                #expect(try FileManager.default.contentsOfDirectory(atPath: podfresh.directory.path).sorted() == files, "\(arguments)")
+                #expect(
+                    try FileManager.default.contentsOfDirectory(atPath: podfresh.directory.path).sorted() == files,
+                    "\(arguments)")
                 #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "\(arguments)")
             }
         }
@@ -198,7 +222,9 @@ struct StoreCommandTests {
         let held = try HeldWriteTransaction(path: podfresh.databasePath, sql: "DELETE FROM episode")
         defer { held.end() }
         try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: podfresh.directory.path)
-        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: podfresh.directory.path) }
+        defer {
+            try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: podfresh.directory.path)
+        }
         let episodes = try await unprivileged(podfresh).run(["episodes", "--limit", "100"], timeout: 20)
         #expect(episodes.status == 0, "\(episodes.stderr)")
         #expect(episodes.stdoutLines.count == 7, "the uncommitted delete is not seen")
@@ -212,11 +238,15 @@ struct StoreCommandTests {
         // Given another process holding a write transaction (BEGIN IMMEDIATE, rows changed, not committed) …
         let held = try HeldWriteTransaction(
             path: podfresh.databasePath,
-            sql: "UPDATE subscription SET title = 'uncommitted'; DELETE FROM episode; INSERT INTO refreshRun (startedAt) VALUES (0)")
+            sql:
+                "UPDATE subscription SET title = 'uncommitted'; DELETE FROM episode; INSERT INTO refreshRun (startedAt) VALUES (0)"
+        )
         defer { held.end() }
         // … every reader finishes (the busy timeout is 30 s; 20 s is the generous bound) and shows the committed state,
         // while the writer still holds its transaction.
-        for arguments in [["list"], ["episodes", "--limit", "100"], ["episodes", "--new"], ["status", "--json"], ["export"]] {
+        for arguments in [
+            ["list"], ["episodes", "--limit", "100"], ["episodes", "--new"], ["status", "--json"], ["export"],
+        ] {
             let result = try await podfresh.run(arguments, timeout: 20)
             #expect(result.status == 0, "podfresh \(arguments.joined(separator: " ")): \(result.stderr)")
             #expect(!result.stdout.contains("uncommitted"))
@@ -229,7 +259,8 @@ struct StoreCommandTests {
 
     @Test func waitTakesADurationAsItsNextArgument() throws {
         func refresh(_ arguments: [String]) throws -> RootCommand.Refresh {
-            try #require(try RootCommand.parseAsRoot(RootCommand.rewritingOptionalValues(arguments)) as? RootCommand.Refresh)
+            try #require(
+                try RootCommand.parseAsRoot(RootCommand.rewritingOptionalValues(arguments)) as? RootCommand.Refresh)
         }
         let spaced = try refresh(["refresh", "--wait", "2s"])
         #expect(spaced.wait?.seconds == 2)
@@ -241,7 +272,9 @@ struct StoreCommandTests {
         let id = try refresh(["refresh", "--wait", "12"])
         #expect(id.wait?.seconds == .infinity && id.feeds == ["12"], "a bare number stays a feed id")
         #expect(try refresh(["refresh", "--", "--wait"]).feeds == ["--wait"])
-        let watch = try #require(try RootCommand.parseAsRoot(RootCommand.rewritingOptionalValues(["watch", "--wait", "1h"])) as? RootCommand.Watch)
+        let watch = try #require(
+            try RootCommand.parseAsRoot(RootCommand.rewritingOptionalValues(["watch", "--wait", "1h"]))
+                as? RootCommand.Watch)
         #expect(watch.wait?.seconds == 3600)
     }
 
@@ -249,7 +282,9 @@ struct StoreCommandTests {
         #expect(throws: (any Error).self) { _ = try RootCommand.parseAsRoot(["list", "--database", ""]) }
         let podfresh = try Podfresh()
         defer { podfresh.cleanUp() }
-        for arguments in [["list", "--database", ""], ["refresh", "--database", ""], ["add", "--database", " ", Self.demoFeeds[0]]] {
+        for arguments in [
+            ["list", "--database", ""], ["refresh", "--database", ""], ["add", "--database", " ", Self.demoFeeds[0]],
+        ] {
             let result = try await podfresh.run(arguments)
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("--database"))
@@ -262,7 +297,9 @@ struct StoreCommandTests {
         defer { podfresh.cleanUp() }
         let refresh = try await podfresh.run(["refresh", "--help"])
         let help = refresh.stdout.replacingOccurrences(of: "\n", with: " ").split(separator: " ").joined(separator: " ")
-        #expect(help.contains("--timeout <timeout> Give up on one feed after this long (e.g. 60s, 2m). (default: 60s)"), "\(refresh.stdout)")
+        #expect(
+            help.contains("--timeout <timeout> Give up on one feed after this long (e.g. 60s, 2m). (default: 60s)"),
+            "\(refresh.stdout)")
         #expect(help.contains("(default: 15m)"))
         #expect(help.contains("(default: 24h)"))
         #expect(!help.contains(".0s"), "no 900.0s")
@@ -279,7 +316,8 @@ struct StoreCommandTests {
     func importReadsStandardInputAndDevStdin() async throws {
         let podfresh = try Podfresh()
         defer { podfresh.cleanUp() }
-        let opml = Data(#"""
+        let opml = Data(
+            #"""
             <opml version="2.0"><body>
               <outline text="Alpha" title="alpha (old title)" xmlUrl="https://alpha.example/feed"/>
               <outline text="Beta" xmlUrl="https://beta.example/feed"/>
@@ -306,8 +344,11 @@ struct StoreCommandTests {
         let again = try await podfresh.run(["add", "--no-fetch", "https://example.com/Feed.xml"])
         #expect(again.status == 1)
         #expect(again.stderr.contains("already subscribed"), "\(again.stderr)")
-        let opml = try write(#"<opml version="2.0"><body><outline text="X" xmlUrl="https://EXAMPLE.com/Feed.xml#x"/></body></opml>"#, to: "x.opml", in: podfresh)
-        #expect(try await podfresh.run(["import", opml]).stdout.contains("imported 0 feeds, skipped 1 already subscribed"))
+        let opml = try write(
+            #"<opml version="2.0"><body><outline text="X" xmlUrl="https://EXAMPLE.com/Feed.xml#x"/></body></opml>"#,
+            to: "x.opml", in: podfresh)
+        #expect(
+            try await podfresh.run(["import", opml]).stdout.contains("imported 0 feeds, skipped 1 already subscribed"))
         let list = try await podfresh.run(["list", "--json"])
         let feeds = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
         #expect(feeds.compactMap { $0["url"] as? String } == ["https://example.com/Feed.xml"])
@@ -320,14 +361,17 @@ struct StoreCommandTests {
         let podfresh = try Podfresh()
         defer { podfresh.cleanUp() }
         let names = ["Alpha", "Beta", "Gamma", "Delta", "Kappa", "Lambda", "Zeta"]
-        let outlines = names.map { #"<outline text="\#($0)" xmlUrl="https://\#($0.lowercased()).example/feed"/>"# }.joined()
+        let outlines = names.map { #"<outline text="\#($0)" xmlUrl="https://\#($0.lowercased()).example/feed"/>"# }
+            .joined()
         let opml = try write("<opml version=\"2.0\"><body>\(outlines)</body></opml>", to: "many.opml", in: podfresh)
         #expect(try await podfresh.run(["import", opml]).status == 0)
         let result = try await podfresh.run(["remove", "a"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("matches 7 subscriptions"), "\(result.stderr)")
         for (index, name) in names.enumerated() {
-            #expect(result.stderr.contains("\(index + 1)  \(name)  https://\(name.lowercased()).example/feed"), "\(name): \(result.stderr)")
+            #expect(
+                result.stderr.contains("\(index + 1)  \(name)  https://\(name.lowercased()).example/feed"),
+                "\(name): \(result.stderr)")
         }
         #expect(result.stdout.isEmpty)
         let list = try await podfresh.run(["list", "--json"])
@@ -341,7 +385,9 @@ struct StoreCommandTests {
         let podfresh = try Podfresh()
         defer { podfresh.cleanUp() }
         let title = "A Remarkably Long Podcast Title That Goes On Well Past Forty Characters"
-        let opml = try write(#"<opml version="2.0"><body><outline text="\#(title)" xmlUrl="https://long.example/feed"/></body></opml>"#, to: "l.opml", in: podfresh)
+        let opml = try write(
+            #"<opml version="2.0"><body><outline text="\#(title)" xmlUrl="https://long.example/feed"/></body></opml>"#,
+            to: "l.opml", in: podfresh)
         #expect(try await podfresh.run(["import", opml]).status == 0)
         let piped = try await podfresh.run(["list"])
         #expect(piped.stdout.contains(title), "\(piped.stdout)")
@@ -384,15 +430,26 @@ struct StoreCommandTests {
         defer { podfresh.cleanUp() }
         let result = try await podfresh.run(["episodes", "--json", "--feed", "1", "--limit", "100"])
         #expect(result.status == 0, "\(result.stderr)")
-        let rows = try result.stdoutLines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let rows = try result.stdoutLines.map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
         let keeper = try #require(rows.first { $0["title"] as? String == "The Lighthouse Keeper" })
-        for key in ["feed_id", "feed_title", "id", "guid", "title", "link", "published", "duration", "enclosure_url", "enclosure_type",
-                    "description", "summary", "enclosures", "episode", "season", "episode_type", "explicit", "image", "transcripts",
-                    "chapters", "persons", "guid_is_permalink", "alternate_enclosures", "first_seen", "last_seen", "first_seen_run"] {
+        for key in [
+            "feed_id", "feed_title", "id", "guid", "title", "link", "published", "duration", "enclosure_url",
+            "enclosure_type",
+            "description", "summary", "enclosures", "episode", "season", "episode_type", "explicit", "image",
+            "transcripts",
+            "chapters", "persons", "guid_is_permalink", "alternate_enclosures", "first_seen", "last_seen",
+            "first_seen_run",
+        ] {
             #expect(keeper.keys.contains(key), "missing \(key)")
         }
-        #expect((keeper["description"] as? String)?.contains("<em>ships</em>") == true, "show notes: \(keeper["description"] ?? "nil")")
-        #expect((keeper["transcripts"] as? [[String: Any]])?.first?["url"] as? String == "https://night-shift.example.org/audio/003.vtt")
+        #expect(
+            (keeper["description"] as? String)?.contains("<em>ships</em>") == true,
+            "show notes: \(keeper["description"] ?? "nil")")
+        #expect(
+            (keeper["transcripts"] as? [[String: Any]])?.first?["url"] as? String
+                == "https://night-shift.example.org/audio/003.vtt")
         #expect((keeper["persons"] as? [[String: Any]])?.first?["name"] as? String == "Ada Morrow")
     }
 
@@ -409,4 +466,3 @@ struct StoreCommandTests {
         #expect(all.stdoutLines.count == 7 && all.stderr.isEmpty, "\(all.stderr)")
     }
 }
-

@@ -12,7 +12,8 @@ struct TrustCommandTests {
         let entries = items.enumerated().map { index, item in
             "<item><title>\(item)</title><guid>\(item)</guid><pubDate>Tue, \(days[index % days.count]) Nov 2024 05:00:00 GMT</pubDate></item>"
         }
-        return "<rss version=\"2.0\" xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel><title>\(title)</title>\(extra)\(entries.joined())</channel></rss>"
+        return
+            "<rss version=\"2.0\" xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel><title>\(title)</title>\(extra)\(entries.joined())</channel></rss>"
     }
 
     @Test(.timeLimit(.minutes(2)))
@@ -22,7 +23,11 @@ struct TrustCommandTests {
             for index in 1...2 {
                 let target = "http://localhost:\(server.port)/moved\(index).xml"
                 server.serveFeed("/moved\(index).xml", feed("Moved \(index)", items: ["m\(index)"]))
-                server.serveFeed("/mover\(index).xml", feed("Mover \(index)", items: ["x\(index)"], extra: "<itunes:new-feed-url>\(target)</itunes:new-feed-url>"))
+                server.serveFeed(
+                    "/mover\(index).xml",
+                    feed(
+                        "Mover \(index)", items: ["x\(index)"],
+                        extra: "<itunes:new-feed-url>\(target)</itunes:new-feed-url>"))
                 urls.append(server.url("/mover\(index).xml").absoluteString)
             }
             for index in 1...4 {
@@ -39,7 +44,8 @@ struct TrustCommandTests {
     }
 
     @Test(.timeLimit(.minutes(2)), arguments: [(SIGTERM, Int32(143), "SIGTERM"), (SIGINT, Int32(130), "SIGINT")])
-    func aRefreshStoppedByASignalExitsWithItsCodeAndSaysWhatItDid(signal: Int32, code: Int32, name: String) async throws {
+    func aRefreshStoppedByASignalExitsWithItsCodeAndSaysWhatItDid(signal: Int32, code: Int32, name: String) async throws
+    {
         try await withPodfreshAndServer { podfresh, server in
             var urls: [String] = []
             for index in 1...3 {
@@ -60,7 +66,9 @@ struct TrustCommandTests {
             while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
             process.waitUntilExit()
             #expect(process.terminationStatus == code, "\(stdout.text)\n\(stderr.text)")
-            #expect(await stderr.wait(timeout: 2) { $0.contains("stopped by \(name): 1 of 3 feeds checked") }, "\(stderr.text)")
+            #expect(
+                await stderr.wait(timeout: 2) { $0.contains("stopped by \(name): 1 of 3 feeds checked") },
+                "\(stderr.text)")
             #expect(server.requests.count == 1, "no new fetch starts after the signal")
             let store = try FeedStore(path: podfresh.databasePath)
             #expect(try store.episodes(EpisodeQuery()).count == 1, "the fetch in flight was stored")
@@ -126,8 +134,11 @@ struct TrustCommandTests {
             #expect(added.status == 0, "\(added.stderr)")
             #expect(added.stdout.contains("e5") && !added.stdout.contains("e4"), "\(added.stdout)")
             #expect(added.stdout.contains("4 older episodes stored"), "\(added.stdout)")
-            let backlog = try await podfresh.run(["add", "--backlog", "2", "--json", server.url("/two.xml").absoluteString])
-            #expect(backlog.stdoutLines.filter { $0.contains("\"event\":\"new_episode\"") }.count == 2, "\(backlog.stdout)")
+            let backlog = try await podfresh.run([
+                "add", "--backlog", "2", "--json", server.url("/two.xml").absoluteString,
+            ])
+            #expect(
+                backlog.stdoutLines.filter { $0.contains("\"event\":\"new_episode\"") }.count == 2, "\(backlog.stdout)")
             let stored = try await podfresh.run(["episodes", "--json"])
             #expect(stored.stdoutLines.count == 8, "\(stored.stdout)")
 
@@ -144,7 +155,10 @@ struct TrustCommandTests {
         try await withPodfreshAndServer { podfresh, server in
             server.serveFeed("/old.xml", feed("Old", items: ["o1"]))
             server.serveFeed("/new.xml", feed("New", items: ["n1"]))
-            server.setRoute("/page.html", TestResponse(status: 200, headers: [("Content-Type", "text/html")], text: "<html><body>no</body></html>"))
+            server.setRoute(
+                "/page.html",
+                TestResponse(
+                    status: 200, headers: [("Content-Type", "text/html")], text: "<html><body>no</body></html>"))
             let old = server.url("/old.xml").absoluteString
             #expect(try await podfresh.run(["add", old]).status == 0)
 

@@ -1,7 +1,7 @@
 import FeedParsing
 import FeedStorage
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
 
 /// Reads a pipe in the background, so tests can wait for a line to appear.
@@ -38,7 +38,9 @@ final class PipeReader: @unchecked Sendable {
 @Suite(.serialized)
 struct WatchCommandTests {
     func feed(items: [String]) -> String {
-        let entries = items.map { "<item><title>\($0)</title><guid>\($0)</guid><pubDate>Tue, 12 Nov 2024 05:00:00 GMT</pubDate></item>" }
+        let entries = items.map {
+            "<item><title>\($0)</title><guid>\($0)</guid><pubDate>Tue, 12 Nov 2024 05:00:00 GMT</pubDate></item>"
+        }
         return "<rss version=\"2.0\"><channel><title>Watched</title>\(entries.joined())</channel></rss>"
     }
 
@@ -62,7 +64,8 @@ struct WatchCommandTests {
 
         #expect(await stdout.wait(timeout: 30) { $0.contains("first") }, "first cycle: \(stdout.text) \(stderr.text)")
         // The feed gains an episode.
-        server.serveFeed("/watched.xml", feed(items: ["second", "first"]), lastModified: "Wed, 13 Nov 2024 05:00:00 GMT")
+        server.serveFeed(
+            "/watched.xml", feed(items: ["second", "first"]), lastModified: "Wed, 13 Nov 2024 05:00:00 GMT")
         #expect(await stdout.wait(timeout: 30) { $0.contains("second") }, "new episode: \(stdout.text) \(stderr.text)")
 
         // A second refresh on the same database is refused while watch holds the lock.
@@ -124,9 +127,12 @@ struct WatchCommandTests {
         process.waitUntilExit()
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0, "\(stderr.text)")
-        #expect(stderr.text.contains("stopping: letting feeds in flight finish (signal again to quit now)"), "\(stderr.text)")
+        #expect(
+            stderr.text.contains("stopping: letting feeds in flight finish (signal again to quit now)"),
+            "\(stderr.text)")
         let store = try FeedStore(path: podfresh.databasePath)
-        #expect(try store.episodes(EpisodeQuery()).compactMap(\.episode.title) == ["slow"], "the merge in flight committed")
+        #expect(
+            try store.episodes(EpisodeQuery()).compactMap(\.episode.title) == ["slow"], "the merge in flight committed")
         #expect(server.requests.count == 1, "no new fetch starts after the signal")
         #expect(try store.integrityCheck() == "ok")
     }
@@ -144,7 +150,8 @@ struct WatchCommandTests {
         defer { if process.isRunning { process.terminate() } }
 
         kill(process.processIdentifier, SIGTERM)
-        #expect(await stderr.wait(timeout: 10) { $0.contains("stopping:") }, "the first signal is answered: \(stderr.text)")
+        #expect(
+            await stderr.wait(timeout: 10) { $0.contains("stopping:") }, "the first signal is answered: \(stderr.text)")
         kill(process.processIdentifier, SIGINT)
         #expect(try await ended(process, within: 5), "the second signal must not wait for the fetch in flight")
         if process.isRunning { process.terminate() }

@@ -11,11 +11,17 @@ struct CharacterRulesTests {
 
     /// The scalars the users are checked on one by one: the first planes' worth of scripts, punctuation and format
     /// characters (every character of the table lies in it), and the specials block.
-    static let sampleScalars: [Unicode.Scalar] = allScalars.filter { $0.value < 0x3000 || (0xFE00...0xFFFF).contains($0.value) }
+    static let sampleScalars: [Unicode.Scalar] = allScalars.filter {
+        $0.value < 0x3000 || (0xFE00...0xFFFF).contains($0.value)
+    }
 
     @Test func theClassesAreUnicodesOwn() {
         // Mismatches are collected (one expectation each) so a wrong range reports its values, not a million issues.
-        var control: [UInt32] = [], bidi: [UInt32] = [], separator: [UInt32] = [], parts: [UInt32] = [], xml: [UInt32] = []
+        var control: [UInt32] = []
+        var bidi: [UInt32] = []
+        var separator: [UInt32] = []
+        var parts: [UInt32] = []
+        var xml: [UInt32] = []
         for scalar in Self.allScalars {
             let properties = scalar.properties
             let value = scalar.value
@@ -27,7 +33,8 @@ struct CharacterRulesTests {
                 separator.append(value)
             }
             if CharacterRules.isControl(value)
-                != (CharacterRules.isC0Control(value) || CharacterRules.isDelete(value) || CharacterRules.isC1Control(value))
+                != (CharacterRules.isC0Control(value) || CharacterRules.isDelete(value)
+                    || CharacterRules.isC1Control(value))
             {
                 parts.append(value)
             }
@@ -39,19 +46,25 @@ struct CharacterRulesTests {
         }
         #expect(control.isEmpty, "isControl differs from General_Category=Cc at \(control.prefix(10).map { hex($0) })")
         #expect(bidi.isEmpty, "isBidiControl differs from Bidi_Control at \(bidi.prefix(10).map { hex($0) })")
-        #expect(separator.isEmpty, "isLineOrParagraphSeparator differs from Zl/Zp at \(separator.prefix(10).map { hex($0) })")
+        #expect(
+            separator.isEmpty,
+            "isLineOrParagraphSeparator differs from Zl/Zp at \(separator.prefix(10).map { hex($0) })")
         #expect(parts.isEmpty, "isControl is not C0 + DEL + C1 at \(parts.prefix(10).map { hex($0) })")
         #expect(xml.isEmpty, "isXMLForbiddenControl is not C0 but whitespace at \(xml.prefix(10).map { hex($0) })")
-        #expect(Self.allScalars.filter { CharacterRules.isWhitespaceControl($0.value) }.map(\.value) == [0x09, 0x0A, 0x0D])
+        #expect(
+            Self.allScalars.filter { CharacterRules.isWhitespaceControl($0.value) }.map(\.value) == [0x09, 0x0A, 0x0D])
     }
 
     @Test func theFastPathsLeadBytesAreExactlyTheLeadBytesOfTheTablesCharacters() {
         let listed = Self.allScalars.filter { scalar in
-            CharacterRules.isControl(scalar) || CharacterRules.isBidiControl(scalar) || CharacterRules.isLineOrParagraphSeparator(scalar)
+            CharacterRules.isControl(scalar) || CharacterRules.isBidiControl(scalar)
+                || CharacterRules.isLineOrParagraphSeparator(scalar)
         }
         let leads = Set(listed.compactMap { String($0).utf8.first })
         let flagged = Set((0...255).map(UInt8.init).filter(CharacterRules.mayStartListedCharacter))
-        #expect(flagged == leads, "flagged but not a lead: \(flagged.subtracting(leads)), missed: \(leads.subtracting(flagged))")
+        #expect(
+            flagged == leads,
+            "flagged but not a lead: \(flagged.subtracting(leads)), missed: \(leads.subtracting(flagged))")
     }
 
     @Test func aScalarIsDecodedFromItsUTF8() {
@@ -59,7 +72,9 @@ struct CharacterRulesTests {
             let bytes = Array(String(scalar).utf8)
             bytes.withUnsafeBufferPointer { buffer in
                 #expect(CharacterRules.scalarValue(buffer, at: 0) == scalar.value, "U+\(hex(scalar.value))")
-                #expect(CharacterRules.isC1Control(buffer, at: 0) == CharacterRules.isC1Control(scalar.value), "U+\(hex(scalar.value))")
+                #expect(
+                    CharacterRules.isC1Control(buffer, at: 0) == CharacterRules.isC1Control(scalar.value),
+                    "U+\(hex(scalar.value))")
                 if buffer.count > 1 {
                     let cut = UnsafeBufferPointer(rebasing: buffer.dropLast())
                     #expect(CharacterRules.scalarValue(cut, at: 0) == nil)
@@ -67,7 +82,9 @@ struct CharacterRulesTests {
                 }
             }
             if bytes.count == 2 {
-                #expect(CharacterRules.isC1Control(lead: bytes[0], second: bytes[1]) == CharacterRules.isC1Control(scalar.value))
+                #expect(
+                    CharacterRules.isC1Control(lead: bytes[0], second: bytes[1])
+                        == CharacterRules.isC1Control(scalar.value))
             }
         }
     }
@@ -87,13 +104,16 @@ struct CharacterRulesTests {
     @Test func jsonEscapesExactlyTheTablesCharactersBesidesQuoteAndBackslash() {
         for scalar in Self.sampleScalars {
             let text = "a\(Character(scalar))b"
-            let listed = CharacterRules.isControl(scalar) || CharacterRules.isBidiControl(scalar)
+            let listed =
+                CharacterRules.isControl(scalar) || CharacterRules.isBidiControl(scalar)
                 || CharacterRules.isLineOrParagraphSeparator(scalar)
             let handled = listed || scalar == "\"" || scalar == "\\"
             let serialized = JSONValue.string(text).serialized()
             #expect((serialized != "\"\(text)\"") == handled, "U+\(hex(scalar.value)): \(serialized)")
             if listed {
-                #expect(!serialized.unicodeScalars.dropFirst().dropLast().contains(scalar), "U+\(hex(scalar.value)) unescaped")
+                #expect(
+                    !serialized.unicodeScalars.dropFirst().dropLast().contains(scalar),
+                    "U+\(hex(scalar.value)) unescaped")
             }
         }
     }
@@ -102,7 +122,9 @@ struct CharacterRulesTests {
         for scalar in Self.sampleScalars {
             let text = "a\(Character(scalar))b"
             let value = scalar.value
-            let handled = CharacterRules.isXMLForbiddenControl(value) || CharacterRules.isDelete(value) || CharacterRules.isC1Control(value)
+            let handled =
+                CharacterRules.isXMLForbiddenControl(value) || CharacterRules.isDelete(value)
+                || CharacterRules.isC1Control(value)
             let cleaned = TextCleaning.clean(text)
             #expect((cleaned != text) == handled, "U+\(hex(value)): \(cleaned.debugDescription)")
             #expect(TextCleaning.isForbidden(scalar) == handled, "U+\(hex(value))")
@@ -115,7 +137,9 @@ struct CharacterRulesTests {
         for scalar in bidi {
             let text = "x\(Character(scalar))y"
             #expect(TerminalText.sanitize(text) == "xy", "U+\(hex(scalar.value)) kept for the terminal")
-            #expect(JSONValue.string(text).serialized() == "\"x\\u\(hex(scalar.value, width: 4))y\"", "U+\(hex(scalar.value))")
+            #expect(
+                JSONValue.string(text).serialized() == "\"x\\u\(hex(scalar.value, width: 4))y\"",
+                "U+\(hex(scalar.value))")
             // Feed text keeps them: only output removes or escapes them.
             #expect(TextCleaning.clean(text) == text)
         }

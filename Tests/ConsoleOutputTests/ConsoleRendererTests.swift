@@ -17,7 +17,9 @@ final class Buffer: TextSink, @unchecked Sendable {
 }
 
 struct ConsoleRendererTests {
-    let feed = FeedTarget(id: 4, url: URL(string: "https://a.example/feed.xml")!, title: "Show \u{1B}]0;pwned\u{07}\u{1B}[31mRed\u{202E}txt")
+    let feed = FeedTarget(
+        id: 4, url: URL(string: "https://a.example/feed.xml")!,
+        title: "Show \u{1B}]0;pwned\u{07}\u{1B}[31mRed\u{202E}txt")
     let when = Date(timeIntervalSince1970: 1_730_000_000)
 
     func episode(_ title: String) -> EpisodeAnnouncement {
@@ -39,31 +41,42 @@ struct ConsoleRendererTests {
     }
 
     func summary(_ outcomes: [RefreshOutcome], offline: Bool = false) -> DataFetchEvent {
-        .batchCompleted(RefreshSummary(outcomes: outcomes, startedAt: when, endedAt: when.addingTimeInterval(1.5), networkOffline: offline))
+        .batchCompleted(
+            RefreshSummary(
+                outcomes: outcomes, startedAt: when, endedAt: when.addingTimeInterval(1.5), networkOffline: offline))
     }
 
     @Test func quietModePrintsNothingWhenNothingHappened() {
         let unchanged = RefreshOutcome(feed: feed, result: .notModified)
-        let (out, err) = render(.quiet, [
-            .batchStarted(total: 1), .fetchStarted(feed), .fetchCompleted(unchanged),
-            .batchProgress(BatchProgress(total: 1, finished: 1)), summary([unchanged]),
-        ])
+        let (out, err) = render(
+            .quiet,
+            [
+                .batchStarted(total: 1), .fetchStarted(feed), .fetchCompleted(unchanged),
+                .batchProgress(BatchProgress(total: 1, finished: 1)), summary([unchanged]),
+            ])
         #expect(out.text.isEmpty)
         #expect(err.text.isEmpty)
     }
 
     @Test func quietModePrintsOneLinePerNewEpisodeAndErrorsOnStderr() {
-        let updated = RefreshOutcome(feed: feed, result: .updated(newEpisodes: [episode("one"), episode("two")], updatedCount: 0))
+        let updated = RefreshOutcome(
+            feed: feed, result: .updated(newEpisodes: [episode("one"), episode("two")], updatedCount: 0))
         let other = FeedTarget(id: 5, url: URL(string: "https://b.example/f")!, title: "B")
-        let failed = RefreshOutcome(feed: other, result: .failed(RefreshFailure(kind: .fetch(.httpStatus), message: "HTTP 500 Internal Server Error", status: 500)))
-        let (out, err) = render(.quiet, [.batchStarted(total: 2), .fetchCompleted(updated), .fetchFailed(failed), summary([updated, failed])])
+        let failed = RefreshOutcome(
+            feed: other,
+            result: .failed(
+                RefreshFailure(kind: .fetch(.httpStatus), message: "HTTP 500 Internal Server Error", status: 500)))
+        let (out, err) = render(
+            .quiet,
+            [.batchStarted(total: 2), .fetchCompleted(updated), .fetchFailed(failed), summary([updated, failed])])
         #expect(out.lines.count == 2)
         #expect(out.lines[0].contains("one") && out.lines[0].contains("https://a.example/one.mp3"))
         #expect(err.lines == ["podfresh: B: HTTP 500 Internal Server Error (https://b.example/f)"])
     }
 
     @Test func titlesFromFeedsCannotDriveTheTerminal() {
-        let updated = RefreshOutcome(feed: feed, result: .updated(newEpisodes: [episode("x\u{1B}[2Jy")], updatedCount: 0))
+        let updated = RefreshOutcome(
+            feed: feed, result: .updated(newEpisodes: [episode("x\u{1B}[2Jy")], updatedCount: 0))
         let (out, _) = render(.plain, [.batchStarted(total: 1), .fetchCompleted(updated), summary([updated])])
         #expect(!out.text.contains("\u{1B}"))
         #expect(!out.text.contains("\u{202E}"))
@@ -73,8 +86,14 @@ struct ConsoleRendererTests {
 
     @Test func plainModeEndsWithASummary() {
         let updated = RefreshOutcome(feed: feed, result: .updated(newEpisodes: [episode("one")], updatedCount: 2))
-        let unchanged = RefreshOutcome(feed: FeedTarget(id: 9, url: URL(string: "file:///tmp/x.xml")!, title: "Local"), result: .notModified)
-        let (out, _) = render(.plain, [.batchStarted(total: 2), .fetchCompleted(updated), .fetchCompleted(unchanged), summary([updated, unchanged])])
+        let unchanged = RefreshOutcome(
+            feed: FeedTarget(id: 9, url: URL(string: "file:///tmp/x.xml")!, title: "Local"), result: .notModified)
+        let (out, _) = render(
+            .plain,
+            [
+                .batchStarted(total: 2), .fetchCompleted(updated), .fetchCompleted(unchanged),
+                summary([updated, unchanged]),
+            ])
         #expect(out.lines.last == "2 feeds: 1 updated, 1 unchanged; 1 new episode in 1.5 s")
         #expect(out.lines.contains { $0.hasPrefix("updated") && $0.contains("1 new, 2 changed") })
         #expect(out.lines.contains("unchanged Local"))
@@ -82,7 +101,8 @@ struct ConsoleRendererTests {
 
     @Test func jsonModeWritesOneParsableObjectPerLineWithStableKeys() throws {
         let updated = RefreshOutcome(feed: feed, result: .updated(newEpisodes: [episode("one")], updatedCount: 0))
-        let (out, err) = render(.json, [.batchStarted(total: 1), .fetchStarted(feed), .fetchCompleted(updated), summary([updated])])
+        let (out, err) = render(
+            .json, [.batchStarted(total: 1), .fetchStarted(feed), .fetchCompleted(updated), summary([updated])])
         #expect(err.text.isEmpty)
         var kinds: [String] = []
         for line in out.lines {
@@ -98,7 +118,9 @@ struct ConsoleRendererTests {
         let failures = (1...3).map { id in
             RefreshOutcome(
                 feed: FeedTarget(id: Int64(id), url: URL(string: "https://h\(id).example/")!, title: "F\(id)"),
-                result: .failed(RefreshFailure(kind: .fetch(.unreachable), message: "connection refused", awaitsNetworkVerdict: true)))
+                result: .failed(
+                    RefreshFailure(
+                        kind: .fetch(.unreachable), message: "connection refused", awaitsNetworkVerdict: true)))
         }
         var events: [DataFetchEvent] = [.batchStarted(total: 3)]
         events += failures.map { .fetchFailed($0) }
@@ -111,23 +133,30 @@ struct ConsoleRendererTests {
 
     @Test(arguments: [OutputMode.quiet, .plain, .tty])
     func heldFailuresArePrintedOnceConfirmedBeforeTheSummary(mode: OutputMode) {
-        let failure = RefreshFailure(kind: .fetch(.unreachable), message: "connection refused by a.example", awaitsNetworkVerdict: true)
+        let failure = RefreshFailure(
+            kind: .fetch(.unreachable), message: "connection refused by a.example", awaitsNetworkVerdict: true)
         let down = RefreshOutcome(feed: feed, result: .failed(failure))
-        let fine = RefreshOutcome(feed: FeedTarget(id: 2, url: URL(string: "https://b.example/")!, title: "B"), result: .notModified)
+        let fine = RefreshOutcome(
+            feed: FeedTarget(id: 2, url: URL(string: "https://b.example/")!, title: "B"), result: .notModified)
         let held = render(mode, [.batchStarted(total: 2), .fetchFailed(down), .fetchCompleted(fine)])
         #expect(held.err.text.isEmpty, "nothing is said while the network verdict is open")
-        let (out, err) = render(mode, [
-            .batchStarted(total: 2), .fetchFailed(down), .fetchCompleted(fine), .failuresConfirmed([down]), summary([down, fine]),
-        ])
+        let (out, err) = render(
+            mode,
+            [
+                .batchStarted(total: 2), .fetchFailed(down), .fetchCompleted(fine), .failuresConfirmed([down]),
+                summary([down, fine]),
+            ])
         #expect(err.lines.count == 1)
         #expect(err.lines.first?.contains("connection refused by a.example") == true)
         if mode != .quiet { #expect(out.lines.last?.contains("2 feeds: 1 unchanged") == true) }
     }
 
     @Test func jsonLinesReportAHeldFailureWhenItHappensAndOnlyOnce() throws {
-        let failure = RefreshFailure(kind: .fetch(.unreachable), message: "connection refused", awaitsNetworkVerdict: true)
+        let failure = RefreshFailure(
+            kind: .fetch(.unreachable), message: "connection refused", awaitsNetworkVerdict: true)
         let down = RefreshOutcome(feed: feed, result: .failed(failure))
-        let (out, _) = render(.json, [.batchStarted(total: 1), .fetchFailed(down), .failuresConfirmed([down]), summary([down])])
+        let (out, _) = render(
+            .json, [.batchStarted(total: 1), .fetchFailed(down), .failuresConfirmed([down]), summary([down])])
         let events = try out.lines.map { line in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["event"] as? String
         }
@@ -166,7 +195,10 @@ struct JSONValueTests {
         #expect(JSONValue.number(nil).serialized() == "null")
     }
 
-    @Test(arguments: [(0.0, "1970-01-01T00:00:00Z"), (951_782_400, "2000-02-29T00:00:00Z"), (1_730_000_000, "2024-10-27T03:33:20Z"), (-86_400, "1969-12-31T00:00:00Z")])
+    @Test(arguments: [
+        (0.0, "1970-01-01T00:00:00Z"), (951_782_400, "2000-02-29T00:00:00Z"), (1_730_000_000, "2024-10-27T03:33:20Z"),
+        (-86_400, "1969-12-31T00:00:00Z"),
+    ])
     func rfc3339IsUTC(seconds: Double, expected: String) {
         #expect(RFC3339.string(from: Date(timeIntervalSince1970: seconds)) == expected)
     }

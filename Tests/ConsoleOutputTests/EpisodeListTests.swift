@@ -1,15 +1,17 @@
 import ConsoleOutput
-import RefreshEngine
 import FeedParsing
 import FeedStorage
 import Foundation
+import RefreshEngine
 import Testing
 
 struct EpisodeListTests {
     let day = Date(timeIntervalSince1970: 1_730_000_000)  // 2024-10-27
 
     let subscriptions = [
-        Subscription(id: 1, url: URL(string: "https://a.example/1.xml")!, title: "A Show With A Remarkably Long Name Indeed", addedAt: Date(timeIntervalSince1970: 0)),
+        Subscription(
+            id: 1, url: URL(string: "https://a.example/1.xml")!, title: "A Show With A Remarkably Long Name Indeed",
+            addedAt: Date(timeIntervalSince1970: 0)),
         Subscription(id: 2, url: URL(string: "https://b.example/2.xml")!, addedAt: Date(timeIntervalSince1970: 0)),
     ]
 
@@ -37,7 +39,8 @@ struct EpisodeListTests {
 
     @Test func anUndatedEpisodeKeepsTheColumnsAligned() {
         let lines = EpisodeList(
-            episodes: [stored(2, "Dated", published: day), stored(2, "Undated", published: nil)], subscriptions: subscriptions
+            episodes: [stored(2, "Dated", published: day), stored(2, "Undated", published: nil)],
+            subscriptions: subscriptions
         ).lines()
         #expect(lines[1].hasPrefix(String(repeating: " ", count: 10) + "  https://b.example/2.xml: "))
         #expect(lines[0].count - "Dated".count == lines[1].count - "Undated".count)
@@ -45,8 +48,10 @@ struct EpisodeListTests {
 
     @Test func longFeedTitlesAreCutAndEverythingIsSafeToPrint() throws {
         let line = try #require(
-            EpisodeList(episodes: [stored(1, "Bad \u{1B}[2Jtitle\u{202E}\n", published: day)], subscriptions: subscriptions)
-                .lines().first)
+            EpisodeList(
+                episodes: [stored(1, "Bad \u{1B}[2Jtitle\u{202E}\n", published: day)], subscriptions: subscriptions
+            )
+            .lines().first)
         let feedTitle = try #require(line.split(separator: ":").first?.dropFirst(12))
         #expect(feedTitle.count == 30 && feedTitle.hasSuffix("…"))
         #expect(!line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x202E })
@@ -54,7 +59,9 @@ struct EpisodeListTests {
     }
 
     @Test func anUntitledEpisodeSaysSo() {
-        #expect(EpisodeList(episodes: [stored(2, nil, published: day)], subscriptions: subscriptions).lines()[0].hasSuffix(": (untitled)"))
+        #expect(
+            EpisodeList(episodes: [stored(2, nil, published: day)], subscriptions: subscriptions).lines()[0].hasSuffix(
+                ": (untitled)"))
     }
 
     @Test func jsonStartsWithTheNewEpisodeEventKeysAndAddsTheStoredOnes() throws {
@@ -64,10 +71,15 @@ struct EpisodeListTests {
             return
         }
         let keys = pairs.map(\.0)
-        let eventKeys = EventJSON.episodeFields(EpisodeAnnouncement(feedID: 1, episode: episode.episode), feedTitle: "A Show").map(\.0)
+        let eventKeys = EventJSON.episodeFields(
+            EpisodeAnnouncement(feedID: 1, episode: episode.episode), feedTitle: "A Show"
+        ).map(\.0)
         #expect(Array(keys.prefix(eventKeys.count)) == eventKeys)
         #expect(Set(keys).count == keys.count, "no key twice: \(keys)")
-        #expect(Array(keys.suffix(5)) == ["guid_is_permalink", "alternate_enclosures", "first_seen", "last_seen", "first_seen_run"])
+        #expect(
+            Array(keys.suffix(5)) == [
+                "guid_is_permalink", "alternate_enclosures", "first_seen", "last_seen", "first_seen_run",
+            ])
         #expect(keys.contains("transcripts") && keys.contains("persons"))
     }
 
@@ -75,8 +87,11 @@ struct EpisodeListTests {
         let episodes = [stored(1, "One", published: day, run: 3), stored(2, "Two\n", published: nil)]
         let lines = EpisodeList(episodes: episodes, subscriptions: subscriptions).jsonLines()
         #expect(lines.count == 2)
-        let objects = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
-        #expect(objects[0]["feed_title"] as? String == "A Show With A Remarkably Long Name Indeed", "JSON titles are whole")
+        let objects = try lines.map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(
+            objects[0]["feed_title"] as? String == "A Show With A Remarkably Long Name Indeed", "JSON titles are whole")
         #expect(objects[1]["feed_title"] as? String == "https://b.example/2.xml")
         #expect(objects[1]["title"] as? String == "Two\n", "JSON carries text as it is, escaped")
         #expect(objects[0]["first_seen_run"] as? Int == 3)

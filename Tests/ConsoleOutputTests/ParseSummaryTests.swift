@@ -8,11 +8,15 @@ struct ParseSummaryTests {
     let start = Date(timeIntervalSince1970: 1_700_000_000)  // 2023-11-14
 
     func episode(_ title: String, daysAfterStart: Double?, duration: Double? = nil) -> ParsedEpisode {
-        ParsedEpisode(id: title, title: title, published: daysAfterStart.map { start.addingTimeInterval($0 * day) }, duration: duration)
+        ParsedEpisode(
+            id: title, title: title, published: daysAfterStart.map { start.addingTimeInterval($0 * day) },
+            duration: duration)
     }
 
     @Test func theFirstLineNamesTheFeedItsFormatAndItsEpisodeCount() {
-        let one = ParseSummary(feed: ParsedFeed(format: .rss2, title: "Solo", episodes: [episode("a", daysAfterStart: 0)]), source: "x.xml", newest: 5)
+        let one = ParseSummary(
+            feed: ParsedFeed(format: .rss2, title: "Solo", episodes: [episode("a", daysAfterStart: 0)]),
+            source: "x.xml", newest: 5)
         #expect(one.lines()[0] == "Solo  [rss2, 1 episode]")
         let none = ParseSummary(feed: ParsedFeed(format: .atom), source: "x.xml", newest: 5)
         #expect(none.lines()[0] == "—  [atom, 0 episodes]", "an untitled feed shows a dash")
@@ -39,19 +43,25 @@ struct ParseSummaryTests {
         let feed = ParsedFeed(
             format: .rss2, title: "Show",
             episodes: [
-                episode("old", daysAfterStart: 0), episode("undated", daysAfterStart: nil), episode("newest", daysAfterStart: 2),
+                episode("old", daysAfterStart: 0), episode("undated", daysAfterStart: nil),
+                episode("newest", daysAfterStart: 2),
                 episode("middle", daysAfterStart: 1),
             ])
         let all = ParseSummary(feed: feed, source: "s", newest: 10).lines()
         let listed = all.drop { $0 != "  newest episodes:" }.dropFirst()
-        #expect(listed.map { $0.split(separator: " ").last.map(String.init) ?? "" } == ["newest", "middle", "old", "undated"])
+        #expect(
+            listed.map { $0.split(separator: " ").last.map(String.init) ?? "" } == [
+                "newest", "middle", "old", "undated",
+            ])
         #expect(listed.first == "    2023-11-16  newest")
         #expect(listed.last == "    no date     undated", "an undated episode keeps the columns aligned")
         let two = ParseSummary(feed: feed, source: "s", newest: 2).lines()
         #expect(two.suffix(2) == ["    2023-11-16  newest", "    2023-11-15  middle"])
     }
 
-    @Test(arguments: [(0.0, "0:00"), (61.4, "1:01"), (245, "4:05"), (3599.6, "1:00:00"), (3723, "1:02:03"), (36_000, "10:00:00")])
+    @Test(arguments: [
+        (0.0, "0:00"), (61.4, "1:01"), (245, "4:05"), (3599.6, "1:00:00"), (3723, "1:02:03"), (36_000, "10:00:00"),
+    ])
     func durationsReadAsAClock(seconds: Double, clock: String) {
         #expect(ParseSummary.clock(seconds) == clock)
     }
@@ -64,11 +74,15 @@ struct ParseSummaryTests {
     @Test func textFromTheFeedIsSafeToPrintAndLongTitlesAreCut() {
         let hostile = "Evil \u{1B}]0;title\u{07}\u{1B}[31mred\u{202E}\u{9B}x"
         let feed = ParsedFeed(
-            format: .rss2, title: hostile, author: "\u{1B}[2J", episodes: [episode(String(repeating: "long ", count: 30), daysAfterStart: 0)],
+            format: .rss2, title: hostile, author: "\u{1B}[2J",
+            episodes: [episode(String(repeating: "long ", count: 30), daysAfterStart: 0)],
             warnings: [ParseWarning(line: 3, message: "bad \u{1B}[1mthing")])
         let summary = ParseSummary(feed: feed, source: "path\u{1B}[0m.xml", newest: 5)
         let text = summary.text
-        #expect(!text.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) || $0.value == 0x202E })
+        #expect(
+            !text.unicodeScalars.contains {
+                ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) || $0.value == 0x202E
+            })
         #expect(summary.lines()[0].hasPrefix("Evil red"))
         let episodeLine = summary.lines().first { $0.hasPrefix("    2023") } ?? ""
         #expect(episodeLine.count == 4 + 10 + 2 + 70 && episodeLine.hasSuffix("…"))
@@ -81,12 +95,16 @@ struct ParseSummaryTests {
         #expect(lines.filter { $0.hasPrefix("    line ") }.count == 10)
         #expect(lines.contains("    line 1: problem 1") && !lines.contains("    line 11: problem 11"))
         #expect(lines.last == "    … and 2 more (see --json)")
-        let ten = ParseSummary(feed: ParsedFeed(format: .rss2, warnings: Array(warnings.prefix(10))), source: "s", newest: 5).lines()
+        let ten = ParseSummary(
+            feed: ParsedFeed(format: .rss2, warnings: Array(warnings.prefix(10))), source: "s", newest: 5
+        ).lines()
         #expect(ten.last == "    line 10: problem 10")
     }
 
     @Test func textIsTheLinesJoined() {
-        let summary = ParseSummary(feed: ParsedFeed(format: .rss2, title: "T", episodes: [episode("e", daysAfterStart: 0)]), source: "s", newest: 5)
+        let summary = ParseSummary(
+            feed: ParsedFeed(format: .rss2, title: "T", episodes: [episode("e", daysAfterStart: 0)]), source: "s",
+            newest: 5)
         #expect(summary.text == summary.lines().joined(separator: "\n"))
         #expect(!summary.text.hasSuffix("\n"))
     }

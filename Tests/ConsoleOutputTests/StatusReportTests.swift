@@ -7,8 +7,11 @@ import Testing
 struct StatusReportTests {
     let now = Date(timeIntervalSince1970: 1_730_000_000)
 
-    func subscription(_ id: Int64, title: String? = nil, _ change: (inout Subscription) -> Void = { _ in }) -> Subscription {
-        var subscription = Subscription(id: id, url: URL(string: "https://a.example/\(id).xml")!, title: title, addedAt: now)
+    func subscription(
+        _ id: Int64, title: String? = nil, _ change: (inout Subscription) -> Void = { _ in }
+    ) -> Subscription {
+        var subscription = Subscription(
+            id: id, url: URL(string: "https://a.example/\(id).xml")!, title: title, addedAt: now)
         change(&subscription)
         return subscription
     }
@@ -16,9 +19,16 @@ struct StatusReportTests {
     var mixed: [Subscription] {
         [
             subscription(1, title: "Fine"),
-            subscription(2, title: "Broken \u{1B}[31mred") { $0.failureCount = 3; $0.lastError = "HTTP 503\u{07}" },
+            subscription(2, title: "Broken \u{1B}[31mred") {
+                $0.failureCount = 3
+                $0.lastError = "HTTP 503\u{07}"
+            },
             // Gone and failing: counted as gone only.
-            subscription(3, title: "Dead") { $0.isGone = true; $0.failureCount = 1; $0.lastError = "HTTP 410" },
+            subscription(3, title: "Dead") {
+                $0.isGone = true
+                $0.failureCount = 1
+                $0.lastError = "HTTP 410"
+            },
             subscription(4, title: "Moved") { $0.movedFrom = URL(string: "https://old.example/4.xml")! },
         ]
     }
@@ -36,12 +46,15 @@ struct StatusReportTests {
         #expect(lines[2].hasPrefix("  gone     3 Dead") && lines[2].contains("`podfresh refresh 3`"))
         #expect(lines[3].hasPrefix("  moved    4 https://old.example/4.xml → https://a.example/4.xml"))
         #expect(lines[3].contains("`podfresh move 4 --undo`"))
-        #expect(lines.allSatisfy { line in !line.unicodeScalars.contains { $0.value < 0x20 } }, "titles and errors are sanitised")
+        #expect(
+            lines.allSatisfy { line in !line.unicodeScalars.contains { $0.value < 0x20 } },
+            "titles and errors are sanitised")
     }
 
     @Test func withoutARunTheLastRunIsNever() {
         let report = StatusReport(subscriptions: [], dueCount: 0, lastRun: nil)
-        #expect(report.lines() == ["subscriptions: 0   due now: 0   failing: 0   gone: 0   moved: 0", "last run: never"])
+        #expect(
+            report.lines() == ["subscriptions: 0   due now: 0   failing: 0   gone: 0   moved: 0", "last run: never"])
         #expect(report.conditionalHitRate == nil)
     }
 
@@ -65,7 +78,9 @@ struct StatusReportTests {
         #expect(json["conditional_hit_rate"] is NSNull)
     }
 
-    @Test(arguments: [(0, "0 B"), (1023, "1023 B"), (1024, "1.0 KiB"), (1_048_575, "1024.0 KiB"), (1_048_576, "1.0 MiB")])
+    @Test(arguments: [
+        (0, "0 B"), (1023, "1023 B"), (1024, "1.0 KiB"), (1_048_575, "1024.0 KiB"), (1_048_576, "1.0 MiB"),
+    ])
     func byteCountsUseBinaryUnits(count: Int, text: String) {
         #expect(StatusReport.bytes(count) == text)
     }
@@ -77,9 +92,10 @@ struct StatusReportTests {
             Issue.record("not an object")
             return
         }
-        #expect(pairs.map(\.0) == [
-            "subscriptions", "due_now", "failing", "gone", "moved", "last_run", "conditional_hit_rate",
-        ])
+        #expect(
+            pairs.map(\.0) == [
+                "subscriptions", "due_now", "failing", "gone", "moved", "last_run", "conditional_hit_rate",
+            ])
         let text = report.json()
         #expect(!text.contains("\n"))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])

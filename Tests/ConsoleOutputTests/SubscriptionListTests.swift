@@ -8,9 +8,12 @@ struct SubscriptionListTests {
     let now = Date(timeIntervalSince1970: 1_730_000_000)
     let hostile = "Show \u{1B}]0;pwned\u{07}\u{1B}[31mRed\u{202E}txt\nnext"
 
-    func subscription(_ id: Int64, title: String? = nil, _ change: (inout Subscription) -> Void = { _ in }) -> Subscription {
+    func subscription(
+        _ id: Int64, title: String? = nil, _ change: (inout Subscription) -> Void = { _ in }
+    ) -> Subscription {
         var subscription = Subscription(
-            id: id, url: URL(string: "https://a.example/\(id).xml")!, title: title, addedAt: now.addingTimeInterval(-86_400))
+            id: id, url: URL(string: "https://a.example/\(id).xml")!, title: title,
+            addedAt: now.addingTimeInterval(-86_400))
         change(&subscription)
         return subscription
     }
@@ -75,7 +78,9 @@ struct SubscriptionListTests {
                 }
             ]).rows().first)
         for cell in row {
-            #expect(!cell.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || $0.value == 0x202E }, "\(cell.debugDescription)")
+            #expect(
+                !cell.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || $0.value == 0x202E },
+                "\(cell.debugDescription)")
         }
         #expect(row[1].contains("Show") && row[1].contains("Red"))
         #expect(row[4].hasPrefix("failing ×1: HTTP 500"))
@@ -107,11 +112,24 @@ struct SubscriptionListTests {
         let checked = now.addingTimeInterval(-60)
         #expect(SubscriptionList.status(of: subscription(1) { $0.isGone = true }).hasPrefix("gone: HTTP 410; "))
         #expect(SubscriptionList.status(of: subscription(1) { $0.isGone = true }).contains("`podfresh refresh 1`"))
-        #expect(SubscriptionList.status(of: subscription(2) { $0.failureCount = 3; $0.lastError = "timed out" }) == "failing ×3: timed out")
+        #expect(
+            SubscriptionList.status(
+                of: subscription(2) {
+                    $0.failureCount = 3
+                    $0.lastError = "timed out"
+                }) == "failing ×3: timed out")
         #expect(SubscriptionList.status(of: subscription(3)) == "new")
         #expect(SubscriptionList.status(of: subscription(4) { $0.lastCheckedAt = checked }) == "ok")
-        #expect(SubscriptionList.status(of: subscription(5) { $0.lastCheckedAt = checked; $0.isComplete = true }) == "complete")
-        let moved = subscription(6) { $0.lastCheckedAt = checked; $0.movedFrom = URL(string: "https://old.example/feed")! }
+        #expect(
+            SubscriptionList.status(
+                of: subscription(5) {
+                    $0.lastCheckedAt = checked
+                    $0.isComplete = true
+                }) == "complete")
+        let moved = subscription(6) {
+            $0.lastCheckedAt = checked
+            $0.movedFrom = URL(string: "https://old.example/feed")!
+        }
         #expect(SubscriptionList.status(of: moved) == "ok (moved from https://old.example/feed)")
     }
 
@@ -121,11 +139,23 @@ struct SubscriptionListTests {
         }
         #expect(next { $0.isGone = true } == "never (gone)")
         #expect(next { _ in } == "now (never checked)")
-        #expect(next { $0.nextCheckAt = self.now.addingTimeInterval(-5); $0.nextCheckReason = "cadence 1d" } == "now (cadence 1d)")
+        #expect(
+            next {
+                $0.nextCheckAt = self.now.addingTimeInterval(-5)
+                $0.nextCheckReason = "cadence 1d"
+            } == "now (cadence 1d)")
         #expect(next { $0.nextCheckAt = self.now.addingTimeInterval(2 * 3600) } == "in 2h")
-        #expect(next { $0.nextCheckAt = self.now.addingTimeInterval(90 * 60); $0.nextCheckReason = "ttl" } == "in 1h 30m (ttl)")
+        #expect(
+            next {
+                $0.nextCheckAt = self.now.addingTimeInterval(90 * 60)
+                $0.nextCheckReason = "ttl"
+            } == "in 1h 30m (ttl)")
         #expect(next { $0.nextCheckAt = .distantFuture } == "never (complete)")
-        #expect(!next { $0.nextCheckAt = self.now; $0.nextCheckReason = "\u{1B}[31mred" }.contains("\u{1B}"))
+        #expect(
+            !next {
+                $0.nextCheckAt = self.now
+                $0.nextCheckReason = "\u{1B}[31mred"
+            }.contains("\u{1B}"))
     }
 
     // MARK: - JSON
@@ -136,7 +166,8 @@ struct SubscriptionListTests {
     ]
 
     @Test func jsonKeysAreTheDocumentedOnesInOrder() throws {
-        guard case .object(let pairs) = SubscriptionList.json(subscription(1, title: "One"), episodes: 3, now: now) else {
+        guard case .object(let pairs) = SubscriptionList.json(subscription(1, title: "One"), episodes: 3, now: now)
+        else {
             Issue.record("not an object")
             return
         }
@@ -145,8 +176,15 @@ struct SubscriptionListTests {
 
     @Test func jsonIsOneArrayWithAnObjectPerSubscription() throws {
         let subscriptions = [
-            subscription(1, title: hostile) { $0.nextCheckAt = .distantFuture; $0.isComplete = true },
-            subscription(2) { $0.failureCount = 2; $0.lastError = "HTTP 503"; $0.nextCheckAt = self.now.addingTimeInterval(60) },
+            subscription(1, title: hostile) {
+                $0.nextCheckAt = .distantFuture
+                $0.isComplete = true
+            },
+            subscription(2) {
+                $0.failureCount = 2
+                $0.lastError = "HTTP 503"
+                $0.nextCheckAt = self.now.addingTimeInterval(60)
+            },
         ]
         let text = list(subscriptions, counts: [1: 9]).json()
         #expect(!text.contains("\n"))

@@ -27,12 +27,16 @@ struct SubscriptionMessagesTests {
     @Test func aFirstCheckThatFailedSaysWhyTheFeedIsNotKept() throws {
         let failed = try #require(
             SubscriptionMessages.notSubscribed(
-                RefreshOutcome(feed: feed, result: .failed(RefreshFailure(kind: .parse(.notAFeed), message: "no <rss> here")))))
+                RefreshOutcome(
+                    feed: feed, result: .failed(RefreshFailure(kind: .parse(.notAFeed), message: "no <rss> here")))))
         #expect(failed.hasPrefix("not subscribed to \(url.absoluteString): "))
         #expect(failed.contains("no <rss> here"))
-        let gone = try #require(SubscriptionMessages.notSubscribed(RefreshOutcome(feed: feed, result: .gone(message: "HTTP 410"))))
+        let gone = try #require(
+            SubscriptionMessages.notSubscribed(RefreshOutcome(feed: feed, result: .gone(message: "HTTP 410"))))
         #expect(gone.contains("gone") && gone.contains("HTTP 410"))
-        #expect(SubscriptionMessages.notSubscribed(RefreshOutcome(feed: feed, result: .cancelled))?.contains("stopped") == true)
+        #expect(
+            SubscriptionMessages.notSubscribed(RefreshOutcome(feed: feed, result: .cancelled))?.contains("stopped")
+                == true)
     }
 
     @Test func removedNamesTheFeedSafely() {
@@ -54,7 +58,8 @@ struct SubscriptionMessagesTests {
 
     @Test func exportIsOPMLThatImportsBackTheSameFeeds() throws {
         let subscriptions = [
-            Subscription(id: 1, url: url, title: "Tom & Jerry <live>", link: URL(string: "https://a.example/")!, addedAt: Date()),
+            Subscription(
+                id: 1, url: url, title: "Tom & Jerry <live>", link: URL(string: "https://a.example/")!, addedAt: Date()),
             Subscription(id: 2, url: URL(string: "https://b.example/rss?a=1&b=2")!, addedAt: Date()),
         ]
         let document = SubscriptionExport.opml(subscriptions)

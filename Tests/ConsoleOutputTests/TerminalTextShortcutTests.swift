@@ -6,7 +6,8 @@ import Testing
 struct TerminalTextShortcutTests {
     @Test func textTheShortcutPassesIsTextTheFullRuleLeavesAlone() {
         let pieces = [
-            "Episode", " ", "  ", "\t", "\n", "\u{1B}[31m", "\u{1B}]0;title\u{07}", "\u{85}", "\u{9B}", "\u{7F}", "\u{202E}",
+            "Episode", " ", "  ", "\t", "\n", "\u{1B}[31m", "\u{1B}]0;title\u{07}", "\u{85}", "\u{9B}", "\u{7F}",
+            "\u{202E}",
             "\u{2067}", "\u{200F}", "\u{061C}", "é", "東京", "🎙️", "—", "\u{2028}", "’", "x", "#42:",
         ]
         var state: UInt64 = 3
@@ -19,7 +20,9 @@ struct TerminalTextShortcutTests {
             }
             if TerminalText.isAlreadySafe(text) {
                 shortcuts += 1
-                #expect(TerminalText.sanitizeScalars(text) == text, "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+                #expect(
+                    TerminalText.sanitizeScalars(text) == text,
+                    "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
             }
             #expect(TerminalText.sanitize(text) == TerminalText.sanitizeScalars(text))
         }

@@ -26,6 +26,8 @@ struct TextTableTests {
     }
 
     @Test func aWideEnoughWidthChangesNothing() {
-        #expect(TextTable.render(headers: headers, rows: rows, width: 500, shrinkable: [1, 3]) == TextTable.render(headers: headers, rows: rows))
+        #expect(
+            TextTable.render(headers: headers, rows: rows, width: 500, shrinkable: [1, 3])
+                == TextTable.render(headers: headers, rows: rows))
     }
 }

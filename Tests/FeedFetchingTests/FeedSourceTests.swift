@@ -54,7 +54,10 @@ struct HTTPFeedSourceTests {
         try await withSource { source, server in
             server.serveFeed("/f.xml", text)
             let result = try await source.fetch(FeedRequest(url: server.url("/f.xml"))) { _ in Collect() }
-            guard case .fetched(let head, let consumer, let count) = result else { Issue.record("not fetched"); return }
+            guard case .fetched(let head, let consumer, let count) = result else {
+                Issue.record("not fetched")
+                return
+            }
             #expect(consumer.bytes == Array(text.utf8))
             #expect(count == text.utf8.count)
             #expect(head.charset == "utf-8")
@@ -68,13 +71,27 @@ struct HTTPFeedSourceTests {
     @Test func validatorsGiveNotModified() async throws {
         try await withSource { source, server in
             server.serveFeed("/f.xml", "<rss/>")
-            guard case .fetched(let head, _, _) = try await source.fetch(FeedRequest(url: server.url("/f.xml")), consumer: { _ in Collect() }) else {
-                Issue.record("not fetched"); return
+            guard
+                case .fetched(let head, _, _) = try await source.fetch(
+                    FeedRequest(url: server.url("/f.xml")), consumer: { _ in Collect() })
+            else {
+                Issue.record("not fetched")
+                return
             }
-            let again = try await source.fetch(FeedRequest(url: server.url("/f.xml"), etag: head.etag, lastModified: head.lastModified)) { _ in Collect() }
-            guard case .notModified = again else { Issue.record("expected 304"); return }
-            let forced = try await source.fetch(FeedRequest(url: server.url("/f.xml"), etag: head.etag, conditional: false)) { _ in Collect() }
-            guard case .fetched = forced else { Issue.record("an unconditional fetch gets the body"); return }
+            let again = try await source.fetch(
+                FeedRequest(url: server.url("/f.xml"), etag: head.etag, lastModified: head.lastModified)
+            ) { _ in Collect() }
+            guard case .notModified = again else {
+                Issue.record("expected 304")
+                return
+            }
+            let forced = try await source.fetch(
+                FeedRequest(url: server.url("/f.xml"), etag: head.etag, conditional: false)
+            ) { _ in Collect() }
+            guard case .fetched = forced else {
+                Issue.record("an unconditional fetch gets the body")
+                return
+            }
         }
     }
 
@@ -95,7 +112,11 @@ struct HTTPFeedSourceTests {
             server.setRoute("/m1", .redirect(301, to: "/t2"))
             server.setRoute("/t2", .redirect(307, to: "/final.xml"))
             func head(_ path: String) async throws -> FeedResponseHead? {
-                if case .fetched(let head, _, _) = try await source.fetch(FeedRequest(url: server.url(path)), consumer: { _ in Collect() }) { return head }
+                if case .fetched(let head, _, _) = try await source.fetch(
+                    FeedRequest(url: server.url(path)), consumer: { _ in Collect() })
+                {
+                    return head
+                }
                 return nil
             }
             let permanent = try await head("/p1")
@@ -126,13 +147,16 @@ struct HTTPFeedSourceTests {
             server.setRoute("/404", TestResponse(status: 404, text: "no"))
             server.setRoute("/410", TestResponse(status: 410, text: "gone"))
             server.setRoute("/429", TestResponse(status: 429, headers: [("Retry-After", "120")]))
-            server.setRoute("/503", TestResponse(status: 503, headers: [("Retry-After", "Wed, 30 Oct 2024 04:00:00 GMT")]))
+            server.setRoute(
+                "/503", TestResponse(status: 503, headers: [("Retry-After", "Wed, 30 Oct 2024 04:00:00 GMT")]))
             server.setRoute("/odd", TestResponse(status: 503, headers: [("Retry-After", "soon-ish")]))
             let notFound = await fetchError(source, server.url("/404"))
-            #expect(notFound?.kind == .httpStatus && notFound?.status == 404 && notFound?.message == "HTTP 404 Not Found")
+            #expect(
+                notFound?.kind == .httpStatus && notFound?.status == 404 && notFound?.message == "HTTP 404 Not Found")
             #expect(await fetchError(source, server.url("/410"))?.kind == .gone)
             #expect(await fetchError(source, server.url("/429"))?.retryAfter == now.addingTimeInterval(120))
-            #expect(await fetchError(source, server.url("/503"))?.retryAfter == Date(timeIntervalSince1970: 1_730_260_800))
+            #expect(
+                await fetchError(source, server.url("/503"))?.retryAfter == Date(timeIntervalSince1970: 1_730_260_800))
             #expect(await fetchError(source, server.url("/odd"))?.retryAfter == nil)
         }
     }
@@ -142,12 +166,15 @@ struct HTTPFeedSourceTests {
             server.setRoute("/huge", TestResponse(status: 200, fault: .huge(bytes: 50_000_000)))
             let error = await fetchError(source, server.url("/huge"))
             #expect(error?.kind == .tooLarge)
-            #expect(error?.message.contains("--") == false, "the library names no flag of its own: \(String(describing: error?.message))")
+            #expect(
+                error?.message.contains("--") == false,
+                "the library names no flag of its own: \(String(describing: error?.message))")
         }
     }
 
     @Test func aLimitTheCallerNamedIsNamedInTheMessage() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-big-\(UUID().uuidString).xml")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "podfresh-big-\(UUID().uuidString).xml")
         try Data(count: 4096).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let source = FileFeedSource(maxBodyBytes: 1024, maxBodyBytesName: "--max-feed-size")
@@ -189,21 +216,35 @@ struct FileAndRoutingSourceTests {
         try Data("<rss/>".utf8).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
         let source = FileFeedSource()
-        guard case .fetched(let head, let consumer, _) = try await source.fetch(FeedRequest(url: url), consumer: { _ in Collect() }) else {
-            Issue.record("not fetched"); return
+        guard
+            case .fetched(let head, let consumer, _) = try await source.fetch(
+                FeedRequest(url: url), consumer: { _ in Collect() })
+        else {
+            Issue.record("not fetched")
+            return
         }
         #expect(consumer.bytes == Array("<rss/>".utf8))
-        guard case .notModified = try await source.fetch(FeedRequest(url: url, lastModified: head.lastModified), consumer: { _ in Collect() }) else {
-            Issue.record("expected not modified"); return
+        guard
+            case .notModified = try await source.fetch(
+                FeedRequest(url: url, lastModified: head.lastModified), consumer: { _ in Collect() })
+        else {
+            Issue.record("expected not modified")
+            return
         }
     }
 
     @Test func missingFilesAndFoldersAreClearErrors() async {
         let source = FileFeedSource()
-        await #expect { _ = try await source.fetch(FeedRequest(url: URL(fileURLWithPath: "/nonexistent/feed.xml")), consumer: { _ in Collect() }) } throws: {
-            ($0 as? FeedFetchError)?.kind == .file && ($0 as? FeedFetchError)?.message.contains("/nonexistent/feed.xml") == true
+        await #expect {
+            _ = try await source.fetch(
+                FeedRequest(url: URL(fileURLWithPath: "/nonexistent/feed.xml")), consumer: { _ in Collect() })
+        } throws: {
+            ($0 as? FeedFetchError)?.kind == .file
+                && ($0 as? FeedFetchError)?.message.contains("/nonexistent/feed.xml") == true
         }
-        await #expect { _ = try await source.fetch(FeedRequest(url: URL(fileURLWithPath: "/tmp")), consumer: { _ in Collect() }) } throws: {
+        await #expect {
+            _ = try await source.fetch(FeedRequest(url: URL(fileURLWithPath: "/tmp")), consumer: { _ in Collect() })
+        } throws: {
             ($0 as? FeedFetchError)?.message.contains("folder") == true
         }
     }
@@ -211,7 +252,9 @@ struct FileAndRoutingSourceTests {
     @Test(arguments: ["javascript:alert(1)", "ftp://example.com/feed", "data:text/xml,<rss/>"])
     func onlyHTTPAndFileSchemesAreFetched(address: String) async {
         let source = RoutingFeedSource(http: FileFeedSource(), file: FileFeedSource())
-        await #expect { _ = try await source.fetch(FeedRequest(url: URL(string: address)!), consumer: { _ in Collect() }) } throws: {
+        await #expect {
+            _ = try await source.fetch(FeedRequest(url: URL(string: address)!), consumer: { _ in Collect() })
+        } throws: {
             ($0 as? FeedFetchError)?.kind == .unsupportedScheme
         }
     }
@@ -225,7 +268,8 @@ struct FileAndRoutingSourceTests {
         #expect(HTTPHeaderValues.retryAfter("-5", now: now) == nil)
         #expect(HTTPHeaderValues.retryAfter("99999999", now: now) == now.addingTimeInterval(7 * 86_400))
         #expect(HTTPHeaderValues.date("Sun, 06 Nov 1994 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
-        #expect(HTTPHeaderValues.string(from: Date(timeIntervalSince1970: 784_111_777)) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(
+            HTTPHeaderValues.string(from: Date(timeIntervalSince1970: 784_111_777)) == "Sun, 06 Nov 1994 08:49:37 GMT")
     }
 }
 
@@ -234,7 +278,8 @@ struct SlowServerTests {
     @Test func aTrickleSlowerThanTheDeadlineTimesOut() async throws {
         let body = Array(String(repeating: "y", count: 5_000).utf8)
         try await withSource(totalTimeout: .seconds(1)) { source, server in
-            server.setRoute("/trickle", TestResponse(status: 200, body: body, fault: .trickle(bytes: 10, delay: .milliseconds(20))))
+            server.setRoute(
+                "/trickle", TestResponse(status: 200, body: body, fault: .trickle(bytes: 10, delay: .milliseconds(20))))
             #expect(await fetchError(source, server.url("/trickle"))?.kind == .timeout)
         }
     }

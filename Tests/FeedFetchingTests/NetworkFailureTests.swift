@@ -65,7 +65,6 @@ private func closedPort() async throws -> Int {
     return port
 }
 
-
 /// Connection failures that say nothing about this machine's network are final and fast: they are reported on the
 /// first attempt, never retried, and never taken for "offline".
 @Suite(.timeLimit(.minutes(1)))

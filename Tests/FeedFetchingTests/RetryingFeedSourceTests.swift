@@ -33,14 +33,21 @@ struct RetryingFeedSourceTests {
         let base = ScriptedSource([FeedFetchError(kind: .transport, message: "connection reset")])
         let source = RetryingFeedSource(wrapping: base, delay: .milliseconds(1))
         let result = try await source.fetch(FeedRequest(url: url)) { _ in Collect() }
-        guard case .fetched = result else { Issue.record("not fetched"); return }
+        guard case .fetched = result else {
+            Issue.record("not fetched")
+            return
+        }
         #expect(base.attempts == 2)
     }
 
     @Test func aSecondTransientFailureIsTheAnswer() async throws {
-        let base = ScriptedSource([FeedFetchError(kind: .timeout, message: "timed out"), FeedFetchError(kind: .transport, message: "reset")])
+        let base = ScriptedSource([
+            FeedFetchError(kind: .timeout, message: "timed out"), FeedFetchError(kind: .transport, message: "reset"),
+        ])
         let source = RetryingFeedSource(wrapping: base, delay: .milliseconds(1))
-        await #expect(throws: FeedFetchError.self) { _ = try await source.fetch(FeedRequest(url: url)) { _ in Collect() } }
+        await #expect(throws: FeedFetchError.self) {
+            _ = try await source.fetch(FeedRequest(url: url)) { _ in Collect() }
+        }
         #expect(base.attempts == 2)
     }
 
@@ -52,23 +59,31 @@ struct RetryingFeedSourceTests {
         ] {
             let base = ScriptedSource([error])
             let source = RetryingFeedSource(wrapping: base, delay: .milliseconds(1))
-            await #expect(throws: FeedFetchError.self) { _ = try await source.fetch(FeedRequest(url: url)) { _ in Collect() } }
+            await #expect(throws: FeedFetchError.self) {
+                _ = try await source.fetch(FeedRequest(url: url)) { _ in Collect() }
+            }
             #expect(base.attempts == 1, "\(error)")
         }
     }
 
     @Test func aResetFromARealServerIsRetriedOnTheWire() async throws {
         let server = try await TestHTTPServer.start()
-        let configuration = FetchConfiguration(connectTimeout: .seconds(2), totalTimeout: .seconds(20), userAgent: "podfresh/test")
+        let configuration = FetchConfiguration(
+            connectTimeout: .seconds(2), totalTimeout: .seconds(20), userAgent: "podfresh/test")
         let body = Array(String(repeating: "<item>x</item>", count: 200).utf8)
         let attempts = AttemptCounter()
         server.setRoute("/flaky.xml") { _ in
-            attempts.next() == 1 ? TestResponse(status: 200, body: body, fault: .reset(afterBytes: 20)) : TestResponse(status: 200, body: body)
+            attempts.next() == 1
+                ? TestResponse(status: 200, body: body, fault: .reset(afterBytes: 20))
+                : TestResponse(status: 200, body: body)
         }
         try await HTTPFeedSource.withSource(configuration: configuration) { http in
             let source = RetryingFeedSource(wrapping: http, delay: .milliseconds(10))
             let result = try await source.fetch(FeedRequest(url: server.url("/flaky.xml"))) { _ in Collect() }
-            guard case .fetched(_, let consumer, _) = result else { Issue.record("not fetched"); return }
+            guard case .fetched(_, let consumer, _) = result else {
+                Issue.record("not fetched")
+                return
+            }
             #expect(consumer.bytes == body, "the retry's consumer is a new one")
         }
         #expect(server.requests(to: "/flaky.xml").count == 2)
@@ -80,5 +95,10 @@ private final class AttemptCounter: @unchecked Sendable {
     // Guarded by `lock`.
     private let lock = NSLock()
     private var count = 0
-    func next() -> Int { lock.withLock { count += 1; return count } }
+    func next() -> Int {
+        lock.withLock {
+            count += 1
+            return count
+        }
+    }
 }

@@ -32,7 +32,10 @@ struct CorpusTests {
         #expect(feed.title != nil || file.quirks.contains("title-less"), "title of \(file.name)")
         for episode in feed.episodes {
             for text in [episode.title, episode.description, episode.summary].compactMap({ $0 }) {
-                #expect(!text.unicodeScalars.contains { $0.value < 0x09 || (0x0E..<0x20).contains($0.value) || (0x7F...0x9F).contains($0.value) })
+                #expect(
+                    !text.unicodeScalars.contains {
+                        $0.value < 0x09 || (0x0E..<0x20).contains($0.value) || (0x7F...0x9F).contains($0.value)
+                    })
             }
             for enclosure in episode.enclosures {
                 #expect(["http", "https"].contains(enclosure.url.scheme ?? ""))

@@ -9,7 +9,10 @@ struct FastPathTests {
 
     static let dates: [String] = {
         var list: [String] = []
-        let zones = ["+0000", "-0500", "+0530", "+1400", "+1500", "-0060", "GMT", "gmt", "UT", "UTC", "Z", "EST", "PDT", "", "+00:00", "GMTX"]
+        let zones = [
+            "+0000", "-0500", "+0530", "+1400", "+1500", "-0060", "GMT", "gmt", "UT", "UTC", "Z", "EST", "PDT", "",
+            "+00:00", "GMTX",
+        ]
         for zone in zones {
             for day in ["1", "01", "9", "29", "30", "31", "32", "001"] {
                 for month in ["Jan", "feb", "FEB", "Jun", "Sep", "Sept", "Dec", "Foo"] {
@@ -43,7 +46,9 @@ struct FastPathTests {
         }
         // The fast path is taken for the usual shapes, not skipped.
         #expect(fast > 2_000)
-        for text in ["Wed, 21 Oct 2026 19:20:00 +0000", "1 Jan 2024 00:00 GMT", "2024-05-01T12:00:00.5-05:30", "2024-05-01"] {
+        for text in [
+            "Wed, 21 Oct 2026 19:20:00 +0000", "1 Jan 2024 00:00 GMT", "2024-05-01T12:00:00.5-05:30", "2024-05-01",
+        ] {
             let quick = Array(text.utf8).withUnsafeBufferPointer { FeedDate.parseCommon($0) }
             #expect(quick != nil, "\(text) takes the fast path")
         }
@@ -53,7 +58,8 @@ struct FastPathTests {
 
     @Test func clockDurationsReadAsTheGeneralParserReadsThem() {
         let samples = [
-            "0", "7", "3130", "1014.708", "30:01", "1:02:03", "100:25", "01:00:00:00", ":30", "30:", "1::2", "8784:00:00",
+            "0", "7", "3130", "1014.708", "30:01", "1:02:03", "100:25", "01:00:00:00", ":30", "30:", "1::2",
+            "8784:00:00",
             "8784:00:01", "31622400", "31622401", "9999999", "12345678", "-5", "1e3", "٣٠", "00:00:00", "1:2:3",
         ]
         var fast = 0
@@ -86,7 +92,8 @@ struct FastPathTests {
         }
         let refused = [
             "HTTP://example.com/", "ftp://example.com/", "https://", "https:///path", "https://exa mple.com/",
-            "https://example.com/a b", "https://example.com/é", "https://example.com/?a=1&#38;b=2", "https://example.com/%ZZ",
+            "https://example.com/a b", "https://example.com/é", "https://example.com/?a=1&#38;b=2",
+            "https://example.com/%ZZ",
             "https://example.com/#a#b", "https://user@example.com/", "https://[::1]/", "https://example.com:99999/",
             " https://example.com/", "https://example.com/\"x\"", "https://example.com/{x}", "https://example.com\\x",
             "javascript:alert(1)", "//example.com/x", "/relative/path",
@@ -99,12 +106,16 @@ struct FastPathTests {
 
     @Test func theParsersURLTextRoundTripsThroughFoundation() throws {
         var files = TestFiles.fixtureNames.compactMap { try? TestFiles.fixture($0) }
-        files += TestFiles.corpusFiles.filter { !$0.quirks.contains("OPML") }.compactMap { try? TestFiles.corpusBytes($0) }
+        files += TestFiles.corpusFiles.filter { !$0.quirks.contains("OPML") }.compactMap {
+            try? TestFiles.corpusBytes($0)
+        }
         var checked = 0
         for bytes in files {
-            guard let feed = try? FeedParser.parse(bytes, baseURL: URL(string: "https://feeds.example.com/feed.xml")) else { continue }
+            guard let feed = try? FeedParser.parse(bytes, baseURL: URL(string: "https://feeds.example.com/feed.xml"))
+            else { continue }
             for episode in feed.episodes {
-                let texts = [episode.linkString, episode.imageString, episode.chaptersString].compactMap { $0 }
+                let texts =
+                    [episode.linkString, episode.imageString, episode.chaptersString].compactMap { $0 }
                     + episode.enclosures.map(\.urlString) + episode.transcripts.map(\.urlString)
                     + episode.persons.compactMap(\.hrefString)
                 for text in texts {
@@ -126,7 +137,9 @@ struct FastPathTests {
             if b < 0x20 && (collapse || !(b == 0x09 || b == 0x0A || b == 0x0D)) { return true }
             if b == 0x7F { return true }
             if b == 0xC2, let next, next >= 0x80 && next <= 0x9F { return true }
-            if collapse && b == 0x20, let next, next == 0x20 || next == 0x09 || next == 0x0A || next == 0x0D { return true }
+            if collapse && b == 0x20, let next, next == 0x20 || next == 0x09 || next == 0x0A || next == 0x0D {
+                return true
+            }
         }
         return false
     }
@@ -134,8 +147,10 @@ struct FastPathTests {
     @Test func theWordScanFindsEveryCharacterToClean() {
         var generator = SplitMix(seed: 7)
         let pieces: [[UInt8]] = [
-            Array("plain words ".utf8), Array("é".utf8), Array("€".utf8), Array("🎙".utf8), [0x20, 0x20], [0x09], [0x0A], [0x0D],
-            [0x01], [0x1F], [0x7F], [0xC2, 0x85], [0xC2, 0xA0], [0xC2, 0x9F], Array("x".utf8), Array("<p>&amp;</p>".utf8),
+            Array("plain words ".utf8), Array("é".utf8), Array("€".utf8), Array("🎙".utf8), [0x20, 0x20], [0x09], [0x0A],
+            [0x0D],
+            [0x01], [0x1F], [0x7F], [0xC2, 0x85], [0xC2, 0xA0], [0xC2, 0x9F], Array("x".utf8),
+            Array("<p>&amp;</p>".utf8),
         ]
         for _ in 0..<4_000 {
             var bytes: [UInt8] = []
@@ -154,7 +169,8 @@ struct FastPathTests {
             }
             for collapse in [false, true] {
                 let scanned = bytes.withUnsafeBufferPointer { TextCleaning.needsCleaning($0, collapse: collapse) }
-                #expect(scanned == Self.needsCleaningReference(bytes, collapse: collapse), "\(bytes) collapse: \(collapse)")
+                #expect(
+                    scanned == Self.needsCleaningReference(bytes, collapse: collapse), "\(bytes) collapse: \(collapse)")
             }
         }
     }
@@ -180,11 +196,17 @@ struct FastPathTests {
         var cut = false
         var i = 0
         func space() {
-            if !lastWasSpace { out.append(0x20); characters += 1 }
+            if !lastWasSpace {
+                out.append(0x20)
+                characters += 1
+            }
             lastWasSpace = true
         }
         while i < bytes.count {
-            if characters >= limit { cut = true; break }
+            if characters >= limit {
+                cut = true
+                break
+            }
             let byte = bytes[i]
             if byte == 0x3C {
                 i += 1
@@ -193,12 +215,26 @@ struct FastPathTests {
                 space()
             } else if byte == 0x26 {
                 var j = i + 1
-                while j < bytes.count, j - i <= 10, bytes[j] == 0x23 || (bytes[j] >= 0x30 && bytes[j] <= 0x39) || (bytes[j] | 0x20 >= 0x61 && bytes[j] | 0x20 <= 0x7A) { j += 1 }
-                if j < bytes.count, bytes[j] == 0x3B, let decoded = TextCleaning.decodeEntity(String(decoding: bytes[(i + 1)..<j], as: UTF8.self)) {
-                    if decoded.isWhitespace { space() } else { out += Array(decoded.utf8); characters += 1; lastWasSpace = false }
+                while j < bytes.count, j - i <= 10,
+                    bytes[j] == 0x23 || (bytes[j] >= 0x30 && bytes[j] <= 0x39)
+                        || (bytes[j] | 0x20 >= 0x61 && bytes[j] | 0x20 <= 0x7A)
+                { j += 1 }
+                if j < bytes.count, bytes[j] == 0x3B,
+                    let decoded = TextCleaning.decodeEntity(String(decoding: bytes[(i + 1)..<j], as: UTF8.self))
+                {
+                    if decoded.isWhitespace {
+                        space()
+                    } else {
+                        out += Array(decoded.utf8)
+                        characters += 1
+                        lastWasSpace = false
+                    }
                     i = j + 1
                 } else {
-                    out.append(0x26); characters += 1; lastWasSpace = false; i += 1
+                    out.append(0x26)
+                    characters += 1
+                    lastWasSpace = false
+                    i += 1
                 }
             } else if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
                 space()
@@ -222,14 +258,17 @@ struct FastPathTests {
     @Test func summariesMatchTheByteAtATimeRule() {
         var generator = SplitMix(seed: 11)
         let pieces = [
-            "word", "longerword", "café", "東京", "🎧", " ", "  ", "\n", "<p>", "</p>", "<a href=\"x\">", "&amp;", "&nbsp;",
+            "word", "longerword", "café", "東京", "🎧", " ", "  ", "\n", "<p>", "</p>", "<a href=\"x\">", "&amp;",
+            "&nbsp;",
             "&#8217;", "&bogus;", "&", "Zürich", "x",
         ]
         for _ in 0..<3_000 {
             var html = ""
             for _ in 0..<Int(generator.next() % 60) { html += pieces[Int(generator.next() % UInt64(pieces.count))] }
             for limit in [1, 7, 20, 500] {
-                #expect(TextCleaning.plainSummary(html, limit: limit) == Self.summaryReference(html, limit: limit), "\(html) limit \(limit)")
+                #expect(
+                    TextCleaning.plainSummary(html, limit: limit) == Self.summaryReference(html, limit: limit),
+                    "\(html) limit \(limit)")
             }
         }
     }
@@ -245,8 +284,11 @@ struct DeferredTextMemoryTests {
         try Array(head.utf8).withUnsafeBytes { try parser.parse($0) }
         var largest = 0
         for _ in 0..<200 {
-            try Array("<description>\(notes)</description><content:encoded xmlns:content=\"http://purl.org/rss/1.0/modules/content/\">\(notes.prefix(30_000))</content:encoded>".utf8)
-                .withUnsafeBytes { try parser.parse($0) }
+            try Array(
+                "<description>\(notes)</description><content:encoded xmlns:content=\"http://purl.org/rss/1.0/modules/content/\">\(notes.prefix(30_000))</content:encoded>"
+                    .utf8
+            )
+            .withUnsafeBytes { try parser.parse($0) }
             largest = max(largest, parser.heldTextBytes)
         }
         try Array("</item></channel></rss>".utf8).withUnsafeBytes { try parser.parse($0) }

@@ -51,10 +51,13 @@ struct FeedParserTests {
         #expect(e.summary == "Plain description")
         #expect(e.published == date("Tue, 12 Nov 2024 05:00:00 GMT"))
         #expect(e.duration == 3723)
-        #expect(e.enclosures == [
-            Enclosure(url: URL(string: "https://cdn.example.com/ep2.mp3?token=a&b=c")!, length: 24_986_239, type: "audio/mpeg"),
-            Enclosure(url: URL(string: "https://cdn.example.com/ep2.m4a")!, length: nil, type: "audio/mp4"),
-        ])
+        #expect(
+            e.enclosures == [
+                Enclosure(
+                    url: URL(string: "https://cdn.example.com/ep2.mp3?token=a&b=c")!, length: 24_986_239,
+                    type: "audio/mpeg"),
+                Enclosure(url: URL(string: "https://cdn.example.com/ep2.m4a")!, length: nil, type: "audio/mp4"),
+            ])
         #expect(e.episode == 2 && e.season == 1)
         #expect(e.episodeType == .full)
         #expect(e.explicit == false)
@@ -62,15 +65,20 @@ struct FeedParserTests {
         #expect(e.transcripts.map(\.type) == ["text/vtt", "application/x-subrip"])
         #expect(e.transcripts.last?.rel == "captions")
         #expect(e.chapters?.absoluteString == "https://show.example.com/ep2.json")
-        #expect(e.persons == [
-            Person(name: "Guest Person", role: "guest", href: URL(string: "https://guest.example.com/"), image: URL(string: "https://guest.example.com/face.jpg")),
-            Person(name: "Default Host", role: "host"),
-        ])
-        #expect(e.alternateEnclosures == [
-            AlternateEnclosure(
-                url: URL(string: "https://cdn.example.com/ep2.opus"), type: "audio/opus", length: 1000, bitrate: 64000, isDefault: true,
-                sources: [.init(uriString: "https://cdn.example.com/ep2.opus")])
-        ])
+        #expect(
+            e.persons == [
+                Person(
+                    name: "Guest Person", role: "guest", href: URL(string: "https://guest.example.com/"),
+                    image: URL(string: "https://guest.example.com/face.jpg")),
+                Person(name: "Default Host", role: "host"),
+            ])
+        #expect(
+            e.alternateEnclosures == [
+                AlternateEnclosure(
+                    url: URL(string: "https://cdn.example.com/ep2.opus"), type: "audio/opus", length: 1000,
+                    bitrate: 64000, isDefault: true,
+                    sources: [.init(uriString: "https://cdn.example.com/ep2.opus")])
+            ])
 
         let bonus = feed.episodes[1]
         #expect(bonus.guid == nil)
@@ -95,7 +103,11 @@ struct FeedParserTests {
         let first = feed.episodes[0]
         #expect(first.id == "urn:uuid:entry-1")
         #expect(first.link?.absoluteString == "https://atom.example.org/base/entries/1")
-        #expect(first.enclosures == [Enclosure(url: URL(string: "https://atom.example.org/base/audio/1.mp3")!, length: 123, type: "audio/mpeg")])
+        #expect(
+            first.enclosures == [
+                Enclosure(
+                    url: URL(string: "https://atom.example.org/base/audio/1.mp3")!, length: 123, type: "audio/mpeg")
+            ])
         #expect(first.published == date("2024-11-15T07:30:00Z").addingTimeInterval(0.25))
         #expect(first.description?.contains("<p>Hello <em>world</em></p>") == true)
         #expect(feed.episodes[1].published == date("2024-11-01T00:00:00Z"))
@@ -156,7 +168,8 @@ struct FeedParserTests {
         let secret = FileManager.default.temporaryDirectory.appendingPathComponent("xxe-\(UUID().uuidString).txt")
         try Data(marker.utf8).write(to: secret)
         defer { try? FileManager.default.removeItem(at: secret) }
-        let text = try String(decoding: TestFiles.fixture("xxe-file.xml"), as: UTF8.self).replacingOccurrences(of: "file:///etc/hostname", with: secret.absoluteString)
+        let text = try String(decoding: TestFiles.fixture("xxe-file.xml"), as: UTF8.self).replacingOccurrences(
+            of: "file:///etc/hostname", with: secret.absoluteString)
         let feed = try parse(text)
         #expect(!feed.jsonDocument().contains(marker))
         #expect(feed.episodes.count == 1)
@@ -190,7 +203,9 @@ struct FeedParserTests {
     }
 
     @Test func binaryDataAndOPMLAreNotFeeds() throws {
-        #expect(throws: FeedParseError.self) { _ = try FeedParser.parse([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]) }
+        #expect(throws: FeedParseError.self) {
+            _ = try FeedParser.parse([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
+        }
         let opml = Array("<?xml version=\"1.0\"?><opml version=\"2.0\"><body/></opml>".utf8)
         #expect { _ = try FeedParser.parse(opml) } throws: { ($0 as? FeedParseError)?.message.contains("OPML") == true }
     }
@@ -201,11 +216,15 @@ struct FeedParserTests {
         #expect(try FeedParser.parse(try TestFiles.fixture("utf16-bom.xml")).title == "Sixteen ✓")
         #expect(try FeedParser.parse(try TestFiles.fixture("utf8-bom.xml")).title == "BOM ✓")
         // The transport's charset overrides a wrong declaration…
-        let mislabelled = Array("<?xml version=\"1.0\" encoding=\"utf-8\"?><rss><channel><title>Caf\u{E9}</title></channel></rss>".utf8).map { $0 }
+        let mislabelled = Array(
+            "<?xml version=\"1.0\" encoding=\"utf-8\"?><rss><channel><title>Caf\u{E9}</title></channel></rss>".utf8
+        ).map { $0 }
         let latin1 = mislabelled.flatMap { $0 == 0xC3 ? [] as [UInt8] : [$0 == 0xA9 ? 0xE9 : $0] }
         #expect(try FeedParser.parse(latin1, charset: "iso-8859-1").title == "Café")
         // …but a bare utf-8 label does not override an explicit other declaration.
-        #expect(try FeedParser.parse(try TestFiles.fixture("windows-1251.xml"), charset: "utf-8").episodes.first?.title == "Мир")
+        #expect(
+            try FeedParser.parse(try TestFiles.fixture("windows-1251.xml"), charset: "utf-8").episodes.first?.title
+                == "Мир")
     }
 
     @Test func bytesThatAreNotUTF8AreReadAsWindows1252WithAWarning() throws {
@@ -216,7 +235,9 @@ struct FeedParserTests {
     }
 
     @Test func relativeURLsResolveAgainstXMLBaseThenTheDocument() throws {
-        let feed = try FeedParser.parse(try TestFiles.fixture("relative-urls-xml-base.xml"), baseURL: URL(string: "https://doc.example.com/feeds/x.xml"))
+        let feed = try FeedParser.parse(
+            try TestFiles.fixture("relative-urls-xml-base.xml"),
+            baseURL: URL(string: "https://doc.example.com/feeds/x.xml"))
         #expect(feed.link?.absoluteString == "https://base.example.com/home")
         #expect(feed.episodes[0].link?.absoluteString == "https://other.example.com/deep/page.html")
         #expect(feed.episodes[0].enclosures.first?.url.absoluteString == "https://other.example.com/deep/media/one.mp3")
@@ -236,7 +257,9 @@ struct FeedParserTests {
         let feed = try FeedParser.parse(try TestFiles.fixture("control-chars.xml"))
         let texts = [feed.title ?? ""] + feed.episodes.compactMap(\.title)
         for text in texts {
-            #expect(!text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }, "\(text.debugDescription)")
+            #expect(
+                !text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) },
+                "\(text.debugDescription)")
         }
         #expect(feed.title == "Bell and [31mescape[0m")
         // C1 controls are read as Windows-1252 meant them (0x9B, CSI, is "›"), never passed on as controls.
@@ -275,7 +298,8 @@ struct FeedParserTests {
         var items = ""
         for index in 0..<50 {
             let enclosures = (0..<20).map { "<enclosure url=\"https://e.example.com/\(index)/\($0).mp3\"/>" }.joined()
-            items += "<item><guid>\(index)</guid><title>\(String(repeating: "x", count: 5000))</title>\(enclosures)</item>"
+            items +=
+                "<item><guid>\(index)</guid><title>\(String(repeating: "x", count: 5000))</title>\(enclosures)</item>"
         }
         let options = FeedParserOptions(maxEpisodes: 10, maxFieldBytes: 1000, maxItemsPerEpisode: 5, maxWarnings: 50)
         let feed = try parse("<rss><channel><title>Limits</title>\(items)</channel></rss>", options: options)
@@ -288,27 +312,38 @@ struct FeedParserTests {
     @Test(arguments: TestFiles.fixtureNames)
     func everyFixtureParsesTheSameWhateverTheChunking(name: String) throws {
         let bytes = try TestFiles.fixture(name)
-        let whole: Result<ParsedFeed, FeedParseError> = Result { try parseInChunks(bytes, size: .max) }.mapError { $0 as! FeedParseError }
+        let whole: Result<ParsedFeed, FeedParseError> = Result { try parseInChunks(bytes, size: .max) }.mapError {
+            $0 as! FeedParseError
+        }
         for size in [1, 7, 4096] {
-            let chunked: Result<ParsedFeed, FeedParseError> = Result { try parseInChunks(bytes, size: size) }.mapError { $0 as! FeedParseError }
+            let chunked: Result<ParsedFeed, FeedParseError> = Result { try parseInChunks(bytes, size: size) }.mapError {
+                $0 as! FeedParseError
+            }
             #expect(chunked == whole, "\(name) in \(size)-byte chunks")
         }
     }
 
     @Test func theJSONDocumentHasEveryKeyAndParsesBack() throws {
         let feed = try FeedParser.parse(try TestFiles.fixture("rss2-full.xml"))
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(feed.jsonDocument().utf8)) as? [String: Any])
-        #expect(object.keys.sorted() == [
-            "author", "categories", "complete", "description", "episodes", "explicit", "format", "funding", "image", "language",
-            "license", "link", "locations", "locked", "medium", "new_feed_url", "next_page", "podcast_guid", "podroll", "title",
-            "trailers", "txt", "type", "update_frequency", "value", "warnings",
-        ])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(feed.jsonDocument().utf8)) as? [String: Any])
+        #expect(
+            object.keys.sorted() == [
+                "author", "categories", "complete", "description", "episodes", "explicit", "format", "funding", "image",
+                "language",
+                "license", "link", "locations", "locked", "medium", "new_feed_url", "next_page", "podcast_guid",
+                "podroll", "title",
+                "trailers", "txt", "type", "update_frequency", "value", "warnings",
+            ])
         let episode = try #require((object["episodes"] as? [[String: Any]])?.first)
-        #expect(episode.keys.sorted() == [
-            "alternate_enclosures", "chapters", "description", "duration", "enclosures", "episode", "episode_type", "explicit",
-            "guid", "id", "image", "license", "link", "locations", "persons", "published", "season", "simple_chapters",
-            "soundbites", "summary", "title", "transcripts", "txt", "value",
-        ])
+        #expect(
+            episode.keys.sorted() == [
+                "alternate_enclosures", "chapters", "description", "duration", "enclosures", "episode", "episode_type",
+                "explicit",
+                "guid", "id", "image", "license", "link", "locations", "persons", "published", "season",
+                "simple_chapters",
+                "soundbites", "summary", "title", "transcripts", "txt", "value",
+            ])
         #expect(episode["published"] as? String == "2024-11-12T05:00:00Z")
         #expect(episode["duration"] as? Int == 3723)
         #expect(feed.jsonDocument().hasPrefix("{\"format\":\"rss2\",\"title\":\"Full Show\""))
@@ -349,17 +384,21 @@ struct FeedDateTests {
         #expect(RFC3339.string(from: parsed) == expected)
     }
 
-    @Test(arguments: ["", "garbage", "next Tuesday", "Tue, 45 Nov 2024 05:00:00 GMT", "2023-02-29", "Sun, 01 Jan 99999 00:00:00 GMT",
-                      "2024-13-01", "Tue, 12 Foo 2024 05:00:00 GMT", "Tue, 12 Nov 2024 25:61:00 GMT", "0000-01-01T00:00:00Z",
-                      "2024-11-12T05:00:00+99:00", String(repeating: "9", count: 500)])
+    @Test(arguments: [
+        "", "garbage", "next Tuesday", "Tue, 45 Nov 2024 05:00:00 GMT", "2023-02-29", "Sun, 01 Jan 99999 00:00:00 GMT",
+        "2024-13-01", "Tue, 12 Foo 2024 05:00:00 GMT", "Tue, 12 Nov 2024 25:61:00 GMT", "0000-01-01T00:00:00Z",
+        "2024-11-12T05:00:00+99:00", String(repeating: "9", count: 500),
+    ])
     func unreadableDatesAreNil(text: String) {
         #expect(FeedDate.parse(text) == nil)
     }
 }
 
 struct EpisodeDurationTests {
-    @Test(arguments: [("3130", 3130.0), ("52:10", 3130), ("01:02:03", 3723), ("1:02:03", 3723), ("100:25", 6025),
-                      ("1014.708375", 1014.708375), (" 42 ", 42), ("0:90", 90), ("00:00:05.5", 5.5)])
+    @Test(arguments: [
+        ("3130", 3130.0), ("52:10", 3130), ("01:02:03", 3723), ("1:02:03", 3723), ("100:25", 6025),
+        ("1014.708375", 1014.708375), (" 42 ", 42), ("0:90", 90), ("00:00:05.5", 5.5),
+    ])
     func durationsParse(text: String, seconds: Double) {
         #expect(EpisodeDuration.parse(text) == seconds)
     }

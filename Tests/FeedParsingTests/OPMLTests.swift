@@ -9,7 +9,8 @@ struct OPMLTests {
             url.deleteLastPathComponent()
             if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { break }
         }
-        return url.deletingLastPathComponent().appendingPathComponent("shared/corpus/real/picofeed__subscriptionList.opml")
+        return url.deletingLastPathComponent().appendingPathComponent(
+            "shared/corpus/real/picofeed__subscriptionList.opml")
     }()
 
     @Test func aRealSubscriptionListYieldsEveryFeed() throws {
@@ -42,8 +43,11 @@ struct OPMLTests {
 
     @Test func aWrittenDocumentReadsBackTheSame() throws {
         let outlines = [
-            OPMLOutline(title: "Tom & Jerry <live> \"quoted\"", xmlURL: URL(string: "https://a.example/f?a=1&b=2"), htmlURL: nil),
-            OPMLOutline(title: nil, xmlURL: URL(string: "file:///tmp/local.xml"), htmlURL: URL(string: "https://c.example/")),
+            OPMLOutline(
+                title: "Tom & Jerry <live> \"quoted\"", xmlURL: URL(string: "https://a.example/f?a=1&b=2"), htmlURL: nil
+            ),
+            OPMLOutline(
+                title: nil, xmlURL: URL(string: "file:///tmp/local.xml"), htmlURL: URL(string: "https://c.example/")),
         ]
         let back = try OPML.parse(Array(OPML.document(title: "mine", outlines: outlines).utf8))
         #expect(back.map(\.xmlURL) == outlines.map(\.xmlURL))

@@ -31,21 +31,26 @@ struct CharsetTests {
     }
 
     @Test(arguments: [
-        ("charset-cp866.xml", "cp866", "dos-866"), ("charset-cp850.xml", "cp850", "ibm-850"), ("charset-cp437.xml", "cp437", "437"),
+        ("charset-cp866.xml", "cp866", "dos-866"), ("charset-cp850.xml", "cp850", "ibm-850"),
+        ("charset-cp437.xml", "cp437", "437"),
         ("charset-cp437.xml", "cp437", "x-IBM437"), ("charset-macroman.xml", "MacRoman", "x-mac-roman"),
         ("charset-macroman.xml", "MacRoman", "macintosh"), ("charset-maciceland.xml", "MacIceland", "x-mac-iceland"),
         ("charset-macturkish.xml", "MacTurkish", "x-mac-turkish"), ("charset-macgreek.xml", "MacGreek", "x-mac-greek"),
-        ("charset-maccentraleurope.xml", "MacCentralEurope", "x-mac-ce"), ("charset-maccyrillic.xml", "MacCyrillic", "x-mac-cyrillic"),
+        ("charset-maccentraleurope.xml", "MacCentralEurope", "x-mac-ce"),
+        ("charset-maccyrillic.xml", "MacCyrillic", "x-mac-cyrillic"),
         ("charset-shift-jis.xml", "Shift_JIS", "sjis"), ("charset-shift-jis.xml", "Shift_JIS", "windows-31j"),
         ("charset-shift-jis.xml", "Shift_JIS", "csShiftJIS"), ("charset-euc-kr.xml", "EUC-KR", "ks_c_5601-1987"),
-        ("charset-euc-kr.xml", "EUC-KR", "cp949"), ("charset-big5.xml", "Big5", "x-x-big5"), ("charset-big5.xml", "Big5", "big5-hkscs"),
-        ("charset-gbk.xml", "GBK", "gb2312"), ("charset-gbk.xml", "GBK", "cp936"), ("charset-gb18030.xml", "GB18030", "gbk"),
+        ("charset-euc-kr.xml", "EUC-KR", "cp949"), ("charset-big5.xml", "Big5", "x-x-big5"),
+        ("charset-big5.xml", "Big5", "big5-hkscs"),
+        ("charset-gbk.xml", "GBK", "gb2312"), ("charset-gbk.xml", "GBK", "cp936"),
+        ("charset-gb18030.xml", "GB18030", "gbk"),
     ])
     func commonAliasesNameTheSameCharset(fixture: String, declared: String, alias: String) throws {
         let bytes = try TestFiles.fixture(fixture)
         let expected = try FeedParser.parse(bytes).title
         // The alias in the declaration, and as the transport's charset over a declaration-less document.
-        let relabelled = Self.replacing(Array("encoding=\"\(declared)\"".utf8), with: Array("encoding=\"\(alias)\"".utf8), in: bytes)
+        let relabelled = Self.replacing(
+            Array("encoding=\"\(declared)\"".utf8), with: Array("encoding=\"\(alias)\"".utf8), in: bytes)
         #expect(try parseInChunks(relabelled, size: 3).title == expected, "\(alias) declared")
         let undeclared = Self.replacing(Array(" encoding=\"\(declared)\"".utf8), with: [], in: bytes)
         #expect(try parseInChunks(undeclared, size: 3, charset: alias).title == expected, "\(alias) from the transport")
@@ -74,14 +79,20 @@ struct CharsetTests {
             let feed = try parseInChunks(try TestFiles.fixture("unknown-encoding.xml"), size: size)
             #expect(feed.title == "Unknown café")
             #expect(feed.episodes.first?.title == "bé")
-            #expect(feed.warnings.contains { $0.message.contains("unknown encoding \"x-klingon-8\"") && $0.message.contains("UTF-8") })
+            #expect(
+                feed.warnings.contains {
+                    $0.message.contains("unknown encoding \"x-klingon-8\"") && $0.message.contains("UTF-8")
+                })
         }
     }
 
     @Test func anUnknownTransportCharsetGivesWayToTheDeclaration() throws {
         let feed = try FeedParser.parse(try TestFiles.fixture("charset-cp866.xml"), charset: "x-unheard-of")
         #expect(feed.title == "Мир ё")
-        #expect(feed.warnings.map(\.message) == ["unknown encoding \"x-unheard-of\" (named by the server): read as \"cp866\" instead"])
+        #expect(
+            feed.warnings.map(\.message) == [
+                "unknown encoding \"x-unheard-of\" (named by the server): read as \"cp866\" instead"
+            ])
     }
 
     @Test func invalidBytesInADoubleByteCharsetBecomeReplacementCharactersNotALostFeed() throws {
@@ -94,10 +105,12 @@ struct CharsetTests {
     }
 
     @Test func labelsResolveToDecodersWithoutLeavingItToLibxml2() {
-        for label in ["cp437", "IBM850", "ibm-852", "cp855", "857", "dos-860", "x-IBM861", "cp862", "cp863", "cp865", "866",
-                      "MacRoman", "MacGreek", "MacCyrillic", "MacTurkish", "MacIceland", "MacCentralEurope",
-                      "Shift_JIS", "ms_kanji", "EUC-KR", "korean", "Big5", "cn-big5", "GBK", "GB18030", "chinese",
-                      "iso-8859-1", "latin1", "windows-1252", "windows-1251", "koi8-r", "iso-8859-15"] {
+        for label in [
+            "cp437", "IBM850", "ibm-852", "cp855", "857", "dos-860", "x-IBM861", "cp862", "cp863", "cp865", "866",
+            "MacRoman", "MacGreek", "MacCyrillic", "MacTurkish", "MacIceland", "MacCentralEurope",
+            "Shift_JIS", "ms_kanji", "EUC-KR", "korean", "Big5", "cn-big5", "GBK", "GB18030", "chinese",
+            "iso-8859-1", "latin1", "windows-1252", "windows-1251", "koi8-r", "iso-8859-15",
+        ] {
             guard case .decoder = CharsetDecoder.resolve(label) else {
                 Issue.record("\(label) has no decoder")
                 continue
@@ -116,7 +129,9 @@ struct CharsetTests {
             }
         }
         // Never an iconv option, a path or a made-up name.
-        for label in ["x-klingon", "", "utf-8//TRANSLIT", "../../etc/passwd", "CP437//IGNORE", String(repeating: "a", count: 300)] {
+        for label in [
+            "x-klingon", "", "utf-8//TRANSLIT", "../../etc/passwd", "CP437//IGNORE", String(repeating: "a", count: 300),
+        ] {
             guard case .unknown = CharsetDecoder.resolve(label) else {
                 Issue.record("\(label) was accepted")
                 continue
@@ -125,7 +140,11 @@ struct CharsetTests {
     }
 
     static func replacing(_ needle: [UInt8], with replacement: [UInt8], in bytes: [UInt8]) -> [UInt8] {
-        guard let start = (0...(bytes.count - needle.count)).first(where: { Array(bytes[$0..<$0 + needle.count]) == needle }) else {
+        guard
+            let start = (0...(bytes.count - needle.count)).first(where: {
+                Array(bytes[$0..<$0 + needle.count]) == needle
+            })
+        else {
             return bytes
         }
         return Array(bytes[..<start]) + replacement + Array(bytes[(start + needle.count)...])
@@ -136,24 +155,33 @@ struct CharsetTests {
 struct MoreDateTests {
     @Test(arguments: [
         // US zones without the S/D letter
-        ("Tue, 12 Nov 2024 05:00:00 ET", "2024-11-12T10:00:00Z"), ("Tue, 12 Nov 2024 05:00:00 CT", "2024-11-12T11:00:00Z"),
-        ("Tue, 12 Nov 2024 05:00:00 MT", "2024-11-12T12:00:00Z"), ("Tue, 12 Nov 2024 05:00:00 PT", "2024-11-12T13:00:00Z"),
+        ("Tue, 12 Nov 2024 05:00:00 ET", "2024-11-12T10:00:00Z"),
+        ("Tue, 12 Nov 2024 05:00:00 CT", "2024-11-12T11:00:00Z"),
+        ("Tue, 12 Nov 2024 05:00:00 MT", "2024-11-12T12:00:00Z"),
+        ("Tue, 12 Nov 2024 05:00:00 PT", "2024-11-12T13:00:00Z"),
         ("Tue, 12 Nov 2024 05:00:00 AT", "2024-11-12T09:00:00Z"),
         // military letters and names, Etc/ zones (POSIX sign: Etc/GMT+5 is five hours west)
-        ("Tue, 12 Nov 2024 05:00:00 Zulu", "2024-11-12T05:00:00Z"), ("Tue, 12 Nov 2024 05:00:00 Q", "2024-11-12T09:00:00Z"),
-        ("Tue, 12 Nov 2024 05:00:00 Etc/GMT+5", "2024-11-12T10:00:00Z"), ("Tue, 12 Nov 2024 05:00:00 Etc/GMT-3", "2024-11-12T02:00:00Z"),
+        ("Tue, 12 Nov 2024 05:00:00 Zulu", "2024-11-12T05:00:00Z"),
+        ("Tue, 12 Nov 2024 05:00:00 Q", "2024-11-12T09:00:00Z"),
+        ("Tue, 12 Nov 2024 05:00:00 Etc/GMT+5", "2024-11-12T10:00:00Z"),
+        ("Tue, 12 Nov 2024 05:00:00 Etc/GMT-3", "2024-11-12T02:00:00Z"),
         ("2024-11-12T05:00:00 Etc/UTC", "2024-11-12T05:00:00Z"),
         // GMT±hh:mm
-        ("Tue, 12 Nov 2024 05:00:00 GMT+05:30", "2024-11-11T23:30:00Z"), ("Tue, 12 Nov 2024 05:00:00 GMT-03:30", "2024-11-12T08:30:00Z"),
+        ("Tue, 12 Nov 2024 05:00:00 GMT+05:30", "2024-11-11T23:30:00Z"),
+        ("Tue, 12 Nov 2024 05:00:00 GMT-03:30", "2024-11-12T08:30:00Z"),
         // asctime, also with a zone before the year
         ("Sun Jan  4 16:29:06 2004", "2004-01-04T16:29:06Z"), ("Sun Jan 4 16:29:06 +0100 2004", "2004-01-04T15:29:06Z"),
         ("Sun Jan 4 16:29:06 PST 2004", "2004-01-05T00:29:06Z"), ("Jan 4 16:29:06 2004", "2004-01-04T16:29:06Z"),
         // W3C-DTF reduced precision
-        ("2003", "2003-01-01T00:00:00Z"), ("2003-12", "2003-12-01T00:00:00Z"), ("2003-12-13T18:30Z", "2003-12-13T18:30:00Z"),
+        ("2003", "2003-01-01T00:00:00Z"), ("2003-12", "2003-12-01T00:00:00Z"),
+        ("2003-12-13T18:30Z", "2003-12-13T18:30:00Z"),
         // ISO 8601 ordinal, week and basic (compact) forms
-        ("2003-335", "2003-12-01T00:00:00Z"), ("2004-366T12:00:00Z", "2004-12-31T12:00:00Z"), ("2003335", "2003-12-01T00:00:00Z"),
-        ("20031201", "2003-12-01T00:00:00Z"), ("20031201T183000Z", "2003-12-01T18:30:00Z"), ("20031201T1830+0100", "2003-12-01T17:30:00Z"),
-        ("2003-W49-1", "2003-12-01T00:00:00Z"), ("2004W011", "2003-12-29T00:00:00Z"), ("2020-W53-7", "2021-01-03T00:00:00Z"),
+        ("2003-335", "2003-12-01T00:00:00Z"), ("2004-366T12:00:00Z", "2004-12-31T12:00:00Z"),
+        ("2003335", "2003-12-01T00:00:00Z"),
+        ("20031201", "2003-12-01T00:00:00Z"), ("20031201T183000Z", "2003-12-01T18:30:00Z"),
+        ("20031201T1830+0100", "2003-12-01T17:30:00Z"),
+        ("2003-W49-1", "2003-12-01T00:00:00Z"), ("2004W011", "2003-12-29T00:00:00Z"),
+        ("2020-W53-7", "2021-01-03T00:00:00Z"),
     ])
     func addedShapesParse(text: String, expected: String) throws {
         let parsed = try #require(FeedDate.parse(text), "could not parse \(text)")
@@ -171,8 +199,10 @@ struct MoreDateTests {
 
     @Test(arguments: [
         "Tue, 12 Nov 2024 25:00:00 GMT", "Tue, 12 Nov 2024 05:61:00 GMT", "2024-11-99", "Tue, 99 Nov 2024 05:00:00 GMT",
-        "2024-11-12T05:00:00+99:99", "Tue, 12 Nov 2024 05:00:00 GMT+99:99", "Tue, 12 Nov 2024 05:00:00 Etc/GMT+99", "2003-13",
-        "2003-366", "2003-W54-1", "2003-W49-8", "20031232", "20031201T250000Z", "Sun Jan 4 25:29:06 2004", "Sun Foo 4 16:29:06 2004",
+        "2024-11-12T05:00:00+99:99", "Tue, 12 Nov 2024 05:00:00 GMT+99:99", "Tue, 12 Nov 2024 05:00:00 Etc/GMT+99",
+        "2003-13",
+        "2003-366", "2003-W54-1", "2003-W49-8", "20031232", "20031201T250000Z", "Sun Jan 4 25:29:06 2004",
+        "Sun Foo 4 16:29:06 2004",
         "0999", "12345",
     ])
     func impossibleValuesAreNil(text: String) {
@@ -182,10 +212,12 @@ struct MoreDateTests {
     @Test func aFeedsDatesInTheAddedShapesAndImpossibleOnesWithWarnings() throws {
         let feed = try FeedParser.parse(try TestFiles.fixture("dates-more-shapes.xml"))
         let dates = feed.episodes.map { $0.published.map(RFC3339.string(from:)) }
-        #expect(dates == [
-            "2024-11-12T10:00:00Z", "2004-01-04T16:29:06Z", "2004-01-04T15:29:06Z", "2003-12-01T00:00:00Z", "2003-12-01T10:00:00Z",
-            "2003-12-01T18:30:00Z", "2024-11-12T10:00:00Z", "2024-11-12T08:30:00Z", nil, nil, nil, nil,
-        ])
+        #expect(
+            dates == [
+                "2024-11-12T10:00:00Z", "2004-01-04T16:29:06Z", "2004-01-04T15:29:06Z", "2003-12-01T00:00:00Z",
+                "2003-12-01T10:00:00Z",
+                "2003-12-01T18:30:00Z", "2024-11-12T10:00:00Z", "2024-11-12T08:30:00Z", nil, nil, nil, nil,
+            ])
         #expect(feed.episodes[5].published == utc("2003-12-01T18:30:00Z").addingTimeInterval(0.25))
         #expect(feed.episodes[7].published == utc("2024-11-12T08:30:00Z").addingTimeInterval(0.5))
         #expect(feed.warnings.filter { $0.message.hasPrefix("unreadable date") }.map(\.line) == [11, 12, 13, 14])
@@ -202,16 +234,20 @@ struct StructureFidelityTests {
     @Test func categoryPathsStopAtADepthBound() throws {
         let open = (0..<50).map { "<itunes:category text=\"L\($0)\">" }.joined()
         let close = String(repeating: "</itunes:category>", count: 50)
-        let feed = try parse("<rss xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel><title>Deep</title>\(open)\(close)</channel></rss>")
+        let feed = try parse(
+            "<rss xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel><title>Deep</title>\(open)\(close)</channel></rss>"
+        )
         #expect(feed.categories == [(0..<SAXState.maxCategoryDepth).map { "L\($0)" }.joined(separator: "/")])
     }
 
     @Test func mediaThumbnailsAndImageContentAreTheEpisodeImageWithoutItunesImage() throws {
         let feed = try FeedParser.parse(try TestFiles.fixture("media-images.xml"))
-        #expect(feed.episodes.map(\.imageString) == [
-            "https://img.example.com/thumb1.jpg", "https://img.example.com/cover2.png", "https://img.example.com/still3.jpg",
-            "https://img.example.com/itunes4.jpg", "https://img.example.com/typed5.jpg",
-        ])
+        #expect(
+            feed.episodes.map(\.imageString) == [
+                "https://img.example.com/thumb1.jpg", "https://img.example.com/cover2.png",
+                "https://img.example.com/still3.jpg",
+                "https://img.example.com/itunes4.jpg", "https://img.example.com/typed5.jpg",
+            ])
         // An image is not an enclosure…
         #expect(feed.episodes[1].enclosures.map(\.urlString) == ["https://cdn.example.com/2.mp3"])
         #expect(feed.episodes[4].enclosures.isEmpty)
@@ -223,11 +259,16 @@ struct StructureFidelityTests {
 
     @Test func aPermalinkGuidIsTheLinkWhenThereIsNone() throws {
         let feed = try FeedParser.parse(try TestFiles.fixture("guid-permalink-link.xml"))
-        #expect(feed.episodes.map(\.linkString) == ["https://show.example.com/episodes/1", "https://show.example.com/two", nil, nil])
-        #expect(feed.episodes.map(\.id) == [
-            "https://show.example.com/episodes/1", "https://show.example.com/episodes/2", "https://show.example.com/episodes/3",
-            "episode-4-not-a-url",
-        ])
+        #expect(
+            feed.episodes.map(\.linkString) == [
+                "https://show.example.com/episodes/1", "https://show.example.com/two", nil, nil,
+            ])
+        #expect(
+            feed.episodes.map(\.id) == [
+                "https://show.example.com/episodes/1", "https://show.example.com/episodes/2",
+                "https://show.example.com/episodes/3",
+                "episode-4-not-a-url",
+            ])
     }
 
     @Test func anOldRedirectDocumentIsReadLikeNewFeedURL() throws {
@@ -238,20 +279,23 @@ struct StructureFidelityTests {
         #expect(inChannel.newFeedURL?.absoluteString == "https://moved.example.com/rss")
         #expect(inChannel.title == "Moved" && inChannel.episodes.count == 1)
         // itunes:new-feed-url wins over it.
-        let both = try parse("<rss xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel><redirect><newLocation>https://a.example.com/</newLocation></redirect><itunes:new-feed-url>https://b.example.com/</itunes:new-feed-url></channel></rss>")
+        let both = try parse(
+            "<rss xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel><redirect><newLocation>https://a.example.com/</newLocation></redirect><itunes:new-feed-url>https://b.example.com/</itunes:new-feed-url></channel></rss>"
+        )
         #expect(both.newFeedURL?.absoluteString == "https://b.example.com/")
     }
 
     @Test func enclosuresAndMediaContentAlternativesAreAllKeptInDocumentOrderOncePerURL() throws {
         let feed = try FeedParser.parse(try TestFiles.fixture("enclosures-and-media-content.xml"))
         let episode = try #require(feed.episodes.first)
-        #expect(episode.enclosures == [
-            Enclosure(urlString: "https://cdn.example.com/1-video.mp4", length: 5000, type: "video/mp4"),
-            // length="0" is unknown: the media:content duplicate fills it in.
-            Enclosure(urlString: "https://cdn.example.com/1.mp3", length: 1234, type: "audio/mpeg"),
-            Enclosure(urlString: "https://cdn.example.com/1.m4a", length: 700, type: "audio/mp4"),
-            Enclosure(urlString: "https://cdn.example.com/1-low.mp3", length: 300, type: "audio/mpeg"),
-        ])
+        #expect(
+            episode.enclosures == [
+                Enclosure(urlString: "https://cdn.example.com/1-video.mp4", length: 5000, type: "video/mp4"),
+                // length="0" is unknown: the media:content duplicate fills it in.
+                Enclosure(urlString: "https://cdn.example.com/1.mp3", length: 1234, type: "audio/mpeg"),
+                Enclosure(urlString: "https://cdn.example.com/1.m4a", length: 700, type: "audio/mp4"),
+                Enclosure(urlString: "https://cdn.example.com/1-low.mp3", length: 300, type: "audio/mpeg"),
+            ])
         #expect(episode.imageString == "https://img.example.com/1.jpg")
         // The identity key is still the first <enclosure>, so stored episodes keep their key.
         #expect(episode.id == "https://cdn.example.com/1.mp3")
@@ -264,66 +308,107 @@ struct PodcastTagTests {
         let feed = try FeedParser.parse(try TestFiles.fixture("podcast-namespace-more.xml"))
         #expect(feed.funding == [Funding(url: URL(string: "https://donate.example.com/")!, text: "Support us")])
         #expect(feed.updateFrequency == "FREQ=WEEKLY;INTERVAL=2")
-        #expect(feed.podcastUpdateFrequency == UpdateFrequency(text: "Every other week", rrule: "FREQ=WEEKLY;INTERVAL=2", complete: false, start: utc("2023-08-28T00:00:00Z")))
+        #expect(
+            feed.podcastUpdateFrequency
+                == UpdateFrequency(
+                    text: "Every other week", rrule: "FREQ=WEEKLY;INTERVAL=2", complete: false,
+                    start: utc("2023-08-28T00:00:00Z")))
         #expect(feed.medium == "podcast")
         #expect(feed.license == License(name: "cc-by-4.0", urlString: "https://creativecommons.org/licenses/by/4.0/"))
-        #expect(feed.locations == [Location(name: "Austin, TX", rel: "creator", geo: "geo:30.2672,97.7431", osm: "R113314", country: "us")])
-        #expect(feed.trailers == [
-            Trailer(urlString: "https://example.org/trailers/teaser.mp3", title: "Coming April 1st", published: utc("2021-04-01T13:00:00Z"), length: 12_345_678, type: "audio/mpeg", season: 4)
-        ])
-        #expect(feed.podroll == [
-            RemoteItem(feedGUID: "917393e3-1b1e-5cef-ace4-edaa54e1f810", feedURLString: "https://feeds.example.org/other.xml", title: "Other show"),
-            RemoteItem(feedGUID: "2b6e6d1a-0000-4000-8000-000000000000", medium: "music"),
-        ])
-        #expect(feed.txt == [PodcastText(purpose: "verify", text: "S6lpp-7ZCn8-dZfGc-OoyVG")])
-        #expect(feed.value == [
-            ValueBlock(type: "lightning", method: "keysend", suggested: "0.00000005000", recipients: [
-                ValueRecipient(name: "Alice", type: "node", address: "02d5c1bf", split: 90),
-                ValueRecipient(name: "Host", type: "node", address: "03ae9f91", split: 10, fee: true, customKey: "696969", customValue: "eChoVKtO1KujpAA5HCoB"),
+        #expect(
+            feed.locations == [
+                Location(name: "Austin, TX", rel: "creator", geo: "geo:30.2672,97.7431", osm: "R113314", country: "us")
             ])
-        ])
+        #expect(
+            feed.trailers == [
+                Trailer(
+                    urlString: "https://example.org/trailers/teaser.mp3", title: "Coming April 1st",
+                    published: utc("2021-04-01T13:00:00Z"), length: 12_345_678, type: "audio/mpeg", season: 4)
+            ])
+        #expect(
+            feed.podroll == [
+                RemoteItem(
+                    feedGUID: "917393e3-1b1e-5cef-ace4-edaa54e1f810",
+                    feedURLString: "https://feeds.example.org/other.xml", title: "Other show"),
+                RemoteItem(feedGUID: "2b6e6d1a-0000-4000-8000-000000000000", medium: "music"),
+            ])
+        #expect(feed.txt == [PodcastText(purpose: "verify", text: "S6lpp-7ZCn8-dZfGc-OoyVG")])
+        #expect(
+            feed.value == [
+                ValueBlock(
+                    type: "lightning", method: "keysend", suggested: "0.00000005000",
+                    recipients: [
+                        ValueRecipient(name: "Alice", type: "node", address: "02d5c1bf", split: 90),
+                        ValueRecipient(
+                            name: "Host", type: "node", address: "03ae9f91", split: 10, fee: true, customKey: "696969",
+                            customValue: "eChoVKtO1KujpAA5HCoB"),
+                    ])
+            ])
     }
 
     @Test func episodeTagsAreRead() throws {
         let feed = try FeedParser.parse(try TestFiles.fixture("podcast-namespace-more.xml"))
         let episode = try #require(feed.episodes.first)
-        #expect(episode.alternateEnclosures == [
-            AlternateEnclosure(
-                url: URL(string: "https://cdn.example.com/p1.opus"), type: "audio/opus", length: 800, bitrate: 96000, title: "High quality",
-                isDefault: false,
-                sources: [
-                    .init(uriString: "https://cdn.example.com/p1.opus"),
-                    .init(uriString: "https://cdn.example.com/p1.torrent", contentType: "application/x-bittorrent"),
-                ],
-                height: 0, language: "en", rel: "default", codecs: "opus")
-        ])
-        #expect(episode.soundbites == [Soundbite(start: 73, duration: 60, title: "Why it matters"), Soundbite(start: 1234.5, duration: 42.25)])
-        #expect(episode.value == [ValueBlock(type: "lightning", method: "keysend", recipients: [ValueRecipient(name: "Guest", type: "node", address: "0299", split: 100)])])
+        #expect(
+            episode.alternateEnclosures == [
+                AlternateEnclosure(
+                    url: URL(string: "https://cdn.example.com/p1.opus"), type: "audio/opus", length: 800,
+                    bitrate: 96000, title: "High quality",
+                    isDefault: false,
+                    sources: [
+                        .init(uriString: "https://cdn.example.com/p1.opus"),
+                        .init(uriString: "https://cdn.example.com/p1.torrent", contentType: "application/x-bittorrent"),
+                    ],
+                    height: 0, language: "en", rel: "default", codecs: "opus")
+            ])
+        #expect(
+            episode.soundbites == [
+                Soundbite(start: 73, duration: 60, title: "Why it matters"), Soundbite(start: 1234.5, duration: 42.25),
+            ])
+        #expect(
+            episode.value == [
+                ValueBlock(
+                    type: "lightning", method: "keysend",
+                    recipients: [ValueRecipient(name: "Guest", type: "node", address: "0299", split: 100)])
+            ])
         #expect(episode.txt == [PodcastText(text: "free text")])
-        #expect(episode.locations == [Location(name: "Eiffel Tower, Paris", geo: "geo:48.858093,2.294694", country: "fr")])
+        #expect(
+            episode.locations == [Location(name: "Eiffel Tower, Paris", geo: "geo:48.858093,2.294694", country: "fr")])
         #expect(episode.license == License(name: "cc-by-sa-4.0"))
         #expect(episode.chaptersString == "https://cdn.example.com/p1.json")
-        #expect(episode.simpleChapters == [
-            SimpleChapter(start: 0, title: "Welcome"),
-            SimpleChapter(start: 90.5, title: "Topic", hrefString: "https://example.com/topic", imageString: "https://example.com/topic.jpg"),
-            SimpleChapter(start: 3723, title: "Outro"),
-        ])
-        #expect(feed.warnings.map(\.message) == [
-            "podcast:soundbite without a readable startTime and duration was ignored",
-            "1 podcast:source URL(s) were left out: only http and https are followed (ipfs)",
-        ])
+        #expect(
+            episode.simpleChapters == [
+                SimpleChapter(start: 0, title: "Welcome"),
+                SimpleChapter(
+                    start: 90.5, title: "Topic", hrefString: "https://example.com/topic",
+                    imageString: "https://example.com/topic.jpg"),
+                SimpleChapter(start: 3723, title: "Outro"),
+            ])
+        #expect(
+            feed.warnings.map(\.message) == [
+                "podcast:soundbite without a readable startTime and duration was ignored",
+                "1 podcast:source URL(s) were left out: only http and https are followed (ipfs)",
+            ])
     }
 
     @Test func theJSONDocumentCarriesTheNewKeys() throws {
         let feed = try FeedParser.parse(try TestFiles.fixture("podcast-namespace-more.xml"))
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(feed.jsonDocument().utf8)) as? [String: Any])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(feed.jsonDocument().utf8)) as? [String: Any])
         #expect((object["update_frequency"] as? [String: Any])?["dtstart"] as? String == "2023-08-28T00:00:00Z")
-        #expect((object["podroll"] as? [[String: Any]])?.first?["feed_url"] as? String == "https://feeds.example.org/other.xml")
-        #expect(((object["value"] as? [[String: Any]])?.first?["recipients"] as? [[String: Any]])?.last?["custom_key"] as? String == "696969")
+        #expect(
+            (object["podroll"] as? [[String: Any]])?.first?["feed_url"] as? String
+                == "https://feeds.example.org/other.xml")
+        #expect(
+            ((object["value"] as? [[String: Any]])?.first?["recipients"] as? [[String: Any]])?.last?["custom_key"]
+                as? String == "696969")
         #expect((object["trailers"] as? [[String: Any]])?.first?["published"] as? String == "2021-04-01T13:00:00Z")
         let episode = try #require((object["episodes"] as? [[String: Any]])?.first)
         let alternate = try #require((episode["alternate_enclosures"] as? [[String: Any]])?.first)
-        #expect((alternate["sources"] as? [[String: Any]])?.map { $0["uri"] as? String } == ["https://cdn.example.com/p1.opus", "https://cdn.example.com/p1.torrent"])
+        #expect(
+            (alternate["sources"] as? [[String: Any]])?.map { $0["uri"] as? String } == [
+                "https://cdn.example.com/p1.opus", "https://cdn.example.com/p1.torrent",
+            ])
         #expect((episode["simple_chapters"] as? [[String: Any]])?.map { $0["start"] as? Double } == [0, 90.5, 3723])
         #expect((episode["soundbites"] as? [[String: Any]])?.first?["start"] as? Int == 73)
         // The keys that were there before keep their order: the new ones come after them.
@@ -339,12 +424,16 @@ struct ParseFidelityLimitTests {
     func randomBytesInADeclaredCharsetParseTheSameWhateverTheChunking(charset: String) throws {
         var generator = SplitMix(seed: 0x5EED)
         for round in 0..<20 {
-            let junk = (0..<200).map { _ in UInt8(truncatingIfNeeded: generator.next()) }.filter { $0 != 0x3C && $0 != 0x26 }
-            let bytes = Array("<?xml version=\"1.0\" encoding=\"\(charset)\"?><rss><channel><title>".utf8) + junk
+            let junk = (0..<200).map { _ in UInt8(truncatingIfNeeded: generator.next()) }.filter {
+                $0 != 0x3C && $0 != 0x26
+            }
+            let bytes =
+                Array("<?xml version=\"1.0\" encoding=\"\(charset)\"?><rss><channel><title>".utf8) + junk
                 + Array("</title><item><guid>g</guid></item></channel></rss>".utf8)
             let whole = try parseInChunks(bytes, size: .max)
             for size in [1, 2, 3, 5, 64] {
-                #expect(try parseInChunks(bytes, size: size) == whole, "\(charset) round \(round) in \(size)-byte chunks")
+                #expect(
+                    try parseInChunks(bytes, size: size) == whole, "\(charset) round \(round) in \(size)-byte chunks")
             }
             #expect(whole.episodes.count == 1, "\(charset) round \(round): the item after the junk is kept")
         }

@@ -22,7 +22,8 @@ enum TestFiles {
 
     /// A fixture's bytes.
     static func fixture(_ name: String) throws -> [UInt8] {
-        let url = try #require(Bundle.module.url(forResource: "Fixtures/" + name, withExtension: nil), "missing fixture \(name)")
+        let url = try #require(
+            Bundle.module.url(forResource: "Fixtures/" + name, withExtension: nil), "missing fixture \(name)")
         return Array(try Data(contentsOf: url))
     }
 
@@ -43,7 +44,8 @@ enum TestFiles {
     }
 
     static var corpusFiles: [CorpusFile] {
-        guard let corpus, let manifest = try? String(contentsOf: corpus.appendingPathComponent("MANIFEST.tsv"), encoding: .utf8)
+        guard let corpus,
+            let manifest = try? String(contentsOf: corpus.appendingPathComponent("MANIFEST.tsv"), encoding: .utf8)
         else { return [] }
         return manifest.split(separator: "\n").dropFirst().compactMap { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
@@ -59,7 +61,10 @@ enum TestFiles {
 }
 
 /// Parses bytes split into chunks of `size` bytes.
-func parseInChunks(_ bytes: [UInt8], size: Int, baseURL: URL? = URL(string: "https://feeds.example.com/feed.xml"), charset: String? = nil, options: FeedParserOptions = .init()) throws -> ParsedFeed {
+func parseInChunks(
+    _ bytes: [UInt8], size: Int, baseURL: URL? = URL(string: "https://feeds.example.com/feed.xml"),
+    charset: String? = nil, options: FeedParserOptions = .init()
+) throws -> ParsedFeed {
     let parser = FeedParser(baseURL: baseURL, charset: charset, options: options)
     var start = 0
     while start < bytes.count {
@@ -70,6 +75,9 @@ func parseInChunks(_ bytes: [UInt8], size: Int, baseURL: URL? = URL(string: "htt
     return try parser.finish()
 }
 
-func parse(_ text: String, baseURL: URL? = URL(string: "https://feeds.example.com/feed.xml"), charset: String? = nil, options: FeedParserOptions = .init()) throws -> ParsedFeed {
+func parse(
+    _ text: String, baseURL: URL? = URL(string: "https://feeds.example.com/feed.xml"), charset: String? = nil,
+    options: FeedParserOptions = .init()
+) throws -> ParsedFeed {
     try FeedParser.parse(Array(text.utf8), baseURL: baseURL, charset: charset, options: options)
 }

@@ -21,12 +21,15 @@ struct TemporaryStore {
 private let t0 = Date(timeIntervalSince1970: 1_730_000_000)
 
 private func episode(_ id: String, title: String? = nil, published: Date? = t0) -> ParsedEpisode {
-    ParsedEpisode(id: id, guid: id, title: title ?? id, published: published,
-                  enclosures: [Enclosure(url: URL(string: "https://cdn.example.com/\(id).mp3")!, length: 10, type: "audio/mpeg")])
+    ParsedEpisode(
+        id: id, guid: id, title: title ?? id, published: published,
+        enclosures: [Enclosure(url: URL(string: "https://cdn.example.com/\(id).mp3")!, length: 10, type: "audio/mpeg")])
 }
 
 private func fetched(_ episodes: [ParsedEpisode], title: String = "Show", complete: Bool? = nil) -> FeedCheck.Result {
-    .fetched(ParsedFeed(format: .rss2, title: title, complete: complete, episodes: episodes), etag: "\"e1\"", lastModified: "Tue, 12 Nov 2024 05:00:00 GMT", unconditional: false)
+    .fetched(
+        ParsedFeed(format: .rss2, title: title, complete: complete, episodes: episodes), etag: "\"e1\"",
+        lastModified: "Tue, 12 Nov 2024 05:00:00 GMT", unconditional: false)
 }
 
 struct FeedStoreTests {
@@ -34,7 +37,9 @@ struct FeedStoreTests {
         let temp = try TemporaryStore()
         defer { temp.remove() }
         // Given a new file, when it is opened, then every table exists and the journal is WAL.
-        let output = try shell("sqlite3", temp.path, "PRAGMA journal_mode; SELECT name FROM sqlite_master WHERE type='table' ORDER BY name;")
+        let output = try shell(
+            "sqlite3", temp.path,
+            "PRAGMA journal_mode; SELECT name FROM sqlite_master WHERE type='table' ORDER BY name;")
         #expect(output.contains("wal"))
         for table in ["subscription", "episode", "refreshRun", "grdb_migrations"] { #expect(output.contains(table)) }
         #expect(try temp.store.integrityCheck() == "ok")
@@ -44,7 +49,8 @@ struct FeedStoreTests {
         let temp = try TemporaryStore()
         defer { temp.remove() }
         let added = try temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
-        _ = try temp.store.apply(FeedCheck(subscriptionID: added.id, checkedAt: t0, status: 200, result: fetched([episode("e1")])))
+        _ = try temp.store.apply(
+            FeedCheck(subscriptionID: added.id, checkedAt: t0, status: 200, result: fetched([episode("e1")])))
         let reopened = try FeedStore(path: temp.path)
         #expect(try reopened.subscriptions().map(\.title) == ["Show"])
         #expect(try reopened.episodes(EpisodeQuery()).map(\.key) == ["e1"])
@@ -58,14 +64,19 @@ struct FeedStoreTests {
         // Given a task that is cancelled before it merges, when it merges, then the merge still commits.
         let merge = Task {
             while !Task.isCancelled { await Task.yield() }
-            return try await store.applyAsync(FeedCheck(subscriptionID: feed.id, checkedAt: t0, result: fetched([episode("e2"), episode("e1")]), runID: 3))
+            return try await store.applyAsync(
+                FeedCheck(
+                    subscriptionID: feed.id, checkedAt: t0, result: fetched([episode("e2"), episode("e1")]), runID: 3))
         }
         merge.cancel()
         let summary = try await merge.value
         #expect(summary.newEpisodes.map(\.key) == ["e2", "e1"])
         #expect(try store.episodes(EpisodeQuery(subscriptionID: feed.id)).map(\.key).sorted() == ["e1", "e2"])
         // And a second async merge of the same feed finds nothing new, like the synchronous one.
-        let again = try await store.applyAsync(FeedCheck(subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(60), result: fetched([episode("e2"), episode("e1")])))
+        let again = try await store.applyAsync(
+            FeedCheck(
+                subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(60),
+                result: fetched([episode("e2"), episode("e1")])))
         #expect(again.newEpisodes.isEmpty && again.updatedCount == 0)
         // A failed check through the async path reports a missing subscription as the sync one does.
         await #expect(throws: StoreError.self) {
@@ -78,7 +89,9 @@ struct FeedStoreTests {
         defer { temp.remove() }
         let url = URL(string: "https://a.example/feed")!
         let added = try temp.store.addSubscription(url: url, title: nil, at: t0)
-        #expect { _ = try temp.store.addSubscription(url: url, title: nil, at: t0) } throws: { ($0 as? StoreError)?.kind == .duplicate }
+        #expect { _ = try temp.store.addSubscription(url: url, title: nil, at: t0) } throws: {
+            ($0 as? StoreError)?.kind == .duplicate
+        }
         _ = try temp.store.apply(FeedCheck(subscriptionID: added.id, checkedAt: t0, result: fetched([episode("e1")])))
         #expect(try temp.store.removeSubscription(id: added.id))
         #expect(try temp.store.episodes(EpisodeQuery()).isEmpty)
@@ -90,14 +103,22 @@ struct FeedStoreTests {
         defer { temp.remove() }
         let feed = try temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
         // Given two stored episodes
-        let first = try temp.store.apply(FeedCheck(subscriptionID: feed.id, checkedAt: t0, result: fetched([episode("e2"), episode("e1")]), runID: 7))
+        let first = try temp.store.apply(
+            FeedCheck(
+                subscriptionID: feed.id, checkedAt: t0, result: fetched([episode("e2"), episode("e1")]), runID: 7))
         #expect(first.newEpisodes.map(\.key) == ["e2", "e1"])
         #expect(first.newEpisodes.first?.firstSeenRunID == 7)
         // When the same feed comes again, nothing is new or changed
-        let same = try temp.store.apply(FeedCheck(subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(60), result: fetched([episode("e2"), episode("e1")])))
+        let same = try temp.store.apply(
+            FeedCheck(
+                subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(60),
+                result: fetched([episode("e2"), episode("e1")])))
         #expect(same.newEpisodes.isEmpty && same.updatedCount == 0)
         // When one title changes and e1 is dropped, e2 is updated and e1 is kept
-        let changed = try temp.store.apply(FeedCheck(subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(120), result: fetched([episode("e3"), episode("e2", title: "Renamed")])))
+        let changed = try temp.store.apply(
+            FeedCheck(
+                subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(120),
+                result: fetched([episode("e3"), episode("e2", title: "Renamed")])))
         #expect(changed.newEpisodes.map(\.key) == ["e3"])
         #expect(changed.updatedCount == 1)
         let stored = try temp.store.episodes(EpisodeQuery(subscriptionID: feed.id))
@@ -106,7 +127,8 @@ struct FeedStoreTests {
         #expect(stored.first { $0.key == "e2" }?.firstSeenAt == t0)
         #expect(stored.first { $0.key == "e2" }?.lastSeenAt == t0.addingTimeInterval(120))
         // An empty feed deletes nothing
-        _ = try temp.store.apply(FeedCheck(subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(180), result: fetched([])))
+        _ = try temp.store.apply(
+            FeedCheck(subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(180), result: fetched([])))
         #expect(try temp.store.episodes(EpisodeQuery(subscriptionID: feed.id)).count == 3)
     }
 
@@ -114,7 +136,10 @@ struct FeedStoreTests {
         let temp = try TemporaryStore()
         defer { temp.remove() }
         let feed = try temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
-        let summary = try temp.store.apply(FeedCheck(subscriptionID: feed.id, checkedAt: t0, result: fetched([episode("d", title: "First"), episode("d", title: "Second")])))
+        let summary = try temp.store.apply(
+            FeedCheck(
+                subscriptionID: feed.id, checkedAt: t0,
+                result: fetched([episode("d", title: "First"), episode("d", title: "Second")])))
         #expect(summary.newEpisodes.map(\.episode.title) == ["First"])
         #expect(try temp.store.episodes(EpisodeQuery()).map(\.episode.title) == ["First"])
     }
@@ -123,10 +148,14 @@ struct FeedStoreTests {
         let temp = try TemporaryStore()
         defer { temp.remove() }
         let feed = try temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
-        _ = try temp.store.apply(FeedCheck(subscriptionID: feed.id, checkedAt: t0, status: 200, result: fetched([episode("e1")])))
+        _ = try temp.store.apply(
+            FeedCheck(subscriptionID: feed.id, checkedAt: t0, status: 200, result: fetched([episode("e1")])))
         for n in 1...2 {
-            _ = try temp.store.apply(FeedCheck(subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(Double(n)), status: 500,
-                                               result: .failed(kind: "http-status", message: "HTTP 500"), movedTo: URL(string: "https://b.example/")))
+            _ = try temp.store.apply(
+                FeedCheck(
+                    subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(Double(n)), status: 500,
+                    result: .failed(kind: "http-status", message: "HTTP 500"),
+                    movedTo: URL(string: "https://b.example/")))
         }
         let stored = try #require(try temp.store.subscription(id: feed.id))
         #expect(stored.failureCount == 2)
@@ -134,7 +163,8 @@ struct FeedStoreTests {
         #expect(stored.etag == "\"e1\"")
         #expect(stored.url.absoluteString == "https://a.example/feed", "a failed check never moves a feed")
         #expect(try temp.store.episodes(EpisodeQuery()).count == 1)
-        _ = try temp.store.apply(FeedCheck(subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(9), status: 304, result: .notModified))
+        _ = try temp.store.apply(
+            FeedCheck(subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(9), status: 304, result: .notModified))
         #expect(try temp.store.subscription(id: feed.id)?.failureCount == 0)
         #expect(try temp.store.subscription(id: feed.id)?.lastError == nil)
     }
@@ -146,11 +176,18 @@ struct FeedStoreTests {
         let later = try temp.store.addSubscription(url: URL(string: "https://a.example/2")!, title: nil, at: t0)
         let past = try temp.store.addSubscription(url: URL(string: "https://a.example/3")!, title: nil, at: t0)
         let gone = try temp.store.addSubscription(url: URL(string: "https://a.example/4")!, title: nil, at: t0)
-        _ = try temp.store.apply(FeedCheck(subscriptionID: later.id, checkedAt: t0, result: .notModified, nextCheckAt: t0.addingTimeInterval(3600)))
-        _ = try temp.store.apply(FeedCheck(subscriptionID: past.id, checkedAt: t0, result: .notModified, nextCheckAt: t0.addingTimeInterval(-1)))
-        _ = try temp.store.apply(FeedCheck(subscriptionID: gone.id, checkedAt: t0, status: 410, result: .gone(message: "HTTP 410")))
+        _ = try temp.store.apply(
+            FeedCheck(
+                subscriptionID: later.id, checkedAt: t0, result: .notModified, nextCheckAt: t0.addingTimeInterval(3600))
+        )
+        _ = try temp.store.apply(
+            FeedCheck(
+                subscriptionID: past.id, checkedAt: t0, result: .notModified, nextCheckAt: t0.addingTimeInterval(-1)))
+        _ = try temp.store.apply(
+            FeedCheck(subscriptionID: gone.id, checkedAt: t0, status: 410, result: .gone(message: "HTTP 410")))
         #expect(try temp.store.dueSubscriptions(at: t0).map(\.id) == [fresh.id, past.id])
-        #expect(try temp.store.dueSubscriptions(at: t0.addingTimeInterval(7200)).map(\.id) == [fresh.id, later.id, past.id])
+        #expect(
+            try temp.store.dueSubscriptions(at: t0.addingTimeInterval(7200)).map(\.id) == [fresh.id, later.id, past.id])
         #expect(try temp.store.subscription(id: gone.id)?.isGone == true)
     }
 
@@ -159,10 +196,14 @@ struct FeedStoreTests {
         defer { temp.remove() }
         let a = try temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
         let b = try temp.store.addSubscription(url: URL(string: "https://b.example/feed")!, title: "Bee", at: t0)
-        let refused = try temp.store.apply(FeedCheck(subscriptionID: a.id, checkedAt: t0, result: fetched([episode("e")]), movedTo: b.url))
+        let refused = try temp.store.apply(
+            FeedCheck(subscriptionID: a.id, checkedAt: t0, result: fetched([episode("e")]), movedTo: b.url))
         #expect(refused.movedTo == nil)
         #expect(refused.moveRefused?.contains("already subscribed as \(b.id) (Bee)") == true)
-        let moved = try temp.store.apply(FeedCheck(subscriptionID: a.id, checkedAt: t0, result: .notModified, movedTo: URL(string: "https://c.example/feed")))
+        let moved = try temp.store.apply(
+            FeedCheck(
+                subscriptionID: a.id, checkedAt: t0, result: .notModified,
+                movedTo: URL(string: "https://c.example/feed")))
         #expect(moved.movedTo?.absoluteString == "https://c.example/feed")
         #expect(try temp.store.subscription(id: a.id)?.movedFrom?.absoluteString == "https://a.example/feed")
     }
@@ -172,14 +213,29 @@ struct FeedStoreTests {
         defer { temp.remove() }
         let feed = try temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
         let full = ParsedEpisode(
-            id: "k", guid: "g", guidIsPermaLink: false, title: "T", link: URL(string: "https://a.example/e"), description: "<p>d</p>",
+            id: "k", guid: "g", guidIsPermaLink: false, title: "T", link: URL(string: "https://a.example/e"),
+            description: "<p>d</p>",
             summary: "d", published: Date(timeIntervalSince1970: 1_730_000_000.5), duration: 1014.708375,
-            enclosures: [Enclosure(url: URL(string: "https://a.example/e.mp3?x=1&y=2")!, length: 123, type: "audio/mpeg"), Enclosure(url: URL(string: "https://a.example/e.ogg")!)],
+            enclosures: [
+                Enclosure(url: URL(string: "https://a.example/e.mp3?x=1&y=2")!, length: 123, type: "audio/mpeg"),
+                Enclosure(url: URL(string: "https://a.example/e.ogg")!),
+            ],
             episode: 3, season: 2, episodeType: .trailer, explicit: true, image: URL(string: "https://a.example/i.jpg"),
-            transcripts: [Transcript(url: URL(string: "https://a.example/t.vtt")!, type: "text/vtt", language: "en", rel: "captions")],
+            transcripts: [
+                Transcript(
+                    url: URL(string: "https://a.example/t.vtt")!, type: "text/vtt", language: "en", rel: "captions")
+            ],
             chapters: URL(string: "https://a.example/c.json"),
-            persons: [Person(name: "P", role: "guest", group: "cast", href: URL(string: "https://p.example/"), image: URL(string: "https://p.example/i.png"))],
-            alternateEnclosures: [AlternateEnclosure(url: URL(string: "https://a.example/e.opus"), type: "audio/opus", length: 9, bitrate: 64000.5, title: "Opus", isDefault: true)])
+            persons: [
+                Person(
+                    name: "P", role: "guest", group: "cast", href: URL(string: "https://p.example/"),
+                    image: URL(string: "https://p.example/i.png"))
+            ],
+            alternateEnclosures: [
+                AlternateEnclosure(
+                    url: URL(string: "https://a.example/e.opus"), type: "audio/opus", length: 9, bitrate: 64000.5,
+                    title: "Opus", isDefault: true)
+            ])
         _ = try temp.store.apply(FeedCheck(subscriptionID: feed.id, checkedAt: t0, result: fetched([full])))
         #expect(try temp.store.episodes(EpisodeQuery()).first?.episode == full)
     }
@@ -189,16 +245,29 @@ struct FeedStoreTests {
         defer { temp.remove() }
         let feed = try temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
         let other = try temp.store.addSubscription(url: URL(string: "https://b.example/feed")!, title: nil, at: t0)
-        _ = try temp.store.apply(FeedCheck(subscriptionID: feed.id, checkedAt: t0, result: fetched([
-            episode("old", published: t0.addingTimeInterval(-86_400 * 10)), episode("new", published: t0), episode("undated", published: nil),
-        ]), runID: 1))
-        _ = try temp.store.apply(FeedCheck(subscriptionID: other.id, checkedAt: t0, result: fetched([episode("x", published: t0.addingTimeInterval(-60))]), runID: 2))
+        _ = try temp.store.apply(
+            FeedCheck(
+                subscriptionID: feed.id, checkedAt: t0,
+                result: fetched([
+                    episode("old", published: t0.addingTimeInterval(-86_400 * 10)), episode("new", published: t0),
+                    episode("undated", published: nil),
+                ]), runID: 1))
+        _ = try temp.store.apply(
+            FeedCheck(
+                subscriptionID: other.id, checkedAt: t0,
+                result: fetched([episode("x", published: t0.addingTimeInterval(-60))]), runID: 2))
         #expect(try temp.store.episodes(EpisodeQuery(subscriptionID: feed.id)).map(\.key) == ["undated", "new", "old"])
-        #expect(try temp.store.episodes(EpisodeQuery(since: t0.addingTimeInterval(-3600))).map(\.key) == ["undated", "new", "x"])
+        #expect(
+            try temp.store.episodes(EpisodeQuery(since: t0.addingTimeInterval(-3600))).map(\.key) == [
+                "undated", "new", "x",
+            ])
         #expect(try temp.store.episodes(EpisodeQuery(runID: 2)).map(\.key) == ["x"])
         #expect(try temp.store.episodes(EpisodeQuery(limit: 1)).count == 1)
         #expect(try temp.store.episodeCounts() == [feed.id: 3, other.id: 1])
-        #expect(try temp.store.recentPublishedDates(subscriptionID: feed.id, limit: 5) == [t0, t0.addingTimeInterval(-86_400 * 10)])
+        #expect(
+            try temp.store.recentPublishedDates(subscriptionID: feed.id, limit: 5) == [
+                t0, t0.addingTimeInterval(-86_400 * 10),
+            ])
     }
 
     @Test func runsAreRecorded() throws {
@@ -219,13 +288,17 @@ struct FeedStoreTests {
         let temp = try TemporaryStore()
         defer { temp.remove() }
         let second = try FeedStore(path: temp.path)
-        let ids = try (0..<20).map { try temp.store.addSubscription(url: URL(string: "https://a.example/\($0)")!, title: nil, at: t0).id }
+        let ids = try (0..<20).map {
+            try temp.store.addSubscription(url: URL(string: "https://a.example/\($0)")!, title: nil, at: t0).id
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, store) in [temp.store, second].enumerated() {
                 group.addTask {
                     for round in 0..<100 {
                         let id = ids[(round + index * 7) % ids.count]
-                        _ = try store.apply(FeedCheck(subscriptionID: id, checkedAt: t0, result: fetched([episode("s\(index)-\(round)")])))
+                        _ = try store.apply(
+                            FeedCheck(
+                                subscriptionID: id, checkedAt: t0, result: fetched([episode("s\(index)-\(round)")])))
                     }
                 }
             }
@@ -236,7 +309,8 @@ struct FeedStoreTests {
     }
 
     @Test func aFileThatIsNotADatabaseIsAClearError() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-db-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-db-\(UUID().uuidString).sqlite")
+            .path
         try Data(String(repeating: "this is not sqlite ", count: 100).utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect { _ = try FeedStore(path: path) } throws: { error in
@@ -246,21 +320,29 @@ struct FeedStoreTests {
     }
 
     @Test func theDatabaseLocationFollowsFlagThenEnvironmentThenXDG() {
-        #expect(DatabaseLocation.resolve(explicit: "/x/db.sqlite", environment: ["PODFRESH_DATABASE": "/y"]) == "/x/db.sqlite")
+        #expect(
+            DatabaseLocation.resolve(explicit: "/x/db.sqlite", environment: ["PODFRESH_DATABASE": "/y"])
+                == "/x/db.sqlite")
         #expect(DatabaseLocation.resolve(explicit: nil, environment: ["PODFRESH_DATABASE": "/y/db"]) == "/y/db")
-        #expect(DatabaseLocation.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/u"]) == "/data/podfresh/podfresh.sqlite")
-        #expect(DatabaseLocation.resolve(explicit: nil, environment: ["HOME": "/home/u"]) == "/home/u/.local/share/podfresh/podfresh.sqlite")
+        #expect(
+            DatabaseLocation.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/u"])
+                == "/data/podfresh/podfresh.sqlite")
+        #expect(
+            DatabaseLocation.resolve(explicit: nil, environment: ["HOME": "/home/u"])
+                == "/home/u/.local/share/podfresh/podfresh.sqlite")
     }
 }
 
 struct RunLockTests {
     @Test(.timeLimit(.minutes(1)))
     func aHeldLockNamesItsHolderAndIsFreedOnRelease() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lock-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lock-\(UUID().uuidString).sqlite")
+            .path
         defer { try? FileManager.default.removeItem(atPath: path + ".lock") }
         let first = try await RunLock.acquire(forDatabaseAt: path, wait: nil)
         await #expect { _ = try await RunLock.acquire(forDatabaseAt: path, wait: nil) } throws: { error in
-            (error as? RunLockError)?.pid == getpid() && (error as? RunLockError)?.description.contains("PID \(getpid())") == true
+            (error as? RunLockError)?.pid == getpid()
+                && (error as? RunLockError)?.description.contains("PID \(getpid())") == true
         }
         // A waiting acquirer gets it once the holder lets go.
         let waiter = Task { try await RunLock.acquire(forDatabaseAt: path, wait: .seconds(10)) }
@@ -272,12 +354,17 @@ struct RunLockTests {
 
     @Test(.timeLimit(.minutes(1)))
     func aLockLeftByAKilledProcessNeverBlocks() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lock-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lock-\(UUID().uuidString).sqlite")
+            .path
         defer { try? FileManager.default.removeItem(atPath: path + ".lock") }
         // A child process takes the same flock and is killed with SIGKILL.
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        child.arguments = ["-c", "import fcntl,os,time,sys; f=open(sys.argv[1],'w'); fcntl.flock(f, fcntl.LOCK_EX); f.write(str(os.getpid())); f.flush(); print('locked', flush=True); time.sleep(60)", path + ".lock"]
+        child.arguments = [
+            "-c",
+            "import fcntl,os,time,sys; f=open(sys.argv[1],'w'); fcntl.flock(f, fcntl.LOCK_EX); f.write(str(os.getpid())); f.flush(); print('locked', flush=True); time.sleep(60)",
+            path + ".lock",
+        ]
         let out = Pipe()
         child.standardOutput = out
         try child.run()

@@ -21,7 +21,6 @@ struct TemporaryFolder {
     func remove() { try? FileManager.default.removeItem(at: url) }
 }
 
-
 private let t0 = Date(timeIntervalSince1970: 1_730_000_000)
 
 private func sqlite(_ path: String, _ sql: String) throws {
@@ -44,14 +43,16 @@ struct StoreOpeningTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.path("notes.sqlite")
-        try sqlite(path, "CREATE TABLE note (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO note (body) VALUES ('keep me');")
+        try sqlite(
+            path, "CREATE TABLE note (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO note (body) VALUES ('keep me');")
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
 
         // Given another program's database, when podfresh opens it for writing or for reading, then it is refused …
         for open in [{ _ = try FeedStore(path: path) }, { _ = try FeedStore.openForReading(path: path) }] {
             #expect { try open() } throws: { error in
                 guard let error = error as? StoreError else { return false }
-                return error.kind == .database && error.message.contains("not a podfresh database") && error.message.contains(path)
+                return error.kind == .database && error.message.contains("not a podfresh database")
+                    && error.message.contains(path)
             }
         }
         // … and the file is byte-identical, with no WAL files left beside it.
@@ -87,7 +88,10 @@ struct StoreOpeningTests {
         let path = folder.path("podfresh.sqlite")
         // Given a podfresh database that lacks this version's newest migration (as an older podfresh left it) …
         _ = try FeedStore(path: path)
-        try sqlite(path, "DELETE FROM grdb_migrations WHERE identifier = 'normalised subscription URLs'; PRAGMA wal_checkpoint(TRUNCATE);")
+        try sqlite(
+            path,
+            "DELETE FROM grdb_migrations WHERE identifier = 'normalised subscription URLs'; PRAGMA wal_checkpoint(TRUNCATE);"
+        )
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         // … opening it for reading says what to do, and changes nothing.
         #expect { _ = try FeedStore.openForReading(path: path) } throws: { error in
@@ -104,7 +108,10 @@ struct StoreOpeningTests {
         defer { folder.remove() }
         let path = folder.path("podfresh.sqlite")
         _ = try FeedStore(path: path).addSubscription(url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
-        try sqlite(path, "DELETE FROM grdb_migrations WHERE identifier = 'normalised subscription URLs'; PRAGMA wal_checkpoint(TRUNCATE);")
+        try sqlite(
+            path,
+            "DELETE FROM grdb_migrations WHERE identifier = 'normalised subscription URLs'; PRAGMA wal_checkpoint(TRUNCATE);"
+        )
         let reader = try FeedStore.openForReading(path: path, upgradingOlderSchema: true)
         #expect(try reader.subscriptions().map(\.title) == ["A"])
         // Upgraded for good: a plain reader now opens it.
@@ -117,7 +124,9 @@ struct StoreOpeningTests {
         let path = folder.path("podfresh.sqlite")
         _ = try FeedStore(path: path).addSubscription(url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
         let reader = try FeedStore.openForReading(path: path)
-        #expect(throws: StoreError.self) { _ = try reader.addSubscription(url: URL(string: "https://b.example/feed")!, title: nil, at: t0) }
+        #expect(throws: StoreError.self) {
+            _ = try reader.addSubscription(url: URL(string: "https://b.example/feed")!, title: nil, at: t0)
+        }
         #expect(try reader.subscriptions().map(\.title) == ["A"])
     }
 
@@ -128,14 +137,19 @@ struct StoreOpeningTests {
         let path = folder.path("podfresh.sqlite")
         let writer = try FeedStore(path: path)
         let feed = try writer.addSubscription(url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
-        _ = try writer.apply(FeedCheck(
-            subscriptionID: feed.id, checkedAt: t0, status: 200,
-            result: .fetched(ParsedFeed(format: .rss2, title: "A", episodes: [ParsedEpisode(id: "e1", title: "One")]), etag: nil, lastModified: nil, unconditional: false)))
+        _ = try writer.apply(
+            FeedCheck(
+                subscriptionID: feed.id, checkedAt: t0, status: 200,
+                result: .fetched(
+                    ParsedFeed(format: .rss2, title: "A", episodes: [ParsedEpisode(id: "e1", title: "One")]), etag: nil,
+                    lastModified: nil, unconditional: false)))
 
         // Given another process in the middle of a write transaction (BEGIN IMMEDIATE, rows written, not committed) …
         let held = try HeldWriteTransaction(
             path: path,
-            sql: "INSERT INTO subscription (url, title, addedAt) VALUES ('https://held.example/feed', 'Held', 0); UPDATE subscription SET title = 'changed' WHERE id = 1")
+            sql:
+                "INSERT INTO subscription (url, title, addedAt) VALUES ('https://held.example/feed', 'Held', 0); UPDATE subscription SET title = 'changed' WHERE id = 1"
+        )
         defer { held.end() }
 
         // … a reader opens and reads at once (the busy timeout is 30 s; this bound is generous) and sees the last
@@ -160,9 +174,12 @@ struct StoreOpeningTests {
         #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
         // Given a database path whose parent is a file, the lock cannot be opened: that is said as a database error
         // naming the lock file, not as "another podfresh is using this database".
-        await #expect { _ = try await RunLock.acquire(forDatabaseAt: file + "/podfresh.sqlite", wait: .seconds(5)) } throws: { error in
+        await #expect {
+            _ = try await RunLock.acquire(forDatabaseAt: file + "/podfresh.sqlite", wait: .seconds(5))
+        } throws: { error in
             guard let error = error as? StoreError else { return false }
-            return error.kind == .database && error.message.contains(file + "/podfresh.sqlite.lock") && error.message.contains("Not a directory")
+            return error.kind == .database && error.message.contains(file + "/podfresh.sqlite.lock")
+                && error.message.contains("Not a directory")
         }
     }
 
@@ -183,7 +200,9 @@ struct StoreOpeningTests {
         let store = try FeedStore.inMemory()
         let added = try store.addSubscription(url: URL(string: "HTTPS://Example.COM/feed.xml#top")!, title: nil, at: t0)
         #expect(added.url.absoluteString == "https://example.com/feed.xml")
-        #expect { _ = try store.addSubscription(url: URL(string: "https://EXAMPLE.com/feed.xml")!, title: nil, at: t0) } throws: { error in
+        #expect {
+            _ = try store.addSubscription(url: URL(string: "https://EXAMPLE.com/feed.xml")!, title: nil, at: t0)
+        } throws: { error in
             (error as? StoreError)?.kind == .duplicate
         }
         #expect(try store.subscription(url: URL(string: "https://example.com/feed.xml#other")!)?.id == added.id)
@@ -194,10 +213,16 @@ struct StoreOpeningTests {
         let a = try store.addSubscription(url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
         _ = try store.addSubscription(url: URL(string: "https://b.example/feed")!, title: "B", at: t0)
         // A "move" to another spelling of the same URL is no move …
-        let same = try store.apply(FeedCheck(subscriptionID: a.id, checkedAt: t0, result: .notModified, movedTo: URL(string: "HTTPS://A.EXAMPLE/feed#x")))
+        let same = try store.apply(
+            FeedCheck(
+                subscriptionID: a.id, checkedAt: t0, result: .notModified,
+                movedTo: URL(string: "HTTPS://A.EXAMPLE/feed#x")))
         #expect(same.movedTo == nil && same.moveRefused == nil)
         // … and a move to another spelling of a subscribed URL is refused, naming it.
-        let taken = try store.apply(FeedCheck(subscriptionID: a.id, checkedAt: t0, result: .notModified, movedTo: URL(string: "https://B.example/feed")))
+        let taken = try store.apply(
+            FeedCheck(
+                subscriptionID: a.id, checkedAt: t0, result: .notModified,
+                movedTo: URL(string: "https://B.example/feed")))
         #expect(taken.movedTo == nil)
         #expect(taken.moveRefused?.contains("https://b.example/feed") == true)
         #expect(try store.subscription(id: a.id)?.url.absoluteString == "https://a.example/feed")
@@ -209,7 +234,9 @@ struct StoreOpeningTests {
         let path = folder.path("podfresh.sqlite")
         _ = try FeedStore(path: path)
         // Given rows stored before normalisation (two spellings of one feed, each with episodes) …
-        try sqlite(path, """
+        try sqlite(
+            path,
+            """
             DELETE FROM grdb_migrations WHERE identifier = 'normalised subscription URLs';
             INSERT INTO subscription (id, url, title, addedAt) VALUES (1, 'HTTPS://Example.COM/feed#a', NULL, 0);
             INSERT INTO subscription (id, url, title, addedAt) VALUES (2, 'https://example.com/feed', 'Show', 0);
@@ -223,7 +250,8 @@ struct StoreOpeningTests {
         let subscriptions = try store.subscriptions()
         #expect(subscriptions.map(\.url.absoluteString) == ["https://example.com/feed", "https://other.example/Feed"])
         #expect(subscriptions.first?.title == "Show")
-        #expect(try store.episodes(EpisodeQuery(subscriptionID: 1)).map(\.key).sorted() == ["only-1", "only-2", "shared"])
+        #expect(
+            try store.episodes(EpisodeQuery(subscriptionID: 1)).map(\.key).sorted() == ["only-1", "only-2", "shared"])
         #expect(try store.integrityCheck() == "ok")
     }
 

@@ -1,7 +1,8 @@
 import FeedFetching
 import Foundation
-@testable import RefreshEngine
 import Testing
+
+@testable import RefreshEngine
 
 /// Counts how many operations run at once, overall and per host.
 private final class ConcurrencyProbe: @unchecked Sendable {
@@ -36,7 +37,9 @@ private final class ConcurrencyProbe: @unchecked Sendable {
 }
 
 private func feeds(_ count: Int, hosts: Int) -> [FeedTarget] {
-    (1...count).map { FeedTarget(id: Int64($0), url: URL(string: "https://host\($0 % hosts).example/feed\($0)")!, title: "Feed \($0)") }
+    (1...count).map {
+        FeedTarget(id: Int64($0), url: URL(string: "https://host\($0 % hosts).example/feed\($0)")!, title: "Feed \($0)")
+    }
 }
 
 private func collect(_ stream: AsyncStream<DataFetchEvent>) -> Task<[DataFetchEvent], Never> {
@@ -113,7 +116,11 @@ struct DataFetchCoordinatorTests {
         let b = collect(coordinator.events())
         let input = feeds(6, hosts: 3)
         _ = await coordinator.run(input) { feed in
-            if feed.id == 3 { return RefreshOutcome(feed: feed, result: .failed(RefreshFailure(kind: .fetch(.httpStatus), message: "HTTP 500", status: 500))) }
+            if feed.id == 3 {
+                return RefreshOutcome(
+                    feed: feed,
+                    result: .failed(RefreshFailure(kind: .fetch(.httpStatus), message: "HTTP 500", status: 500)))
+            }
             return RefreshOutcome(feed: feed, result: .notModified)
         }
         coordinator.finishSubscribers()
@@ -138,7 +145,8 @@ struct DataFetchCoordinatorTests {
             #expect(started != nil && ended != nil && started! < ended!)
         }
         #expect(eventsA.contains { if case .fetchFailed(let o) = $0 { return o.feed.id == 3 } else { return false } })
-        if case .batchProgress(let last) = eventsA.last(where: { if case .batchProgress = $0 { true } else { false } }) {
+        if case .batchProgress(let last) = eventsA.last(where: { if case .batchProgress = $0 { true } else { false } })
+        {
             #expect(last.failures == 1)
         }
     }

@@ -16,7 +16,8 @@ func rss(title: String = "Show", items: [String], extra: String = "") -> String 
         <enclosure url="https://cdn.example.com/\(item).mp3" length="1000" type="audio/mpeg"/></item>
         """
     }
-    return "<?xml version=\"1.0\"?><rss version=\"2.0\" xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel><title>\(title)</title>\(extra)\(entries.joined())</channel></rss>"
+    return
+        "<?xml version=\"1.0\"?><rss version=\"2.0\" xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel><title>\(title)</title>\(extra)\(entries.joined())</channel></rss>"
 }
 
 /// A store on a temporary file, a real HTTP client and the loopback test server, wired as the binary wires them.
@@ -29,16 +30,21 @@ final class EngineHarness: @unchecked Sendable {
     let directory: URL
 
     init(
-        jobs: Int = 5, perHost: Int = 2, totalTimeout: Duration = .seconds(10), retryDelay: Duration = .milliseconds(10),
+        jobs: Int = 5, perHost: Int = 2, totalTimeout: Duration = .seconds(10),
+        retryDelay: Duration = .milliseconds(10),
         hook: String? = nil
     ) async throws {
         server = try await TestHTTPServer.start()
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-engine-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "podfresh-engine-\(UUID().uuidString)")
         store = try FeedStore(path: directory.appendingPathComponent("test.sqlite").path)
-        let configuration = FetchConfiguration(connectTimeout: .seconds(2), totalTimeout: totalTimeout, maxBodyBytes: 1_000_000, userAgent: "podfresh-test")
+        let configuration = FetchConfiguration(
+            connectTimeout: .seconds(2), totalTimeout: totalTimeout, maxBodyBytes: 1_000_000, userAgent: "podfresh-test"
+        )
         client = HTTPFeedSource.makeClient(configuration: configuration)
         coordinator = DataFetchCoordinator(maxConcurrent: jobs, maxPerHost: perHost)
-        let source = RoutingFeedSource(http: HTTPFeedSource(client: client, configuration: configuration), file: FileFeedSource())
+        let source = RoutingFeedSource(
+            http: HTTPFeedSource(client: client, configuration: configuration), file: FileFeedSource())
         service = EpisodeUpdateService(
             store: store, source: source, coordinator: coordinator,
             configuration: EpisodeUpdateConfiguration(hookCommand: hook, retryDelay: retryDelay))
@@ -122,7 +128,11 @@ struct EpisodeUpdateServiceTests {
 
         for (response, kind) in [
             (TestResponse(status: 500, text: "oops"), "http-status"),
-            (TestResponse(status: 200, headers: [("Content-Type", "text/html")], text: "<html><body>login</body></html>"), "not-a-feed"),
+            (
+                TestResponse(
+                    status: 200, headers: [("Content-Type", "text/html")], text: "<html><body>login</body></html>"),
+                "not-a-feed"
+            ),
             (TestResponse(status: 200, text: ""), "empty"),
             (TestResponse(status: 404, text: "missing"), "http-status"),
         ] {
@@ -152,7 +162,9 @@ struct EpisodeUpdateServiceTests {
         h.server.serveFeed("/new.xml", rss(items: ["n1"]))
         h.server.setRoute("/temp.xml", .redirect(302, to: "/new2.xml"))
         h.server.serveFeed("/new2.xml", rss(items: ["t1"]))
-        h.server.serveFeed("/announces.xml", rss(items: ["x1"], extra: "<itunes:new-feed-url>\(h.server.url("/moved-here.xml"))</itunes:new-feed-url>"))
+        h.server.serveFeed(
+            "/announces.xml",
+            rss(items: ["x1"], extra: "<itunes:new-feed-url>\(h.server.url("/moved-here.xml"))</itunes:new-feed-url>"))
         h.server.serveFeed("/moved-here.xml", rss(items: ["x1"]))
         let moved = try h.subscribe("/old.xml")
         let temporary = try h.subscribe("/temp.xml")
@@ -258,7 +270,8 @@ struct EpisodeUpdateServiceTests {
         var verdicts: [String] = []
         for await event in events {
             switch event {
-            case .fetchFailed(let outcome): #expect(outcome.failure?.awaitsNetworkVerdict == true, "held until the verdict")
+            case .fetchFailed(let outcome):
+                #expect(outcome.failure?.awaitsNetworkVerdict == true, "held until the verdict")
             case .networkOffline: verdicts.append("offline")
             case .failuresConfirmed: verdicts.append("confirmed")
             default: break
@@ -309,7 +322,8 @@ struct EpisodeUpdateServiceTests {
         for await event in events {
             if case .failuresConfirmed(let outcomes) = event { confirmed.append(outcomes.map(\.feed.id)) }
             if case .networkOffline = event { sawOffline = true }
-            if case .batchCompleted = event, case .failuresConfirmed = lastEvent {} else if case .batchCompleted = event {
+            if case .batchCompleted = event, case .failuresConfirmed = lastEvent {
+            } else if case .batchCompleted = event {
                 Issue.record("the confirmation comes just before the batch ends, got \(String(describing: lastEvent))")
             }
             lastEvent = event
@@ -327,7 +341,9 @@ struct EpisodeUpdateServiceTests {
         let body = Array(rss(items: ["e1"]).utf8)
         let attempts = Counter()
         h.server.setRoute("/flaky.xml") { _ in
-            attempts.increment() == 1 ? TestResponse(status: 200, body: body, fault: .reset(afterBytes: 20)) : TestResponse(status: 200, body: body)
+            attempts.increment() == 1
+                ? TestResponse(status: 200, body: body, fault: .reset(afterBytes: 20))
+                : TestResponse(status: 200, body: body)
         }
         _ = try h.subscribe("/flaky.xml")
         let summary = try await h.service.refresh(policy: .due)
@@ -341,7 +357,12 @@ final class Counter: @unchecked Sendable {
     // Guarded by `lock`.
     private let lock = NSLock()
     private var value = 0
-    func increment() -> Int { lock.withLock { value += 1; return value } }
+    func increment() -> Int {
+        lock.withLock {
+            value += 1
+            return value
+        }
+    }
 }
 
 @Suite(.timeLimit(.minutes(1)))

@@ -15,13 +15,19 @@ private func interval(_ decision: ScheduleDecision) -> Double {
 
 struct FeedSchedulerTests {
     @Test func aDailyFeedIsCheckedAboutTwiceADay() {
-        let decision = FeedScheduler.decide(ScheduleInput(now: now, result: .success, recentPublishedDates: dates(everyHours: 24, count: 10), jitter: 0.5), policy: policy)
+        let decision = FeedScheduler.decide(
+            ScheduleInput(
+                now: now, result: .success, recentPublishedDates: dates(everyHours: 24, count: 10), jitter: 0.5),
+            policy: policy)
         #expect(interval(decision) == 12 * 3600)
         #expect(decision.reason == "every 12h (half the median gap of 10 episodes)")
     }
 
     @Test func aWeeklyFeedIsCappedAtTheMaximum() {
-        let decision = FeedScheduler.decide(ScheduleInput(now: now, result: .success, recentPublishedDates: dates(everyHours: 168, count: 8), jitter: 0.5), policy: policy)
+        let decision = FeedScheduler.decide(
+            ScheduleInput(
+                now: now, result: .success, recentPublishedDates: dates(everyHours: 168, count: 8), jitter: 0.5),
+            policy: policy)
         #expect(interval(decision) == 24 * 3600)
         #expect(decision.reason == "every 1d (maximum interval)", "the library describes the bound in its own words")
     }
@@ -29,25 +35,36 @@ struct FeedSchedulerTests {
     @Test func aBoundTheCallerNamedIsGivenByThatName() {
         var named = policy
         named.maxIntervalName = "--max-interval"
-        let decision = FeedScheduler.decide(ScheduleInput(now: now, result: .success, recentPublishedDates: dates(everyHours: 168, count: 8), jitter: 0.5), policy: named)
+        let decision = FeedScheduler.decide(
+            ScheduleInput(
+                now: now, result: .success, recentPublishedDates: dates(everyHours: 168, count: 8), jitter: 0.5),
+            policy: named)
         #expect(decision.reason == "every 1d (--max-interval)")
     }
 
     @Test func anHourlyFeedIsHeldToTheMinimum() {
-        let decision = FeedScheduler.decide(ScheduleInput(now: now, result: .success, recentPublishedDates: dates(everyHours: 0.25, count: 8), jitter: 0.5), policy: policy)
+        let decision = FeedScheduler.decide(
+            ScheduleInput(
+                now: now, result: .success, recentPublishedDates: dates(everyHours: 0.25, count: 8), jitter: 0.5),
+            policy: policy)
         #expect(interval(decision) == 15 * 60)
     }
 
     @Test func irregularUnsortedAndDuplicateDatesUseTheMedian() {
-        let irregular = [now, now, now.addingTimeInterval(-3600 * 10), now.addingTimeInterval(-3600 * 30), now.addingTimeInterval(-3600 * 40)].shuffled()
+        let irregular = [
+            now, now, now.addingTimeInterval(-3600 * 10), now.addingTimeInterval(-3600 * 30),
+            now.addingTimeInterval(-3600 * 40),
+        ].shuffled()
         // distinct gaps: 10h, 20h, 10h → median 10h → 5h
-        let decision = FeedScheduler.decide(ScheduleInput(now: now, result: .success, recentPublishedDates: irregular, jitter: 0.5), policy: policy)
+        let decision = FeedScheduler.decide(
+            ScheduleInput(now: now, result: .success, recentPublishedDates: irregular, jitter: 0.5), policy: policy)
         #expect(interval(decision) == 5 * 3600)
     }
 
     @Test(arguments: [[Date](), [now]])
     func withoutARhythmTheDefaultIntervalApplies(known: [Date]) {
-        let decision = FeedScheduler.decide(ScheduleInput(now: now, result: .success, recentPublishedDates: known, jitter: 0.5), policy: policy)
+        let decision = FeedScheduler.decide(
+            ScheduleInput(now: now, result: .success, recentPublishedDates: known, jitter: 0.5), policy: policy)
         #expect(interval(decision) == 6 * 3600)
         #expect(decision.reason.contains("no publishing rhythm"))
     }
@@ -55,12 +72,34 @@ struct FeedSchedulerTests {
     @Test func hintsLengthenButNeverShortenTheInterval() {
         let base = dates(everyHours: 4, count: 10)  // cadence 2h
         let cases: [(ScheduleInput, Double, String)] = [
-            (ScheduleInput(now: now, result: .success, recentPublishedDates: base, ttlMinutes: 240, jitter: 0.5), 4 * 3600, "ttl"),
-            (ScheduleInput(now: now, result: .success, recentPublishedDates: base, maxAge: 3 * 3600, jitter: 0.5), 3 * 3600, "Cache-Control max-age"),
-            (ScheduleInput(now: now, result: .success, recentPublishedDates: base, expires: now.addingTimeInterval(5 * 3600), jitter: 0.5), 5 * 3600, "Expires"),
-            (ScheduleInput(now: now, result: .success, recentPublishedDates: base, syndicationUpdatePeriod: "daily", syndicationUpdateFrequency: 4, jitter: 0.5), 6 * 3600, "sy:updatePeriod"),
-            (ScheduleInput(now: now, result: .success, recentPublishedDates: base, podcastUpdateFrequency: "FREQ=HOURLY;INTERVAL=8", jitter: 0.5), 8 * 3600, "podcast:updateFrequency"),
-            (ScheduleInput(now: now, result: .success, recentPublishedDates: base, ttlMinutes: 10, maxAge: 60, jitter: 0.5), 2 * 3600, "half the median"),
+            (
+                ScheduleInput(now: now, result: .success, recentPublishedDates: base, ttlMinutes: 240, jitter: 0.5),
+                4 * 3600, "ttl"
+            ),
+            (
+                ScheduleInput(now: now, result: .success, recentPublishedDates: base, maxAge: 3 * 3600, jitter: 0.5),
+                3 * 3600, "Cache-Control max-age"
+            ),
+            (
+                ScheduleInput(
+                    now: now, result: .success, recentPublishedDates: base, expires: now.addingTimeInterval(5 * 3600),
+                    jitter: 0.5), 5 * 3600, "Expires"
+            ),
+            (
+                ScheduleInput(
+                    now: now, result: .success, recentPublishedDates: base, syndicationUpdatePeriod: "daily",
+                    syndicationUpdateFrequency: 4, jitter: 0.5), 6 * 3600, "sy:updatePeriod"
+            ),
+            (
+                ScheduleInput(
+                    now: now, result: .success, recentPublishedDates: base,
+                    podcastUpdateFrequency: "FREQ=HOURLY;INTERVAL=8", jitter: 0.5), 8 * 3600, "podcast:updateFrequency"
+            ),
+            (
+                ScheduleInput(
+                    now: now, result: .success, recentPublishedDates: base, ttlMinutes: 10, maxAge: 60, jitter: 0.5),
+                2 * 3600, "half the median"
+            ),
         ]
         for (input, expected, source) in cases {
             let decision = FeedScheduler.decide(input, policy: policy)
@@ -72,45 +111,69 @@ struct FeedSchedulerTests {
     @Test func failuresBackOffExponentiallyWithBoundedJitterUpToTheMaximum() {
         var previous = 0.0
         for failures in 1...8 {
-            let low = interval(FeedScheduler.decide(ScheduleInput(now: now, result: .failure, consecutiveFailures: failures, jitter: 0), policy: policy))
-            let high = interval(FeedScheduler.decide(ScheduleInput(now: now, result: .failure, consecutiveFailures: failures, jitter: 1), policy: policy))
+            let low = interval(
+                FeedScheduler.decide(
+                    ScheduleInput(now: now, result: .failure, consecutiveFailures: failures, jitter: 0), policy: policy)
+            )
+            let high = interval(
+                FeedScheduler.decide(
+                    ScheduleInput(now: now, result: .failure, consecutiveFailures: failures, jitter: 1), policy: policy)
+            )
             let expected = min(15 * 60 * pow(2, Double(failures - 1)), 24 * 3600)
             #expect(low >= expected * 0.8 - 1 && high <= min(expected * 1.2, 24 * 3600) + 1)
             #expect(high <= 24 * 3600)
             #expect(low >= previous * 0.8 || expected == 24 * 3600)
             previous = low
         }
-        let reason = FeedScheduler.decide(ScheduleInput(now: now, result: .failure, consecutiveFailures: 3, jitter: 0.5), policy: policy).reason
+        let reason = FeedScheduler.decide(
+            ScheduleInput(now: now, result: .failure, consecutiveFailures: 3, jitter: 0.5), policy: policy
+        ).reason
         #expect(reason == "backoff after 3 failures")
     }
 
     @Test func retryAfterWinsWhenItAsksForLonger() {
         let later = now.addingTimeInterval(3 * 3600)
-        let decision = FeedScheduler.decide(ScheduleInput(now: now, result: .failure, consecutiveFailures: 1, retryAfter: later, jitter: 0.5), policy: policy)
+        let decision = FeedScheduler.decide(
+            ScheduleInput(now: now, result: .failure, consecutiveFailures: 1, retryAfter: later, jitter: 0.5),
+            policy: policy)
         #expect(decision.nextCheckAt == later)
         #expect(decision.reason == "Retry-After")
-        let sooner = FeedScheduler.decide(ScheduleInput(now: now, result: .failure, consecutiveFailures: 5, retryAfter: now.addingTimeInterval(60), jitter: 0.5), policy: policy)
+        let sooner = FeedScheduler.decide(
+            ScheduleInput(
+                now: now, result: .failure, consecutiveFailures: 5, retryAfter: now.addingTimeInterval(60), jitter: 0.5),
+            policy: policy)
         #expect(interval(sooner) > 60)
     }
 
     @Test func aSuccessResetsTheBackoff() {
-        let decision = FeedScheduler.decide(ScheduleInput(now: now, result: .success, consecutiveFailures: 0, recentPublishedDates: dates(everyHours: 24, count: 5), jitter: 0.5), policy: policy)
+        let decision = FeedScheduler.decide(
+            ScheduleInput(
+                now: now, result: .success, consecutiveFailures: 0,
+                recentPublishedDates: dates(everyHours: 24, count: 5), jitter: 0.5), policy: policy)
         #expect(interval(decision) == 12 * 3600)
     }
 
     @Test func aCompleteFeedIsNotPolledAgain() {
-        let decision = FeedScheduler.decide(ScheduleInput(now: now, result: .success, isComplete: true, jitter: 0.5), policy: policy)
+        let decision = FeedScheduler.decide(
+            ScheduleInput(now: now, result: .success, isComplete: true, jitter: 0.5), policy: policy)
         #expect(decision.nextCheckAt == .distantFuture)
         #expect(decision.reason.contains("complete"))
     }
 
     @Test func revalidationIsDueAfterTheConfiguredTime() {
         #expect(FeedScheduler.shouldRevalidate(lastUnconditionalAt: nil, now: now, policy: policy))
-        #expect(!FeedScheduler.shouldRevalidate(lastUnconditionalAt: now.addingTimeInterval(-3600), now: now, policy: policy))
-        #expect(FeedScheduler.shouldRevalidate(lastUnconditionalAt: now.addingTimeInterval(-25 * 3600), now: now, policy: policy))
+        #expect(
+            !FeedScheduler.shouldRevalidate(
+                lastUnconditionalAt: now.addingTimeInterval(-3600), now: now, policy: policy))
+        #expect(
+            FeedScheduler.shouldRevalidate(
+                lastUnconditionalAt: now.addingTimeInterval(-25 * 3600), now: now, policy: policy))
     }
 
-    @Test(arguments: [("FREQ=DAILY", 86_400.0), ("FREQ=WEEKLY;INTERVAL=2", 1_209_600), ("freq=hourly;interval=6", 21_600), ("FREQ=YEARLY;COUNT=1", 31_536_000)])
+    @Test(arguments: [
+        ("FREQ=DAILY", 86_400.0), ("FREQ=WEEKLY;INTERVAL=2", 1_209_600), ("freq=hourly;interval=6", 21_600),
+        ("FREQ=YEARLY;COUNT=1", 31_536_000),
+    ])
     func rrulesAreRead(rule: String, seconds: Double) {
         #expect(FeedScheduler.rruleSeconds(rule) == seconds)
     }
@@ -120,17 +183,25 @@ struct FeedSchedulerTests {
         #expect(FeedScheduler.rruleSeconds("FREQ=SOMETIMES") == nil)
     }
 
-    @Test(arguments: [(45.0, "45s"), (900, "15m"), (21_600, "6h"), (23_400, "6h 30m"), (86_400, "1d"), (93_600, "1d 2h")])
+    @Test(arguments: [
+        (45.0, "45s"), (900, "15m"), (21_600, "6h"), (23_400, "6h 30m"), (86_400, "1d"), (93_600, "1d 2h"),
+    ])
     func intervalsReadWell(seconds: Double, text: String) {
         #expect(FeedScheduler.format(seconds) == text)
     }
 }
 
 struct HostSpreadingTests {
-    struct Item: Hashable { var host: String; var n: Int }
+    struct Item: Hashable {
+        var host: String
+        var n: Int
+    }
 
     @Test func feedsOfOneHostAreSpreadAndNoneIsLost() {
-        let items = (0..<6).map { Item(host: "big.example", n: $0) } + (0..<3).map { Item(host: "small.example", n: $0) } + [Item(host: "one.example", n: 0)]
+        let items =
+            (0..<6).map { Item(host: "big.example", n: $0) } + (0..<3).map { Item(host: "small.example", n: $0) } + [
+                Item(host: "one.example", n: 0)
+            ]
         var generator = SystemRandomNumberGenerator()
         let ordered = HostSpreading.order(items, host: \.host, using: &generator)
         #expect(Set(ordered) == Set(items))

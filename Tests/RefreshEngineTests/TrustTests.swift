@@ -11,7 +11,8 @@ private func dated(_ items: [(String, String)], extra: String = "") -> String {
     let entries = items.map { title, date in
         "<item><title>\(title)</title><guid>\(title)</guid><pubDate>\(date) 05:00:00 GMT</pubDate></item>"
     }
-    return "<?xml version=\"1.0\"?><rss version=\"2.0\" xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel><title>Show</title>\(extra)\(entries.joined())</channel></rss>"
+    return
+        "<?xml version=\"1.0\"?><rss version=\"2.0\" xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel><title>Show</title>\(extra)\(entries.joined())</channel></rss>"
 }
 
 /// The same test server under another host name, so per-host limits and moves between hosts can be tested on
@@ -32,7 +33,9 @@ struct TrustTests {
         for index in 1...2 {
             let target = otherHost(h.server.url("/moved\(index).xml"))
             h.server.serveFeed("/moved\(index).xml", rss(title: "Moved \(index)", items: ["m\(index)"]))
-            h.server.serveFeed("/mover\(index).xml", rss(items: ["x\(index)"], extra: "<itunes:new-feed-url>\(target)</itunes:new-feed-url>"))
+            h.server.serveFeed(
+                "/mover\(index).xml",
+                rss(items: ["x\(index)"], extra: "<itunes:new-feed-url>\(target)</itunes:new-feed-url>"))
             ids.append(try h.subscribe("/mover\(index).xml").id)
         }
         for index in 1...4 {
@@ -49,9 +52,17 @@ struct TrustTests {
     @Test func aNewFeedURLThatIsNotAFeedIsNotFollowedAndTheReasonIsSaid() async throws {
         let h = try await EngineHarness()
         defer { Task { await h.close() } }
-        h.server.setRoute("/page.html", TestResponse(status: 200, headers: [("Content-Type", "text/html")], text: "<!DOCTYPE html><html><body>hi</body></html>"))
-        h.server.serveFeed("/a.xml", rss(items: ["a1"], extra: "<itunes:new-feed-url>\(h.server.url("/page.html"))</itunes:new-feed-url>"))
-        h.server.serveFeed("/b.xml", rss(items: ["b1"], extra: "<itunes:new-feed-url>\(h.server.url("/missing.xml"))</itunes:new-feed-url>"))
+        h.server.setRoute(
+            "/page.html",
+            TestResponse(
+                status: 200, headers: [("Content-Type", "text/html")],
+                text: "<!DOCTYPE html><html><body>hi</body></html>"))
+        h.server.serveFeed(
+            "/a.xml",
+            rss(items: ["a1"], extra: "<itunes:new-feed-url>\(h.server.url("/page.html"))</itunes:new-feed-url>"))
+        h.server.serveFeed(
+            "/b.xml",
+            rss(items: ["b1"], extra: "<itunes:new-feed-url>\(h.server.url("/missing.xml"))</itunes:new-feed-url>"))
         let a = try h.subscribe("/a.xml")
         let b = try h.subscribe("/b.xml")
         let summary = try await h.service.refresh(policy: .due)
@@ -68,8 +79,10 @@ struct TrustTests {
     @Test func twoFeedsNamingEachOtherAsTheirNewAddressStayWhereTheyAre() async throws {
         let h = try await EngineHarness()
         defer { Task { await h.close() } }
-        h.server.serveFeed("/a.xml", rss(items: ["a1"], extra: "<itunes:new-feed-url>\(h.server.url("/b.xml"))</itunes:new-feed-url>"))
-        h.server.serveFeed("/b.xml", rss(items: ["b1"], extra: "<itunes:new-feed-url>\(h.server.url("/a.xml"))</itunes:new-feed-url>"))
+        h.server.serveFeed(
+            "/a.xml", rss(items: ["a1"], extra: "<itunes:new-feed-url>\(h.server.url("/b.xml"))</itunes:new-feed-url>"))
+        h.server.serveFeed(
+            "/b.xml", rss(items: ["b1"], extra: "<itunes:new-feed-url>\(h.server.url("/a.xml"))</itunes:new-feed-url>"))
         let a = try h.subscribe("/a.xml")
         let summary = try await h.service.refresh(policy: .due)
         #expect(try h.store.subscription(id: a.id)?.url == h.server.url("/a.xml"))
@@ -80,7 +93,9 @@ struct TrustTests {
         let h = try await EngineHarness()
         defer { Task { await h.close() } }
         h.server.serveFeed("/new.xml", rss(items: ["n1"]))
-        h.server.serveFeed("/old.xml", rss(items: ["o1"], extra: "<itunes:new-feed-url>\(h.server.url("/new.xml"))</itunes:new-feed-url>"))
+        h.server.serveFeed(
+            "/old.xml",
+            rss(items: ["o1"], extra: "<itunes:new-feed-url>\(h.server.url("/new.xml"))</itunes:new-feed-url>"))
         let feed = try h.subscribe("/old.xml")
         _ = try await h.service.refresh(policy: .due)
         #expect(try h.store.subscription(id: feed.id)?.url == h.server.url("/new.xml"))
@@ -135,7 +150,8 @@ struct TrustTests {
         let h = try await EngineHarness()
         defer { Task { await h.close() } }
         // Oldest first in the document: "newest" is by date, not by position.
-        h.server.serveFeed("/a.xml", dated([("e1", "Tue, 01 Oct 2024"), ("e3", "Tue, 15 Oct 2024"), ("e2", "Tue, 08 Oct 2024")]))
+        h.server.serveFeed(
+            "/a.xml", dated([("e1", "Tue, 01 Oct 2024"), ("e3", "Tue, 15 Oct 2024"), ("e2", "Tue, 08 Oct 2024")]))
         let feed = try h.store.addSubscription(url: h.server.url("/a.xml"), title: nil, at: Date())
         let first = try await h.service.refresh(policy: .due)
         #expect(first.outcomes.first?.newEpisodes.map(\.key) == ["e3"])
@@ -144,7 +160,12 @@ struct TrustTests {
         let lastRun = try #require(try h.store.lastRun())
         #expect(try h.store.episodes(EpisodeQuery(runID: lastRun.id)).map(\.key) == ["e3"], "`episodes --new` agrees")
 
-        h.server.serveFeed("/a.xml", dated([("e4", "Tue, 22 Oct 2024"), ("e3", "Tue, 15 Oct 2024"), ("e2", "Tue, 08 Oct 2024"), ("e1", "Tue, 01 Oct 2024")]))
+        h.server.serveFeed(
+            "/a.xml",
+            dated([
+                ("e4", "Tue, 22 Oct 2024"), ("e3", "Tue, 15 Oct 2024"), ("e2", "Tue, 08 Oct 2024"),
+                ("e1", "Tue, 01 Oct 2024"),
+            ]))
         let second = try await h.service.refresh(policy: .all)
         #expect(second.outcomes.first?.newEpisodes.map(\.key) == ["e4"])
         #expect(second.outcomes.first?.backlogCount == 0)
@@ -197,7 +218,11 @@ struct TrustTests {
         // if the hook held the slot, the second fetch could never start.
         let marker = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-hook-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: marker) }
-        let h = try await EngineHarness(jobs: 1, hook: "i=0; while [ ! -f '\(marker.path)' ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; [ -f '\(marker.path)' ]")
+        let h = try await EngineHarness(
+            jobs: 1,
+            hook:
+                "i=0; while [ ! -f '\(marker.path)' ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; [ -f '\(marker.path)' ]"
+        )
         defer { Task { await h.close() } }
         h.server.serveFeed("/a.xml", rss(items: ["a1"]))
         let second = Array(rss(items: ["b1"]).utf8)

@@ -35,7 +35,8 @@ struct UIUpdateServiceTests {
     }
 
     @Test func aRefreshWithNewEpisodesBecomesOneUpdatePerEpisode() {
-        let outcome = RefreshOutcome(feed: feed, result: .updated(newEpisodes: [stored("e1"), stored("e2")], updatedCount: 0))
+        let outcome = RefreshOutcome(
+            feed: feed, result: .updated(newEpisodes: [stored("e1"), stored("e2")], updatedCount: 0))
         let updates = UIUpdateService.updates(for: .fetchCompleted(outcome))
         #expect(updates.count == 3)
         #expect(updates.first is PodcastRefreshed)
@@ -50,7 +51,10 @@ struct UIUpdateServiceTests {
             if let update = note.userInfo?["update"] as? RefreshFailed { seen.append(update.failure.message) }
         }
         defer { center.removeObserver(token) }
-        service.deliver(.fetchFailed(RefreshOutcome(feed: feed, result: .failed(RefreshFailure(kind: .fetch(.timeout), message: "timed out")))))
+        service.deliver(
+            .fetchFailed(
+                RefreshOutcome(
+                    feed: feed, result: .failed(RefreshFailure(kind: .fetch(.timeout), message: "timed out")))))
         #expect(seen.values == ["timed out"])
     }
 

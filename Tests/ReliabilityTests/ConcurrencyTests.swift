@@ -45,7 +45,9 @@ struct ConcurrencyTests {
         let coordinator = DataFetchCoordinator(maxConcurrent: 4, maxPerHost: 2)
         let running = Locked<Set<Int64>>([])
         let overlaps = Locked(0)
-        let feeds = (0..<40).map { FeedTarget(id: Int64($0), url: URL(string: "https://host\($0 % 5).example/\($0).xml")!) }
+        let feeds = (0..<40).map {
+            FeedTarget(id: Int64($0), url: URL(string: "https://host\($0 % 5).example/\($0).xml")!)
+        }
 
         let results = await withTaskGroup(of: (Int, [RefreshOutcome]).self) { group in
             // Subscribers come and go while batches run.
@@ -102,7 +104,8 @@ struct ConcurrencyTests {
         var ids: [Int64] = []
         for index in 0..<30 {
             let url = URL(string: "https://host\(index % 3).example/feed\(index).xml")!
-            documents[url] = FeedFactory.bytes(FeedFactory.numbered(title: "Feed \(index)", prefix: "f\(index)", count: 20))
+            documents[url] = FeedFactory.bytes(
+                FeedFactory.numbered(title: "Feed \(index)", prefix: "f\(index)", count: 20))
             ids.append(try store.addSubscription(url: url, title: nil, at: Date(), backlog: 100).id)
         }
         let service = EpisodeUpdateService(
@@ -116,15 +119,20 @@ struct ConcurrencyTests {
         let summaries = try await [first, second]
 
         let updated = summaries.flatMap(\.outcomes).filter { if case .updated = $0.result { true } else { false } }
-        #expect(summaries.allSatisfy { $0.failedCount == 0 }, "\(summaries.flatMap(\.outcomes).filter(\.isFailure).map(\.result))")
+        #expect(
+            summaries.allSatisfy { $0.failedCount == 0 },
+            "\(summaries.flatMap(\.outcomes).filter(\.isFailure).map(\.result))")
         #expect(updated.count >= 30, "every feed refreshed at least once")
-        #expect(summaries.flatMap(\.outcomes).reduce(0) { $0 + $1.newEpisodes.count } == 600, "each episode is new exactly once")
+        #expect(
+            summaries.flatMap(\.outcomes).reduce(0) { $0 + $1.newEpisodes.count } == 600,
+            "each episode is new exactly once")
         for id in ids { #expect(try store.episodes(EpisodeQuery(subscriptionID: id)).count == 20) }
     }
 
     @Test(.timeLimit(.minutes(1)))
     func twoStoresOnOneFileWritingAtOnceNeverSurfaceBusy() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-busy-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "podfresh-busy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("podfresh.sqlite").path
@@ -132,7 +140,10 @@ struct ConcurrencyTests {
         let stores = [try FeedStore(path: path), try FeedStore(path: path)]
         var ids: [Int64] = []
         for index in 0..<8 {
-            ids.append(try stores[0].addSubscription(url: URL(string: "https://example.org/\(index).xml")!, title: nil, at: Date()).id)
+            ids.append(
+                try stores[0].addSubscription(
+                    url: URL(string: "https://example.org/\(index).xml")!, title: nil, at: Date()
+                ).id)
         }
         let errors = Locked<[String]>([])
         await withTaskGroup(of: Void.self) { group in
@@ -140,10 +151,14 @@ struct ConcurrencyTests {
                 let store = stores[index % 2]
                 group.addTask {
                     for round in 0..<25 {
-                        let episodes = (0..<(10 + round)).map { ParsedEpisode(id: "e\($0)", title: "Episode \($0) r\(round)") }
+                        let episodes = (0..<(10 + round)).map {
+                            ParsedEpisode(id: "e\($0)", title: "Episode \($0) r\(round)")
+                        }
                         let check = FeedCheck(
                             subscriptionID: id, checkedAt: Date(), status: 200,
-                            result: .fetched(ParsedFeed(format: .rss2, title: "Feed \(id)", episodes: episodes), etag: nil, lastModified: nil, unconditional: true))
+                            result: .fetched(
+                                ParsedFeed(format: .rss2, title: "Feed \(id)", episodes: episodes), etag: nil,
+                                lastModified: nil, unconditional: true))
                         do {
                             _ = try store.apply(check)
                             _ = try store.episodeCounts()

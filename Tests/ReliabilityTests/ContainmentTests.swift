@@ -5,14 +5,21 @@ import RefreshEngine
 import Testing
 
 /// Checks a containment result against what the document's catalogue entry says podfresh does.
-func expect(_ result: Containment, matches document: HostileDocument, context: HostileContext, sourceLocation: SourceLocation = #_sourceLocation) {
+func expect(
+    _ result: Containment, matches document: HostileDocument, context: HostileContext,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     switch (result.outcome.result, document.expectation) {
     case (.failed(let failure), .fails(let kinds)), (.failed(let failure), .failsOrRecovers(let kinds)):
-        #expect(kinds.contains(failure.kind.rawValue), "\(document): kind \(failure.kind.rawValue): \(failure.message)", sourceLocation: sourceLocation)
+        #expect(
+            kinds.contains(failure.kind.rawValue), "\(document): kind \(failure.kind.rawValue): \(failure.message)",
+            sourceLocation: sourceLocation)
         #expect(!failure.message.isEmpty, sourceLocation: sourceLocation)
         result.expectFailedUntouched(kind: failure.kind.rawValue, sourceLocation: sourceLocation)
     case (.updated, .recoversWithWarnings), (.updated, .failsOrRecovers):
-        #expect(!result.outcome.warnings.isEmpty, "\(document): recovered without a warning", sourceLocation: sourceLocation)
+        #expect(
+            !result.outcome.warnings.isEmpty, "\(document): recovered without a warning", sourceLocation: sourceLocation
+        )
         #expect(result.subscriptionAfter.failureCount == 0, sourceLocation: sourceLocation)
     case (.updated, .recovers):
         #expect(result.subscriptionAfter.failureCount == 0, sourceLocation: sourceLocation)
@@ -21,8 +28,12 @@ func expect(_ result: Containment, matches document: HostileDocument, context: H
     }
     let stored = String(describing: result.after)
     for forbidden in document.forbidden + [context.marker] {
-        #expect(!stored.contains(forbidden), "\(document): \(forbidden.debugDescription) was stored", sourceLocation: sourceLocation)
-        #expect(!result.rendered.contains(forbidden), "\(document): \(forbidden.debugDescription) was printed", sourceLocation: sourceLocation)
+        #expect(
+            !stored.contains(forbidden), "\(document): \(forbidden.debugDescription) was stored",
+            sourceLocation: sourceLocation)
+        #expect(
+            !result.rendered.contains(forbidden), "\(document): \(forbidden.debugDescription) was printed",
+            sourceLocation: sourceLocation)
     }
     #expect(context.spyRequests == 0, "\(document): a request reached the spy server", sourceLocation: sourceLocation)
 }
@@ -40,7 +51,9 @@ struct ContainmentTests {
             let summary: String
             switch result.outcome.result {
             case .failed(let failure): summary = "failed \(failure.kind.rawValue): \(failure.message)"
-            case .updated(let new, _): summary = "recovered, \(new.count) new, \(result.outcome.warnings.count) warning(s): \(result.outcome.warnings.prefix(2).map(\.message))"
+            case .updated(let new, _):
+                summary =
+                    "recovered, \(new.count) new, \(result.outcome.warnings.count) warning(s): \(result.outcome.warnings.prefix(2).map(\.message))"
             default: summary = "\(result.outcome.result)"
             }
             print("reliability-figure: hostile \(document): \(summary.prefix(300))")
@@ -63,7 +76,8 @@ struct ContainmentTests {
         text += "</channel></rss>\n"
         let options = FeedParserOptions(maxEpisodes: 2_000)
         let result = try await refreshTurningHostile(
-            .ok(body: Array(text.utf8)), fetch: testFetchConfiguration(totalTimeout: .seconds(50), maxBodyBytes: 64 << 20),
+            .ok(body: Array(text.utf8)),
+            fetch: testFetchConfiguration(totalTimeout: .seconds(50), maxBodyBytes: 64 << 20),
             parser: options)
         guard case .updated(let newEpisodes, _) = result.outcome.result else {
             Issue.record("expected the first 2 000 items stored, got \(result.outcome.result)")
@@ -71,13 +85,17 @@ struct ContainmentTests {
         }
         #expect(newEpisodes.count == 2_000)
         #expect(result.after.count == 2_003)
-        #expect(result.outcome.warnings.contains { $0.message.contains("2000") || $0.message.contains("2 000") || $0.message.contains("2,000") })
+        #expect(
+            result.outcome.warnings.contains {
+                $0.message.contains("2000") || $0.message.contains("2 000") || $0.message.contains("2,000")
+            })
     }
 
     @Test(.timeLimit(.minutes(1)))
     func aHundredMegabyteFeedIsRefusedAtTheSizeCap() async throws {
         // The body is generated, never committed; the cap (4 MB here) stops the download long before its end.
-        var body = Array("<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>Big</title><item><guid>b</guid><title>".utf8)
+        var body = Array(
+            "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>Big</title><item><guid>b</guid><title>".utf8)
         body += [UInt8](repeating: UInt8(ascii: "a"), count: 100 << 20)
         body += Array("</title></item></channel></rss>\n".utf8)
         let result = try await refreshTurningHostile(.ok(body: body))

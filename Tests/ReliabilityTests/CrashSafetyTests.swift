@@ -19,7 +19,8 @@ let podfreshBinary: URL = {
         }
         folder.deleteLastPathComponent()
     }
-    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
         .appendingPathComponent(".build/debug/podfresh")
 }()
 
@@ -29,7 +30,9 @@ func startPodfresh(_ arguments: [String], database: String, logs: URL) throws ->
     // this process is shared with the child, so no descriptor is closed twice while other tests open sockets.
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    let quoted = ([podfreshBinary.path] + arguments + ["--database", database]).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    let quoted = ([podfreshBinary.path] + arguments + ["--database", database]).map {
+        "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
     process.arguments = ["-c", "exec " + quoted.joined(separator: " ") + " </dev/null >'\(logs.path)' 2>&1"]
     var environment = ProcessInfo.processInfo.environment
     environment["TERM"] = "dumb"
@@ -70,7 +73,8 @@ enum CrashFeeds {
         let items = (0..<episodes).map { index in
             FeedFactory.Item(
                 guid: "f\(feed)-e\(index)", title: "Feed \(feed) episode \(index) (\(version))",
-                enclosure: "https://cdn.example.org/\(feed)/\(index).mp3", extra: "<description>\(padding)</description>")
+                enclosure: "https://cdn.example.org/\(feed)/\(index).mp3",
+                extra: "<description>\(padding)</description>")
         }
         return FeedFactory.bytes(FeedFactory.rss(title: "Crash feed \(feed)", items: items))
     }
@@ -88,8 +92,11 @@ enum CrashFeeds {
 struct CrashSafetyTests {
     @Test(.timeLimit(.minutes(4)))
     func sigkillAtAnyPointLeavesEveryFeedWhollyOldOrNew() async throws {
-        try #require(FileManager.default.isExecutableFile(atPath: podfreshBinary.path), "build podfresh first: \(podfreshBinary.path)")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-kill-\(UUID().uuidString)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: podfreshBinary.path),
+            "build podfresh first: \(podfreshBinary.path)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "podfresh-kill-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = directory.appendingPathComponent("podfresh.sqlite").path
@@ -101,7 +108,9 @@ struct CrashSafetyTests {
                 let store = try FeedStore(path: database)
                 for feed in 0..<CrashFeeds.count {
                     CrashFeeds.serve(feed, version: "A", on: server)
-                    subscriptions[try store.addSubscription(url: server.url("/feed\(feed).xml"), title: nil, at: Date()).id] = feed
+                    subscriptions[
+                        try store.addSubscription(url: server.url("/feed\(feed).xml"), title: nil, at: Date()).id] =
+                        feed
                 }
             }
             // `--all`: every feed is checked with conditional GET, so feeds already at B answer 304 and each killed run gets
@@ -110,7 +119,9 @@ struct CrashSafetyTests {
             let clock = ContinuousClock()
             let started = clock.now
             let initial = try startPodfresh(refresh, database: database, logs: log)
-            #expect(await waitForExit(initial) == 0, "initial refresh: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+            #expect(
+                await waitForExit(initial) == 0,
+                "initial refresh: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
             print("reliability-figure: initial refresh of \(CrashFeeds.count) feeds took \(clock.now - started)")
             try expectEveryFeed(in: database, subscriptions, atOneOf: ["A"])
 
@@ -132,11 +143,14 @@ struct CrashSafetyTests {
                 for (version, count) in states { mixedStates[version, default: 0] += count }
                 if integrity == "ok" { survived += 1 }
             }
-            print("reliability-figure: SIGKILL points survived \(survived)/25; feed states seen after kills: A \(mixedStates["A"] ?? 0), B \(mixedStates["B"] ?? 0); requests served \(server.requests.count)")
+            print(
+                "reliability-figure: SIGKILL points survived \(survived)/25; feed states seen after kills: A \(mixedStates["A"] ?? 0), B \(mixedStates["B"] ?? 0); requests served \(server.requests.count)"
+            )
 
             // And a refresh left to finish exits 0 with every feed at B.
             let last = try startPodfresh(refresh, database: database, logs: log)
-            #expect(await waitForExit(last) == 0, "final refresh: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+            #expect(
+                await waitForExit(last) == 0, "final refresh: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
             try expectEveryFeed(in: database, subscriptions, atOneOf: ["B"])
             #expect(try SQLiteProbe.integrityCheck(database) == "ok")
         }
@@ -144,8 +158,11 @@ struct CrashSafetyTests {
 
     @Test(.timeLimit(.minutes(2)))
     func listingWhileARefreshWritesNeverReportsABusyDatabase() async throws {
-        try #require(FileManager.default.isExecutableFile(atPath: podfreshBinary.path), "build podfresh first: \(podfreshBinary.path)")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-busy-cli-\(UUID().uuidString)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: podfreshBinary.path),
+            "build podfresh first: \(podfreshBinary.path)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "podfresh-busy-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = directory.appendingPathComponent("podfresh.sqlite").path
@@ -167,7 +184,9 @@ struct CrashSafetyTests {
                 let list = try startPodfresh(["list", "--json"], database: database, logs: logURL)
                 let status = await waitForExit(list, timeout: 30)
                 let output = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
-                if status != 0 || output.localizedCaseInsensitiveContains("busy") || output.localizedCaseInsensitiveContains("locked") {
+                if status != 0 || output.localizedCaseInsensitiveContains("busy")
+                    || output.localizedCaseInsensitiveContains("locked")
+                {
                     failures.append("list exited \(status.map(String.init) ?? "hung"): \(output.prefix(300))")
                 }
                 listings += 1
@@ -201,9 +220,12 @@ struct CrashSafetyTests {
             let episodes = stored[id] ?? []
             if let version = versions.first(where: { CrashFeeds.state(feed: feed, version: $0) == episodes }) {
                 tally[version, default: 0] += 1
-                #expect(etags[id] == "\"\(version)\"", "feed \(feed): episodes at \(version), ETag \(etags[id] ?? "none")", sourceLocation: sourceLocation)
+                #expect(
+                    etags[id] == "\"\(version)\"", "feed \(feed): episodes at \(version), ETag \(etags[id] ?? "none")",
+                    sourceLocation: sourceLocation)
             } else {
-                Issue.record("feed \(feed) is in a mixed state (\(episodes.count) episodes)", sourceLocation: sourceLocation)
+                Issue.record(
+                    "feed \(feed) is in a mixed state (\(episodes.count) episodes)", sourceLocation: sourceLocation)
             }
         }
         return tally
@@ -218,11 +240,13 @@ struct CrashSafetyTests {
         let store = try FeedStore(path: database)
         var tally: [Character: Int] = [:]
         for (id, feed) in subscriptions {
-            let stored = Set(try store.episodes(EpisodeQuery(subscriptionID: id)).map { "\($0.key)|\($0.episode.title ?? "")" })
+            let stored = Set(
+                try store.episodes(EpisodeQuery(subscriptionID: id)).map { "\($0.key)|\($0.episode.title ?? "")" })
             if let version = versions.first(where: { CrashFeeds.state(feed: feed, version: $0) == stored }) {
                 tally[version, default: 0] += 1
             } else {
-                Issue.record("feed \(feed) is in a mixed state (\(stored.count) episodes)", sourceLocation: sourceLocation)
+                Issue.record(
+                    "feed \(feed) is in a mixed state (\(stored.count) episodes)", sourceLocation: sourceLocation)
             }
         }
         return tally

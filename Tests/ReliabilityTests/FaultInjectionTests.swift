@@ -8,13 +8,14 @@ import Testing
 /// Counts faults injected, printed as figures for RELIABILITY.md (`reliability-figure:` lines).
 enum FaultLedger {
     static func record(_ name: String, _ result: Containment) {
-        print("reliability-figure: fault \(name): \(result.hostileRequests) faulty response(s) served, outcome \(result.outcome.result)")
+        print(
+            "reliability-figure: fault \(name): \(result.hostileRequests) faulty response(s) served, outcome \(result.outcome.result)"
+        )
     }
 }
 
 /// A good feed for the victim, version 2: one more episode than the stored three.
 private let victimV2 = FeedFactory.bytes(FeedFactory.numbered(title: "Victim", prefix: "victim", count: 4))
-
 
 /// A failing server, through the real refresh engine: each fault ends in a specific outcome naming its cause, nothing
 /// hangs, the good feed of the same run is stored and the failing feed's episodes are untouched.
@@ -22,7 +23,8 @@ private let victimV2 = FeedFactory.bytes(FeedFactory.numbered(title: "Victim", p
 struct FaultInjectionTests {
     @Test(.timeLimit(.minutes(1)))
     func aTricklingServerWithinTheTimeoutIsStillRead() async throws {
-        let result = try await refreshTurningHostile(.ok(body: victimV2, fault: .trickle(bytes: 64, delay: .milliseconds(5))))
+        let result = try await refreshTurningHostile(
+            .ok(body: victimV2, fault: .trickle(bytes: 64, delay: .milliseconds(5))))
         FaultLedger.record("trickle", result)
         #expect(result.outcome.newEpisodes.map(\.key) == ["victim-3"], "\(result.outcome.result)")
     }
@@ -56,14 +58,18 @@ struct FaultInjectionTests {
 
     @Test(.timeLimit(.minutes(1)))
     func aBodyShorterThanItsContentLengthFailsAsATransportError() async throws {
-        let result = try await refreshTurningHostile(.ok(body: victimV2, fault: .shortBody(afterBytes: victimV2.count - 100)))
+        let result = try await refreshTurningHostile(
+            .ok(body: victimV2, fault: .shortBody(afterBytes: victimV2.count - 100)))
         FaultLedger.record("short Content-Length", result)
         result.expectFailedUntouched(kind: "transport")
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: [
-        "SSH-2.0-OpenSSH_9.2\r\n", "HTTP/1.1 200 OK\r\nContent-Length: lots\r\n\r\n<rss/>", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-    ])
+    @Test(
+        .timeLimit(.minutes(1)),
+        arguments: [
+            "SSH-2.0-OpenSSH_9.2\r\n", "HTTP/1.1 200 OK\r\nContent-Length: lots\r\n\r\n<rss/>",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        ])
     func anAnswerThatIsNotHTTPFailsAsATransportError(_ answer: String) async throws {
         let result = try await refreshTurningHostile(TestResponse(fault: .raw(Array(answer.utf8))))
         FaultLedger.record("raw answer \(answer.prefix(20).debugDescription)", result)
@@ -73,7 +79,8 @@ struct FaultInjectionTests {
     @Test(.timeLimit(.minutes(1)))
     func aHandWrittenButValidAnswerIsRead() async throws {
         // The raw fault sends exactly these bytes: a correct response written by hand is read like any other.
-        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\nContent-Length: \(victimV2.count)\r\nConnection: close\r\n\r\n"
+        let head =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\nContent-Length: \(victimV2.count)\r\nConnection: close\r\n\r\n"
         let result = try await refreshTurningHostile(TestResponse(fault: .raw(Array(head.utf8) + victimV2)))
         #expect(result.outcome.newEpisodes.map(\.key) == ["victim-3"], "\(result.outcome.result)")
     }
@@ -83,33 +90,42 @@ struct FaultInjectionTests {
         try await withTestHTTPServer { server in
             server.setRoute("/loop-a", .redirect(status: 302, location: server.url("/loop-b").absoluteString))
             server.setRoute("/loop-b", .redirect(status: 302, location: server.url("/loop-a").absoluteString))
-            let result = try await refreshTurningHostile(.redirect(status: 302, location: server.url("/loop-a").absoluteString), server: server)
+            let result = try await refreshTurningHostile(
+                .redirect(status: 302, location: server.url("/loop-a").absoluteString), server: server)
             FaultLedger.record("redirect loop", result)
             result.expectFailedUntouched(kind: "too-many-redirects")
             #expect(result.hostileRequests < 50, "the loop was followed \(result.hostileRequests) times")
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ["file:///etc/passwd", "ftp://127.0.0.1/feed.xml", "javascript:alert(1)", "data:text/xml,<rss/>"])
+    @Test(
+        .timeLimit(.minutes(1)),
+        arguments: ["file:///etc/passwd", "ftp://127.0.0.1/feed.xml", "javascript:alert(1)", "data:text/xml,<rss/>"])
     func aRedirectToAnotherSchemeIsRefused(_ location: String) async throws {
         let result = try await refreshTurningHostile(.redirect(status: 301, location: location))
         FaultLedger.record("redirect to \(location.prefix(while: { $0 != ":" })):", result)
         result.expectFailedUntouched(kind: "unsupported-scheme")
         #expect(!String(describing: result.after).contains("root:"), "a redirect read a local file")
-        #expect(result.subscriptionAfter.url == result.subscriptionBefore.url, "a refused redirect must not move the feed")
+        #expect(
+            result.subscriptionAfter.url == result.subscriptionBefore.url, "a refused redirect must not move the feed")
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: [
-        (503, "-1"), (503, "99999999999999999999"), (503, "Wed, 21 Oct 2015 07:28:00 GMT"), (503, "soon"),
-        (429, "0"), (429, "Fri, 31 Dec 9999 23:59:59 GMT"), (429, "1.5"), (500, ""),
-    ])
-    func anErrorStatusWithAnOddRetryAfterFailsWithTheStatusAndASaneSchedule(_ status: Int, _ retryAfter: String) async throws {
+    @Test(
+        .timeLimit(.minutes(1)),
+        arguments: [
+            (503, "-1"), (503, "99999999999999999999"), (503, "Wed, 21 Oct 2015 07:28:00 GMT"), (503, "soon"),
+            (429, "0"), (429, "Fri, 31 Dec 9999 23:59:59 GMT"), (429, "1.5"), (500, ""),
+        ])
+    func anErrorStatusWithAnOddRetryAfterFailsWithTheStatusAndASaneSchedule(
+        _ status: Int, _ retryAfter: String
+    ) async throws {
         let headers = retryAfter.isEmpty ? [] : [("Retry-After", retryAfter)]
         let result = try await refreshTurningHostile(.status(status, headers: headers, body: Array("busy".utf8)))
         FaultLedger.record("\(status) Retry-After \(retryAfter.debugDescription)", result)
         result.expectFailedUntouched(kind: "http-status")
         #expect(result.outcome.failure?.status == status)
-        #expect(result.outcome.failure?.message.contains("\(status)") == true, "\(result.outcome.failure?.message ?? "")")
+        #expect(
+            result.outcome.failure?.message.contains("\(status)") == true, "\(result.outcome.failure?.message ?? "")")
         if let next = result.subscriptionAfter.nextCheckAt {
             #expect(next >= Date().addingTimeInterval(-60), "next check in the past: \(next)")
             #expect(next <= Date().addingTimeInterval(400 * 86_400), "next check absurdly far: \(next)")
@@ -120,7 +136,8 @@ struct FaultInjectionTests {
     func aBodyOverTheSizeCapFailsAsTooLarge() async throws {
         var body = Array(victimV2.dropLast(20))
         body += [UInt8](repeating: UInt8(ascii: " "), count: 6 << 20)
-        let result = try await refreshTurningHostile(.ok(body: body), fetch: testFetchConfiguration(maxBodyBytes: 1 << 20))
+        let result = try await refreshTurningHostile(
+            .ok(body: body), fetch: testFetchConfiguration(maxBodyBytes: 1 << 20))
         FaultLedger.record("huge body", result)
         result.expectFailedUntouched(kind: "too-large", messageContains: "larger than")
     }
@@ -133,7 +150,9 @@ struct FaultInjectionTests {
             .status(200, headers: [("Content-Type", "application/rss+xml"), ("Content-Encoding", "gzip")], body: bomb),
             fetch: testFetchConfiguration(maxBodyBytes: 4 << 20))
         FaultLedger.record("gzip bomb (200 MB of zeros in \(bomb.count) bytes)", result)
-        #expect(["too-large", "not-xml", "malformed"].contains(result.outcome.failure?.kind.rawValue ?? ""), "\(result.outcome.result)")
+        #expect(
+            ["too-large", "not-xml", "malformed"].contains(result.outcome.failure?.kind.rawValue ?? ""),
+            "\(result.outcome.result)")
         result.expectFailedUntouched(kind: result.outcome.failure?.kind.rawValue ?? "")
     }
 
@@ -146,10 +165,13 @@ struct FaultInjectionTests {
 
     @Test(.timeLimit(.minutes(1)))
     func anHTMLPageInsteadOfAFeedFailsAsNotAFeed() async throws {
-        let html = "<!DOCTYPE html>\n<html><head><title>Parked domain</title></head><body><p>Buy this domain &nbsp; now</p></body></html>\n"
-        let result = try await refreshTurningHostile(.ok(body: Array(html.utf8), contentType: "text/html; charset=utf-8"))
+        let html =
+            "<!DOCTYPE html>\n<html><head><title>Parked domain</title></head><body><p>Buy this domain &nbsp; now</p></body></html>\n"
+        let result = try await refreshTurningHostile(
+            .ok(body: Array(html.utf8), contentType: "text/html; charset=utf-8"))
         FaultLedger.record("HTML instead of a feed", result)
-        #expect(["not-a-feed", "not-xml"].contains(result.outcome.failure?.kind.rawValue ?? ""), "\(result.outcome.result)")
+        #expect(
+            ["not-a-feed", "not-xml"].contains(result.outcome.failure?.kind.rawValue ?? ""), "\(result.outcome.result)")
         result.expectFailedUntouched(kind: result.outcome.failure?.kind.rawValue ?? "")
     }
 
@@ -165,8 +187,11 @@ struct FaultInjectionTests {
         var body = Array(FeedFactory.numbered(title: "Victim", prefix: "victim", count: 4).utf8)
         // Break the last episode's title with bytes that are never valid UTF-8.
         let marker = Array("Episode 3".utf8)
-        if let start = (0...(body.count - marker.count)).first(where: { body[$0..<($0 + marker.count)].elementsEqual(marker) }) {
-            body.replaceSubrange(start..<(start + marker.count), with: [0x45, 0xFF, 0xFE, 0xC0, 0x80, 0xED, 0xA0, 0x80])
+        if let start = (0...(body.count - marker.count)).first(where: {
+            body[$0..<($0 + marker.count)].elementsEqual(marker)
+        }) {
+            body.replaceSubrange(
+                start..<(start + marker.count), with: [0x45, 0xFF, 0xFE, 0xC0, 0x80, 0xED, 0xA0, 0x80])
         }
         let result = try await refreshTurningHostile(.ok(body: body))
         FaultLedger.record("invalid UTF-8", result)

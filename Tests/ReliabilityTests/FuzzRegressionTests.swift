@@ -5,10 +5,12 @@ import Testing
 /// Inputs the fuzzer once found (Fixtures/fuzz/): each must now end in a feed or a ``FeedParseError``, in bounded time.
 @Suite("Fuzz regressions")
 struct FuzzRegressionTests {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/fuzz")
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Fixtures/fuzz")
 
     static var parserInputs: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasPrefix("parser-") }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasPrefix("parser-") }
+            .sorted()
     }
 
     @Test(.timeLimit(.minutes(1)), arguments: parserInputs)

@@ -88,7 +88,9 @@ struct HostileDocumentTests {
                 #expect(!text.contains(context.marker), "\(document): a file or URL was read")
                 for forbidden in document.forbidden {
                     #expect(!text.contains(forbidden), "\(document): \(forbidden.debugDescription) survived")
-                    #expect(!visibleStrings(feed).contains { $0.contains(forbidden) }, "\(document): \(forbidden.debugDescription) survived")
+                    #expect(
+                        !visibleStrings(feed).contains { $0.contains(forbidden) },
+                        "\(document): \(forbidden.debugDescription) survived")
                 }
             }
             #expect(context.spyRequests == 0, "\(document): the parser made a network request")
@@ -138,12 +140,14 @@ struct HostileDocumentTests {
     @Test(.timeLimit(.minutes(1)))
     func anExternalURLEntityMakesNoConnection() async throws {
         try await withHostileContext { context in
-            let bytes = try HostileDocument.fixture("xxe-url-entity.xml", ["__URL__": context.spy.url("/x").absoluteString])
+            let bytes = try HostileDocument.fixture(
+                "xxe-url-entity.xml", ["__URL__": context.spy.url("/x").absoluteString])
             if case .feed(let feed) = try ParseResult({ try parse(bytes, chunk: 13) }) {
                 #expect(!allText(feed).contains(context.marker))
             }
             // Also at a closed port: nothing to connect to, and the parse still ends at once.
-            let closed = try HostileDocument.fixture("xxe-url-entity.xml", ["__URL__": "http://127.0.0.1:\(closedLoopbackPort())/x"])
+            let closed = try HostileDocument.fixture(
+                "xxe-url-entity.xml", ["__URL__": "http://127.0.0.1:\(closedLoopbackPort())/x"])
             _ = try ParseResult { try parse(closed, chunk: closed.count) }
             #expect(context.spyRequests == 0)
         }
@@ -193,7 +197,9 @@ struct HostileDocumentTests {
         let feed = try parser.finish()
         #expect(feed.episodes.count == options.maxEpisodes)
         #expect(feed.episodes.first?.id == "m0")
-        #expect(feed.warnings.contains { $0.message.contains("\(options.maxEpisodes)") }, "warnings: \(feed.warnings.prefix(5))")
+        #expect(
+            feed.warnings.contains { $0.message.contains("\(options.maxEpisodes)") },
+            "warnings: \(feed.warnings.prefix(5))")
         #expect(feed.warnings.count <= options.maxWarnings + 1)
     }
 
@@ -202,8 +208,11 @@ struct HostileDocumentTests {
         let options = FeedParserOptions()
         let parser = FeedParser(options: options)
         let peakBefore = peakResidentBytes()
-        try Array("<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>Big</title><item><guid>big-1</guid><title>".utf8)
-            .withUnsafeBytes { try parser.parse($0) }
+        try Array(
+            "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>Big</title><item><guid>big-1</guid><title>"
+                .utf8
+        )
+        .withUnsafeBytes { try parser.parse($0) }
         let megabyte = [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20)
         for _ in 0..<100 {
             try megabyte.withUnsafeBytes { try parser.parse($0) }
@@ -248,7 +257,9 @@ struct HostileDocumentTests {
         let options = FeedParserOptions(maxWarnings: 10)
         let feed = try parse(bytes, chunk: bytes.count, options: options)
         #expect(feed.episodes.count == 30)
-        #expect(feed.warnings.count <= options.maxWarnings + 1, "\(feed.warnings.count) warnings: \(feed.warnings.prefix(3).map(\.message))")
+        #expect(
+            feed.warnings.count <= options.maxWarnings + 1,
+            "\(feed.warnings.count) warnings: \(feed.warnings.prefix(3).map(\.message))")
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -257,7 +268,9 @@ struct HostileDocumentTests {
         // so the warning is what tells the user why episodes are missing.
         let feed = try parse(try HostileDocument.fixture("duplicate-guids.xml"), chunk: 100)
         #expect(Set(feed.episodes.map(\.id)) == ["same", "other"])
-        #expect(feed.warnings.filter { $0.message.contains("share the episode id") }.count == 2, "warnings: \(feed.warnings)")
+        #expect(
+            feed.warnings.filter { $0.message.contains("share the episode id") }.count == 2,
+            "warnings: \(feed.warnings)")
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -282,7 +295,8 @@ struct HostileDocumentTests {
                 #expect(sane.contains(published), "\(episode.id): \(published)")
             }
             if let duration = episode.duration {
-                #expect(duration.isFinite && duration >= 0 && duration < 10 * 365 * 86_400, "\(episode.id): \(duration)")
+                #expect(
+                    duration.isFinite && duration >= 0 && duration < 10 * 365 * 86_400, "\(episode.id): \(duration)")
             }
         }
         #expect(feed.episodes.first { $0.id == "t6" }?.published != nil, "a real RFC 822 date still parses")
@@ -318,8 +332,10 @@ struct HostileDocumentTests {
     }
 
     @Test(arguments: [
-        "\u{1B}[2J\u{1B}[31mred", "\u{1B}]0;title\u{07}x", "\u{1B}]8;;http://x\u{1B}\\link", "\u{9B}31m", "a\u{202E}b\u{2066}c",
-        "\u{0}\u{7}\u{8}\u{7F}", "\u{1B}", "\u{1B}[", "\u{1B}]", "line\nbreak\r\nend", String(repeating: "\u{1B}[", count: 1000),
+        "\u{1B}[2J\u{1B}[31mred", "\u{1B}]0;title\u{07}x", "\u{1B}]8;;http://x\u{1B}\\link", "\u{9B}31m",
+        "a\u{202E}b\u{2066}c",
+        "\u{0}\u{7}\u{8}\u{7F}", "\u{1B}", "\u{1B}[", "\u{1B}]", "line\nbreak\r\nend",
+        String(repeating: "\u{1B}[", count: 1000),
     ])
     func theSanitiserLeavesNothingThatDrivesATerminal(_ text: String) {
         let safe = TerminalText.sanitize(text)

@@ -3,8 +3,8 @@ import FeedParsing
 import FeedStorage
 import Foundation
 import RefreshEngine
-import Testing
 import TestSupport
+import Testing
 
 /// The same containment check with ``TestHTTPServer``'s faults as other test targets use them (gzip allowed, so a
 /// fault may cut a compressed, chunked body), as a cross-check of ``FaultInjectionTests`` (which send every body as
@@ -35,7 +35,8 @@ struct SharedServerFaultTests {
     private func check(server: TestHTTPServer, name: String, fault: TestFault, expectedKind: String?) async throws {
         let victimV2 = FeedFactory.numbered(title: "Victim", prefix: "victim", count: 4)
         server.setRoute("/good.xml", TestResponse(text: FeedFactory.numbered(title: "Good", prefix: "good", count: 3)))
-        server.setRoute("/victim.xml", TestResponse(text: FeedFactory.numbered(title: "Victim", prefix: "victim", count: 3)))
+        server.setRoute(
+            "/victim.xml", TestResponse(text: FeedFactory.numbered(title: "Victim", prefix: "victim", count: 3)))
         // Only the stall needs a short total timeout; the rest get the roomy default so a loaded machine cannot turn
         // them into timeouts.
         let timeout: Duration = if case .stall = fault { .seconds(3) } else { .seconds(15) }
@@ -47,13 +48,16 @@ struct SharedServerFaultTests {
             let before = try engine.episodes(victim.id)
             let failuresBefore = try engine.subscription(victim.id).failureCount
 
-            server.setRoute("/good.xml", TestResponse(text: FeedFactory.numbered(title: "Good", prefix: "good", count: 4)))
+            server.setRoute(
+                "/good.xml", TestResponse(text: FeedFactory.numbered(title: "Good", prefix: "good", count: 4)))
             server.setRoute("/victim.xml", TestResponse(text: victimV2, fault: fault))
             let second = try await engine.refresh([good.id, victim.id])
 
             #expect(try second.outcome(good.id).newEpisodes.map(\.key) == ["good-3"], "\(name): the good feed")
             let outcome = try second.outcome(victim.id)
-            print("reliability-figure: fault \(name) (TestHTTPServer): \(server.requests(to: "/victim.xml").count - 1) faulty response(s), outcome \(outcome.result)")
+            print(
+                "reliability-figure: fault \(name) (TestHTTPServer): \(server.requests(to: "/victim.xml").count - 1) faulty response(s), outcome \(outcome.result)"
+            )
             if let expectedKind {
                 #expect(outcome.failure?.kind.rawValue == expectedKind, "\(name): \(outcome.result)")
                 #expect(try engine.episodes(victim.id) == before, "\(name): stored episodes changed")

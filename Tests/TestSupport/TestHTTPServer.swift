@@ -57,7 +57,8 @@ public struct TestResponse: Sendable {
 
     /// An answer with these bytes as its body.
     public init(
-        status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = [], fault: TestFault? = nil, delay: Duration? = nil,
+        status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = [], fault: TestFault? = nil,
+        delay: Duration? = nil,
         compressible: Bool = true
     ) {
         self.status = status
@@ -70,10 +71,13 @@ public struct TestResponse: Sendable {
 
     /// An answer with `text`, in UTF-8, as its body.
     public init(
-        status: Int = 200, headers: [(String, String)] = [], text: String, fault: TestFault? = nil, delay: Duration? = nil,
+        status: Int = 200, headers: [(String, String)] = [], text: String, fault: TestFault? = nil,
+        delay: Duration? = nil,
         compressible: Bool = true
     ) {
-        self.init(status: status, headers: headers, body: Array(text.utf8), fault: fault, delay: delay, compressible: compressible)
+        self.init(
+            status: status, headers: headers, body: Array(text.utf8), fault: fault, delay: delay,
+            compressible: compressible)
     }
 
     /// A redirect to `location` (a path on this server or an absolute URL).
@@ -121,7 +125,8 @@ public final class TestHTTPServer: @unchecked Sendable {
                         HTTPResponseCompressor(responseCompressionPredicate: { head, _ in
                             let raw = head.headers.contains(name: rawResponseMarker)
                             head.headers.remove(name: rawResponseMarker)
-                            return raw || head.headers.contains(name: "Content-Encoding") ? .doNotCompress : .compressIfPossible
+                            return raw || head.headers.contains(name: "Content-Encoding")
+                                ? .doNotCompress : .compressIfPossible
                         }))
                     try channel.pipeline.syncOperations.addHandler(RequestHandler(server: server))
                 }
@@ -157,7 +162,8 @@ public final class TestHTTPServer: @unchecked Sendable {
     /// `If-None-Match` / `If-Modified-Since`. Gzip is applied when the client accepts it. Call again to change it.
     public func serveFeed(
         _ path: String, _ body: String, lastModified: String = "Tue, 12 Nov 2024 05:00:00 GMT",
-        contentType: String = "application/rss+xml; charset=utf-8", etag: Bool = true, extraHeaders: [(String, String)] = []
+        contentType: String = "application/rss+xml; charset=utf-8", etag: Bool = true,
+        extraHeaders: [(String, String)] = []
     ) {
         let bytes = Array(body.utf8)
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -167,7 +173,8 @@ public final class TestHTTPServer: @unchecked Sendable {
         }
         let tag = "\"\(String(hash, radix: 16))\""
         setRoute(path) { request in
-            var headers: [(String, String)] = [("Content-Type", contentType), ("Last-Modified", lastModified)] + extraHeaders
+            var headers: [(String, String)] =
+                [("Content-Type", contentType), ("Last-Modified", lastModified)] + extraHeaders
             if etag { headers.append(("ETag", tag)) }
             if let match = request.headers["if-none-match"], etag {
                 if match == tag { return TestResponse(status: 304, headers: headers) }
@@ -180,10 +187,14 @@ public final class TestHTTPServer: @unchecked Sendable {
 
     /// Serves `body` with a fixed `ETag`, answering 304 to an `If-None-Match` that names it. Nothing else: no
     /// `Last-Modified`, no gzip, so the ETag a client stores says exactly which version of the body it holds.
-    public func serveVersioned(_ path: String, _ body: [UInt8], etag: String, contentType: String = "application/rss+xml") {
+    public func serveVersioned(
+        _ path: String, _ body: [UInt8], etag: String, contentType: String = "application/rss+xml"
+    ) {
         setRoute(path) { request in
             let headers = [("Content-Type", contentType), ("ETag", etag)]
-            if request.headers["if-none-match"] == etag { return TestResponse(status: 304, headers: headers, compressible: false) }
+            if request.headers["if-none-match"] == etag {
+                return TestResponse(status: 304, headers: headers, compressible: false)
+            }
             return TestResponse(status: 200, headers: headers, body: body, compressible: false)
         }
     }
@@ -249,7 +260,10 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
             let loop = context.eventLoop
             let bound = NIOLoopBound((self, context), eventLoop: loop)
             if let delay = response.delay {
-                loop.scheduleTask(in: .nanoseconds(Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)) {
+                loop.scheduleTask(
+                    in: .nanoseconds(
+                        Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
+                ) {
                     let (handler, context) = bound.value
                     handler.respond(response, keepAlive: head.isKeepAlive, context: context)
                 }
@@ -268,17 +282,22 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
         case .huge(let bytes), .declaredLength(let bytes): total = bytes
         default: total = response.body.count
         }
-        if response.status != 304 && response.status != 204 { headers.replaceOrAdd(name: "Content-Length", value: String(total)) }
+        if response.status != 304 && response.status != 204 {
+            headers.replaceOrAdd(name: "Content-Length", value: String(total))
+        }
         if case .declaredLength = response.fault { headers.add(name: rawResponseMarker, value: "1") }
         if !response.compressible { headers.add(name: rawResponseMarker, value: "1") }
         let faulty = response.fault != nil
         if !keepAlive || faulty { headers.replaceOrAdd(name: "Connection", value: "close") }
-        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
+        let head = HTTPResponseHead(
+            version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         let server = self.server
         switch response.fault {
         case nil:
-            if !response.body.isEmpty { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body)))), promise: nil) }
+            if !response.body.isEmpty {
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body)))), promise: nil)
+            }
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
                 server.end()
                 if !keepAlive { closeLater.value.close(promise: nil) }
@@ -286,33 +305,44 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
         case .trickle(let size, let delay):
             trickle(response.body[...], size: max(1, size), delay: delay, context: context)
         case .declaredLength:
-            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body))))).whenComplete { _ in
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body))))).whenComplete {
+                _ in
                 server.end()
             }
         case .stall(let after):
-            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body.prefix(after)))))).whenComplete { _ in
-                server.end()
-            }
-        case .reset(let after):
-            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body.prefix(after)))))).whenComplete { _ in
-                server.end()
-                // Give the client a moment to read what was sent, then reset: SO_LINGER 0 turns close() into a RST.
-                let context = closeLater.value
-                context.eventLoop.scheduleTask(in: .milliseconds(50)) {
-                    let context = closeLater.value
-                    guard let provider = context.channel as? any SocketOptionProvider else { return context.close(promise: nil) }
-                    provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in closeLater.value.close(promise: nil) }
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body.prefix(after))))))
+                .whenComplete { _ in
+                    server.end()
                 }
-            }
+        case .reset(let after):
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body.prefix(after))))))
+                .whenComplete { _ in
+                    server.end()
+                    // Give the client a moment to read what was sent, then reset: SO_LINGER 0 turns close() into a RST.
+                    let context = closeLater.value
+                    context.eventLoop.scheduleTask(in: .milliseconds(50)) {
+                        let context = closeLater.value
+                        guard let provider = context.channel as? any SocketOptionProvider else {
+                            return context.close(promise: nil)
+                        }
+                        provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in
+                            closeLater.value.close(promise: nil)
+                        }
+                    }
+                }
         case .shortBody(let after):
-            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body.prefix(after)))))).whenComplete { _ in
-                server.end()
-                closeLater.value.close(promise: nil)
-            }
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body.prefix(after))))))
+                .whenComplete { _ in
+                    server.end()
+                    closeLater.value.close(promise: nil)
+                }
         case .raw:
             preconditionFailure("answered by writeRaw")
         case .huge(let bytes):
-            streamHuge(remaining: bytes, seed: response.body.isEmpty ? Array("<rss><channel><title>x</title>".utf8) : response.body, context: context)
+            streamHuge(
+                remaining: bytes,
+                seed: response.body.isEmpty ? Array("<rss><channel><title>x</title>".utf8) : response.body,
+                context: context)
         }
     }
 
@@ -344,7 +374,10 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
         context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: rest.prefix(size))))), promise: nil)
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let next = rest.dropFirst(size)
-        context.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)) {
+        context.eventLoop.scheduleTask(
+            in: .nanoseconds(
+                Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
+        ) {
             let (handler, context) = bound.value
             handler.trickle(next, size: size, delay: delay, context: context)
         }
@@ -366,13 +399,18 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
         while chunk.readableBytes < size {
             let piece = seed.prefix(size - chunk.readableBytes)
             chunk.writeBytes(piece.isEmpty ? [0x20] : Array(piece))
-            if seed.count < size { chunk.writeBytes(Array("<item><title>filler</title></item>".utf8).prefix(size - chunk.readableBytes)) }
+            if seed.count < size {
+                chunk.writeBytes(Array("<item><title>filler</title></item>".utf8).prefix(size - chunk.readableBytes))
+            }
         }
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk)))).whenComplete { result in
             let (handler, context) = bound.value
             switch result {
-            case .success: handler.streamHuge(remaining: remaining - size, seed: Array("<item><title>filler</title></item>".utf8), context: context)
+            case .success:
+                handler.streamHuge(
+                    remaining: remaining - size, seed: Array("<item><title>filler</title></item>".utf8),
+                    context: context)
             case .failure: handler.server.end()
             }
         }

@@ -61,7 +61,8 @@ public struct EpisodeList: Sendable {
     /// when podfresh first and last saw it.
     public static func json(_ stored: StoredEpisode, feedTitle: String?) -> JSONValue {
         let episode = stored.episode
-        let event = EventJSON.episodeFields(EpisodeAnnouncement(feedID: stored.subscriptionID, episode: episode), feedTitle: feedTitle)
+        let event = EventJSON.episodeFields(
+            EpisodeAnnouncement(feedID: stored.subscriptionID, episode: episode), feedTitle: feedTitle)
         // `alternate_enclosures` comes once, after `guid_is_permalink`, in the form below.
         let eventKeys = Set(event.map(\.0)).union(["alternate_enclosures"])
         guard case .object(let parsed) = episode.jsonValue() else { return .object(event) }
@@ -69,28 +70,49 @@ public struct EpisodeList: Sendable {
         fields = fields.map { key, value in
             switch key {
             case "transcripts":
-                return (key, .array(episode.transcripts.map {
-                    .object([("url", .string($0.urlString)), ("type", .string($0.type)), ("language", .string($0.language)), ("rel", .string($0.rel))])
-                }))
+                return (
+                    key,
+                    .array(
+                        episode.transcripts.map {
+                            .object([
+                                ("url", .string($0.urlString)), ("type", .string($0.type)),
+                                ("language", .string($0.language)), ("rel", .string($0.rel)),
+                            ])
+                        })
+                )
             case "persons":
-                return (key, .array(episode.persons.map {
-                    .object([("name", .string($0.name)), ("role", .string($0.role)), ("group", .string($0.group)), ("href", .string($0.hrefString)), ("image", .string($0.imageString))])
-                }))
+                return (
+                    key,
+                    .array(
+                        episode.persons.map {
+                            .object([
+                                ("name", .string($0.name)), ("role", .string($0.role)), ("group", .string($0.group)),
+                                ("href", .string($0.hrefString)), ("image", .string($0.imageString)),
+                            ])
+                        })
+                )
             default:
                 return (key, value)
             }
         }
-        return .object(fields + [
-            ("guid_is_permalink", episode.guidIsPermaLink.map { .bool($0) } ?? .null),
-            ("alternate_enclosures", .array(episode.alternateEnclosures.map {
-                .object([
-                    ("url", .url($0.url)), ("type", .string($0.type)), ("length", $0.length.map { .int(Int($0)) } ?? .null),
-                    ("bitrate", .number($0.bitrate)), ("title", .string($0.title)), ("default", .bool($0.isDefault)),
-                ])
-            })),
-            ("first_seen", .date(stored.firstSeenAt)),
-            ("last_seen", .date(stored.lastSeenAt)),
-            ("first_seen_run", .int(stored.firstSeenRunID.map { Int($0) })),
-        ])
+        return .object(
+            fields + [
+                ("guid_is_permalink", episode.guidIsPermaLink.map { .bool($0) } ?? .null),
+                (
+                    "alternate_enclosures",
+                    .array(
+                        episode.alternateEnclosures.map {
+                            .object([
+                                ("url", .url($0.url)), ("type", .string($0.type)),
+                                ("length", $0.length.map { .int(Int($0)) } ?? .null),
+                                ("bitrate", .number($0.bitrate)), ("title", .string($0.title)),
+                                ("default", .bool($0.isDefault)),
+                            ])
+                        })
+                ),
+                ("first_seen", .date(stored.firstSeenAt)),
+                ("last_seen", .date(stored.lastSeenAt)),
+                ("first_seen_run", .int(stored.firstSeenRunID.map { Int($0) })),
+            ])
     }
 }

@@ -40,7 +40,9 @@ public struct ParseSummary: Sendable {
         if let author = feed.author { lines.append("  author:   \(clean(author))") }
         if let language = feed.language { lines.append("  language: \(clean(language))") }
         if !feed.categories.isEmpty { lines.append("  categories: \(clean(feed.categories.joined(separator: ", ")))") }
-        if let moved = feed.newFeedURL { lines.append("  moved to: \(clean(moved.absoluteString)) (itunes:new-feed-url)") }
+        if let moved = feed.newFeedURL {
+            lines.append("  moved to: \(clean(moved.absoluteString)) (itunes:new-feed-url)")
+        }
         if feed.complete == true { lines.append("  complete: no more episodes will be published") }
         if let next = feed.nextPage { lines.append("  next page: \(clean(next.absoluteString))") }
         // Newest first; undated episodes last, in feed order, as are episodes of the same date.
@@ -50,7 +52,8 @@ public struct ParseSummary: Sendable {
         if !dated.isEmpty { lines.append("  newest episodes:") }
         for (_, episode) in dated.prefix(max(0, newest)) {
             let date = episode.published.map { String(RFC3339.string(from: $0).prefix(10)) } ?? "no date   "
-            var line = "    \(date)  \(TerminalText.truncate(clean(episode.title ?? "(untitled)"), to: Self.titleWidth))"
+            var line =
+                "    \(date)  \(TerminalText.truncate(clean(episode.title ?? "(untitled)"), to: Self.titleWidth))"
             if let duration = episode.duration { line += "  [\(Self.clock(duration))]" }
             lines.append(line)
         }

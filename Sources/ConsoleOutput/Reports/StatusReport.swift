@@ -46,18 +46,26 @@ public struct StatusReport: Sendable {
             "subscriptions: \(subscriptions.count)   due now: \(dueCount)   failing: \(failing.count)   gone: \(gone.count)   moved: \(moved.count)"
         ]
         for subscription in failing {
-            lines.append("  failing  \(subscription.id) \(Self.name(subscription)): \(TerminalText.sanitize(subscription.lastError ?? "")) (×\(subscription.failureCount))")
+            lines.append(
+                "  failing  \(subscription.id) \(Self.name(subscription)): \(TerminalText.sanitize(subscription.lastError ?? "")) (×\(subscription.failureCount))"
+            )
         }
         for subscription in gone {
-            lines.append("  gone     \(subscription.id) \(Self.name(subscription)) (`podfresh refresh \(subscription.id)` checks it again; it revives if it answers)")
+            lines.append(
+                "  gone     \(subscription.id) \(Self.name(subscription)) (`podfresh refresh \(subscription.id)` checks it again; it revives if it answers)"
+            )
         }
         for subscription in moved {
-            lines.append("  moved    \(subscription.id) \(subscription.movedFrom?.absoluteString ?? "") → \(subscription.url.absoluteString) (undo with `podfresh move \(subscription.id) --undo`)")
+            lines.append(
+                "  moved    \(subscription.id) \(subscription.movedFrom?.absoluteString ?? "") → \(subscription.url.absoluteString) (undo with `podfresh move \(subscription.id) --undo`)"
+            )
         }
         if let last = lastRun {
-            var line = "last run: \(RFC3339.string(from: last.startedAt)), \(last.feedsChecked) checked, \(last.feedsFailed) failed, \(last.newEpisodes) new episodes"
+            var line =
+                "last run: \(RFC3339.string(from: last.startedAt)), \(last.feedsChecked) checked, \(last.feedsFailed) failed, \(last.newEpisodes) new episodes"
             if let hitRate = conditionalHitRate {
-                line += "; conditional GET: \(Int((hitRate * 100).rounded()))% not modified, \(Self.bytes(last.bytesSaved)) saved, \(Self.bytes(last.bytesDownloaded)) downloaded"
+                line +=
+                    "; conditional GET: \(Int((hitRate * 100).rounded()))% not modified, \(Self.bytes(last.bytesSaved)) saved, \(Self.bytes(last.bytesDownloaded)) downloaded"
             }
             lines.append(line)
         } else {
@@ -84,20 +92,45 @@ public struct StatusReport: Sendable {
 
     /// The `status --json` object, keys in a fixed order (the README documents them).
     public var jsonValue: JSONValue {
-        let runJSON: JSONValue = lastRun.map { run in
-            .object([
-                ("started", .date(run.startedAt)), ("ended", .date(run.endedAt)),
-                ("feeds_checked", .int(run.feedsChecked)), ("feeds_failed", .int(run.feedsFailed)),
-                ("feeds_not_modified", .int(run.feedsNotModified)), ("new_episodes", .int(run.newEpisodes)),
-                ("bytes_downloaded", .int(run.bytesDownloaded)), ("bytes_saved", .int(run.bytesSaved)),
-            ])
-        } ?? .null
+        let runJSON: JSONValue =
+            lastRun.map { run in
+                .object([
+                    ("started", .date(run.startedAt)), ("ended", .date(run.endedAt)),
+                    ("feeds_checked", .int(run.feedsChecked)), ("feeds_failed", .int(run.feedsFailed)),
+                    ("feeds_not_modified", .int(run.feedsNotModified)), ("new_episodes", .int(run.newEpisodes)),
+                    ("bytes_downloaded", .int(run.bytesDownloaded)), ("bytes_saved", .int(run.bytesSaved)),
+                ])
+            } ?? .null
         return JSONValue.object([
             ("subscriptions", .int(subscriptions.count)),
             ("due_now", .int(dueCount)),
-            ("failing", .array(failing.map { .object([("id", .int(Int($0.id))), ("title", .string($0.title)), ("url", .url($0.url)), ("failures", .int($0.failureCount)), ("error", .string($0.lastError))]) })),
-            ("gone", .array(gone.map { .object([("id", .int(Int($0.id))), ("title", .string($0.title)), ("url", .url($0.url))]) })),
-            ("moved", .array(moved.map { .object([("id", .int(Int($0.id))), ("title", .string($0.title)), ("from", .url($0.movedFrom)), ("to", .url($0.url))]) })),
+            (
+                "failing",
+                .array(
+                    failing.map {
+                        .object([
+                            ("id", .int(Int($0.id))), ("title", .string($0.title)), ("url", .url($0.url)),
+                            ("failures", .int($0.failureCount)), ("error", .string($0.lastError)),
+                        ])
+                    })
+            ),
+            (
+                "gone",
+                .array(
+                    gone.map {
+                        .object([("id", .int(Int($0.id))), ("title", .string($0.title)), ("url", .url($0.url))])
+                    })
+            ),
+            (
+                "moved",
+                .array(
+                    moved.map {
+                        .object([
+                            ("id", .int(Int($0.id))), ("title", .string($0.title)), ("from", .url($0.movedFrom)),
+                            ("to", .url($0.url)),
+                        ])
+                    })
+            ),
             ("last_run", runJSON),
             ("conditional_hit_rate", .number(conditionalHitRate.map { ($0 * 1000).rounded() / 1000 })),
         ])

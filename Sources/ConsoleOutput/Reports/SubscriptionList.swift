@@ -67,7 +67,8 @@ public struct SubscriptionList: Sendable {
     /// Not sanitised: the error text comes from the feed's server.
     public static func status(of subscription: Subscription) -> String {
         if subscription.isGone {
-            return "gone: " + (subscription.lastError ?? "HTTP 410") + "; `podfresh refresh \(subscription.id)` checks it again"
+            return "gone: " + (subscription.lastError ?? "HTTP 410")
+                + "; `podfresh refresh \(subscription.id)` checks it again"
         }
         if subscription.failureCount > 0 {
             return "failing ×\(subscription.failureCount): " + (subscription.lastError ?? "unknown error")
@@ -123,7 +124,10 @@ public struct SubscriptionList: Sendable {
             ("gone", .bool(subscription.isGone)),
             ("complete", .bool(subscription.isComplete)),
             ("moved_from", .url(subscription.movedFrom)),
-            ("next_check", .date(subscription.nextCheckAt.flatMap { $0 > now.addingTimeInterval(neverAfter) ? nil : $0 })),
+            (
+                "next_check",
+                .date(subscription.nextCheckAt.flatMap { $0 > now.addingTimeInterval(neverAfter) ? nil : $0 })
+            ),
             ("next_check_reason", .string(subscription.nextCheckReason)),
         ])
     }

@@ -100,12 +100,15 @@ public struct ParsedEpisode: Sendable, Hashable {
         self.chaptersString = chapters?.absoluteString
         self.persons = persons
         self.alternateEnclosures = alternateEnclosures
-        if soundbites.isEmpty && simpleChapters.isEmpty && value.isEmpty && txt.isEmpty && locations.isEmpty && license == nil {
+        if soundbites.isEmpty && simpleChapters.isEmpty && value.isEmpty && txt.isEmpty && locations.isEmpty
+            && license == nil
+        {
             extrasStorage = nil
         } else {
             extrasStorage = .value(
                 EpisodeExtras(
-                    soundbites: soundbites, simpleChapters: simpleChapters, value: value, txt: txt, locations: locations,
+                    soundbites: soundbites, simpleChapters: simpleChapters, value: value, txt: txt,
+                    locations: locations,
                     license: license))
         }
     }
@@ -238,7 +241,8 @@ public struct Person: Sendable, Hashable {
     public var imageString: String?
 
     public init(name: String, role: String? = nil, group: String? = nil, href: URL? = nil, image: URL? = nil) {
-        self.init(name: name, role: role, group: group, hrefString: href?.absoluteString, imageString: image?.absoluteString)
+        self.init(
+            name: name, role: role, group: group, hrefString: href?.absoluteString, imageString: image?.absoluteString)
     }
 
     init(name: String, role: String?, group: String?, hrefString: String?, imageString: String?) {

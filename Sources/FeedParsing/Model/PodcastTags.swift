@@ -37,7 +37,8 @@ public struct ValueBlock: Sendable, Hashable {
     public var recipients: [ValueRecipient]
 
     /// Creates a value from its parts (the parser fills them from the feed).
-    public init(type: String? = nil, method: String? = nil, suggested: String? = nil, recipients: [ValueRecipient] = []) {
+    public init(type: String? = nil, method: String? = nil, suggested: String? = nil, recipients: [ValueRecipient] = [])
+    {
         self.type = type
         self.method = method
         self.suggested = suggested
@@ -92,7 +93,10 @@ public struct RemoteItem: Sendable, Hashable {
     public var title: String?
 
     /// Creates a value from its parts (the parser fills them from the feed).
-    public init(feedGUID: String? = nil, feedURLString: String? = nil, itemGUID: String? = nil, medium: String? = nil, title: String? = nil) {
+    public init(
+        feedGUID: String? = nil, feedURLString: String? = nil, itemGUID: String? = nil, medium: String? = nil,
+        title: String? = nil
+    ) {
         self.feedGUID = feedGUID
         self.feedURLString = feedURLString
         self.itemGUID = itemGUID
@@ -132,7 +136,10 @@ public struct Trailer: Sendable, Hashable {
     public var season: Int?
 
     /// Creates a value from its parts (the parser fills them from the feed).
-    public init(urlString: String, title: String? = nil, published: Date? = nil, length: Int64? = nil, type: String? = nil, season: Int? = nil) {
+    public init(
+        urlString: String, title: String? = nil, published: Date? = nil, length: Int64? = nil, type: String? = nil,
+        season: Int? = nil
+    ) {
         self.urlString = urlString
         self.title = title
         self.published = published
@@ -229,7 +236,8 @@ struct EpisodeExtras: Sendable, Hashable {
     var license: License?
 
     var isEmpty: Bool {
-        soundbites.isEmpty && simpleChapters.isEmpty && value.isEmpty && txt.isEmpty && locations.isEmpty && license == nil
+        soundbites.isEmpty && simpleChapters.isEmpty && value.isEmpty && txt.isEmpty && locations.isEmpty
+            && license == nil
     }
 }
 

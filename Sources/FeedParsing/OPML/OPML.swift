@@ -37,7 +37,9 @@ public enum OPML {
             state.startElement(String(cString: localname), attributeCount: Int(attributeCount), attributes: attributes)
         }
         let opaque = Unmanaged.passUnretained(state).toOpaque()
-        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_RECOVER.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
+        let options = Int32(
+            XML_PARSE_NONET.rawValue | XML_PARSE_RECOVER.rawValue | XML_PARSE_NOERROR.rawValue
+                | XML_PARSE_NOWARNING.rawValue)
         withExtendedLifetime(state) {
             bytes.withUnsafeBufferPointer { buffer in
                 buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { chars in
@@ -71,7 +73,8 @@ public enum OPML {
         for outline in outlines {
             guard let url = outline.xmlURL else { continue }
             let name = escape(outline.title ?? url.absoluteString)
-            text += "    <outline type=\"rss\" text=\"\(name)\" title=\"\(name)\" xmlUrl=\"\(escape(url.absoluteString))\""
+            text +=
+                "    <outline type=\"rss\" text=\"\(name)\" title=\"\(name)\" xmlUrl=\"\(escape(url.absoluteString))\""
             if let html = outline.htmlURL { text += " htmlUrl=\"\(escape(html.absoluteString))\"" }
             text += "/>\n"
         }
@@ -109,7 +112,8 @@ private final class OPMLState {
         var values: [String: String] = [:]
         for index in 0..<attributeCount {
             let base = index * 5
-            guard let localname = attributes[base], let start = attributes[base + 3], let end = attributes[base + 4] else { continue }
+            guard let localname = attributes[base], let start = attributes[base + 3], let end = attributes[base + 4]
+            else { continue }
             let value = UnsafeBufferPointer(start: start, count: end - start)
             values[String(cString: localname).lowercased()] = AmpersandReferences.undo(value)
         }

@@ -115,19 +115,22 @@ struct EpisodeBuilder {
     func build(text: [UInt8]) -> ParsedEpisode {
         let chosenTitle = title ?? itunesTitle
         // The first field with text left after cleaning, in each order of preference.
-        let html = contentEncoded?.string(in: text) ?? description?.string(in: text) ?? atomSummary?.string(in: text)
+        let html =
+            contentEncoded?.string(in: text) ?? description?.string(in: text) ?? atomSummary?.string(in: text)
             ?? itunesSummary?.string(in: text)
         // The summary comes from the first field with text; it is nil when that text is only markup.
         func summary(of field: DeferredText?) -> String?? {
             guard let field, let found = field.plainSummary(in: text, limit: 500) else { return nil }
             return .some(found.isEmpty ? nil : found)
         }
-        let summary = summary(of: itunesSummary) ?? summary(of: description) ?? summary(of: atomSummary)
+        let summary =
+            summary(of: itunesSummary) ?? summary(of: description) ?? summary(of: atomSummary)
             ?? summary(of: contentEncoded) ?? summary(of: itunesSubtitle)
         let published = pubDate ?? dcDate ?? atomPublished ?? atomUpdated
         let chosenGUID = guid ?? rdfAbout
         let id = EpisodeIdentity.key(
-            guid: chosenGUID, enclosureURLString: identityEnclosureURL ?? identityMediaURL, linkString: link, title: chosenTitle,
+            guid: chosenGUID, enclosureURLString: identityEnclosureURL ?? identityMediaURL, linkString: link,
+            title: chosenTitle,
             published: published)
         var episode = ParsedEpisode(
             id: id,
@@ -197,11 +200,16 @@ enum DeferredText {
 public enum EpisodeIdentity {
     /// The identity key from an episode's fields.
     public static func key(guid: String?, enclosureURL: URL?, link: URL?, title: String?, published: Date?) -> String {
-        key(guid: guid, enclosureURLString: enclosureURL?.absoluteString, linkString: link?.absoluteString, title: title, published: published)
+        key(
+            guid: guid, enclosureURLString: enclosureURL?.absoluteString, linkString: link?.absoluteString,
+            title: title, published: published)
     }
 
     /// The identity key from an episode's fields, URLs given as their absolute text.
-    public static func key(guid: String?, enclosureURLString enclosureURL: String?, linkString link: String?, title: String?, published: Date?) -> String {
+    public static func key(
+        guid: String?, enclosureURLString enclosureURL: String?, linkString link: String?, title: String?,
+        published: Date?
+    ) -> String {
         if let guid, !guid.isEmpty { return guid }
         if let enclosureURL { return enclosureURL }
         if let link { return link }

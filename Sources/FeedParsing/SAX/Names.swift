@@ -66,7 +66,8 @@ enum Name: UInt8 {
     // content, dc, sy, media
     case encoded, date, creator, updatePeriod, group
     // Added for issue #10, kept last (``SAXState/isRareTextElement(_:_:)`` relies on it): media, Podcast Index, Podlove Simple Chapters (`chapter`), UserLand redirects (`redirect`, `newLocation`)
-    case thumbnail, soundbite, value, valueRecipient, podroll, remoteItem, txt, trailer, location, license, medium, chapter
+    case thumbnail, soundbite, value, valueRecipient, podroll, remoteItem, txt, trailer, location, license, medium,
+        chapter
     case redirect, newLocation
 
     static let table: [String: Name] = [

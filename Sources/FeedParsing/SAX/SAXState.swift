@@ -122,7 +122,8 @@ struct SAXState {
 
     @inline(__always)
     mutating func name(_ pointer: UnsafePointer<xmlChar>) -> Name {
-        Name(rawValue: names.value(for: pointer) { (Name.table[String(cString: pointer)] ?? .other).rawValue }) ?? .other
+        Name(rawValue: names.value(for: pointer) { (Name.table[String(cString: pointer)] ?? .other).rawValue })
+            ?? .other
     }
 
     @inline(__always)
@@ -131,7 +132,9 @@ struct SAXState {
         if let uri {
             code = namespaces.value(for: uri) { Namespace.from(uri: String(cString: uri)).rawValue }
         } else if let prefix {
-            code = undeclaredPrefixes.value(for: prefix) { Namespace.fromUndeclared(prefix: String(cString: prefix)).rawValue }
+            code = undeclaredPrefixes.value(for: prefix) {
+                Namespace.fromUndeclared(prefix: String(cString: prefix)).rawValue
+            }
         } else {
             return .none
         }
@@ -140,7 +143,10 @@ struct SAXState {
 
     @inline(__always)
     mutating func attributeKey(_ pointer: UnsafePointer<xmlChar>) -> AttributeKey {
-        AttributeKey(rawValue: attributeNames.value(for: pointer) { (AttributeKey.table[String(cString: pointer)] ?? .other).rawValue })
+        AttributeKey(
+            rawValue: attributeNames.value(for: pointer) {
+                (AttributeKey.table[String(cString: pointer)] ?? .other).rawValue
+            })
             ?? .other
     }
 
@@ -176,7 +182,9 @@ struct SAXState {
             }
             appendText(markup + ">")
             frames.append(
-                Frame(namespace: ns, name: .other, captures: false, ownsBase: false, base: parentBase, attributeStart: attributeStart))
+                Frame(
+                    namespace: ns, name: .other, captures: false, ownsBase: false, base: parentBase,
+                    attributeStart: attributeStart))
             return
         }
 
@@ -207,7 +215,8 @@ struct SAXState {
                 }
             }
         }
-        var frame = Frame(namespace: ns, name: el, captures: false, ownsBase: ownsBase, base: base, attributeStart: attributeStart)
+        var frame = Frame(
+            namespace: ns, name: el, captures: false, ownsBase: ownsBase, base: base, attributeStart: attributeStart)
 
         if root == nil {
             startRoot(ns: ns, el: el, localname: localname)
@@ -229,12 +238,14 @@ struct SAXState {
             categoryStack.append((TextCleaning.cleanLine(attribute(.text, of: frame) ?? ""), false))
         case (.podcast, .person) where inEpisode:
             currentPerson = PersonAttributes(
-                role: attribute(.role, of: frame), group: attribute(.group, of: frame), href: attribute(.href, of: frame),
+                role: attribute(.role, of: frame), group: attribute(.group, of: frame),
+                href: attribute(.href, of: frame),
                 img: attribute(.img, of: frame))
             captures = true
         case (.podcast, .alternateEnclosure) where inEpisode:
             currentAlternate = AlternateEnclosure(
-                url: nil, type: attribute(.type, of: frame), length: attribute(.length, of: frame).flatMap(Self.positiveInt64),
+                url: nil, type: attribute(.type, of: frame),
+                length: attribute(.length, of: frame).flatMap(Self.positiveInt64),
                 bitrate: attribute(.bitrate, of: frame).flatMap { Double($0.trimmedText) },
                 title: attribute(.title, of: frame).map(TextCleaning.cleanLine),
                 isDefault: ["true", "yes"].contains(attribute(.isDefault, of: frame)?.lowercased() ?? ""),
@@ -248,9 +259,11 @@ struct SAXState {
             if alternate.url == nil {
                 if let url = resolveURL(uri, base: base, quiet: true) {
                     alternate.url = url
-                    alternate.sources.append(AlternateEnclosure.Source(uriString: url.absoluteString, contentType: contentType))
+                    alternate.sources.append(
+                        AlternateEnclosure.Source(uriString: url.absoluteString, contentType: contentType))
                 }
-            } else if let url = resolve(uri, base: base, quiet: true), alternate.sources.count < options.maxItemsPerEpisode,
+            } else if let url = resolve(uri, base: base, quiet: true),
+                alternate.sources.count < options.maxItemsPerEpisode,
                 !alternate.sources.contains(where: { $0.uriString == url })
             {
                 alternate.sources.append(AlternateEnclosure.Source(uriString: url, contentType: contentType))
@@ -290,11 +303,15 @@ struct SAXState {
             let recipient = ValueRecipient(
                 name: cleanAttribute(.name, of: frame), type: cleanAttribute(.type, of: frame),
                 address: cleanAttribute(.address, of: frame),
-                split: attribute(.split, of: frame).flatMap { Double($0.trimmedText) }.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil },
-                fee: attribute(.fee, of: frame).map(Self.yes) ?? false, customKey: cleanAttribute(.customKey, of: frame),
+                split: attribute(.split, of: frame).flatMap { Double($0.trimmedText) }.flatMap {
+                    $0.isFinite && $0 >= 0 ? $0 : nil
+                },
+                fee: attribute(.fee, of: frame).map(Self.yes) ?? false,
+                customKey: cleanAttribute(.customKey, of: frame),
                 customValue: cleanAttribute(.customValue, of: frame))
             currentValue?.recipients.append(recipient)
-        case (.podcast, .remoteItem) where !inEpisode && frames.last?.namespace == .podcast && frames.last?.name == .podroll:
+        case (.podcast, .remoteItem)
+        where !inEpisode && frames.last?.namespace == .podcast && frames.last?.name == .podroll:
             let item = RemoteItem(
                 feedGUID: cleanAttribute(.feedGuid, of: frame),
                 feedURLString: attribute(.feedUrl, of: frame).flatMap { resolve($0, base: base) },
@@ -304,7 +321,8 @@ struct SAXState {
         case (.psc, .chapter)
         where inEpisode && !episode.ignored && depth == episode.depth + 2 && frames.last?.namespace == .psc
             && frames.last?.name == .chapters:
-            guard let start = attribute(.start, of: frame).flatMap(EpisodeDuration.parse), let title = cleanAttribute(.title, of: frame)
+            guard let start = attribute(.start, of: frame).flatMap(EpisodeDuration.parse),
+                let title = cleanAttribute(.title, of: frame)
             else { return }
             guard episode.extras.simpleChapters.count < options.maxItemsPerEpisode else {
                 warnItemLimit()
@@ -312,7 +330,8 @@ struct SAXState {
             }
             episode.extras.simpleChapters.append(
                 SimpleChapter(
-                    start: start, title: title, hrefString: attribute(.href, of: frame).flatMap { resolve($0, base: base) },
+                    start: start, title: title,
+                    hrefString: attribute(.href, of: frame).flatMap { resolve($0, base: base) },
                     imageString: attribute(.image, of: frame).flatMap { resolve($0, base: base) }))
         default:
             break
@@ -410,13 +429,17 @@ struct SAXState {
     /// The element's text, cleaned of forbidden characters and trimmed; nil when the element captured none.
     var value: String? {
         guard hasValue else { return nil }
-        return text.withUnsafeBufferPointer { TextCleaning.string(from: UnsafeBufferPointer(rebasing: $0[captureStart...]), collapse: false) }
+        return text.withUnsafeBufferPointer {
+            TextCleaning.string(from: UnsafeBufferPointer(rebasing: $0[captureStart...]), collapse: false)
+        }
     }
 
     /// The element's text as one line (whitespace runs collapsed); nil when it captured none.
     var line: String? {
         guard hasValue else { return nil }
-        return text.withUnsafeBufferPointer { TextCleaning.string(from: UnsafeBufferPointer(rebasing: $0[captureStart...]), collapse: true) }
+        return text.withUnsafeBufferPointer {
+            TextCleaning.string(from: UnsafeBufferPointer(rebasing: $0[captureStart...]), collapse: true)
+        }
     }
 
     /// ``value``, or nil when empty.
@@ -439,7 +462,9 @@ struct SAXState {
 
     /// The element's text, trimmed of ASCII whitespace, as bytes.
     func withTrimmedText<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
-        text.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[TextCleaning.trimmedRange($0, captureStart..<$0.count)])) }
+        text.withUnsafeBufferPointer {
+            body(UnsafeBufferPointer(rebasing: $0[TextCleaning.trimmedRange($0, captureStart..<$0.count)]))
+        }
     }
 
     // MARK: - End
@@ -494,8 +519,11 @@ struct SAXState {
             guard !episode.ignored else { return }
             let episodeDepth = episode.depth
             let direct = depth == episodeDepth + 1
-            let inMediaGroup = depth == episodeDepth + 2 && frames.last?.namespace == .media && frames.last?.name == .group
-            guard direct || inMediaGroup || (ns == .podcast && el == .source) || isMediaThumbnail(ns, el, episodeDepth: episodeDepth)
+            let inMediaGroup =
+                depth == episodeDepth + 2 && frames.last?.namespace == .media && frames.last?.name == .group
+            guard
+                direct || inMediaGroup || (ns == .podcast && el == .source)
+                    || isMediaThumbnail(ns, el, episodeDepth: episodeDepth)
             else { return }
             applyEpisode(ns, el, frame)
             return
@@ -516,7 +544,9 @@ struct SAXState {
     mutating func warnItemLimit() {
         guard !itemLimitWarned else { return }
         itemLimitWarned = true
-        warn("an episode has more than \(options.maxItemsPerEpisode) enclosures, transcripts or persons: the rest were ignored")
+        warn(
+            "an episode has more than \(options.maxItemsPerEpisode) enclosures, transcripts or persons: the rest were ignored"
+        )
     }
 
     // MARK: - Channel fields
@@ -568,7 +598,9 @@ struct SAXState {
             channel.podcastUpdateFrequency = UpdateFrequency(
                 text: nonEmptyLine, rrule: cleanAttribute(.rrule, of: frame),
                 complete: attribute(.complete, of: frame).flatMap(Self.boolean),
-                start: attribute(.dtstart, of: frame).flatMap { attributeDate($0, name: "podcast:updateFrequency dtstart") })
+                start: attribute(.dtstart, of: frame).flatMap {
+                    attributeDate($0, name: "podcast:updateFrequency dtstart")
+                })
         case (.podcast, .medium): channel.medium = nonEmptyLine
         case (.podcast, .license): channel.license = license(frame) ?? channel.license
         case (.podcast, .location): if let location = location(frame) { appendToChannel(location, \.locations) }
@@ -578,7 +610,9 @@ struct SAXState {
             appendToChannel(
                 Trailer(
                     urlString: url, title: nonEmptyLine,
-                    published: attribute(.pubdate, of: frame).flatMap { attributeDate($0, name: "podcast:trailer pubdate") },
+                    published: attribute(.pubdate, of: frame).flatMap {
+                        attributeDate($0, name: "podcast:trailer pubdate")
+                    },
                     length: attribute(.length, of: frame).flatMap(Self.positiveInt64),
                     type: cleanAttribute(.type, of: frame), season: attribute(.season, of: frame).flatMap(Self.number)),
                 \.trailers)
@@ -642,7 +676,9 @@ struct SAXState {
             }
         case (.none, .guid), (.rss1, .guid):
             episode.guid = nonEmptyLine
-            if let permaLink = attribute(.isPermaLink, of: frame) { episode.guidIsPermaLink = permaLink.lowercased() != "false" }
+            if let permaLink = attribute(.isPermaLink, of: frame) {
+                episode.guidIsPermaLink = permaLink.lowercased() != "false"
+            }
             episode.guidLink = nil
             if episode.guidIsPermaLink != false { setGuidLink(frame) }
         case (.atom, .id): episode.guid = nonEmptyLine
@@ -659,7 +695,8 @@ struct SAXState {
         case (.none, .enclosure), (.rss1, .enclosure):
             if let url = attribute(.url, of: frame) {
                 addEnclosure(
-                    url, length: attribute(.length, of: frame), type: attribute(.type, of: frame), base: frame.base, media: false)
+                    url, length: attribute(.length, of: frame), type: attribute(.type, of: frame), base: frame.base,
+                    media: false)
             }
         case (.media, .content):
             addMediaContent(frame)
@@ -702,7 +739,9 @@ struct SAXState {
                     urlString: url, type: attribute(.type, of: frame), language: attribute(.language, of: frame),
                     rel: attribute(.rel, of: frame)))
         case (.podcast, .chapters):
-            if episode.chapters == nil { episode.chapters = attribute(.url, of: frame).flatMap { resolve($0, base: frame.base) } }
+            if episode.chapters == nil {
+                episode.chapters = attribute(.url, of: frame).flatMap { resolve($0, base: frame.base) }
+            }
         case (.podcast, .person):
             let attributes = currentPerson ?? PersonAttributes()
             currentPerson = nil
@@ -727,16 +766,24 @@ struct SAXState {
             currentValue = nil
             if currentValueInEpisode {
                 if episodeOpen && !episode.ignored {
-                    if episode.extras.value.count < options.maxItemsPerEpisode { episode.extras.value.append(value) } else { warnItemLimit() }
+                    if episode.extras.value.count < options.maxItemsPerEpisode {
+                        episode.extras.value.append(value)
+                    } else {
+                        warnItemLimit()
+                    }
                 }
             } else if !episodeOpen {
                 appendToChannel(value, \.value)
             }
             return true
         }
-        if ns == .none && el == .newLocation && !episodeOpen && frames.last?.namespace == Namespace.none && frames.last?.name == .redirect {
+        if ns == .none && el == .newLocation && !episodeOpen && frames.last?.namespace == Namespace.none
+            && frames.last?.name == .redirect
+        {
             // A UserLand redirect, as the document or inside the feed: read like itunes:new-feed-url.
-            if channel.redirectLocation == nil, let value = nonEmptyValue { channel.redirectLocation = resolveURL(value, base: frame.base) }
+            if channel.redirectLocation == nil, let value = nonEmptyValue {
+                channel.redirectLocation = resolveURL(value, base: frame.base)
+            }
             return true
         }
         return false
@@ -765,7 +812,8 @@ struct SAXState {
             return
         }
         addEnclosure(
-            url, length: attribute(.fileSize, of: frame), type: attribute(.type, of: frame), base: frame.base, media: true)
+            url, length: attribute(.fileSize, of: frame), type: attribute(.type, of: frame), base: frame.base,
+            media: true)
     }
 
     /// Episode elements that few feeds have: `media:thumbnail`, and the Podcast Index soundbite, license, location
@@ -774,7 +822,9 @@ struct SAXState {
     mutating func applyRareEpisodeElement(_ ns: Namespace, _ el: Name, _ frame: Frame) {
         switch (ns, el) {
         case (.media, .thumbnail):
-            if episode.mediaImage == nil, let url = attribute(.url, of: frame) { episode.mediaImage = resolve(url, base: frame.base) }
+            if episode.mediaImage == nil, let url = attribute(.url, of: frame) {
+                episode.mediaImage = resolve(url, base: frame.base)
+            }
         case (.podcast, .soundbite):
             guard let start = attribute(.startTime, of: frame).flatMap(EpisodeDuration.parse),
                 let duration = attribute(.duration, of: frame).flatMap(EpisodeDuration.parse), duration > 0
@@ -803,7 +853,8 @@ struct SAXState {
     mutating func addEnclosure(_ url: String, length: String?, type: String?, base: Int32, media: Bool) {
         guard let resolved = resolve(url, base: base) else { return }
         let enclosure = Enclosure(
-            urlString: resolved, length: length.flatMap(Self.positiveInt64), type: type.map(TextCleaning.cleanLine).flatMap(nonEmpty))
+            urlString: resolved, length: length.flatMap(Self.positiveInt64),
+            type: type.map(TextCleaning.cleanLine).flatMap(nonEmpty))
         // The identity key keeps using the first <enclosure> (else the first media:content), as it always has.
         if media {
             if episode.identityMediaURL == nil { episode.identityMediaURL = resolved }
@@ -848,7 +899,8 @@ struct SAXState {
 
     /// `podcast:license`: its text and `url`.
     mutating func license(_ frame: Frame) -> License? {
-        let license = License(name: nonEmptyLine, urlString: attribute(.url, of: frame).flatMap { resolve($0, base: frame.base) })
+        let license = License(
+            name: nonEmptyLine, urlString: attribute(.url, of: frame).flatMap { resolve($0, base: frame.base) })
         return license.name == nil && license.urlString == nil ? nil : license
     }
 
@@ -871,7 +923,9 @@ struct SAXState {
         guard channel[keyPath: list].count < options.maxItemsPerEpisode else {
             if !channelListLimitWarned {
                 channelListLimitWarned = true
-                warn("the channel has more than \(options.maxItemsPerEpisode) entries of one kind (podroll, trailers, locations, txt or value): the rest were ignored")
+                warn(
+                    "the channel has more than \(options.maxItemsPerEpisode) entries of one kind (podroll, trailers, locations, txt or value): the rest were ignored"
+                )
             }
             return
         }
@@ -897,7 +951,9 @@ struct SAXState {
         guard ns == .media, el == .thumbnail, depth > episodeDepth + 1, depth <= episodeDepth + 3 else { return false }
         for index in (episodeDepth + 1)..<depth {
             let ancestor = frames[index]
-            guard ancestor.namespace == .media, ancestor.name == .group || ancestor.name == .content else { return false }
+            guard ancestor.namespace == .media, ancestor.name == .group || ancestor.name == .content else {
+                return false
+            }
         }
         return true
     }
@@ -960,7 +1016,8 @@ struct SAXState {
         }
         guard var resolved = url else { return nil }
         if resolved.scheme == nil {
-            guard let baseURL = baseURL(base), let absolute = URL(string: resolved.relativeString, relativeTo: baseURL)?.absoluteURL
+            guard let baseURL = baseURL(base),
+                let absolute = URL(string: resolved.relativeString, relativeTo: baseURL)?.absoluteURL
             else {
                 return nil
             }
@@ -971,7 +1028,9 @@ struct SAXState {
         if scheme == "file", keepFile || documentIsFile { return resolved }
         if quiet {
             quietlyIgnoredURLs += 1
-            if !quietlyIgnoredSchemes.contains(scheme), quietlyIgnoredSchemes.count < 5 { quietlyIgnoredSchemes.append(scheme) }
+            if !quietlyIgnoredSchemes.contains(scheme), quietlyIgnoredSchemes.count < 5 {
+                quietlyIgnoredSchemes.append(scheme)
+            }
             return nil
         }
         warn("ignored a \(scheme): URL (only http and https are followed)")
@@ -992,7 +1051,9 @@ struct SAXState {
     static func number(_ text: String) -> Int? {
         let trimmed = text.trimmedText
         if let value = Int(trimmed), value >= 0, value < 1_000_000 { return value }
-        if let value = Double(trimmed), value.isFinite, value >= 0, value < 1_000_000, value == value.rounded() { return Int(value) }
+        if let value = Double(trimmed), value.isFinite, value >= 0, value < 1_000_000, value == value.rounded() {
+            return Int(value)
+        }
         return nil
     }
 
@@ -1002,10 +1063,14 @@ struct SAXState {
     }
 
     static func explicitFlag(bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
-        if asciiLowercaseEquals(bytes, "true") || asciiLowercaseEquals(bytes, "yes") || asciiLowercaseEquals(bytes, "explicit") {
+        if asciiLowercaseEquals(bytes, "true") || asciiLowercaseEquals(bytes, "yes")
+            || asciiLowercaseEquals(bytes, "explicit")
+        {
             return true
         }
-        if asciiLowercaseEquals(bytes, "false") || asciiLowercaseEquals(bytes, "no") || asciiLowercaseEquals(bytes, "clean") {
+        if asciiLowercaseEquals(bytes, "false") || asciiLowercaseEquals(bytes, "no")
+            || asciiLowercaseEquals(bytes, "clean")
+        {
             return false
         }
         return nil
@@ -1053,7 +1118,9 @@ struct SAXState {
             guard let localname = attributes[base], let start = attributes[base + 3], let end = attributes[base + 4]
             else { continue }
             let ns = namespace(uri: attributes[base + 2], prefix: attributes[base + 1])
-            body(String(cString: localname), ns, AmpersandReferences.undo(UnsafeBufferPointer(start: start, count: end - start)))
+            body(
+                String(cString: localname), ns,
+                AmpersandReferences.undo(UnsafeBufferPointer(start: start, count: end - start)))
         }
     }
 
@@ -1067,7 +1134,8 @@ struct SAXState {
         if code == XML_ERR_ENTITY_LOOP.rawValue { sawEntityLoop = true }
         if firstError == nil { firstError = (line, message, code) }
         // Namespace warnings for undeclared well-known prefixes are handled, not worth a warning each.
-        if error.pointee.domain == Int32(XML_FROM_NAMESPACE.rawValue) && code == XML_NS_ERR_UNDEFINED_NAMESPACE.rawValue {
+        if error.pointee.domain == Int32(XML_FROM_NAMESPACE.rawValue) && code == XML_NS_ERR_UNDEFINED_NAMESPACE.rawValue
+        {
             if sawNamespaceWarning { return }
             let before = warnings.count
             warn("namespace prefix used without a declaration (\(message)); read by its well-known meaning", line: line)
@@ -1103,7 +1171,9 @@ struct SAXState {
             let id = all[index].id
             if let first = seen.updateValue(index, forKey: id) {
                 seen[id] = first
-                warn("items \(first + 1) and \(index + 1) share the episode id \"\(Self.snippet(id))\"; the first is kept", line: 0)
+                warn(
+                    "items \(first + 1) and \(index + 1) share the episode id \"\(Self.snippet(id))\"; the first is kept",
+                    line: 0)
             }
         }
         if quietlyIgnoredURLs > 0 {

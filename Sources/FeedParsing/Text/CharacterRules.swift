@@ -70,7 +70,9 @@ public enum CharacterRules {
 
     /// ``isLineOrParagraphSeparator(_:)`` for a scalar.
     @inlinable @inline(__always)
-    public static func isLineOrParagraphSeparator(_ scalar: Unicode.Scalar) -> Bool { isLineOrParagraphSeparator(scalar.value) }
+    public static func isLineOrParagraphSeparator(_ scalar: Unicode.Scalar) -> Bool {
+        isLineOrParagraphSeparator(scalar.value)
+    }
 
     // MARK: - UTF-8
 
@@ -83,7 +85,9 @@ public enum CharacterRules {
 
     /// ``isASCIIWhitespace(_:)`` for a UTF-8 byte (compared as a byte: this runs for every byte trimmed).
     @inlinable @inline(__always)
-    public static func isASCIIWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+    public static func isASCIIWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
 
     /// ``isXMLForbiddenControl(_:)`` for a UTF-8 byte.
     @inlinable @inline(__always)

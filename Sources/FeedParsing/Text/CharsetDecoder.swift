@@ -56,7 +56,9 @@ struct CharsetDecoder {
     static func resolve(_ label: String) -> Resolution {
         let key = compactKey(label)
         if key.isEmpty { return .unknown }
-        if InputDecoding.isUTF8(label.lowercased()) || ["utf8", "unicode11utf8", "usascii", "ascii", "ansix341968", "iso646us", "csascii"].contains(key) {
+        if InputDecoding.isUTF8(label.lowercased())
+            || ["utf8", "unicode11utf8", "usascii", "ascii", "ansix341968", "iso646us", "csascii"].contains(key)
+        {
             return .utf8
         }
         if key.hasPrefix("utf16") || key.hasPrefix("utf32") || key.hasPrefix("ucs2") || key.hasPrefix("ucs4")
@@ -93,24 +95,35 @@ struct CharsetDecoder {
         }
         // ISO-8859-1 is read as Windows-1252 (as browsers do): bytes 0x80–0x9F are C1 controls in ISO-8859-1,
         // which no feed means, and Windows-1252's quotes, dashes and euro, which many feeds mean.
-        add("Windows-1252", windows1252Table, [
-            "iso88591", "iso885911987", "latin1", "l1", "cp819", "ibm819", "isoir100", "csisolatin1", "88591",
-            "windows1252", "cp1252", "xcp1252", "msansi", "ansi1252",
-        ])
-        add("MacRoman", SingleByteCharsets.macRoman, [
-            "macintosh", "mac", "macroman", "xmacroman", "csmacintosh", "macosroman", "xmac", "macos0",
-        ])
-        add("MacCentralEurope", SingleByteCharsets.macCentralEurope, [
-            "maccentraleurope", "xmacce", "macce", "xmaccentraleurroman", "maccentraleurroman", "maccentraleuroperoman",
-            "xmaccentraleurope", "maclatin2", "xmaclatin2", "macoscentraleurope",
-        ])
-        add("MacCyrillic", SingleByteCharsets.macCyrillic, [
-            "maccyrillic", "xmaccyrillic", "macukrainian", "xmacukrainian", "macoscyrillic",
-        ])
+        add(
+            "Windows-1252", windows1252Table,
+            [
+                "iso88591", "iso885911987", "latin1", "l1", "cp819", "ibm819", "isoir100", "csisolatin1", "88591",
+                "windows1252", "cp1252", "xcp1252", "msansi", "ansi1252",
+            ])
+        add(
+            "MacRoman", SingleByteCharsets.macRoman,
+            [
+                "macintosh", "mac", "macroman", "xmacroman", "csmacintosh", "macosroman", "xmac", "macos0",
+            ])
+        add(
+            "MacCentralEurope", SingleByteCharsets.macCentralEurope,
+            [
+                "maccentraleurope", "xmacce", "macce", "xmaccentraleurroman", "maccentraleurroman",
+                "maccentraleuroperoman",
+                "xmaccentraleurope", "maclatin2", "xmaclatin2", "macoscentraleurope",
+            ])
+        add(
+            "MacCyrillic", SingleByteCharsets.macCyrillic,
+            [
+                "maccyrillic", "xmaccyrillic", "macukrainian", "xmacukrainian", "macoscyrillic",
+            ])
         add("MacGreek", SingleByteCharsets.macGreek, ["macgreek", "xmacgreek", "macosgreek"])
-        add("MacIceland", SingleByteCharsets.macIceland, [
-            "maciceland", "xmaciceland", "macicelandic", "xmacicelandic", "macis", "macosicelandic",
-        ])
+        add(
+            "MacIceland", SingleByteCharsets.macIceland,
+            [
+                "maciceland", "xmaciceland", "macicelandic", "xmacicelandic", "macis", "macosicelandic",
+            ])
         add("MacTurkish", SingleByteCharsets.macTurkish, ["macturkish", "xmacturkish", "macosturkish"])
         return tables
     }()
@@ -128,12 +141,16 @@ struct CharsetDecoder {
         switch key {
         case "shiftjis", "sjis", "xsjis", "mskanji", "csshiftjis", "windows31j", "cswindows31j", "ms932", "cp932",
             "xmscp932", "ibm943", "ibm932", "shiftjis2004", "xshiftjis":
-            add("CP932"); add("SHIFT_JIS")
+            add("CP932")
+            add("SHIFT_JIS")
         case "euckr", "cseuckr", "ksc56011987", "ksc5601", "ksc56011989", "korean", "isoir149", "csksc56011987",
             "windows949", "cp949", "uhc", "mscp949", "xwindows949", "xeuckr", "ksx1001":
-            add("CP949"); add("EUC-KR")
+            add("CP949")
+            add("EUC-KR")
         case "big5", "big5hkscs", "cnbig5", "xxbig5", "csbig5", "cp950", "xbig5", "big5eten", "windows950", "ms950":
-            add("BIG5-HKSCS"); add("CP950"); add("BIG5")
+            add("BIG5-HKSCS")
+            add("CP950")
+            add("BIG5")
         case "gbk", "gb2312", "gb231280", "chinese", "csgb2312", "csiso58gb231280", "xgbk", "cp936", "ms936",
             "windows936", "euccn", "xeuccn", "isoir58", "gb18030", "gb180302000", "gb180302005", "csgb18030":
             add("GB18030")
@@ -142,12 +159,17 @@ struct CharsetDecoder {
         }
         // The label itself, when it is a plain charset name (never an iconv option such as "//TRANSLIT").
         let trimmed = label.trimmed(of: [" ", "\t", "\n", "\r", "\"", "'"])
-        let plain = !trimmed.isEmpty && trimmed.utf8.count <= 40
-            && trimmed.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E || $0 == 0x3A }
+        let plain =
+            !trimmed.isEmpty && trimmed.utf8.count <= 40
+            && trimmed.utf8.allSatisfy {
+                ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D || $0 == 0x5F
+                    || $0 == 0x2E || $0 == 0x3A
+            }
         if plain { add(trimmed.uppercased()) }
         // Code pages by number: "ibm-850", "dos-866", "x-IBM437", "437", "windows-1250", "x-cp1250".
         var digits = Substring(key)
-        for prefix in ["xibm", "csibm", "ibm", "xdos", "dos", "xcp", "cp", "mscp", "xwindows", "windows", "win", "pc"] where digits.hasPrefix(prefix) {
+        for prefix in ["xibm", "csibm", "ibm", "xdos", "dos", "xcp", "cp", "mscp", "xwindows", "windows", "win", "pc"]
+        where digits.hasPrefix(prefix) {
             digits = digits.dropFirst(prefix.count)
             break
         }
@@ -192,7 +214,9 @@ struct CharsetDecoder {
         return out
     }
 
-    private mutating func decode(_ input: UnsafeRawBufferPointer, iconv descriptor: IconvDescriptor, final: Bool) -> [UInt8] {
+    private mutating func decode(
+        _ input: UnsafeRawBufferPointer, iconv descriptor: IconvDescriptor, final: Bool
+    ) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(input.count * 2 + 16)
         var offset = 0
@@ -289,7 +313,8 @@ final class IconvDescriptor {
         var consumed = 0
         var buffer = [UInt8](repeating: 0, count: max(64, min(input.count * 3, 1 << 20)))
         while true {
-            var inPointer: UnsafeMutablePointer<CChar>? = UnsafeMutablePointer(mutating: (base + consumed).assumingMemoryBound(to: CChar.self))
+            var inPointer: UnsafeMutablePointer<CChar>? = UnsafeMutablePointer(
+                mutating: (base + consumed).assumingMemoryBound(to: CChar.self))
             var inLeft = input.count - consumed
             let (written, result, error): (Int, Int, Int32) = buffer.withUnsafeMutableBytes { outBytes in
                 var outPointer: UnsafeMutablePointer<CChar>? = outBytes.baseAddress?.assumingMemoryBound(to: CChar.self)

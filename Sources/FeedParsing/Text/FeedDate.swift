@@ -160,8 +160,12 @@ public enum FeedDate {
         }
 
         mutating func iso() -> Date? {
-            guard let year = digits(4), take(0x2D), let month = digits(2), take(0x2D), let day = digits(2) else { return nil }
-            if atEnd { return FeedDate.makeDate(year: year, month: month, day: day, hour: 0, minute: 0, second: 0, offset: 0) }
+            guard let year = digits(4), take(0x2D), let month = digits(2), take(0x2D), let day = digits(2) else {
+                return nil
+            }
+            if atEnd {
+                return FeedDate.makeDate(year: year, month: month, day: day, hour: 0, minute: 0, second: 0, offset: 0)
+            }
             guard take(0x54) || take(0x74) || take(0x20), let hour = digits(2), take(0x3A), let minute = digits(2),
                 take(0x3A), let second = digits(2)
             else { return nil }
@@ -180,12 +184,16 @@ public enum FeedDate {
             var offset = 0
             if !(take(0x5A) || take(0x7A)), let sign = peek, sign == 0x2B || sign == 0x2D {  // not "Z": maybe ±HH:MM
                 i += 1
-                guard let hours = digits(2), take(0x3A), let minutes = digits(2), hours <= 14, minutes < 60 else { return nil }
+                guard let hours = digits(2), take(0x3A), let minutes = digits(2), hours <= 14, minutes < 60 else {
+                    return nil
+                }
                 offset = (hours * 3600 + minutes * 60) * (sign == 0x2D ? -1 : 1)
             }
             guard atEnd else { return nil }
-            return FeedDate.makeDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second, offset: offset)
-                .map { $0.addingTimeInterval(fraction) }
+            return FeedDate.makeDate(
+                year: year, month: month, day: day, hour: hour, minute: minute, second: second, offset: offset
+            )
+            .map { $0.addingTimeInterval(fraction) }
         }
     }
 
@@ -226,7 +234,9 @@ public enum FeedDate {
                     // ISO 8601's other decimal sign: "12:30:05,5".
                     tokens.append(.symbol("."))
                     index += 1
-                } else if c == " " || c == "," || c == "\t" || c == "\n" || c == "\r" || (c.value > 127 && c.properties.isWhitespace) {
+                } else if c == " " || c == "," || c == "\t" || c == "\n" || c == "\r"
+                    || (c.value > 127 && c.properties.isWhitespace)
+                {
                     index += 1
                 } else if ("0"..."9").contains(c) {
                     var value = 0
@@ -269,7 +279,10 @@ public enum FeedDate {
             let year = first
             guard (1000...9999).contains(year) else { return nil }
             // W3C-DTF reduced precision: the year alone.
-            if i == t.count { return makeDate(days: daysFromCivil(year: year, month: 1, day: 1), hour: 0, minute: 0, second: 0, offset: 0) }
+            if i == t.count {
+                return makeDate(
+                    days: daysFromCivil(year: year, month: 1, day: 1), hour: 0, minute: 0, second: 0, offset: 0)
+            }
             switch t[i] {
             case .symbol(let separator) where separator == "-" || separator == "/":
                 i += 1
@@ -277,7 +290,8 @@ public enum FeedDate {
                 switch t[i] {
                 case .number(let n, let digits):
                     i += 1
-                    if i + 1 < t.count, case .symbol(let s2) = t[i], s2 == separator, case .number(let day, let dayDigits) = t[i + 1],
+                    if i + 1 < t.count, case .symbol(let s2) = t[i], s2 == separator,
+                        case .number(let day, let dayDigits) = t[i + 1],
                         dayDigits <= 2
                     {
                         // Calendar date: 2003-12-01, 2020/1/10.
@@ -291,7 +305,8 @@ public enum FeedDate {
                     } else if separator == "-", digits <= 2, i == t.count {
                         // W3C-DTF reduced precision: 2003-12 is its first day.
                         guard (1...12).contains(n) else { return nil }
-                        return makeDate(days: daysFromCivil(year: year, month: n, day: 1), hour: 0, minute: 0, second: 0, offset: 0)
+                        return makeDate(
+                            days: daysFromCivil(year: year, month: n, day: 1), hour: 0, minute: 0, second: 0, offset: 0)
                     } else {
                         return nil
                     }
@@ -313,7 +328,9 @@ public enum FeedDate {
             case .word("w"):
                 // Basic week date: 2003W491, 2003W49.
                 i += 1
-                guard i < t.count, case .number(let n, let digits) = t[i], digits == 2 || digits == 3 else { return nil }
+                guard i < t.count, case .number(let n, let digits) = t[i], digits == 2 || digits == 3 else {
+                    return nil
+                }
                 i += 1
                 guard let week = weekDays(year: year, week: digits == 3 ? n / 10 : n, weekday: digits == 3 ? n % 10 : 1)
                 else { return nil }
@@ -325,20 +342,25 @@ public enum FeedDate {
         case 8:
             // Basic calendar date: 20031201.
             let (year, month, day) = (first / 10_000, first / 100 % 100, first % 100)
-            guard (1000...9999).contains(year), (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year)
+            guard (1000...9999).contains(year), (1...12).contains(month), day >= 1,
+                day <= daysIn(month: month, year: year)
             else { return nil }
             days = daysFromCivil(year: year, month: month, day: day)
             basicDate = true
         case 7:
             // Basic ordinal date: 2003335.
             let year = first / 1000
-            guard (1000...9999).contains(year), let ordinal = ordinalDays(year: year, day: first % 1000) else { return nil }
+            guard (1000...9999).contains(year), let ordinal = ordinalDays(year: year, day: first % 1000) else {
+                return nil
+            }
             days = ordinal
             basicDate = true
         default:
             return nil
         }
-        var hour = 0, minute = 0, second = 0
+        var hour = 0
+        var minute = 0
+        var second = 0
         var fraction = 0.0
         var offset = 0
         // "T" may be glued to the day ("01T12"): the tokenizer gives it as the word "t".
@@ -368,13 +390,16 @@ public enum FeedDate {
             return nil
         }
         guard i == t.count else { return nil }
-        return makeDate(days: days, hour: hour, minute: minute, second: second, offset: offset).map { $0.addingTimeInterval(fraction) }
+        return makeDate(days: days, hour: hour, minute: minute, second: second, offset: offset).map {
+            $0.addingTimeInterval(fraction)
+        }
     }
 
     /// `H:MM[:SS[.fff]]` at `i`: hour, minute, second and the fraction of a second; nil (and `i` unchanged) when
     /// there is no clock time there.
     static func parseClock(_ t: [Token], from i: inout Int) -> (Int, Int, Int, Double)? {
-        guard i + 2 < t.count, case .number(let h, _) = t[i], case .symbol(":") = t[i + 1], case .number(let m, _) = t[i + 2]
+        guard i + 2 < t.count, case .number(let h, _) = t[i], case .symbol(":") = t[i + 1],
+            case .number(let m, _) = t[i + 2]
         else { return nil }
         var j = i + 3
         var second = 0
@@ -421,7 +446,8 @@ public enum FeedDate {
     static func parseAsctime(_ t: [Token]) -> Date? {
         var i = 0
         if case .word(let w) = t.first, weekday(w) { i = 1 }
-        guard i + 1 < t.count, case .word(let name) = t[i], let month = monthNumber(name), case .number(let day, let dayDigits) = t[i + 1],
+        guard i + 1 < t.count, case .word(let name) = t[i], let month = monthNumber(name),
+            case .number(let day, let dayDigits) = t[i + 1],
             dayDigits <= 2
         else { return nil }
         i += 2
@@ -476,7 +502,9 @@ public enum FeedDate {
         case 3: year = y + 1900
         default: return nil
         }
-        var hour = 0, minute = 0, second = 0
+        var hour = 0
+        var minute = 0
+        var second = 0
         var fraction = 0.0
         var offset = 0
         if case .word(let w) = t.first, w == "at" { t = t.dropFirst() }
@@ -555,7 +583,9 @@ public enum FeedDate {
             return 0
         case "gmt":
             var hours = 0
-            if j + 1 < t.count, case .symbol(let sign) = t[j], sign == "+" || sign == "-", case .number(let n, let digits) = t[j + 1], digits <= 2 {
+            if j + 1 < t.count, case .symbol(let sign) = t[j], sign == "+" || sign == "-",
+                case .number(let n, let digits) = t[j + 1], digits <= 2
+            {
                 guard n <= 14 else { return nil }
                 hours = sign == "+" ? -n : n
                 j += 2
@@ -570,8 +600,11 @@ public enum FeedDate {
     }
 
     static func parseNumericOffset(_ t: [Token], from i: inout Int) -> Int? {
-        guard case .symbol(let sign) = t[i], i + 1 < t.count, case .number(let n, let digits) = t[i + 1] else { return nil }
-        var hours = 0, minutes = 0
+        guard case .symbol(let sign) = t[i], i + 1 < t.count, case .number(let n, let digits) = t[i + 1] else {
+            return nil
+        }
+        var hours = 0
+        var minutes = 0
         i += 2
         switch digits {
         case 4: (hours, minutes) = (n / 100, n % 100)
@@ -592,7 +625,9 @@ public enum FeedDate {
     static func makeDate(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, offset: Int) -> Date? {
         guard (1000...9999).contains(year), (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year)
         else { return nil }
-        return makeDate(days: daysFromCivil(year: year, month: month, day: day), hour: hour, minute: minute, second: second, offset: offset)
+        return makeDate(
+            days: daysFromCivil(year: year, month: month, day: day), hour: hour, minute: minute, second: second,
+            offset: offset)
     }
 
     /// The date `days` after 1970-01-01 at the given time in a zone `offset` seconds east of UTC; nil when the time
@@ -627,14 +662,18 @@ public enum FeedDate {
     static func weekday(_ word: String) -> Bool {
         let prefix = word.prefix(3)
         return ["mon", "tue", "wed", "thu", "fri", "sat", "sun"].contains(prefix)
-            && ["mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun", "monday", "tuesday",
-                "wednesday", "thursday", "friday", "saturday", "sunday"].contains(word)
+            && [
+                "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun", "monday", "tuesday",
+                "wednesday", "thursday", "friday", "saturday", "sunday",
+            ].contains(word)
     }
 
     static func monthNumber(_ word: String) -> Int? {
         let names = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-        let full = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-                    "october", "november", "december"]
+        let full = [
+            "january", "february", "march", "april", "may", "june", "july", "august", "september",
+            "october", "november", "december",
+        ]
         if let index = names.firstIndex(of: word) { return index + 1 }
         if let index = full.firstIndex(of: word) { return index + 1 }
         if word == "sept" { return 9 }
@@ -662,7 +701,9 @@ public enum FeedDate {
             "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "kilo", "lima", "mike",
         ]
         for (index, name) in phonetic.enumerated() { zones[name] = Double(index + 1) }
-        let phoneticWest = ["november", "oscar", "papa", "quebec", "romeo", "sierra", "tango", "uniform", "victor", "whiskey"]
+        let phoneticWest = [
+            "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango", "uniform", "victor", "whiskey",
+        ]
         for (index, name) in phoneticWest.enumerated() { zones[name] = -Double(index + 1) }
         zones["yankee"] = -12
         zones["zulu"] = 0

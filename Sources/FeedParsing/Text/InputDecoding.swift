@@ -27,14 +27,21 @@ enum InputDecoding {
             declaration.hasUTF8BOM = true
             start = 3
         }
-        while start < bytes.count, bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0A || bytes[start] == 0x0D {
+        while start < bytes.count,
+            bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0A || bytes[start] == 0x0D
+        {
             start += 1
         }
-        guard bytes.count >= start + 5, Array(bytes[start..<start + 5]) == Array("<?xml".utf8) else { return declaration }
+        guard bytes.count >= start + 5, Array(bytes[start..<start + 5]) == Array("<?xml".utf8) else {
+            return declaration
+        }
         guard let end = firstIndex(of: Array("?>".utf8), in: bytes, from: start) else { return declaration }
-        guard let key = firstIndex(of: Array("encoding".utf8), in: bytes[..<end], from: start) else { return declaration }
+        guard let key = firstIndex(of: Array("encoding".utf8), in: bytes[..<end], from: start) else {
+            return declaration
+        }
         var i = key + 8
-        while i < end, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x3D { i += 1 }
+        while i < end, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x3D
+        { i += 1 }
         guard i < end, bytes[i] == 0x22 || bytes[i] == 0x27 else { return declaration }
         let quote = bytes[i]
         var j = i + 1

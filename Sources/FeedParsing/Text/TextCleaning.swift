@@ -87,9 +87,11 @@ enum TextCleaning {
                 let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
                 let ascii = word & ByteScan.highs == 0
                 let controls = ascii ? ByteScan.asciiControlBytes(word) : ByteScan.controlBytes(word)
-                var suspicious = controls != 0 && (collapse || !ByteScan.onlyWhitespaceControls(word, controls)) ? controls : 0
+                var suspicious =
+                    controls != 0 && (collapse || !ByteScan.onlyWhitespaceControls(word, controls)) ? controls : 0
                 // DEL, and the lead byte of a C1 control (only in words that are not all ASCII).
-                suspicious |= ascii
+                suspicious |=
+                    ascii
                     ? ByteScan.asciiDeleteBytes(word)
                     : ByteScan.bytes(word, equalTo: 0x7F) | ByteScan.bytes(word, equalTo: CharacterRules.c1LeadByte)
                 if collapse {
@@ -104,7 +106,9 @@ enum TextCleaning {
         return blockNeedsCleaning(bytes, from: i, to: count, collapse: collapse)
     }
 
-    private static func blockNeedsCleaning(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int, collapse: Bool) -> Bool {
+    private static func blockNeedsCleaning(
+        _ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int, collapse: Bool
+    ) -> Bool {
         let count = bytes.count
         var i = from
         while i < to {
@@ -184,8 +188,14 @@ enum TextCleaning {
                 space()
             } else if byte == 0x26 {  // "&": an entity
                 var j = i + 1
-                while j < count, j - i <= 10, bytes[j] == 0x23 || (bytes[j] >= 0x30 && bytes[j] <= 0x39) || (bytes[j] | 0x20 >= 0x61 && bytes[j] | 0x20 <= 0x7A) { j += 1 }
-                if j < count, bytes[j] == 0x3B, let decoded = decodeEntity(String(decoding: UnsafeBufferPointer(rebasing: bytes[(i + 1)..<j]), as: UTF8.self)) {
+                while j < count, j - i <= 10,
+                    bytes[j] == 0x23 || (bytes[j] >= 0x30 && bytes[j] <= 0x39)
+                        || (bytes[j] | 0x20 >= 0x61 && bytes[j] | 0x20 <= 0x7A)
+                { j += 1 }
+                if j < count, bytes[j] == 0x3B,
+                    let decoded = decodeEntity(
+                        String(decoding: UnsafeBufferPointer(rebasing: bytes[(i + 1)..<j]), as: UTF8.self))
+                {
                     if decoded.isWhitespace {
                         space()
                     } else {

@@ -16,7 +16,8 @@ public enum URLText {
             var i = 0
             while i < b.count, b[i] == 0x20 || b[i] == 0x09 || b[i] == 0x0A || b[i] == 0x0D { i += 1 }
             func lower(_ k: Int) -> UInt8 { b[k] >= 0x41 && b[k] <= 0x5A ? b[k] | 0x20 : b[k] }
-            guard b.count - i >= 7, lower(i) == 0x68, lower(i + 1) == 0x74, lower(i + 2) == 0x74, lower(i + 3) == 0x70 else {
+            guard b.count - i >= 7, lower(i) == 0x68, lower(i + 1) == 0x74, lower(i + 2) == 0x74, lower(i + 3) == 0x70
+            else {
                 return false
             }
             var j = i + 4

@@ -98,10 +98,13 @@ enum Migrations {
                 let url: String = row["url"]
                 let normalised = normalisedURLv3(url)
                 if let keep = kept[normalised] {
-                    try db.execute(sql: "UPDATE OR IGNORE episode SET subscriptionId = ? WHERE subscriptionId = ?", arguments: [keep, id])
+                    try db.execute(
+                        sql: "UPDATE OR IGNORE episode SET subscriptionId = ? WHERE subscriptionId = ?",
+                        arguments: [keep, id])
                     try db.execute(sql: "DELETE FROM episode WHERE subscriptionId = ?", arguments: [id])
                     try db.execute(
-                        sql: "UPDATE subscription SET title = COALESCE(title, (SELECT title FROM subscription WHERE id = ?)) WHERE id = ?",
+                        sql:
+                            "UPDATE subscription SET title = COALESCE(title, (SELECT title FROM subscription WHERE id = ?)) WHERE id = ?",
                         arguments: [id, keep])
                     try db.execute(sql: "DELETE FROM subscription WHERE id = ?", arguments: [id])
                 } else {
@@ -109,7 +112,9 @@ enum Migrations {
                 }
             }
             for (normalised, id) in kept {
-                try db.execute(sql: "UPDATE subscription SET url = ? WHERE id = ? AND url <> ?", arguments: [normalised, id, normalised])
+                try db.execute(
+                    sql: "UPDATE subscription SET url = ? WHERE id = ? AND url <> ?",
+                    arguments: [normalised, id, normalised])
             }
         }
         return migrator
@@ -122,7 +127,8 @@ enum Migrations {
         if let hash = text.firstIndex(of: "#") { text = text[..<hash] }
         guard let colon = text.firstIndex(of: ":") else { return String(text) }
         let scheme = text[..<colon]
-        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
+        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else {
             return String(text)
         }
         var result = scheme.lowercased() + ":"

@@ -153,7 +153,8 @@ public final class DataFetchCoordinator: @unchecked Sendable {
             func startWhatFits() {
                 while !Task.isCancelled {
                     let next: FeedTarget? = lock.withLock {
-                        guard let feed = state.claimNext(from: &pending, globalLimit: maxConcurrent, perHost: maxPerHost)
+                        guard
+                            let feed = state.claimNext(from: &pending, globalLimit: maxConcurrent, perHost: maxPerHost)
                         else { return nil }
                         progress.running = Array(state.running.values).sorted { $0.id < $1.id }
                         publishLocked(.fetchStarted(feed))

@@ -10,7 +10,10 @@ public struct RefreshSummary: Sendable, Hashable {
     /// True when the run was stopped (SIGINT/SIGTERM) before every feed finished.
     public var wasCancelled: Bool
 
-    public init(outcomes: [RefreshOutcome], startedAt: Date, endedAt: Date, networkOffline: Bool = false, wasCancelled: Bool = false) {
+    public init(
+        outcomes: [RefreshOutcome], startedAt: Date, endedAt: Date, networkOffline: Bool = false,
+        wasCancelled: Bool = false
+    ) {
         self.outcomes = outcomes
         self.startedAt = startedAt
         self.endedAt = endedAt

@@ -162,7 +162,9 @@ public enum FeedScheduler {
     static func hintFloors(_ input: ScheduleInput) -> [(Double, String)] {
         var floors: [(Double, String)] = []
         if let maxAge = input.maxAge, maxAge > 0 { floors.append((Double(maxAge), "Cache-Control max-age")) }
-        if let expires = input.expires, expires > input.now { floors.append((expires.timeIntervalSince(input.now), "Expires")) }
+        if let expires = input.expires, expires > input.now {
+            floors.append((expires.timeIntervalSince(input.now), "Expires"))
+        }
         if let ttl = input.ttlMinutes, ttl > 0 { floors.append((Double(ttl) * 60, "ttl")) }
         if let period = input.syndicationUpdatePeriod, let seconds = periodSeconds(period) {
             let frequency = Double(max(1, input.syndicationUpdateFrequency ?? 1))
@@ -230,7 +232,9 @@ public enum HostSpreading {
         return order(items, host: host, using: &generator)
     }
 
-    public static func order<T, R: RandomNumberGenerator>(_ items: [T], host: (T) -> String, using generator: inout R) -> [T] {
+    public static func order<T, R: RandomNumberGenerator>(
+        _ items: [T], host: (T) -> String, using generator: inout R
+    ) -> [T] {
         var groups: [String: [T]] = [:]
         var hosts: [String] = []
         for item in items.shuffled(using: &generator) {

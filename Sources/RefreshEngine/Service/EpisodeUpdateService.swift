@@ -86,7 +86,9 @@ public final class EpisodeUpdateService: Sendable {
         self.episodes = episodes
         self.runs = runs
         // The in-run retry of a transient failure is a wrapper around the source, not a branch of the refresh.
-        self.source = configuration.retryTransientFailures ? RetryingFeedSource(wrapping: source, delay: configuration.retryDelay) : source
+        self.source =
+            configuration.retryTransientFailures
+            ? RetryingFeedSource(wrapping: source, delay: configuration.retryDelay) : source
         self.coordinator = coordinator
         self.configuration = configuration
     }
@@ -134,7 +136,11 @@ public final class EpisodeUpdateService: Sendable {
         }
         let outcomes = await coordinator.run(targets) { [self] target in
             guard let subscription = byID[target.id] else {
-                return RefreshOutcome(feed: target, result: .failed(RefreshFailure(kind: .internal, message: "not checked: the subscription was not found in this run")))
+                return RefreshOutcome(
+                    feed: target,
+                    result: .failed(
+                        RefreshFailure(
+                            kind: .internal, message: "not checked: the subscription was not found in this run")))
             }
             return await refreshOne(subscription, policy: policy, runID: runID, deferred: deferred, hooks: hooks)
         }
@@ -147,7 +153,11 @@ public final class EpisodeUpdateService: Sendable {
         let networkOffline = !networkFetches.isEmpty && unreachable.count == networkFetches.count
         var finalOutcomes = outcomes
         if networkOffline {
-            coordinator.publish(.networkOffline(message: "the network is unreachable: none of \(networkFetches.count) feed hosts could be resolved or connected to; no feed was counted as failing"))
+            coordinator.publish(
+                .networkOffline(
+                    message:
+                        "the network is unreachable: none of \(networkFetches.count) feed hosts could be resolved or connected to; no feed was counted as failing"
+                ))
             let offlineIDs = Set(unreachable.map(\.subscriptionID))
             finalOutcomes = outcomes.map { outcome in
                 var outcome = outcome
@@ -244,13 +254,18 @@ public final class EpisodeUpdateService: Sendable {
                 let move = await checkedMove(subscription, head: head, feed: feed)
                 let check = FeedCheck(
                     subscriptionID: subscription.id, checkedAt: now, status: head.status,
-                    result: .fetched(feed, etag: head.etag, lastModified: head.lastModified, unconditional: unconditional),
+                    result: .fetched(
+                        feed, etag: head.etag, lastModified: head.lastModified, unconditional: unconditional),
                     movedTo: move.target,
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID,
                     bodyBytes: byteCount, announceLimit: announceLimit)
                 let merge = try await episodes.applyAsync(check)
-                let updated = FeedTarget(id: subscription.id, url: merge.movedTo ?? subscription.url, title: feed.title ?? subscription.title)
-                let announced = merge.newEpisodes.map { EpisodeAnnouncement(feedID: $0.subscriptionID, episode: $0.episode) }
+                let updated = FeedTarget(
+                    id: subscription.id, url: merge.movedTo ?? subscription.url, title: feed.title ?? subscription.title
+                )
+                let announced = merge.newEpisodes.map {
+                    EpisodeAnnouncement(feedID: $0.subscriptionID, episode: $0.episode)
+                }
                 hooks?.enqueue(announced, of: updated, feed: feed)
                 var outcome = RefreshOutcome(
                     feed: updated,
@@ -272,7 +287,9 @@ public final class EpisodeUpdateService: Sendable {
             do {
                 _ = try await episodes.applyAsync(check)
             } catch {
-                return failed(target, subscription, RefreshFailure(kind: .store(.database), message: "\(error)"), now: now, runID: runID, record: false)
+                return failed(
+                    target, subscription, RefreshFailure(kind: .store(.database), message: "\(error)"), now: now,
+                    runID: runID, record: false)
             }
             return RefreshOutcome(feed: target, result: .gone(message: error.message), nextCheckReason: "gone (410)")
         } catch let error as FeedFetchError {
@@ -281,16 +298,22 @@ public final class EpisodeUpdateService: Sendable {
             if error.kind == .unreachable, ["http", "https"].contains(subscription.url.scheme?.lowercased() ?? "") {
                 failure.awaitsNetworkVerdict = true
                 deferred.add(failureCheck(subscription, failure, now: now, runID: runID, retryAfter: error.retryAfter))
-                return failed(target, subscription, failure, now: now, runID: runID, record: false, retryAfter: error.retryAfter)
+                return failed(
+                    target, subscription, failure, now: now, runID: runID, record: false, retryAfter: error.retryAfter)
             }
             return failed(target, subscription, failure, now: now, runID: runID, retryAfter: error.retryAfter)
         } catch let error as FeedParseError {
             let message = "not a usable feed: \(error.description)"
-            return failed(target, subscription, RefreshFailure(kind: .parse(error.kind), message: message, status: 200), now: now, runID: runID)
+            return failed(
+                target, subscription, RefreshFailure(kind: .parse(error.kind), message: message, status: 200), now: now,
+                runID: runID)
         } catch let error as StoreError {
-            return failed(target, subscription, RefreshFailure(kind: .store(error.kind), message: "database: \(error.message)"), now: now, runID: runID, record: false)
+            return failed(
+                target, subscription, RefreshFailure(kind: .store(error.kind), message: "database: \(error.message)"),
+                now: now, runID: runID, record: false)
         } catch {
-            return failed(target, subscription, RefreshFailure(kind: .internal, message: "\(error)"), now: now, runID: runID)
+            return failed(
+                target, subscription, RefreshFailure(kind: .internal, message: "\(error)"), now: now, runID: runID)
         }
     }
 
@@ -321,7 +344,8 @@ public final class EpisodeUpdateService: Sendable {
         let check = failureCheck(subscription, failure, now: now, runID: runID, retryAfter: retryAfter)
         if record { _ = try? episodes.apply(check) }
         return RefreshOutcome(
-            feed: target, result: .failed(failure), nextCheckAt: check.nextCheckAt, nextCheckReason: check.nextCheckReason)
+            feed: target, result: .failed(failure), nextCheckAt: check.nextCheckAt,
+            nextCheckReason: check.nextCheckReason)
     }
 
     /// A permanent redirect, else `itunes:new-feed-url`, when it points somewhere new over http(s).
@@ -348,7 +372,8 @@ public final class EpisodeUpdateService: Sendable {
             now: now, result: .success, consecutiveFailures: 0, recentPublishedDates: Array(dates.prefix(20)),
             ttlMinutes: feed.map(\.ttl) ?? subscription.ttlMinutes,
             syndicationUpdatePeriod: feed.map(\.syndicationUpdatePeriod) ?? subscription.syndicationUpdatePeriod,
-            syndicationUpdateFrequency: feed.map(\.syndicationUpdateFrequency) ?? subscription.syndicationUpdateFrequency,
+            syndicationUpdateFrequency: feed.map(\.syndicationUpdateFrequency)
+                ?? subscription.syndicationUpdateFrequency,
             podcastUpdateFrequency: feed.map(\.updateFrequency) ?? subscription.podcastUpdateFrequency,
             isComplete: feed?.complete ?? subscription.isComplete,
             maxAge: head.maxAge, expires: head.expires, retryAfter: head.retryAfter)
@@ -373,17 +398,26 @@ public final class EpisodeUpdateService: Sendable {
                 FeedParserConsumer(head: head, options: options)
             }
             guard case .fetched(_, let consumer, _) = result else {
-                return (nil, "\(announced), but it answered 304 to a request without validators; staying at \(subscription.url.absoluteString)")
+                return (
+                    nil,
+                    "\(announced), but it answered 304 to a request without validators; staying at \(subscription.url.absoluteString)"
+                )
             }
             let moved = try consumer.finish()
             if let back = moved.newFeedURL, back == subscription.url || back == head.url {
-                return (nil, "\(announced), and that feed names this one as its new address; staying at \(subscription.url.absoluteString)")
+                return (
+                    nil,
+                    "\(announced), and that feed names this one as its new address; staying at \(subscription.url.absoluteString)"
+                )
             }
             return (target, nil)
         } catch is CancellationError {
             return (nil, nil)
         } catch {
-            return (nil, "\(announced), but it is not a readable feed (\(error)); staying at \(subscription.url.absoluteString)")
+            return (
+                nil,
+                "\(announced), but it is not a readable feed (\(error)); staying at \(subscription.url.absoluteString)"
+            )
         }
     }
 }

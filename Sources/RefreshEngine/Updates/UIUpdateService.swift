@@ -71,7 +71,9 @@ public final class UIUpdateService: @unchecked Sendable {
         case .networkOffline(let message):
             return [NetworkWentOffline(message: message)]
         case .failuresConfirmed(let outcomes):
-            let failed = outcomes.compactMap { outcome in outcome.failure.map { RefreshFailed(outcome: outcome, failure: $0) } }
+            let failed = outcomes.compactMap { outcome in
+                outcome.failure.map { RefreshFailed(outcome: outcome, failure: $0) }
+            }
             return [FailuresConfirmed(failed: failed)]
         case .batchCompleted(let summary):
             return [BatchFinished(summary: summary)]

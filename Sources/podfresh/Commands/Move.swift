@@ -55,7 +55,8 @@ extension RootCommand {
                 }
                 guard let target = url.flatMap(FeedAddress.url(from:)) else { return }
                 if !noFetch, let problem = try await Self.problem(with: target, fetch: fetch) {
-                    Console.standard.error(SubscriptionMessages.notMoved(to: target, problem: problem, staysAt: subscription.url))
+                    Console.standard.error(
+                        SubscriptionMessages.notMoved(to: target, problem: problem, staysAt: subscription.url))
                     throw ExitStatus.feedsFailed
                 }
                 let moved = try store.moveSubscription(id: subscription.id, to: target)

@@ -35,7 +35,8 @@ extension RootCommand {
             var duplicates = 0
             var invalid = 0
             for outline in outlines {
-                guard let url = outline.xmlURL, ["http", "https", "file"].contains(url.scheme?.lowercased() ?? "") else {
+                guard let url = outline.xmlURL, ["http", "https", "file"].contains(url.scheme?.lowercased() ?? "")
+                else {
                     invalid += 1
                     continue
                 }
@@ -52,7 +53,8 @@ extension RootCommand {
         /// The whole of `file`, read until end of file: `-` is standard input, and a path may be a pipe or a device
         /// (`/dev/stdin`, `<(…)`), whose size is unknown until it ends.
         static func read(_ file: String) throws -> [UInt8] {
-            let handle = file == "-"
+            let handle =
+                file == "-"
                 ? FileHandle.standardInput
                 : try FileHandle(forReadingFrom: URL(fileURLWithPath: (file as NSString).expandingTildeInPath))
             defer { if file != "-" { try? handle.close() } }

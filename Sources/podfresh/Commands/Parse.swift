@@ -55,7 +55,9 @@ extension RootCommand {
             }
             switch result {
             case .fetched(_, let consumer, _): return try consumer.finish()
-            case .notModified: throw FeedFetchError(kind: .transport, message: "the server answered 304 Not Modified to an unconditional request")
+            case .notModified:
+                throw FeedFetchError(
+                    kind: .transport, message: "the server answered 304 Not Modified to an unconditional request")
             }
         }
     }

@@ -33,7 +33,8 @@ extension RootCommand {
         @Flag(help: "Touch no network: report from the store.")
         var offline = false
 
-        @Flag(name: .shortAndLong, help: "Cron mode: print only new episodes and errors; nothing when nothing happened.")
+        @Flag(
+            name: .shortAndLong, help: "Cron mode: print only new episodes and errors; nothing when nothing happened.")
         var quiet = false
 
         @Flag(help: "Print JSON Lines: one object per event and per new episode.")
@@ -132,7 +133,8 @@ func runRefresh(
         let checked = run.summary.outcomes.count - unchecked
         environment.renderer.error(
             "stopped by \(signal): \(checked) of \(run.summary.outcomes.count) feeds checked (every fetch in "
-                + "flight finished and was stored), \(unchecked) not checked; run `podfresh refresh` again to check them")
+                + "flight finished and was stored), \(unchecked) not checked; run `podfresh refresh` again to check them"
+        )
     }
     return run
 }

@@ -2,13 +2,14 @@ import ArgumentParser
 import ConsoleOutput
 import FeedParsing
 import FeedStorage
-import RefreshEngine
 import Foundation
+import RefreshEngine
 
 extension RootCommand {
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Summarise subscriptions: due now, failing, gone, moved, the last run, and what conditional GET saved.")
+            abstract:
+                "Summarise subscriptions: due now, failing, gone, moved, the last run, and what conditional GET saved.")
 
         @OptionGroup var global: GlobalOptions
 
@@ -51,7 +52,8 @@ extension RootCommand {
         func validate() throws {
             guard limit > 0 else { throw ValidationError("Please give a --limit of at least 1.") }
             if let since, Self.sinceDate(since, now: Date()) == nil {
-                throw ValidationError("--since takes a date (2024-05-01, RFC 3339) or a duration back (7d, 12h), not \"\(since)\".")
+                throw ValidationError(
+                    "--since takes a date (2024-05-01, RFC 3339) or a duration back (7d, 12h), not \"\(since)\".")
             }
         }
 

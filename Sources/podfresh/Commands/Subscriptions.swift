@@ -8,7 +8,9 @@ extension RootCommand {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Subscribe to feeds (http, https, file URLs or local paths).",
-            discussion: "Each feed is fetched once to check that it is a feed and to learn its title, unless --no-fetch is given; a feed that fails that check is not kept.")
+            discussion:
+                "Each feed is fetched once to check that it is a feed and to learn its title, unless --no-fetch is given; a feed that fails that check is not kept."
+        )
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var fetch: FetchOptions
@@ -19,9 +21,10 @@ extension RootCommand {
         @Flag(help: "Do not fetch the feeds now.")
         var noFetch = false
 
-        @Option(help: ArgumentHelp(
-            "How many of a feed's newest episodes its first check announces as new (and hands to --exec); the rest of its back catalogue is stored without being announced.",
-            valueName: "count"))
+        @Option(
+            help: ArgumentHelp(
+                "How many of a feed's newest episodes its first check announces as new (and hands to --exec); the rest of its back catalogue is stored without being announced.",
+                valueName: "count"))
         var backlog = 1
 
         @Flag(help: "Print JSON Lines.")
@@ -36,14 +39,17 @@ extension RootCommand {
         }
 
         func run() async throws {
-            let mode = OutputMode.detect(json: json, quiet: false) == .tty ? .plain : OutputMode.detect(json: json, quiet: false)
+            let mode =
+                OutputMode.detect(json: json, quiet: false) == .tty
+                ? .plain : OutputMode.detect(json: json, quiet: false)
             let status = try await withRefreshEnvironment(global, fetch: fetch, output: mode) { environment in
                 var added: [Subscription] = []
                 var failed = false
                 for input in urls {
                     guard let url = FeedAddress.url(from: input) else { continue }
                     do {
-                        let subscription = try environment.store.addSubscription(url: url, title: nil, at: Date(), backlog: backlog)
+                        let subscription = try environment.store.addSubscription(
+                            url: url, title: nil, at: Date(), backlog: backlog)
                         added.append(subscription)
                         if noFetch { Console.standard.line(SubscriptionMessages.added(id: subscription.id, url: url)) }
                     } catch let error as StoreError where error.kind == .duplicate {
@@ -92,7 +98,8 @@ extension RootCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show subscriptions: episodes, last success, status and next check.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show subscriptions: episodes, last success, status and next check.")
 
         @OptionGroup var global: GlobalOptions
 
@@ -109,7 +116,8 @@ extension RootCommand {
             }
             // On a terminal the table fits its width (titles, status and next check give way, with "…"); in a pipe
             // or a file nothing is cut.
-            Console.standard.line(list.text(width: TextTable.terminalWidth(environment: ProcessInfo.processInfo.environment)))
+            Console.standard.line(
+                list.text(width: TextTable.terminalWidth(environment: ProcessInfo.processInfo.environment)))
         }
     }
 }

@@ -19,7 +19,8 @@ extension RootCommand {
         @OptionGroup var fetch: FetchOptions
         @OptionGroup var schedule: ScheduleOptions
 
-        @Option(help: "Check every feed on a fixed cycle of this length instead of each feed's own schedule (e.g. 30m).")
+        @Option(
+            help: "Check every feed on a fixed cycle of this length instead of each feed's own schedule (e.g. 30m).")
         var interval: DurationArgument?
 
         @Flag(name: .shortAndLong, help: "Print only new episodes and errors.")
@@ -37,7 +38,10 @@ extension RootCommand {
                 valueName: "duration"))
         var execTimeout: DurationArgument = DurationArgument(seconds: 60)
 
-        @Option(help: ArgumentHelp("If another refresh holds the database, wait for it (bare --wait: as long as it takes; --wait 5m or --wait=5m: at most that long).", valueName: "duration"))
+        @Option(
+            help: ArgumentHelp(
+                "If another refresh holds the database, wait for it (bare --wait: as long as it takes; --wait 5m or --wait=5m: at most that long).",
+                valueName: "duration"))
         var wait: DurationArgument?
 
         func validate() throws {

@@ -129,7 +129,9 @@ struct Containment {
     var hostileRequests: Int
 
     /// The feed failed with this kind, its episodes are exactly as before and its failure count went up.
-    func expectFailedUntouched(kind: String, messageContains: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectFailedUntouched(
+        kind: String, messageContains: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(outcome.failure?.kind.rawValue == kind, "outcome: \(outcome.result)", sourceLocation: sourceLocation)
         if let messageContains {
             #expect(
@@ -168,24 +170,29 @@ func refreshTurningHostile(
 ) async throws -> Containment {
     guard let server = existing else {
         return try await withTestHTTPServer { server in
-            try await refreshTurningHostile(hostile, fetch: fetch, parser: parser, server: server, sourceLocation: sourceLocation)
+            try await refreshTurningHostile(
+                hostile, fetch: fetch, parser: parser, server: server, sourceLocation: sourceLocation)
         }
     }
-    server.setRoute("/good.xml", .ok(body: FeedFactory.bytes(FeedFactory.numbered(title: "Good", prefix: "good", count: 3))))
-    server.setRoute("/victim.xml", .ok(body: FeedFactory.bytes(FeedFactory.numbered(title: "Victim", prefix: "victim", count: 3))))
+    server.setRoute(
+        "/good.xml", .ok(body: FeedFactory.bytes(FeedFactory.numbered(title: "Good", prefix: "good", count: 3))))
+    server.setRoute(
+        "/victim.xml", .ok(body: FeedFactory.bytes(FeedFactory.numbered(title: "Victim", prefix: "victim", count: 3))))
     return try await withEngine(fetch: fetch, parser: parser) { engine in
         let good = try engine.store.addSubscription(url: server.url("/good.xml"), title: nil, at: Date())
         let victim = try engine.store.addSubscription(url: server.url("/victim.xml"), title: nil, at: Date())
 
         // Given both feeds stored in a good state.
         let first = try await engine.refresh([good.id, victim.id])
-        #expect(first.failedCount == 0, "first refresh: \(first.outcomes.map(\.result))", sourceLocation: sourceLocation)
+        #expect(
+            first.failedCount == 0, "first refresh: \(first.outcomes.map(\.result))", sourceLocation: sourceLocation)
         let before = try engine.episodes(victim.id)
         #expect(before.count == 3, sourceLocation: sourceLocation)
         let subscriptionBefore = try engine.subscription(victim.id)
 
         // When the victim turns hostile while the good feed publishes one more episode.
-        server.setRoute("/good.xml", .ok(body: FeedFactory.bytes(FeedFactory.numbered(title: "Good", prefix: "good", count: 4))))
+        server.setRoute(
+            "/good.xml", .ok(body: FeedFactory.bytes(FeedFactory.numbered(title: "Good", prefix: "good", count: 4))))
         server.setRoute("/victim.xml", hostile)
         let requestsBefore = server.requests.count - server.requests(to: "/good.xml").count
         let second = try await engine.refresh([good.id, victim.id])
@@ -193,11 +200,15 @@ func refreshTurningHostile(
 
         // Then the good feed is stored, and the database is healthy.
         let goodOutcome = try second.outcome(good.id)
-        #expect(goodOutcome.newEpisodes.map(\.key) == ["good-3"], "good feed: \(goodOutcome.result)", sourceLocation: sourceLocation)
+        #expect(
+            goodOutcome.newEpisodes.map(\.key) == ["good-3"], "good feed: \(goodOutcome.result)",
+            sourceLocation: sourceLocation)
         #expect(try engine.episodes(good.id).count == 4, sourceLocation: sourceLocation)
         #expect(try SQLiteProbe.integrityCheck(engine.databasePath) == "ok", sourceLocation: sourceLocation)
         let rendered = render(second)
-        #expect(unsafeTerminalScalars(in: rendered).isEmpty, "unsafe output: \(rendered.debugDescription)", sourceLocation: sourceLocation)
+        #expect(
+            unsafeTerminalScalars(in: rendered).isEmpty, "unsafe output: \(rendered.debugDescription)",
+            sourceLocation: sourceLocation)
         let result = Containment(
             outcome: try second.outcome(victim.id), before: before, after: try engine.episodes(victim.id),
             subscriptionBefore: subscriptionBefore, subscriptionAfter: try engine.subscription(victim.id),

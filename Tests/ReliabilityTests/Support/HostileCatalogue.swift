@@ -15,14 +15,16 @@ final class HostileContext: Sendable {
     fileprivate init(spy: TestHTTPServer) throws {
         self.spy = spy
         marker = "LEAKED-\(UUID().uuidString)"
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-hostile-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "podfresh-hostile-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         secretFile = directory.appendingPathComponent("secret.txt")
         try Data("\(marker)\n".utf8).write(to: secretFile)
         dtdFile = directory.appendingPathComponent("evil.dtd")
         try Data("<!ENTITY marker \"\(marker)\">\n".utf8).write(to: dtdFile)
         // If anything does fetch from the spy, give it something that would leak the marker too.
-        spy.setRoute("/evil.dtd", .ok(body: Array("<!ENTITY marker \"\(marker)\">\n".utf8), contentType: "application/xml-dtd"))
+        spy.setRoute(
+            "/evil.dtd", .ok(body: Array("<!ENTITY marker \"\(marker)\">\n".utf8), contentType: "application/xml-dtd"))
         spy.setRoute("/x", .ok(body: Array(marker.utf8), contentType: "text/plain"))
         spy.setRoute("/x-param", .ok(body: Array("<!ENTITY remote \"\(marker)\">".utf8), contentType: "text/plain"))
     }
@@ -46,8 +48,10 @@ func withHostileContext<R>(_ body: (HostileContext) async throws -> R) async thr
 /// cut or stalled body, or a gzip bomb reaches the client byte for byte.
 extension TestResponse {
     /// 200 with these bytes and a correct `Content-Length`, or the given fault while sending them.
-    static func ok(body: [UInt8], contentType: String = "application/rss+xml", fault: TestFault? = nil) -> TestResponse {
-        TestResponse(status: 200, headers: [("Content-Type", contentType)], body: body, fault: fault, compressible: false)
+    static func ok(body: [UInt8], contentType: String = "application/rss+xml", fault: TestFault? = nil) -> TestResponse
+    {
+        TestResponse(
+            status: 200, headers: [("Content-Type", contentType)], body: body, fault: fault, compressible: false)
     }
 
     /// Any status, headers and body, with a correct `Content-Length`.
@@ -90,8 +94,10 @@ struct HostileDocument: Sendable, CustomStringConvertible {
             name: "billion laughs", expectation: .failsOrRecovers(kinds: ["entity-expansion", "malformed"]),
             make: { _ in try fixture("billion-laughs.xml") }, forbidden: ["lollollollollol"]),
         HostileDocument(
-            name: "quadratic blow-up", expectation: .failsOrRecovers(kinds: ["entity-expansion", "malformed", "limit-exceeded"]),
-            make: { _ in quadraticBlowUp(entityBytes: 100_000, references: 20_000) }, forbidden: ["QQQQQQQQQQQQQQQQQQQQ"]),
+            name: "quadratic blow-up",
+            expectation: .failsOrRecovers(kinds: ["entity-expansion", "malformed", "limit-exceeded"]),
+            make: { _ in quadraticBlowUp(entityBytes: 100_000, references: 20_000) },
+            forbidden: ["QQQQQQQQQQQQQQQQQQQQ"]),
         HostileDocument(
             name: "XXE file entity", expectation: .failsOrRecovers(kinds: ["malformed"]),
             make: { context in try fixture("xxe-file-entity.xml", ["__PATH__": context.secretFile.path]) }),
@@ -100,7 +106,8 @@ struct HostileDocument: Sendable, CustomStringConvertible {
             make: { context in try fixture("xxe-url-entity.xml", ["__URL__": context.spy.url("/x").absoluteString]) }),
         HostileDocument(
             name: "external DTD over HTTP", expectation: .failsOrRecovers(kinds: ["malformed"]),
-            make: { context in try fixture("dtd-external.xml", ["__DTD__": context.spy.url("/evil.dtd").absoluteString]) }),
+            make: { context in try fixture("dtd-external.xml", ["__DTD__": context.spy.url("/evil.dtd").absoluteString])
+            }),
         HostileDocument(
             name: "external DTD from a file", expectation: .failsOrRecovers(kinds: ["malformed"]),
             make: { context in try fixture("dtd-external.xml", ["__DTD__": context.dtdFile.absoluteString]) }),
@@ -136,7 +143,8 @@ struct HostileDocument: Sendable, CustomStringConvertible {
 
     static func fixture(_ name: String, _ replacements: [String: String] = [:]) throws -> [UInt8] {
         let bundled = Bundle.module.resourceURL?.appendingPathComponent("Fixtures").appendingPathComponent(name)
-        let url = bundled.flatMap { FileManager.default.fileExists(atPath: $0.path) ? $0 : nil }
+        let url =
+            bundled.flatMap { FileManager.default.fileExists(atPath: $0.path) ? $0 : nil }
             ?? fixtures.appendingPathComponent(name)
         var data = try Data(contentsOf: url)
         for (placeholder, value) in replacements {
@@ -149,8 +157,11 @@ struct HostileDocument: Sendable, CustomStringConvertible {
 
     /// One big internal entity referenced many times: `entityBytes × references` bytes if expanded.
     static func quadraticBlowUp(entityBytes: Int, references: Int) -> [UInt8] {
-        var text = "<?xml version=\"1.0\"?>\n<!DOCTYPE rss [<!ENTITY q \"" + String(repeating: "Q", count: entityBytes) + "\">]>\n"
-        text += "<rss version=\"2.0\"><channel><title>Quadratic</title><item><guid>quad-1</guid><title>Q</title><description>"
+        var text =
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE rss [<!ENTITY q \"" + String(repeating: "Q", count: entityBytes)
+            + "\">]>\n"
+        text +=
+            "<rss version=\"2.0\"><channel><title>Quadratic</title><item><guid>quad-1</guid><title>Q</title><description>"
         text += String(repeating: "&q;", count: references)
         text += "</description></item></channel></rss>\n"
         return Array(text.utf8)
@@ -167,9 +178,11 @@ struct HostileDocument: Sendable, CustomStringConvertible {
 
     /// One item with `count` enclosures.
     static func manyEnclosures(_ count: Int) -> [UInt8] {
-        var text = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>Enclosures</title><item><guid>many</guid><title>Many</title>"
+        var text =
+            "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>Enclosures</title><item><guid>many</guid><title>Many</title>"
         for index in 0..<count {
-            text += "<enclosure url=\"https://cdn.example.org/\(index).mp3\" length=\"\(index + 1)\" type=\"audio/mpeg\"/>"
+            text +=
+                "<enclosure url=\"https://cdn.example.org/\(index).mp3\" length=\"\(index + 1)\" type=\"audio/mpeg\"/>"
         }
         text += "</item></channel></rss>\n"
         return Array(text.utf8)

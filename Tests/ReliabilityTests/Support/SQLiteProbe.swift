@@ -7,8 +7,14 @@ import Glibc
 /// Reads a podfresh database file directly through the system's libsqlite3 (loaded with `dlopen`), independent of
 /// GRDB and of ``FeedStorage``: for `PRAGMA integrity_check` and for facts the store's API does not expose.
 struct SQLiteProbe {
-    private typealias Open = @convention(c) (UnsafePointer<CChar>, UnsafeMutablePointer<OpaquePointer?>, Int32, UnsafePointer<CChar>?) -> Int32
-    private typealias Prepare = @convention(c) (OpaquePointer?, UnsafePointer<CChar>, Int32, UnsafeMutablePointer<OpaquePointer?>, UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32
+    private typealias Open =
+        @convention(c) (UnsafePointer<CChar>, UnsafeMutablePointer<OpaquePointer?>, Int32, UnsafePointer<CChar>?) ->
+        Int32
+    private typealias Prepare =
+        @convention(c) (
+            OpaquePointer?, UnsafePointer<CChar>, Int32, UnsafeMutablePointer<OpaquePointer?>,
+            UnsafeMutablePointer<UnsafePointer<CChar>?>?
+        ) -> Int32
     private typealias Step = @convention(c) (OpaquePointer?) -> Int32
     private typealias ColumnCount = @convention(c) (OpaquePointer?) -> Int32
     private typealias ColumnText = @convention(c) (OpaquePointer?, Int32) -> UnsafePointer<UInt8>?
@@ -21,7 +27,9 @@ struct SQLiteProbe {
     private static let library: Int = Int(bitPattern: dlopen("libsqlite3.so.0", RTLD_NOW))
 
     private static func symbol<T>(_ name: String, as type: T.Type) throws -> T {
-        guard let library = UnsafeMutableRawPointer(bitPattern: library), let pointer = dlsym(library, name) else { throw ProbeError("libsqlite3: no \(name)") }
+        guard let library = UnsafeMutableRawPointer(bitPattern: library), let pointer = dlsym(library, name) else {
+            throw ProbeError("libsqlite3: no \(name)")
+        }
         return unsafeBitCast(pointer, to: type)
     }
 
