@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -97,7 +98,8 @@ let package = Package(
 
         // MARK: - Tests
 
-        /// A real HTTP/1.1 server on 127.0.0.1 (port 0) for tests, able to inject faults.
+        /// A real HTTP/1.1 server on 127.0.0.1 (port 0) for tests, able to inject faults, and a throwaway PostgreSQL
+        /// cluster (`TestPostgres`).
         .target(
             name: "TestSupport",
             dependencies: [
@@ -143,6 +145,14 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PostgresStorageTests",
+            dependencies: [
+                "TestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

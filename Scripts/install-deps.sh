@@ -7,6 +7,8 @@ pkg-config --exists libxml-2.0 2>/dev/null || missing+=(libxml2-dev)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)   # the store tests read the file with the sqlite3 shell
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)   # the fetch tests make a self-signed certificate
+# The PostgreSQL store's tests start a throwaway cluster (initdb, pg_ctl); no system service is needed or started.
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
   SUDO=""

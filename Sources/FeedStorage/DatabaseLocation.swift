@@ -15,4 +15,81 @@ public enum DatabaseLocation {
         let home = environment["HOME"] ?? NSHomeDirectory()
         return home + "/.local/share/podfresh/podfresh.sqlite"
     }
+
+    /// The database a run uses, in the same order as ``resolve(explicit:environment:)``, with its backend decided
+    /// from how it is written before anything touches the file system.
+    ///
+    /// - Throws: ``DatabaseLocationError`` for a URL whose scheme is neither PostgreSQL's nor `file`.
+    public static func target(explicit: String?, environment: [String: String]) throws -> DatabaseTarget {
+        if let explicit, !explicit.isEmpty { return try DatabaseTarget(explicit, source: "--database") }
+        if let fromEnvironment = environment["PODFRESH_DATABASE"], !fromEnvironment.isEmpty {
+            return try DatabaseTarget(fromEnvironment, source: "PODFRESH_DATABASE")
+        }
+        return .sqlite(path: resolve(explicit: nil, environment: environment))
+    }
+}
+
+/// Which database a run uses: an SQLite file or a PostgreSQL server.
+public enum DatabaseTarget: Sendable, Hashable {
+    /// An SQLite file (a plain path, `~/…`, or a `file://` URL).
+    case sqlite(path: String)
+    /// A PostgreSQL server, as its `postgres://` or `postgresql://` URL (`user:password@host:port/database`).
+    case postgres(url: String)
+
+    /// The URL schemes that name a PostgreSQL server.
+    public static let postgresSchemes: Set<String> = ["postgres", "postgresql"]
+
+    /// Reads a `--database` value or `PODFRESH_DATABASE`.
+    ///
+    /// Anything written `scheme://…` is a URL, decided by its scheme: PostgreSQL's two, or `file` (its path is an
+    /// SQLite file). Anything else is a file path, so `~/podcasts:old/db.sqlite` stays a path.
+    ///
+    /// - Parameters:
+    ///   - text: The value as given.
+    ///   - source: Where it came from (`--database`, `PODFRESH_DATABASE`), for the error message.
+    /// - Throws: ``DatabaseLocationError`` naming the scheme when it is none of those, or a `file://` URL names
+    ///   another host.
+    public init(_ text: String, source: String = "--database") throws {
+        guard let scheme = Self.scheme(of: text) else {
+            self = .sqlite(path: (text as NSString).expandingTildeInPath)
+            return
+        }
+        if Self.postgresSchemes.contains(scheme) {
+            self = .postgres(url: text)
+        } else if scheme == "file", let url = URL(string: text),
+            url.host.map({ $0.isEmpty || $0 == "localhost" }) ?? true,
+            !url.path.isEmpty
+        {
+            self = .sqlite(path: url.path)
+        } else if scheme == "file" {
+            throw DatabaseLocationError(
+                message: "\(source): a file:// URL must name a file on this machine (file:///path/to/podfresh.sqlite)")
+        } else {
+            throw DatabaseLocationError(
+                message:
+                    "\(source): unknown database scheme \"\(scheme)://\"; give a file path (SQLite) or a postgres:// or postgresql:// URL (PostgreSQL)"
+            )
+        }
+    }
+
+    /// The lowercased scheme of `text` when it is written `scheme://…` (RFC 3986 scheme characters), else nil.
+    static func scheme(of text: String) -> String? {
+        guard let separator = text.range(of: "://") else { return nil }
+        let scheme = text[..<separator.lowerBound]
+        guard let first = scheme.first, first.isASCII, first.isLetter,
+            scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else { return nil }
+        return scheme.lowercased()
+    }
+}
+
+/// A `--database` or `PODFRESH_DATABASE` value that names no database podfresh can use (a usage error).
+public struct DatabaseLocationError: Error, Hashable, CustomStringConvertible {
+    /// What is wrong and what to give instead; never repeats a password from the value.
+    public let message: String
+
+    /// An error with this message.
+    public init(message: String) { self.message = message }
+
+    public var description: String { message }
 }

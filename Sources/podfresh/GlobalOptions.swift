@@ -7,21 +7,45 @@ struct GlobalOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The SQLite database file.",
+            "The database: an SQLite file path, or a postgres:// URL.",
             discussion:
                 "Default: $PODFRESH_DATABASE, else $XDG_DATA_HOME/podfresh/podfresh.sqlite, else ~/.local/share/podfresh/podfresh.sqlite.",
-            valueName: "path"))
+            valueName: "path-or-url"))
     var database: String?
 
     func validate() throws {
         if let database, database.trimmingCharacters(in: .whitespaces).isEmpty {
             throw ValidationError("--database needs a file path; \"\(database)\" is empty.")
         }
+        // The backend follows from the scheme before anything touches the file system: an unknown scheme is a usage
+        // error, never a folder named after it.
+        do {
+            _ = try databaseTarget
+        } catch let error as DatabaseLocationError {
+            throw ValidationError(error.message)
+        }
     }
 
-    /// The database path this run uses.
+    /// The database this run uses, by `--database`, `$PODFRESH_DATABASE`, or the default path.
+    var databaseTarget: DatabaseTarget {
+        get throws { try DatabaseLocation.target(explicit: database, environment: ProcessInfo.processInfo.environment) }
+    }
+
+    /// The SQLite file this run uses.
+    ///
+    /// - Throws: ``StoreError`` `.database` (exit 70) for a PostgreSQL URL: this build's commands use SQLite only.
     var databasePath: String {
-        DatabaseLocation.resolve(explicit: database, environment: ProcessInfo.processInfo.environment)
+        get throws {
+            switch try databaseTarget {
+            case .sqlite(let path): return path
+            case .postgres:
+                throw StoreError(
+                    kind: .database,
+                    message:
+                        "this build's commands do not use PostgreSQL yet (the database is a postgres:// URL); give an SQLite file path with --database or PODFRESH_DATABASE"
+                )
+            }
+        }
     }
 }
 

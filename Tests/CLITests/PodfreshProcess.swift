@@ -18,6 +18,8 @@ struct Podfresh: Sendable {
     var environment: [String: String] = [:]
     /// A command the binary is started through (e.g. `setpriv` to run it as another user); empty to run it directly.
     var launcher: [String] = []
+    /// The folder the binary runs in; nil for the package root.
+    var workingDirectory: URL?
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-cli-\(UUID().uuidString)")
@@ -69,7 +71,7 @@ struct Podfresh: Sendable {
         env["TERM"] = "dumb"
         for (key, value) in environment { env[key] = value }
         process.environment = env
-        process.currentDirectoryURL = Self.packageRoot
+        process.currentDirectoryURL = workingDirectory ?? Self.packageRoot
         process.standardInput = stdin ?? FileHandle.nullDevice
         process.standardOutput = stdout
         process.standardError = stderr

@@ -331,6 +331,26 @@ struct FeedStoreTests {
             DatabaseLocation.resolve(explicit: nil, environment: ["HOME": "/home/u"])
                 == "/home/u/.local/share/podfresh/podfresh.sqlite")
     }
+
+    @Test func theBackendFollowsTheSchemeAndAnUnknownSchemeIsNamed() throws {
+        #expect(try DatabaseTarget("/x/db.sqlite") == .sqlite(path: "/x/db.sqlite"))
+        #expect(try DatabaseTarget("old:copy/db.sqlite") == .sqlite(path: "old:copy/db.sqlite"))
+        #expect(try DatabaseTarget("file:///x/db.sqlite") == .sqlite(path: "/x/db.sqlite"))
+        #expect(try DatabaseTarget("postgres://u:p@h:5/db") == .postgres(url: "postgres://u:p@h:5/db"))
+        #expect(try DatabaseTarget("PostgreSQL://h/db") == .postgres(url: "PostgreSQL://h/db"))
+        #expect { try DatabaseTarget("mysql://u:secret@h/db", source: "PODFRESH_DATABASE") } throws: { error in
+            let message = (error as? DatabaseLocationError)?.message ?? ""
+            return message.contains("\"mysql://\"") && message.contains("PODFRESH_DATABASE")
+                && !message.contains("secret")
+        }
+        #expect(throws: DatabaseLocationError.self) { try DatabaseTarget("file://otherhost/db.sqlite") }
+        #expect(
+            try DatabaseLocation.target(explicit: nil, environment: ["PODFRESH_DATABASE": "postgresql://h/db"])
+                == .postgres(url: "postgresql://h/db"))
+        #expect(
+            try DatabaseLocation.target(explicit: nil, environment: ["HOME": "/home/u"])
+                == .sqlite(path: "/home/u/.local/share/podfresh/podfresh.sqlite"))
+    }
 }
 
 struct RunLockTests {
