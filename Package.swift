@@ -60,6 +60,17 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        /// The PostgreSQL store for a fleet of workers (postgres-nio); all of its SQL stays in this module.
+        .target(
+            name: "PostgresStorage",
+            dependencies: [
+                "FeedStorage", "FeedParsing",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "RefreshEngine",
             dependencies: [
@@ -150,7 +161,7 @@ let package = Package(
         .testTarget(
             name: "PostgresStorageTests",
             dependencies: [
-                "TestSupport",
+                "TestSupport", "PostgresStorage", "FeedStorage", "FeedParsing",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strictSettings

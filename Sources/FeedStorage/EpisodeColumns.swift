@@ -12,30 +12,10 @@ struct EpisodeColumns: Sendable {
     let fingerprint: String
 
     init(_ e: ParsedEpisode) {
-        let enclosures = Self.json(e.enclosures) {
-            .object([
-                ("url", .string($0.urlString)), ("length", $0.length.map { .int(Int($0)) } ?? .null),
-                ("type", .string($0.type)),
-            ])
-        }
-        let transcripts = Self.json(e.transcripts) {
-            .object([
-                ("url", .string($0.urlString)), ("type", .string($0.type)), ("language", .string($0.language)),
-                ("rel", .string($0.rel)),
-            ])
-        }
-        let persons = Self.json(e.persons) {
-            .object([
-                ("name", .string($0.name)), ("role", .string($0.role)), ("group", .string($0.group)),
-                ("href", .string($0.hrefString)), ("image", .string($0.imageString)),
-            ])
-        }
-        let alternates = Self.json(e.alternateEnclosures) {
-            .object([
-                ("url", .url($0.url)), ("type", .string($0.type)), ("length", $0.length.map { .int(Int($0)) } ?? .null),
-                ("bitrate", .number($0.bitrate)), ("title", .string($0.title)), ("default", .bool($0.isDefault)),
-            ])
-        }
+        let enclosures = EpisodeFields.enclosuresJSON(e)
+        let transcripts = EpisodeFields.transcriptsJSON(e)
+        let persons = EpisodeFields.personsJSON(e)
+        let alternates = EpisodeFields.alternateEnclosuresJSON(e)
         let convertible: [(any DatabaseValueConvertible)?] = [
             e.guid, e.guidIsPermaLink, e.title, e.linkString, e.description, e.summary,
             e.published?.timeIntervalSince1970, e.duration, enclosures, e.episode, e.season, e.episodeType?.rawValue,
@@ -66,63 +46,15 @@ struct EpisodeColumns: Sendable {
         fingerprint = String(hash.value, radix: 16)
     }
 
-    /// A list column: JSON text, `[]` without building anything when the list is empty (the common case).
-    private static func json<T>(_ items: [T], _ value: (T) -> JSONValue) -> String {
-        items.isEmpty ? "[]" : JSONValue.array(items.map(value)).serialized()
-    }
-
     static func storedEpisode(from row: Row) -> StoredEpisode {
-        func url(_ column: String) -> URL? { (row[column] as String?).flatMap(URL.init(string:)) }
-        func list(_ column: String) -> [[String: Any]] {
-            guard let text = row[column] as String?, let data = text.data(using: .utf8),
-                let array = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]]
-            else { return [] }
-            return array
-        }
-        func string(_ object: [String: Any], _ key: String) -> String? { object[key] as? String }
-        func int64(_ object: [String: Any], _ key: String) -> Int64? { (object[key] as? NSNumber)?.int64Value }
-        let episode = ParsedEpisode(
-            id: row["key"],
-            guid: row["guid"],
-            guidIsPermaLink: row["guidIsPermaLink"],
-            title: row["title"],
-            link: url("link"),
-            description: row["description"],
-            summary: row["summary"],
-            published: (row["published"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            duration: row["duration"],
-            enclosures: list("enclosures").compactMap { object in
-                string(object, "url").flatMap(URL.init(string:)).map {
-                    Enclosure(url: $0, length: int64(object, "length"), type: string(object, "type"))
-                }
-            },
-            episode: row["episodeNumber"],
-            season: row["season"],
-            episodeType: (row["episodeType"] as String?).flatMap(EpisodeType.init(rawValue:)),
-            explicit: row["explicit"],
-            image: url("image"),
-            transcripts: list("transcripts").compactMap { object in
-                string(object, "url").flatMap(URL.init(string:)).map {
-                    Transcript(
-                        url: $0, type: string(object, "type"), language: string(object, "language"),
-                        rel: string(object, "rel"))
-                }
-            },
-            chapters: url("chapters"),
-            persons: list("persons").compactMap { object in
-                string(object, "name").map {
-                    Person(
-                        name: $0, role: string(object, "role"), group: string(object, "group"),
-                        href: string(object, "href").flatMap(URL.init(string:)),
-                        image: string(object, "image").flatMap(URL.init(string:)))
-                }
-            },
-            alternateEnclosures: list("alternateEnclosures").map { object in
-                AlternateEnclosure(
-                    url: string(object, "url").flatMap(URL.init(string:)), type: string(object, "type"),
-                    length: int64(object, "length"), bitrate: (object["bitrate"] as? NSNumber)?.doubleValue,
-                    title: string(object, "title"), isDefault: (object["default"] as? Bool) ?? false)
-            })
+        let fields = EpisodeFields(
+            guid: row["guid"], guidIsPermaLink: row["guidIsPermaLink"], title: row["title"], link: row["link"],
+            description: row["description"], summary: row["summary"], published: row["published"],
+            duration: row["duration"], enclosures: row["enclosures"] ?? "[]", episodeNumber: row["episodeNumber"],
+            season: row["season"], episodeType: row["episodeType"], explicit: row["explicit"], image: row["image"],
+            transcripts: row["transcripts"] ?? "[]", chapters: row["chapters"], persons: row["persons"] ?? "[]",
+            alternateEnclosures: row["alternateEnclosures"] ?? "[]")
+        let episode = fields.episode(key: row["key"])
         return StoredEpisode(
             subscriptionID: row["subscriptionId"], key: row["key"], episode: episode,
             firstSeenAt: Date(timeIntervalSince1970: row["firstSeenAt"]),

@@ -1,4 +1,4 @@
-import FeedParsing
+public import FeedParsing
 public import Foundation
 import GRDB
 
@@ -603,7 +603,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
 
     /// The identity keys of a feed's `count` newest episodes: by published date, undated ones after dated ones in
     /// document order (feeds list newest first far more often than not).
-    static func newestKeys(of feed: ParsedFeed, count: Int) -> Set<String> {
+    public static func newestKeys(of feed: ParsedFeed, count: Int) -> Set<String> {
         guard count > 0 else { return [] }
         let ordered = feed.episodes.indices.sorted { a, b in
             switch (feed.episodes[a].published, feed.episodes[b].published) {

@@ -1,0 +1,187 @@
+import FeedParsing
+public import FeedStorage
+import Foundation
+import PostgresNIO
+
+extension PostgresFeedStore {
+    /// Applies one feed check in one transaction, with the subscription's row locked for its length.
+    ///
+    /// The same merge as the SQLite store's: new episodes inserted (announced, or counted as back catalogue past
+    /// ``FeedCheck/announceLimit``), changed ones updated, unchanged ones only marked seen, missing ones kept. The row
+    /// lock makes two merges of one feed (two workers, or a slow worker whose check is applied twice) take turns, and
+    /// the second finds the episodes the first stored, so it announces none of them again.
+    ///
+    /// The transaction runs in a task of its own: once started, it commits even when the caller is cancelled (a
+    /// stopped refresh still stores the feeds in flight).
+    public func applyAsync(_ check: FeedCheck) async throws -> MergeSummary {
+        let rows: [(fields: EpisodeFields, fingerprint: String)]
+        if case .fetched(let feed, _, _, _) = check.result {
+            rows = feed.episodes.map { episode in
+                let fields = EpisodeFields(episode)
+                return (fields, fields.fingerprint)
+            }
+        } else {
+            rows = []
+        }
+        let store = self
+        return try await Task {
+            try await store.transaction { connection in
+                try await store.apply(check, rows: rows, on: connection)
+            }
+        }.value
+    }
+
+    private func apply(
+        _ check: FeedCheck, rows: [(fields: EpisodeFields, fingerprint: String)], on connection: PostgresConnection
+    ) async throws -> MergeSummary {
+        let current = try await Self.lockedSubscription(id: check.subscriptionID, on: connection, store: self)
+        var summary = MergeSummary()
+        let checkedAt = check.checkedAt.timeIntervalSince1970
+        let next = check.nextCheckAt?.timeIntervalSince1970
+        switch check.result {
+        case .fetched(let feed, let etag, let lastModified, let unconditional):
+            summary = try await merge(
+                feed, rows: rows, into: current, checkedAt: checkedAt, runID: check.runID,
+                announceLimit: check.announceLimit, on: connection)
+            try await connection.query(
+                """
+                UPDATE subscription SET
+                  title = COALESCE(\(feed.title), title), link = COALESCE(\(feed.link?.absoluteString), link),
+                  image = COALESCE(\(feed.image?.absoluteString), image),
+                  description = COALESCE(\(feed.description), description),
+                  author = COALESCE(\(feed.author), author), language = COALESCE(\(feed.language), language),
+                  etag = \(etag), last_modified = \(lastModified),
+                  last_checked_at = \(checkedAt), last_success_at = \(checkedAt),
+                  last_unconditional_at = CASE WHEN \(unconditional) THEN \(checkedAt) ELSE last_unconditional_at END,
+                  last_status = \(check.status ?? 200), failure_count = 0, last_error_kind = NULL, last_error = NULL,
+                  is_gone = false, is_complete = \(feed.complete ?? false),
+                  next_check_at = \(next), next_check_reason = \(check.nextCheckReason),
+                  last_body_bytes = COALESCE(\(check.bodyBytes), last_body_bytes),
+                  ttl_minutes = \(feed.ttl), syndication_update_period = \(feed.syndicationUpdatePeriod),
+                  syndication_update_frequency = \(feed.syndicationUpdateFrequency),
+                  podcast_update_frequency = \(feed.updateFrequency)
+                WHERE id = \(current.id)
+                """, logger: logger)
+        case .notModified:
+            try await connection.query(
+                """
+                UPDATE subscription SET last_checked_at = \(checkedAt), last_success_at = \(checkedAt),
+                  last_status = \(check.status ?? 304), failure_count = 0, last_error_kind = NULL, last_error = NULL,
+                  is_gone = false, next_check_at = \(next), next_check_reason = \(check.nextCheckReason)
+                WHERE id = \(current.id)
+                """, logger: logger)
+        case .failed(let kind, let message):
+            try await connection.query(
+                """
+                UPDATE subscription SET last_checked_at = \(checkedAt), last_status = \(check.status),
+                  failure_count = failure_count + 1, last_error_kind = \(kind), last_error = \(message),
+                  next_check_at = \(next), next_check_reason = \(check.nextCheckReason)
+                WHERE id = \(current.id)
+                """, logger: logger)
+            return summary
+        case .gone(let message):
+            try await connection.query(
+                """
+                UPDATE subscription SET last_checked_at = \(checkedAt), last_status = \(check.status ?? 410),
+                  is_gone = true, last_error_kind = 'gone', last_error = \(message), next_check_at = NULL,
+                  next_check_reason = 'gone (410)'
+                WHERE id = \(current.id)
+                """, logger: logger)
+            return summary
+        }
+        if let target = check.movedTo.map(FeedURL.normalized), target != current.url,
+            target != current.refusedMoveTarget
+        {
+            var other: (id: Int64, title: String?)?
+            for try await row in try await connection.query(
+                "SELECT id, title FROM subscription WHERE url = \(target.absoluteString) AND id <> \(current.id)",
+                logger: logger
+            ).decode((Int64, String?).self) {
+                other = (row.0, row.1)
+            }
+            if let other {
+                summary.moveRefused =
+                    "\(target.absoluteString) is already subscribed as \(other.id)\(other.title.map { " (\($0))" } ?? "")"
+            } else {
+                try await connection.query(
+                    """
+                    UPDATE subscription SET url = \(target.absoluteString), moved_from = \(current.url.absoluteString)
+                    WHERE id = \(current.id)
+                    """, logger: logger)
+                summary.movedTo = target
+            }
+        }
+        return summary
+    }
+
+    /// Merges a feed's episodes: new ones inserted, changed ones updated, none deleted.
+    private func merge(
+        _ feed: ParsedFeed, rows: [(fields: EpisodeFields, fingerprint: String)], into subscription: Subscription,
+        checkedAt: Double, runID: Int64?, announceLimit: Int?, on connection: PostgresConnection
+    ) async throws -> MergeSummary {
+        var known: [String: String] = [:]
+        for try await (key, fingerprint) in try await connection.query(
+            "SELECT key, fingerprint FROM episode WHERE subscription_id = \(subscription.id)", logger: logger
+        ).decode((String, String).self) {
+            known[key] = fingerprint
+        }
+        var summary = MergeSummary()
+        var handled = Set<String>()
+        var unchanged: [String] = []
+        let announced = announceLimit.map { FeedStore.newestKeys(of: feed, count: $0) }
+        for (index, episode) in feed.episodes.enumerated() where handled.insert(episode.id).inserted {
+            let (f, fingerprint) = rows[index]
+            if let stored = known[episode.id] {
+                if stored == fingerprint {
+                    unchanged.append(episode.id)
+                    continue
+                }
+                try await connection.query(
+                    """
+                    UPDATE episode SET fingerprint = \(fingerprint), guid = \(f.guid),
+                      guid_is_permalink = \(f.guidIsPermaLink), title = \(f.title), link = \(f.link),
+                      description = \(f.description), summary = \(f.summary), published = \(f.published),
+                      duration = \(f.duration), enclosures = \(f.enclosures), episode_number = \(f.episodeNumber),
+                      season = \(f.season), episode_type = \(f.episodeType), explicit = \(f.explicit),
+                      image = \(f.image), transcripts = \(f.transcripts), chapters = \(f.chapters),
+                      persons = \(f.persons), alternate_enclosures = \(f.alternateEnclosures),
+                      last_seen_at = \(checkedAt)
+                    WHERE subscription_id = \(subscription.id) AND key = \(episode.id)
+                    """, logger: logger)
+                summary.updatedCount += 1
+            } else {
+                let announce = announced?.contains(episode.id) ?? true
+                let firstSeenRun = announce ? runID : nil
+                try await connection.query(
+                    """
+                    INSERT INTO episode (subscription_id, key, fingerprint, guid, guid_is_permalink, title, link,
+                      description, summary, published, duration, enclosures, episode_number, season, episode_type,
+                      explicit, image, transcripts, chapters, persons, alternate_enclosures, first_seen_at,
+                      last_seen_at, first_seen_run_id)
+                    VALUES (\(subscription.id), \(episode.id), \(fingerprint), \(f.guid), \(f.guidIsPermaLink),
+                      \(f.title), \(f.link), \(f.description), \(f.summary), \(f.published), \(f.duration),
+                      \(f.enclosures), \(f.episodeNumber), \(f.season), \(f.episodeType), \(f.explicit), \(f.image),
+                      \(f.transcripts), \(f.chapters), \(f.persons), \(f.alternateEnclosures), \(checkedAt),
+                      \(checkedAt), \(firstSeenRun))
+                    """, logger: logger)
+                if announce {
+                    let seen = Date(timeIntervalSince1970: checkedAt)
+                    summary.newEpisodes.append(
+                        StoredEpisode(
+                            subscriptionID: subscription.id, key: episode.id, episode: episode, firstSeenAt: seen,
+                            lastSeenAt: seen, firstSeenRunID: runID))
+                } else {
+                    summary.backlogCount += 1
+                }
+            }
+        }
+        if !unchanged.isEmpty {
+            try await connection.query(
+                """
+                UPDATE episode SET last_seen_at = \(checkedAt)
+                WHERE subscription_id = \(subscription.id) AND key = ANY(\(unchanged))
+                """, logger: logger)
+        }
+        return summary
+    }
+}

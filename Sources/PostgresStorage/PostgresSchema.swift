@@ -1,0 +1,151 @@
+import FeedStorage
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL schema's versioned migrations, applied on first use.
+///
+/// `podfresh_schema` holds one row, the version. Every worker that starts runs ``migrate(on:location:logger:)`` in one
+/// transaction that first takes a transaction-scoped advisory lock (`pg_advisory_xact_lock`): workers starting at once
+/// migrate one after the other, and the later ones find the work done. A database whose version is newer than this
+/// binary's is refused untouched. A shipped migration is never edited: changes come as new ones.
+enum PostgresSchema {
+    /// The advisory lock key for migrations (an arbitrary constant: "podfresh" read as bytes, cut to 63 bits).
+    static let migrationLock: Int64 = 0x706f_6466_7265_7368
+
+    /// The migrations, in order; the schema version is the number applied.
+    static let migrations: [[String]] = [
+        [
+            """
+            CREATE TABLE subscription (
+              id bigserial PRIMARY KEY,
+              url text NOT NULL UNIQUE,
+              title text, link text, image text, description text, author text, language text,
+              added_at double precision NOT NULL,
+              etag text, last_modified text,
+              last_checked_at double precision, last_success_at double precision,
+              last_unconditional_at double precision,
+              last_status bigint,
+              failure_count bigint NOT NULL DEFAULT 0,
+              last_error_kind text, last_error text,
+              is_gone boolean NOT NULL DEFAULT false,
+              is_complete boolean NOT NULL DEFAULT false,
+              next_check_at double precision, next_check_reason text,
+              moved_from text,
+              last_body_bytes bigint,
+              ttl_minutes bigint, syndication_update_period text, syndication_update_frequency bigint,
+              podcast_update_frequency text,
+              backlog bigint,
+              refused_move_target text
+            )
+            """,
+            "CREATE INDEX subscription_due ON subscription (next_check_at) WHERE NOT is_gone",
+            """
+            CREATE TABLE episode (
+              id bigserial PRIMARY KEY,
+              subscription_id bigint NOT NULL REFERENCES subscription (id) ON DELETE CASCADE,
+              key text NOT NULL,
+              fingerprint text NOT NULL,
+              guid text, guid_is_permalink boolean, title text, link text, description text, summary text,
+              published double precision, duration double precision,
+              enclosures text NOT NULL,
+              episode_number bigint, season bigint, episode_type text, explicit boolean, image text,
+              transcripts text NOT NULL, chapters text, persons text NOT NULL, alternate_enclosures text NOT NULL,
+              first_seen_at double precision NOT NULL,
+              last_seen_at double precision NOT NULL,
+              first_seen_run_id bigint,
+              UNIQUE (subscription_id, key)
+            )
+            """,
+            "CREATE INDEX episode_by_feed_date ON episode (subscription_id, published)",
+            "CREATE INDEX episode_by_run ON episode (first_seen_run_id)",
+            """
+            CREATE TABLE refresh_run (
+              id bigserial PRIMARY KEY,
+              started_at double precision NOT NULL,
+              ended_at double precision,
+              feeds_checked bigint NOT NULL DEFAULT 0,
+              feeds_failed bigint NOT NULL DEFAULT 0,
+              feeds_not_modified bigint NOT NULL DEFAULT 0,
+              new_episodes bigint NOT NULL DEFAULT 0,
+              bytes_downloaded bigint NOT NULL DEFAULT 0,
+              bytes_saved bigint NOT NULL DEFAULT 0
+            )
+            """,
+        ]
+    ]
+
+    /// The version this binary writes and understands.
+    static var currentVersion: Int { migrations.count }
+
+    /// Creates or upgrades the schema in one transaction, under the migration lock.
+    ///
+    /// - Throws: ``StoreError`` `.database` when the database was written by a newer podfresh, or holds another
+    ///   program's `subscription` table.
+    static func migrate(on connection: PostgresConnection, location: PostgresLocation, logger: Logger) async throws {
+        try await connection.query("BEGIN", logger: logger)
+        do {
+            try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+            let version = try await installedVersion(on: connection, location: location, logger: logger)
+            if version > currentVersion {
+                throw StoreError(
+                    kind: .database,
+                    message:
+                        "the PostgreSQL database \(location) has schema version \(version), newer than this podfresh knows (\(currentVersion)); upgrade podfresh"
+                )
+            }
+            for index in version..<currentVersion {
+                for statement in migrations[index] {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("UPDATE podfresh_schema SET version = \(index + 1)", logger: logger)
+            }
+            try await connection.query("COMMIT", logger: logger)
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
+        }
+    }
+
+    /// The schema version stored in the database: 0 for a database podfresh has not set up yet (its version table
+    /// is created then).
+    private static func installedVersion(
+        on connection: PostgresConnection, location: PostgresLocation, logger: Logger
+    ) async throws -> Int {
+        let tables = try await connection.query(
+            """
+            SELECT coalesce(to_regclass('podfresh_schema') IS NOT NULL, false),
+                   coalesce(to_regclass('subscription') IS NOT NULL, false)
+            """, logger: logger)
+        var haveVersion = false
+        var haveSubscriptions = false
+        for try await (version, subscriptions) in tables.decode((Bool, Bool).self) {
+            haveVersion = version
+            haveSubscriptions = subscriptions
+        }
+        if !haveVersion {
+            guard !haveSubscriptions else {
+                throw StoreError(
+                    kind: .database,
+                    message:
+                        "the PostgreSQL database \(location) holds another program's tables (a subscription table, no podfresh_schema); use another database"
+                )
+            }
+            try await connection.query(
+                """
+                CREATE TABLE podfresh_schema (
+                  singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+                  version bigint NOT NULL
+                )
+                """, logger: logger)
+            try await connection.query("INSERT INTO podfresh_schema (version) VALUES (0)", logger: logger)
+            return 0
+        }
+        var version = 0
+        for try await value in try await connection.query("SELECT version FROM podfresh_schema", logger: logger)
+            .decode(Int.self)
+        {
+            version = value
+        }
+        return version
+    }
+}
