@@ -318,15 +318,17 @@ struct EpisodeUpdateServiceTests {
         h.coordinator.finishSubscribers()
         var confirmed: [[Int64]] = []
         var sawOffline = false
-        var lastEvent: DataFetchEvent?
+        var beforeEnd: DataFetchEvent?
+        var previous: DataFetchEvent?
         for await event in events {
             if case .failuresConfirmed(let outcomes) = event { confirmed.append(outcomes.map(\.feed.id)) }
             if case .networkOffline = event { sawOffline = true }
-            if case .batchCompleted = event, case .failuresConfirmed = lastEvent {
-            } else if case .batchCompleted = event {
-                Issue.record("the confirmation comes just before the batch ends, got \(String(describing: lastEvent))")
-            }
-            lastEvent = event
+            if case .batchCompleted = event { beforeEnd = previous }
+            previous = event
+        }
+        guard case .failuresConfirmed = beforeEnd else {
+            Issue.record("the confirmation comes just before the batch ends, got \(String(describing: beforeEnd))")
+            return
         }
         #expect(confirmed == [[down.id]], "the held failure stands once another host answered")
         #expect(!sawOffline)

@@ -52,10 +52,7 @@ public struct RefreshOutcome: Sendable, Hashable {
     }
 
     /// True when the feed failed.
-    public var isFailure: Bool {
-        if case .failed = result { return true }
-        return false
-    }
+    public var isFailure: Bool { failure != nil }
 
     /// Episodes stored for the first time as the back catalogue of a new subscription, without being announced.
     public var backlogCount = 0
