@@ -51,6 +51,7 @@ public enum EventJSON {
         case .cancelled: return "cancelled"
         case .offline: return "offline"
         case .removed: return "removed"
+        case .dropped: return "dropped"
         }
     }
 

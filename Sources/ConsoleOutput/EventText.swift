@@ -27,6 +27,7 @@ enum EventText {
         case .cancelled: return "cancelled \(name)"
         case .offline: return "stored    \(name)"
         case .removed: return "removed   \(name): unsubscribed during the run; nothing stored"
+        case .dropped(let reason): return "dropped   \(name): \(safe(reason))"
         }
     }
 
@@ -60,6 +61,8 @@ enum EventText {
         if cancelled > 0 { parts.append("\(cancelled) cancelled") }
         let removed = summary.outcomes.filter { $0.result == .removed }.count
         if removed > 0 { parts.append("\(removed) removed during the run") }
+        let dropped = summary.outcomes.filter { if case .dropped = $0.result { return true } else { return false } }.count
+        if dropped > 0 { parts.append("\(dropped) dropped (lease ran out)") }
         if summary.networkOffline { parts.append("network offline") }
         let stored = summary.outcomes.filter { $0.result == .offline }.count
         if stored > 0 { parts.append("\(stored) answered from the store (offline)") }

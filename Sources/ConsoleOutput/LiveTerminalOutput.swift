@@ -27,7 +27,7 @@ final class LiveTerminalOutput: HumanStyle, OutputStyle {
 
     func refreshed(_ outcome: RefreshOutcome) {
         switch outcome.result {
-        case .gone, .removed: printLine(EventText.outcomeLine(outcome))
+        case .gone, .removed, .dropped: printLine(EventText.outcomeLine(outcome))
         case .updated where outcome.backlogCount > 0: printLine(EventText.outcomeLine(outcome))
         default: break
         }

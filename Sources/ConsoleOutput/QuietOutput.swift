@@ -12,6 +12,9 @@ final class QuietOutput: HumanStyle, OutputStyle {
                 "\(name): gone: \(TerminalText.sanitize(message)) (\(outcome.feed.url.absoluteString)); it will not be checked again"
             )
         }
+        if case .dropped(let reason) = outcome.result {
+            printError("\(TerminalText.sanitize(outcome.feed.displayName)): \(TerminalText.sanitize(reason))")
+        }
     }
 
     func newEpisode(_ episode: EpisodeAnnouncement, of feed: FeedTarget) {

@@ -31,6 +31,9 @@ public struct FeedCheck: Sendable {
     /// On a subscription's first successful fetch: how many of its new episodes (the newest) to announce. The others
     /// are stored as its back catalogue, not as found by this run. Nil announces every new episode.
     public var announceLimit: Int?
+    /// The worker's lease on the feed, on a store shared by several workers (``FeedClaiming``): the check is stored
+    /// only while this lease is still current. Nil on a store of one.
+    public var lease: FeedLease?
 
     public init(
         subscriptionID: Int64,
@@ -42,8 +45,10 @@ public struct FeedCheck: Sendable {
         nextCheckReason: String? = nil,
         runID: Int64? = nil,
         bodyBytes: Int? = nil,
-        announceLimit: Int? = nil
+        announceLimit: Int? = nil,
+        lease: FeedLease? = nil
     ) {
+        self.lease = lease
         self.announceLimit = announceLimit
         self.bodyBytes = bodyBytes
         self.subscriptionID = subscriptionID

@@ -72,6 +72,8 @@ public struct StoreError: Error, Hashable, CustomStringConvertible, LocalizedErr
         case notFound = "not-found"
         /// The database file could not be opened, migrated or written.
         case database
+        /// A worker's lease on the feed ran out and another worker may have checked it: the check was not stored.
+        case leaseLost = "lease-lost"
     }
 
     public let kind: Kind

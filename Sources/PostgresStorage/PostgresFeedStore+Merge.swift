@@ -35,6 +35,7 @@ extension PostgresFeedStore {
         _ check: FeedCheck, rows: [(fields: EpisodeFields, fingerprint: String)], on connection: PostgresConnection
     ) async throws -> MergeSummary {
         let current = try await Self.lockedSubscription(id: check.subscriptionID, on: connection, store: self)
+        try await Self.fence(check, on: connection, store: self)
         var summary = MergeSummary()
         let checkedAt = check.checkedAt.timeIntervalSince1970
         let next = check.nextCheckAt?.timeIntervalSince1970

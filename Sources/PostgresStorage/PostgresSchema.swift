@@ -71,7 +71,22 @@ enum PostgresSchema {
               bytes_saved bigint NOT NULL DEFAULT 0
             )
             """,
-        ]
+        ],
+        // 2: leases for a fleet of workers. A claim writes the worker, a token from the sequence and an expiry by the
+        // database's clock; the host (of the URL, "local" for files) is derived for the fleet-wide per-host limit.
+        [
+            """
+            ALTER TABLE subscription
+              ADD COLUMN lease_owner text,
+              ADD COLUMN lease_token bigint,
+              ADD COLUMN lease_expires_at timestamptz,
+              ADD COLUMN host text NOT NULL GENERATED ALWAYS AS (
+                coalesce(nullif(lower(substring(url FROM '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#@]*@)?(\\[[^]]*\\]|[^/?#:]*)')), ''), 'local')
+              ) STORED
+            """,
+            "CREATE SEQUENCE podfresh_lease_token",
+            "CREATE INDEX subscription_leases ON subscription (host) WHERE lease_expires_at IS NOT NULL",
+        ],
     ]
 
     /// The version this binary writes and understands.

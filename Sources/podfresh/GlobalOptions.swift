@@ -30,23 +30,6 @@ struct GlobalOptions: ParsableArguments {
     var databaseTarget: DatabaseTarget {
         get throws { try DatabaseLocation.target(explicit: database, environment: ProcessInfo.processInfo.environment) }
     }
-
-    /// The SQLite file this run uses.
-    ///
-    /// - Throws: ``StoreError`` `.database` (exit 70) for a PostgreSQL URL: this build's commands use SQLite only.
-    var databasePath: String {
-        get throws {
-            switch try databaseTarget {
-            case .sqlite(let path): return path
-            case .postgres:
-                throw StoreError(
-                    kind: .database,
-                    message:
-                        "this build's commands do not use PostgreSQL yet (the database is a postgres:// URL); give an SQLite file path with --database or PODFRESH_DATABASE"
-                )
-            }
-        }
-    }
 }
 
 /// Options of commands that fetch feeds.
@@ -68,6 +51,28 @@ struct FetchOptions: ParsableArguments {
         guard (1...16).contains(perHost) else { throw ValidationError("Please give a --per-host between 1 and 16.") }
         guard (1...2048).contains(maxFeedSize) else {
             throw ValidationError("Please give a --max-feed-size between 1 and 2048 (MB).")
+        }
+    }
+}
+
+/// Options of workers sharing a PostgreSQL database.
+struct FleetOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "On PostgreSQL: how long a worker's claim on a feed lasts before other workers may take it (e.g. 5m).",
+            valueName: "duration"))
+    var lease = DurationArgument("5m")
+
+    /// A lease must outlast one fetch (`--timeout`) with time to store it.
+    func validate(against fetch: FetchOptions) throws {
+        guard lease.seconds.isFinite, lease.seconds >= 5 else {
+            throw ValidationError("Please give a --lease of at least 5s, such as 5m.")
+        }
+        guard lease.seconds > fetch.timeout.seconds else {
+            throw ValidationError(
+                "Please give a --lease longer than --timeout (\(fetch.timeout.seconds) s): a lease must outlast a fetch."
+            )
         }
     }
 }

@@ -11,16 +11,23 @@ import RefreshEngine
 /// ``withRefreshEnvironment(_:fetch:schedule:output:hook:hookTimeout:body:)``, which shuts the HTTP client down whatever
 /// happens.
 struct RefreshEnvironment: Sendable {
-    let store: FeedStore
+    let store: any FeedRepositories
+    /// On PostgreSQL: this process is a worker of a fleet and claims feeds (nil on SQLite).
+    let claims: (any FeedClaiming)?
     let source: any FeedSource
     let coordinator: DataFetchCoordinator
     let updates: UIUpdateService
     let renderer: ConsoleRenderer
     let service: EpisodeUpdateService
-    let databasePath: String
+    /// The store's clock minus this machine's (0 on SQLite): schedule decisions are dated by the store's clock.
+    let clockOffset: TimeInterval
+
+    /// Now, by the store's clock.
+    func now() -> Date { Date().addingTimeInterval(clockOffset) }
 }
 
 /// The composition root: opens the store, creates the HTTP client and the engine, runs `body`, and shuts down.
+/// `lease` is how long a worker's claim on a feed lasts on a shared store (`--lease`).
 func withRefreshEnvironment<Result: Sendable>(
     _ global: GlobalOptions,
     fetch: FetchOptions,
@@ -28,24 +35,28 @@ func withRefreshEnvironment<Result: Sendable>(
     output: OutputMode,
     hook: String? = nil,
     hookTimeout: Duration = NewEpisodeHook.defaultTimeout,
+    lease: Duration = .seconds(300),
     body: (RefreshEnvironment) async throws -> Result
 ) async throws -> Result {
     // A StoreError escaping from here exits 70 through ExitStatus.mapping, like every command's.
-    try await withEnvironment(
-        databasePath: global.databasePath, fetch: fetch, schedule: schedule, output: output, hook: hook,
-        hookTimeout: hookTimeout, body: body)
+    try await withStore(global) { store in
+        try await withEnvironment(
+            store: store, fetch: fetch, schedule: schedule, output: output, hook: hook, hookTimeout: hookTimeout,
+            lease: lease, body: body)
+    }
 }
 
 private func withEnvironment<Result: Sendable>(
-    databasePath: String,
+    store: OpenStore,
     fetch: FetchOptions,
     schedule: ScheduleOptions?,
     output: OutputMode,
     hook: String?,
     hookTimeout: Duration,
+    lease: Duration,
     body: (RefreshEnvironment) async throws -> Result
 ) async throws -> Result {
-    let store = try FeedStore(path: databasePath)
+    let clockOffset = try await store.claims?.clockOffset() ?? 0
     return try await withFeedSource(fetch) { source in
         let coordinator = DataFetchCoordinator(maxConcurrent: fetch.jobs, maxPerHost: fetch.perHost)
         let updates = UIUpdateService()
@@ -62,13 +73,16 @@ private func withEnvironment<Result: Sendable>(
         configuration.hookTimeout = hookTimeout
         configuration.hookTimeoutName = SettingNames.execTimeout
         configuration.parserOptions = SettingNames.parserOptions
+        configuration.now = { Date().addingTimeInterval(clockOffset) }
         // Standard output of `--json` is JSON Lines only; the hook's output goes to standard error there.
         if output == .json { configuration.hookOutput = .standardErrorOnly }
         let service = EpisodeUpdateService(
-            store: store, source: source, coordinator: coordinator, configuration: configuration)
+            store: store.repositories, claims: store.claims,
+            fleet: FleetSettings(worker: FleetSettings.thisProcess, lease: lease),
+            source: source, coordinator: coordinator, configuration: configuration)
         let environment = RefreshEnvironment(
-            store: store, source: source, coordinator: coordinator, updates: updates, renderer: renderer,
-            service: service, databasePath: databasePath)
+            store: store.repositories, claims: store.claims, source: source, coordinator: coordinator,
+            updates: updates, renderer: renderer, service: service, clockOffset: clockOffset)
         return try await body(environment)
     }
 }

@@ -27,7 +27,7 @@ public enum SubscriptionMessages {
         case .failed(let failure): reason = "it could not be read as a feed (\(failure.message))"
         case .gone(let message): reason = "the server says it is gone for good (\(message))"
         case .cancelled: reason = "it was not checked before podfresh was stopped"
-        case .updated, .notModified, .offline, .removed: return nil
+        case .updated, .notModified, .offline, .removed, .dropped: return nil
         }
         return "not subscribed to \(outcome.feed.url.absoluteString): \(reason)"
     }

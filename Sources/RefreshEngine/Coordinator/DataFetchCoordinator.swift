@@ -114,31 +114,61 @@ public final class DataFetchCoordinator: @unchecked Sendable {
         _ feeds: [FeedTarget],
         operation: @escaping @Sendable (FeedTarget) async -> RefreshOutcome
     ) async -> [RefreshOutcome] {
-        // Claim ids for the batch up front: a feed active elsewhere is refused.
-        let (accepted, refused): ([FeedTarget], [FeedTarget]) = lock.withLock {
-            var accepted: [FeedTarget] = []
-            var refused: [FeedTarget] = []
-            var seen: Set<Int64> = []
-            for feed in feeds where seen.insert(feed.id).inserted {
-                if state.active.contains(feed.id) {
-                    refused.append(feed)
-                } else {
-                    state.active.insert(feed.id)
-                    accepted.append(feed)
-                }
-            }
-            publishLocked(.batchStarted(total: accepted.count + refused.count))
-            return (accepted, refused)
-        }
-        var progress = BatchProgress(total: accepted.count + refused.count)
-        var outcomes: [RefreshOutcome] = []
-        for feed in refused {
-            outcomes.append(RefreshOutcome(feed: feed, result: .cancelled))
-            progress.finished += 1
-            publish(.fetchCancelled(feed))
-        }
+        await run(initial: feeds, claim: nil, operation: operation)
+    }
 
-        var pending = accepted
+    /// Runs feeds that `claim` hands out as fetch slots free up: the way a worker of a fleet takes work from a shared
+    /// store, claiming only as many feeds as it can start now. `claim` is called with the number of free slots and
+    /// answers with feeds, with ``FeedSupply/waiting`` (more work may be claimable soon: asked again when a fetch
+    /// finishes, or after `retryDelay`), or with ``FeedSupply/exhausted``. The batch ends when the supply is
+    /// exhausted and nothing runs; its `total` counts the feeds claimed so far.
+    ///
+    /// Stopping works as for ``run(_:operation:)``: no new claim, fetches in flight finish, and claimed feeds never
+    /// started are reported cancelled.
+    public func run(
+        claimingWith claim: @escaping @Sendable (_ freeSlots: Int) async -> FeedSupply,
+        retryDelay: Duration = .milliseconds(250),
+        operation: @escaping @Sendable (FeedTarget) async -> RefreshOutcome
+    ) async -> [RefreshOutcome] {
+        await run(initial: [], claim: (claim, retryDelay), operation: operation)
+    }
+
+    private func run(
+        initial feeds: [FeedTarget],
+        claim: (supply: @Sendable (Int) async -> FeedSupply, retryDelay: Duration)?,
+        operation: @escaping @Sendable (FeedTarget) async -> RefreshOutcome
+    ) async -> [RefreshOutcome] {
+        var progress = BatchProgress(total: 0)
+        var outcomes: [RefreshOutcome] = []
+        var pending: [FeedTarget] = []
+        /// Takes feeds into the batch: a feed active elsewhere is refused (reported cancelled), the others wait for a
+        /// slot.
+        func accept(_ feeds: [FeedTarget], startingBatch: Bool) {
+            let refused: [FeedTarget] = lock.withLock {
+                var refused: [FeedTarget] = []
+                var seen = Set(pending.map(\.id))
+                for feed in feeds where seen.insert(feed.id).inserted {
+                    if state.active.contains(feed.id) {
+                        refused.append(feed)
+                    } else {
+                        state.active.insert(feed.id)
+                        pending.append(feed)
+                    }
+                    progress.total += 1
+                }
+                if startingBatch { publishLocked(.batchStarted(total: progress.total)) }
+                return refused
+            }
+            for feed in refused {
+                outcomes.append(RefreshOutcome(feed: feed, result: .cancelled))
+                progress.finished += 1
+                publish(.fetchCancelled(feed))
+            }
+        }
+        accept(feeds, startingBatch: claim == nil)
+        var exhausted = claim == nil
+        var waiting = false
+
         // Another batch may hold every slot this one could use; it then waits to be woken when a fetch finishes.
         let (slotFreed, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let waiterID = UUID()
@@ -172,9 +202,46 @@ public final class DataFetchCoordinator: @unchecked Sendable {
                     }
                 }
             }
+            /// Asks the supply for as many feeds as there are free slots, when it may have some.
+            func claimMore() async {
+                guard let claim, !exhausted, !Task.isCancelled, pending.isEmpty else { return }
+                let free = lock.withLock { maxConcurrent - state.running.count }
+                guard free > 0 else { return }
+                switch await claim.supply(free) {
+                case .feeds(let feeds):
+                    waiting = false
+                    accept(feeds, startingBatch: false)
+                    if feeds.isEmpty { exhausted = true }
+                case .waiting:
+                    waiting = true
+                case .exhausted:
+                    waiting = false
+                    exhausted = true
+                }
+            }
 
+            if claim != nil {
+                await claimMore()
+                lock.withLock { publishLocked(.batchStarted(total: progress.total)) }
+            }
             startWhatFits()
-            while !pending.isEmpty || inFlight > 0 {
+            while true {
+                if pending.isEmpty && inFlight == 0 {
+                    if exhausted || Task.isCancelled { break }
+                    if waiting, let claim {
+                        // Work exists that others hold (a host at its fleet-wide limit): ask again shortly.
+                        do { try await Task.sleep(for: claim.retryDelay) } catch { break }
+                        await claimMore()
+                        startWhatFits()
+                        continue
+                    }
+                    if claim != nil {
+                        await claimMore()
+                        startWhatFits()
+                        if pending.isEmpty && inFlight == 0 && !waiting { break }
+                        continue
+                    }
+                }
                 if inFlight == 0 {
                     // Nothing of ours runs and nothing fits: other batches hold the slots. Wait for one to free
                     // (the wait ends at once when this task is cancelled, and the feeds left are then cancelled).
@@ -199,6 +266,7 @@ public final class DataFetchCoordinator: @unchecked Sendable {
                     }
                     publishLocked(.batchProgress(progress))
                 }
+                await claimMore()
                 startWhatFits()
             }
         }
@@ -229,4 +297,14 @@ public final class DataFetchCoordinator: @unchecked Sendable {
     /// The failure of a feed the batch ended without starting although nobody stopped it.
     static let notStarted = RefreshFailure(
         kind: .internal, message: "not checked: the run ended before a fetch slot was free for it (a podfresh bug)")
+}
+
+/// What a worker's claim on a shared store handed to ``DataFetchCoordinator/run(claimingWith:retryDelay:operation:)``.
+public enum FeedSupply: Sendable {
+    /// Feeds now leased to this worker (none: nothing left to claim).
+    case feeds([FeedTarget])
+    /// Nothing claimable now, but work remains that may become claimable soon (a host at its fleet-wide limit).
+    case waiting
+    /// Nothing left to claim.
+    case exhausted
 }

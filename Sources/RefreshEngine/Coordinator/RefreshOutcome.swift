@@ -17,6 +17,9 @@ public enum RefreshResult: Sendable, Hashable {
     case offline
     /// The subscription was removed while it was being checked: nothing was stored, and nothing failed.
     case removed
+    /// A worker of a fleet checked the feed but did not store the check: its lease ran out (see `--lease`) and another
+    /// worker may have taken the feed over. Nothing failed; the feed stays with whoever holds it now.
+    case dropped(reason: String)
 }
 
 /// The outcome of refreshing one feed.

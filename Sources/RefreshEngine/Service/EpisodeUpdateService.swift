@@ -52,32 +52,60 @@ public struct EpisodeUpdateConfiguration: Sendable {
     }
 }
 
+/// How a worker of a fleet claims feeds from a store several workers share (``FeedClaiming``).
+public struct FleetSettings: Sendable, Hashable {
+    /// This worker's name in leases (host name and process id).
+    public var worker: String
+    /// How long a lease lasts before other workers may take the feed (`--lease`).
+    public var lease: Duration
+
+    public init(worker: String, lease: Duration) {
+        self.worker = worker
+        self.lease = lease
+    }
+
+    /// This machine's host name and this process's id.
+    public static var thisProcess: String {
+        "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
+    }
+}
+
 /// Runs a refresh: picks the feeds that are due, hands them to the ``DataFetchCoordinator``, merges each parsed feed
 /// into the store in one transaction, and reports one ``RefreshOutcome`` per feed.
+///
+/// On a store several workers share (one that is ``FeedClaiming``), the service is one worker: it claims feeds under
+/// a lease as fetch slots free up, stores a check only while its lease holds, and ends when nothing is left to claim.
 public final class EpisodeUpdateService: Sendable {
-    private let subscriptions: any SubscriptionRepository
-    private let episodes: any EpisodeRepository
-    private let runs: any RefreshRunRepository
+    private let subscriptions: any AsyncSubscriptionRepository
+    private let episodes: any AsyncEpisodeRepository
+    private let runs: any AsyncRefreshRunRepository
+    private let claims: (any FeedClaiming)?
+    private let fleet: FleetSettings
     private let source: any FeedSource
     private let coordinator: DataFetchCoordinator
     private let configuration: EpisodeUpdateConfiguration
 
     /// A service over one store that keeps subscriptions, episodes and runs (SQLite's ``FeedStore``, or any other).
+    /// When `claims` is given (a store several workers share), feeds are claimed under leases as `fleet` says.
     public convenience init(
-        store: some SubscriptionRepository & EpisodeRepository & RefreshRunRepository,
+        store: some FeedRepositories,
+        claims: (any FeedClaiming)? = nil,
+        fleet: FleetSettings = FleetSettings(worker: FleetSettings.thisProcess, lease: .seconds(300)),
         source: any FeedSource,
         coordinator: DataFetchCoordinator,
         configuration: EpisodeUpdateConfiguration = .init()
     ) {
         self.init(
-            subscriptions: store, episodes: store, runs: store,
+            subscriptions: store, episodes: store, runs: store, claims: claims, fleet: fleet,
             source: source, coordinator: coordinator, configuration: configuration)
     }
 
     public init(
-        subscriptions: any SubscriptionRepository,
-        episodes: any EpisodeRepository,
-        runs: any RefreshRunRepository,
+        subscriptions: any AsyncSubscriptionRepository,
+        episodes: any AsyncEpisodeRepository,
+        runs: any AsyncRefreshRunRepository,
+        claims: (any FeedClaiming)? = nil,
+        fleet: FleetSettings = FleetSettings(worker: FleetSettings.thisProcess, lease: .seconds(300)),
         source: any FeedSource,
         coordinator: DataFetchCoordinator,
         configuration: EpisodeUpdateConfiguration = .init()
@@ -85,6 +113,8 @@ public final class EpisodeUpdateService: Sendable {
         self.subscriptions = subscriptions
         self.episodes = episodes
         self.runs = runs
+        self.claims = claims
+        self.fleet = fleet
         // The in-run retry of a transient failure is a wrapper around the source, not a branch of the refresh.
         self.source =
             configuration.retryTransientFailures
@@ -95,35 +125,37 @@ public final class EpisodeUpdateService: Sendable {
 
     /// The subscriptions a refresh with `policy` would check now. `feedIDs` narrows it to those, checked now whatever
     /// their schedule or state (a gone feed named by the user is checked again, and revives when it answers).
-    /// Otherwise gone feeds are checked only by ``RefreshPolicy/force``.
-    public func feedsToCheck(policy: RefreshPolicy, feedIDs: [Int64]? = nil) throws -> [Subscription] {
+    /// Otherwise gone feeds are checked only by ``RefreshPolicy/force``. (On a shared store, other workers may take
+    /// some of them.)
+    public func feedsToCheck(policy: RefreshPolicy, feedIDs: [Int64]? = nil) async throws -> [Subscription] {
         let now = configuration.now()
         if let feedIDs {
-            return try feedIDs.compactMap { try subscriptions.subscription(id: $0) }
+            var selected: [Subscription] = []
+            for id in feedIDs {
+                if let subscription = try await subscriptions.subscription(id: id) { selected.append(subscription) }
+            }
+            return selected
         }
         switch policy {
-        case .due: return try subscriptions.dueSubscriptions(at: now)
-        case .force: return try subscriptions.subscriptions()
-        case .all, .offline: return try subscriptions.subscriptions().filter { !$0.isGone }
+        case .due: return try await subscriptions.dueSubscriptions(at: now)
+        case .force: return try await subscriptions.subscriptions()
+        case .all, .offline: return try await subscriptions.subscriptions().filter { !$0.isGone }
         }
     }
 
     /// Refreshes the feeds `policy` selects (or just `feedIDs`), publishing events through the coordinator, and
     /// records the run.
     ///
-    /// - Throws: ``StoreError`` when the store cannot be read or the run cannot be recorded. Per-feed problems never
-    ///   throw: they are outcomes.
+    /// - Throws: ``StoreError`` when the store cannot be read or the run cannot be recorded (on a shared store, also
+    ///   when a claim fails; the fetches in flight finish first). Per-feed problems never throw: they are outcomes.
     public func refresh(policy: RefreshPolicy, feedIDs: [Int64]? = nil) async throws -> RefreshSummary {
         let startedAt = configuration.now()
-        let selected = try feedsToCheck(policy: policy, feedIDs: feedIDs)
-        let targets = HostSpreading.order(selected.map(Self.target(for:)), host: \.host)
-        let byID = Dictionary(selected.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-
         if policy == .offline {
-            return answerOffline(targets, startedAt: startedAt)
+            let selected = try await feedsToCheck(policy: policy, feedIDs: feedIDs)
+            return answerOffline(HostSpreading.order(selected.map(Self.target(for:)), host: \.host), startedAt: startedAt)
         }
 
-        var run = try runs.beginRun(at: startedAt)
+        var run = try await runs.beginRun(at: startedAt)
         let runID = run.id
         let deferred = DeferredFailures()
         let hooks = configuration.hookCommand.map { command in
@@ -134,15 +166,28 @@ public final class EpisodeUpdateService: Sendable {
                 [coordinator] feed, problem in coordinator.publish(.hookFailed(feed, message: problem))
             }
         }
-        let outcomes = await coordinator.run(targets) { [self] target in
-            guard let subscription = byID[target.id] else {
-                return RefreshOutcome(
-                    feed: target,
-                    result: .failed(
-                        RefreshFailure(
-                            kind: .internal, message: "not checked: the subscription was not found in this run")))
+        let outcomes: [RefreshOutcome]
+        let claimFailure: StoreError?
+        if let claims {
+            (outcomes, claimFailure) = await runClaiming(
+                claims, policy: policy, feedIDs: feedIDs, startedAt: startedAt, runID: runID, deferred: deferred,
+                hooks: hooks)
+        } else {
+            let selected = try await feedsToCheck(policy: policy, feedIDs: feedIDs)
+            let targets = HostSpreading.order(selected.map(Self.target(for:)), host: \.host)
+            let byID = Dictionary(selected.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            claimFailure = nil
+            outcomes = await coordinator.run(targets) { [self] target in
+                guard let subscription = byID[target.id] else {
+                    return RefreshOutcome(
+                        feed: target,
+                        result: .failed(
+                            RefreshFailure(
+                                kind: .internal, message: "not checked: the subscription was not found in this run")))
+                }
+                return await refreshOne(
+                    subscription, lease: nil, policy: policy, runID: runID, deferred: deferred, hooks: hooks)
             }
-            return await refreshOne(subscription, policy: policy, runID: runID, deferred: deferred, hooks: hooks)
         }
         // Hooks run one at a time beside the fetches, never in a fetch slot; the run ends when the last has run.
         await hooks?.finish()
@@ -167,6 +212,10 @@ public final class EpisodeUpdateService: Sendable {
                 }
                 return outcome
             }
+            // Nothing is recorded against these feeds; other workers may take them at once.
+            if let claims {
+                try? await claims.releaseLeases(unreachable.compactMap(\.lease))
+            }
         } else if !unreachable.isEmpty {
             for check in unreachable {
                 // The feed's own outcome already says it failed; a store error here must not stop the others.
@@ -178,6 +227,11 @@ public final class EpisodeUpdateService: Sendable {
         let summary = RefreshSummary(
             outcomes: finalOutcomes, startedAt: startedAt, endedAt: configuration.now(),
             networkOffline: networkOffline, wasCancelled: Task.isCancelled)
+        if let claimFailure {
+            // The store went away between claims: what ran is reported, and the run fails as a whole.
+            coordinator.publish(.batchCompleted(summary))
+            throw claimFailure
+        }
         run.endedAt = summary.endedAt
         run.feedsChecked = outcomes.filter { $0.result != .cancelled }.count
         run.feedsFailed = networkOffline ? 0 : summary.failedCount
@@ -185,9 +239,64 @@ public final class EpisodeUpdateService: Sendable {
         run.newEpisodes = summary.newEpisodeCount
         run.bytesDownloaded = deferred.bytesDownloaded
         run.bytesSaved = deferred.bytesSaved
-        try runs.finishRun(run)
+        try await runs.finishRun(run)
         coordinator.publish(.batchCompleted(summary))
         return summary
+    }
+
+    // MARK: - A worker of a fleet
+
+    /// Claims feeds from a shared store as fetch slots free up and refreshes each under its lease, until nothing is
+    /// left to claim. Leases of feeds claimed but not checked (a stopped run) are given back.
+    private func runClaiming(
+        _ claims: any FeedClaiming, policy: RefreshPolicy, feedIDs: [Int64]?, startedAt: Date, runID: Int64,
+        deferred: DeferredFailures, hooks: HookQueue?
+    ) async -> (outcomes: [RefreshOutcome], failure: StoreError?) {
+        let selection: ClaimSelection
+        if let feedIDs {
+            selection = .among(ids: feedIDs, notCheckedSince: startedAt)
+        } else {
+            switch policy {
+            case .due, .offline: selection = .due
+            case .all: selection = .all(includeGone: false, notCheckedSince: startedAt)
+            case .force: selection = .all(includeGone: true, notCheckedSince: startedAt)
+            }
+        }
+        let book = ClaimBook()
+        let perHost = coordinator.maxPerHost
+        let fleet = self.fleet
+        let outcomes = await coordinator.run(claimingWith: { freeSlots in
+            let request = ClaimRequest(
+                selection: selection, limit: freeSlots, perHost: perHost, worker: fleet.worker, lease: fleet.lease)
+            let result: ClaimResult
+            do {
+                result = try await claims.claimFeeds(request)
+            } catch {
+                book.fail(error as? StoreError ?? StoreError(kind: .database, message: "\(error)"))
+                return .exhausted
+            }
+            let fresh = book.take(result.claimed)
+            if !fresh.repeated.isEmpty {
+                // A feed this run already checked came back (its check was not stored): not again in this run.
+                try? await claims.releaseLeases(fresh.repeated)
+            }
+            if fresh.feeds.isEmpty {
+                return result.waitingForHost > 0 && fresh.repeated.isEmpty ? .waiting : .exhausted
+            }
+            return .feeds(fresh.feeds.map { Self.target(for: $0.subscription) })
+        }) { [self] target in
+            guard let (subscription, lease) = book.claimed(target.id) else {
+                return RefreshOutcome(
+                    feed: target,
+                    result: .failed(
+                        RefreshFailure(kind: .internal, message: "not checked: the feed's lease was not found")))
+            }
+            return await refreshOne(
+                subscription, lease: lease, policy: policy, runID: runID, deferred: deferred, hooks: hooks)
+        }
+        let unused = outcomes.filter { $0.result == .cancelled }.compactMap { book.claimed($0.feed.id)?.lease }
+        if !unused.isEmpty { try? await claims.releaseLeases(unused) }
+        return (outcomes, book.failure)
     }
 
     private func answerOffline(_ targets: [FeedTarget], startedAt: Date) -> RefreshSummary {
@@ -214,6 +323,7 @@ public final class EpisodeUpdateService: Sendable {
 
     private func refreshOne(
         _ subscription: Subscription,
+        lease: FeedLease?,
         policy: RefreshPolicy,
         runID: Int64,
         deferred: DeferredFailures,
@@ -237,11 +347,11 @@ public final class EpisodeUpdateService: Sendable {
             if Task.isCancelled { return RefreshOutcome(feed: target, result: .cancelled) }
             switch result {
             case .notModified(let head):
-                let schedule = scheduleAfterSuccess(subscription, head: head, feed: nil, now: now)
+                let schedule = await scheduleAfterSuccess(subscription, head: head, feed: nil, now: now)
                 let check = FeedCheck(
                     subscriptionID: subscription.id, checkedAt: now, status: 304, result: .notModified,
                     movedTo: movedURL(subscription, head: head, feed: nil),
-                    nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID)
+                    nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID, lease: lease)
                 let merge = try await episodes.applyAsync(check)
                 deferred.addSaved(subscription.lastBodyBytes ?? 0)
                 return RefreshOutcome(
@@ -250,7 +360,7 @@ public final class EpisodeUpdateService: Sendable {
             case .fetched(let head, let consumer, let byteCount):
                 deferred.addDownloaded(byteCount)
                 let feed = try consumer.finish()
-                let schedule = scheduleAfterSuccess(subscription, head: head, feed: feed, now: now)
+                let schedule = await scheduleAfterSuccess(subscription, head: head, feed: feed, now: now)
                 let move = await checkedMove(subscription, head: head, feed: feed)
                 let check = FeedCheck(
                     subscriptionID: subscription.id, checkedAt: now, status: head.status,
@@ -258,7 +368,7 @@ public final class EpisodeUpdateService: Sendable {
                         feed, etag: head.etag, lastModified: head.lastModified, unconditional: unconditional),
                     movedTo: move.target,
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID,
-                    bodyBytes: byteCount, announceLimit: announceLimit)
+                    bodyBytes: byteCount, announceLimit: announceLimit, lease: lease)
                 let merge = try await episodes.applyAsync(check)
                 let updated = FeedTarget(
                     id: subscription.id, url: merge.movedTo ?? subscription.url, title: feed.title ?? subscription.title
@@ -280,16 +390,20 @@ public final class EpisodeUpdateService: Sendable {
         } catch let error as StoreError where error.kind == .notFound {
             // Unsubscribed while it was being checked: nothing to store, nothing failed.
             return RefreshOutcome(feed: target, result: .removed)
+        } catch let error as StoreError where error.kind == .leaseLost {
+            return RefreshOutcome(feed: target, result: .dropped(reason: error.message))
         } catch let error as FeedFetchError where error.kind == .gone {
             let check = FeedCheck(
                 subscriptionID: subscription.id, checkedAt: now, status: error.status ?? 410,
-                result: .gone(message: error.message), runID: runID)
+                result: .gone(message: error.message), runID: runID, lease: lease)
             do {
                 _ = try await episodes.applyAsync(check)
+            } catch let error as StoreError where error.kind == .leaseLost {
+                return RefreshOutcome(feed: target, result: .dropped(reason: error.message))
             } catch {
-                return failed(
+                return await failed(
                     target, subscription, RefreshFailure(kind: .store(.database), message: "\(error)"), now: now,
-                    runID: runID, record: false)
+                    runID: runID, lease: lease, record: false)
             }
             return RefreshOutcome(feed: target, result: .gone(message: error.message), nextCheckReason: "gone (410)")
         } catch let error as FeedFetchError {
@@ -297,23 +411,28 @@ public final class EpisodeUpdateService: Sendable {
             var failure = RefreshFailure(kind: .fetch(error.kind), message: error.message, status: error.status)
             if error.kind == .unreachable, ["http", "https"].contains(subscription.url.scheme?.lowercased() ?? "") {
                 failure.awaitsNetworkVerdict = true
-                deferred.add(failureCheck(subscription, failure, now: now, runID: runID, retryAfter: error.retryAfter))
-                return failed(
-                    target, subscription, failure, now: now, runID: runID, record: false, retryAfter: error.retryAfter)
+                deferred.add(
+                    failureCheck(
+                        subscription, failure, now: now, runID: runID, lease: lease, retryAfter: error.retryAfter))
+                return await failed(
+                    target, subscription, failure, now: now, runID: runID, lease: lease, record: false,
+                    retryAfter: error.retryAfter)
             }
-            return failed(target, subscription, failure, now: now, runID: runID, retryAfter: error.retryAfter)
+            return await failed(
+                target, subscription, failure, now: now, runID: runID, lease: lease, retryAfter: error.retryAfter)
         } catch let error as FeedParseError {
             let message = "not a usable feed: \(error.description)"
-            return failed(
+            return await failed(
                 target, subscription, RefreshFailure(kind: .parse(error.kind), message: message, status: 200), now: now,
-                runID: runID)
+                runID: runID, lease: lease)
         } catch let error as StoreError {
-            return failed(
+            return await failed(
                 target, subscription, RefreshFailure(kind: .store(error.kind), message: "database: \(error.message)"),
-                now: now, runID: runID, record: false)
+                now: now, runID: runID, lease: lease, record: false)
         } catch {
-            return failed(
-                target, subscription, RefreshFailure(kind: .internal, message: "\(error)"), now: now, runID: runID)
+            return await failed(
+                target, subscription, RefreshFailure(kind: .internal, message: "\(error)"), now: now, runID: runID,
+                lease: lease)
         }
     }
 
@@ -323,7 +442,8 @@ public final class EpisodeUpdateService: Sendable {
     }
 
     private func failureCheck(
-        _ subscription: Subscription, _ failure: RefreshFailure, now: Date, runID: Int64, retryAfter: Date?
+        _ subscription: Subscription, _ failure: RefreshFailure, now: Date, runID: Int64, lease: FeedLease?,
+        retryAfter: Date?
     ) -> FeedCheck {
         let schedule = FeedScheduler.decide(
             ScheduleInput(
@@ -333,16 +453,25 @@ public final class EpisodeUpdateService: Sendable {
         return FeedCheck(
             subscriptionID: subscription.id, checkedAt: now, status: failure.status,
             result: .failed(kind: failure.kind.rawValue, message: failure.message),
-            nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID)
+            nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID, lease: lease)
     }
 
-    /// Records a failure (unless `record` is false) and returns its outcome.
+    /// Records a failure (unless `record` is false) and returns its outcome; a failure whose lease ran out is
+    /// dropped instead.
     private func failed(
         _ target: FeedTarget, _ subscription: Subscription, _ failure: RefreshFailure,
-        now: Date, runID: Int64, record: Bool = true, retryAfter: Date? = nil
-    ) -> RefreshOutcome {
-        let check = failureCheck(subscription, failure, now: now, runID: runID, retryAfter: retryAfter)
-        if record { _ = try? episodes.apply(check) }
+        now: Date, runID: Int64, lease: FeedLease?, record: Bool = true, retryAfter: Date? = nil
+    ) async -> RefreshOutcome {
+        let check = failureCheck(subscription, failure, now: now, runID: runID, lease: lease, retryAfter: retryAfter)
+        if record {
+            do {
+                _ = try await episodes.applyAsync(check)
+            } catch let error as StoreError where error.kind == .leaseLost {
+                return RefreshOutcome(feed: target, result: .dropped(reason: error.message))
+            } catch {
+                // The feed's outcome says it failed; a store that cannot record that must not stop the others.
+            }
+        }
         return RefreshOutcome(
             feed: target, result: .failed(failure), nextCheckAt: check.nextCheckAt,
             nextCheckReason: check.nextCheckReason)
@@ -361,12 +490,12 @@ public final class EpisodeUpdateService: Sendable {
 
     private func scheduleAfterSuccess(
         _ subscription: Subscription, head: FeedResponseHead, feed: ParsedFeed?, now: Date
-    ) -> ScheduleDecision {
+    ) async -> ScheduleDecision {
         let dates: [Date]
         if let feed {
             dates = feed.episodes.compactMap(\.published).sorted(by: >)
         } else {
-            dates = (try? episodes.recentPublishedDates(subscriptionID: subscription.id, limit: 20)) ?? []
+            dates = (try? await episodes.recentPublishedDates(subscriptionID: subscription.id, limit: 20)) ?? []
         }
         let input = ScheduleInput(
             now: now, result: .success, consecutiveFailures: 0, recentPublishedDates: Array(dates.prefix(20)),
@@ -440,4 +569,39 @@ private final class DeferredFailures: @unchecked Sendable {
     func addSaved(_ bytes: Int) { lock.withLock { saved += bytes } }
     var bytesDownloaded: Int { lock.withLock { downloaded } }
     var bytesSaved: Int { lock.withLock { saved } }
+}
+
+/// The feeds a worker claimed in one run, with their leases.
+///
+/// ## Why this class is `@unchecked Sendable`
+/// Every property is read and written only inside `lock.withLock {}`.
+private final class ClaimBook: @unchecked Sendable {
+    private let lock = NSLock()
+    private var leases: [Int64: (subscription: Subscription, lease: FeedLease)] = [:]
+    private var storeFailure: StoreError?
+
+    /// Records newly claimed feeds; a feed this run already had comes back in `repeated` (its lease), not in `feeds`.
+    func take(
+        _ claimed: [(subscription: Subscription, lease: FeedLease)]
+    ) -> (feeds: [(subscription: Subscription, lease: FeedLease)], repeated: [FeedLease]) {
+        lock.withLock {
+            var feeds: [(subscription: Subscription, lease: FeedLease)] = []
+            var repeated: [FeedLease] = []
+            for item in claimed {
+                if leases[item.subscription.id] != nil {
+                    repeated.append(item.lease)
+                } else {
+                    leases[item.subscription.id] = item
+                    feeds.append(item)
+                }
+            }
+            return (feeds, repeated)
+        }
+    }
+
+    func claimed(_ id: Int64) -> (subscription: Subscription, lease: FeedLease)? { lock.withLock { leases[id] } }
+
+    /// The first store error a claim met; the run stops claiming after it.
+    func fail(_ error: StoreError) { lock.withLock { storeFailure = storeFailure ?? error } }
+    var failure: StoreError? { lock.withLock { storeFailure } }
 }

@@ -39,34 +39,36 @@ extension RootCommand {
         }
 
         func run() async throws {
-            let store = try openStore(global)
-            let subscription: Subscription
-            do {
-                subscription = try FeedSelector.resolve([feed], in: try store.subscriptions())[0]
-            } catch let error as FeedSelector.SelectionError {
-                Console.standard.error(error.description)
-                throw ExitCode.validationFailure
-            }
-            do {
-                if undo {
-                    let moved = try store.undoMove(id: subscription.id)
-                    Console.standard.line(SubscriptionMessages.movedBack(moved, undoing: subscription.url))
-                    return
+            try await withStore(global) { open in
+                let store = open.repositories
+                let subscription: Subscription
+                do {
+                    subscription = try FeedSelector.resolve([feed], in: try await store.subscriptions())[0]
+                } catch let error as FeedSelector.SelectionError {
+                    Console.standard.error(error.description)
+                    throw ExitCode.validationFailure
                 }
-                guard let target = url.flatMap(FeedAddress.url(from:)) else { return }
-                if !noFetch, let problem = try await Self.problem(with: target, fetch: fetch) {
-                    Console.standard.error(
-                        SubscriptionMessages.notMoved(to: target, problem: problem, staysAt: subscription.url))
-                    throw ExitStatus.feedsFailed
+                do {
+                    if undo {
+                        let moved = try await store.undoMove(id: subscription.id)
+                        Console.standard.line(SubscriptionMessages.movedBack(moved, undoing: subscription.url))
+                        return
+                    }
+                    guard let target = url.flatMap(FeedAddress.url(from:)) else { return }
+                    if !noFetch, let problem = try await Self.problem(with: target, fetch: fetch) {
+                        Console.standard.error(
+                            SubscriptionMessages.notMoved(to: target, problem: problem, staysAt: subscription.url))
+                        throw ExitStatus.feedsFailed
+                    }
+                    let moved = try await store.moveSubscription(id: subscription.id, to: target)
+                    Console.standard.line(SubscriptionMessages.moved(moved, from: subscription.url))
+                } catch let error as StoreError where error.kind != .database {
+                    Console.standard.error(error.message)
+                    throw ExitCode.validationFailure
+                } catch let error as StoreError {
+                    Console.standard.error(error.message)
+                    throw ExitStatus.internalError
                 }
-                let moved = try store.moveSubscription(id: subscription.id, to: target)
-                Console.standard.line(SubscriptionMessages.moved(moved, from: subscription.url))
-            } catch let error as StoreError where error.kind != .database {
-                Console.standard.error(error.message)
-                throw ExitCode.validationFailure
-            } catch let error as StoreError {
-                Console.standard.error(error.message)
-                throw ExitStatus.internalError
             }
         }
 

@@ -30,24 +30,27 @@ extension RootCommand {
                 Console.standard.error(SubscriptionMessages.notOPML(file, error))
                 throw ExitCode.validationFailure
             }
-            let store = try openStore(global)
-            var added = 0
-            var duplicates = 0
-            var invalid = 0
-            for outline in outlines {
-                guard let url = outline.xmlURL, ["http", "https", "file"].contains(url.scheme?.lowercased() ?? "")
-                else {
-                    invalid += 1
-                    continue
+            try await withStore(global) { open in
+                let store = open.repositories
+                var added = 0
+                var duplicates = 0
+                var invalid = 0
+                for outline in outlines {
+                    guard let url = outline.xmlURL, ["http", "https", "file"].contains(url.scheme?.lowercased() ?? "")
+                    else {
+                        invalid += 1
+                        continue
+                    }
+                    do {
+                        _ = try await store.addSubscription(url: url, title: outline.title, at: Date(), backlog: nil)
+                        added += 1
+                    } catch let error as StoreError where error.kind == .duplicate {
+                        duplicates += 1
+                    }
                 }
-                do {
-                    _ = try store.addSubscription(url: url, title: outline.title, at: Date())
-                    added += 1
-                } catch let error as StoreError where error.kind == .duplicate {
-                    duplicates += 1
-                }
+                Console.standard.line(
+                    SubscriptionMessages.imported(added: added, duplicates: duplicates, invalid: invalid))
             }
-            Console.standard.line(SubscriptionMessages.imported(added: added, duplicates: duplicates, invalid: invalid))
         }
 
         /// The whole of `file`, read until end of file: `-` is standard input, and a path may be a pipe or a device
@@ -69,8 +72,10 @@ extension RootCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let store = try openStoreForReading(global)
-            Console.standard.write(SubscriptionExport.opml(try store.subscriptions()))
+            try await withStore(global, access: .reading) { open in
+                let store = open.repositories
+                Console.standard.write(SubscriptionExport.opml(try await store.subscriptions()))
+            }
         }
     }
 }

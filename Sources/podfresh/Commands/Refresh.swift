@@ -20,6 +20,7 @@ extension RootCommand {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var fetch: FetchOptions
         @OptionGroup var schedule: ScheduleOptions
+        @OptionGroup var fleet: FleetOptions
 
         @Argument(help: "Feeds to check now (id, URL or part of a title). Default: every feed that is due.")
         var feeds: [String] = []
@@ -61,6 +62,7 @@ extension RootCommand {
             }
             if offline && exec != nil { throw ValidationError("--exec has nothing to run with --offline.") }
             try validateExecTimeout(execTimeout)
+            try fleet.validate(against: fetch)
             if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
         }
 
@@ -73,15 +75,17 @@ extension RootCommand {
 
         func run() async throws {
             let mode = OutputMode.detect(json: json, quiet: quiet)
-            let lock = try await acquireRunLock(global.databasePath, wait: wait)
-            defer { lock.release() }
+            let lock = try await acquireRunLock(global, wait: wait)
+            defer { lock?.release() }
             let status = try await withRefreshEnvironment(
-                global, fetch: fetch, schedule: schedule, output: mode, hook: exec, hookTimeout: execTimeout.duration
+                global, fetch: fetch, schedule: schedule, output: mode, hook: exec, hookTimeout: execTimeout.duration,
+                lease: fleet.lease.duration
             ) { environment in
                 var feedIDs: [Int64]?
                 if !feeds.isEmpty {
                     do {
-                        feedIDs = try FeedSelector.resolve(feeds, in: try environment.store.subscriptions()).map(\.id)
+                        feedIDs = try FeedSelector.resolve(feeds, in: try await environment.store.subscriptions()).map(
+                            \.id)
                     } catch let error as FeedSelector.SelectionError {
                         environment.renderer.error(error.description)
                         return ExitCode.validationFailure
@@ -89,7 +93,7 @@ extension RootCommand {
                 }
                 let run = try await runRefresh(environment, policy: policy, feedIDs: feedIDs)
                 if run.summary.outcomes.isEmpty && (mode == .plain || mode == .tty) {
-                    let count = try environment.store.subscriptions().count
+                    let count = try await environment.store.subscriptions().count
                     if count == 0 {
                         environment.renderer.error(SubscriptionList.noSubscriptions)
                     }
@@ -202,8 +206,10 @@ func validateExecTimeout(_ timeout: DurationArgument) throws {
     }
 }
 
-/// Takes the run lock beside the database, or explains who holds it.
-func acquireRunLock(_ databasePath: String, wait: DurationArgument?) async throws -> RunLock {
+/// Takes the run lock beside an SQLite database, or explains who holds it. On PostgreSQL there is none: any number
+/// of workers run at once and share the work through leases.
+func acquireRunLock(_ global: GlobalOptions, wait: DurationArgument?) async throws -> RunLock? {
+    guard case .sqlite(let databasePath) = try global.databaseTarget else { return nil }
     do {
         return try await RunLock.acquire(forDatabaseAt: databasePath, wait: wait?.duration)
     } catch let error as RunLockError {

@@ -17,14 +17,17 @@ extension RootCommand {
         var json = false
 
         func run() async throws {
-            let store = try openStoreForReading(global)
-            let report = StatusReport(
-                subscriptions: try store.subscriptions(), dueCount: try store.dueSubscriptions(at: Date()).count,
-                lastRun: try store.lastRun())
-            if json {
-                Console.standard.line(report.json())
-            } else {
-                Console.standard.lines(report.lines())
+            try await withStore(global, access: .reading) { open in
+                let store = open.repositories
+                let report = StatusReport(
+                    subscriptions: try await store.subscriptions(),
+                    dueCount: try await store.dueSubscriptions(at: Date()).count,
+                    lastRun: try await store.lastRun(checkedFeeds: false))
+                if json {
+                    Console.standard.line(report.json())
+                } else {
+                    Console.standard.lines(report.lines())
+                }
             }
         }
     }
@@ -65,35 +68,37 @@ extension RootCommand {
         }
 
         func run() async throws {
-            let store = try openStoreForReading(global)
-            let subscriptions = try store.subscriptions()
-            var query = EpisodeQuery(limit: limit)
-            if let feed {
-                do {
-                    query.subscriptionID = try FeedSelector.resolve([feed], in: subscriptions).first?.id
-                } catch let error as FeedSelector.SelectionError {
-                    Console.standard.error(error.description)
-                    throw ExitCode.validationFailure
+            try await withStore(global, access: .reading) { open in
+                let store = open.repositories
+                let subscriptions = try await store.subscriptions()
+                var query = EpisodeQuery(limit: limit)
+                if let feed {
+                    do {
+                        query.subscriptionID = try FeedSelector.resolve([feed], in: subscriptions).first?.id
+                    } catch let error as FeedSelector.SelectionError {
+                        Console.standard.error(error.description)
+                        throw ExitCode.validationFailure
+                    }
                 }
-            }
-            if let since { query.since = Self.sinceDate(since, now: Date()) }
-            if new {
-                // The last run that checked a feed: a run with nothing due found nothing new, but must not hide what
-                // the previous one found.
-                guard let run = try store.lastRun(checkedFeeds: true) else {
-                    if !json { Console.standard.line(EpisodeList.noRunYet) }
-                    return
+                if let since { query.since = Self.sinceDate(since, now: Date()) }
+                if new {
+                    // The last run that checked a feed: a run with nothing due found nothing new, but must not hide what
+                    // the previous one found.
+                    guard let run = try await store.lastRun(checkedFeeds: true) else {
+                        if !json { Console.standard.line(EpisodeList.noRunYet) }
+                        return
+                    }
+                    query.runID = run.id
                 }
-                query.runID = run.id
-            }
-            let episodes = try store.episodes(query)
-            let list = EpisodeList(episodes: episodes, subscriptions: subscriptions)
-            Console.standard.lines(json ? list.jsonLines() : list.lines())
-            if episodes.count == limit {
-                let total = try store.countEpisodes(query)
-                if total > limit {
-                    // On stderr, so a pipe or `--json` reader gets only episodes, and a person still learns there is more.
-                    Console.standard.error(EpisodeList.moreThanShown(limit: limit, total: total))
+                let episodes = try await store.episodes(query)
+                let list = EpisodeList(episodes: episodes, subscriptions: subscriptions)
+                Console.standard.lines(json ? list.jsonLines() : list.lines())
+                if episodes.count == limit {
+                    let total = try await store.countEpisodes(query)
+                    if total > limit {
+                        // On stderr, so a pipe or `--json` reader gets only episodes, and a person still learns there is more.
+                        Console.standard.error(EpisodeList.moreThanShown(limit: limit, total: total))
+                    }
                 }
             }
         }

@@ -48,7 +48,7 @@ extension RootCommand {
                 for input in urls {
                     guard let url = FeedAddress.url(from: input) else { continue }
                     do {
-                        let subscription = try environment.store.addSubscription(
+                        let subscription = try await environment.store.addSubscription(
                             url: url, title: nil, at: Date(), backlog: backlog)
                         added.append(subscription)
                         if noFetch { Console.standard.line(SubscriptionMessages.added(id: subscription.id, url: url)) }
@@ -62,7 +62,7 @@ extension RootCommand {
                 // A feed whose first check failed, is gone, or did not happen is not kept.
                 for outcome in run.summary.outcomes {
                     guard let message = SubscriptionMessages.notSubscribed(outcome) else { continue }
-                    _ = try environment.store.removeSubscription(id: outcome.feed.id)
+                    _ = try await environment.store.removeSubscription(id: outcome.feed.id)
                     environment.renderer.error(message)
                     failed = true
                 }
@@ -82,17 +82,19 @@ extension RootCommand {
         var feeds: [String]
 
         func run() async throws {
-            let store = try openStore(global)
-            let selected: [Subscription]
-            do {
-                selected = try FeedSelector.resolve(feeds, in: try store.subscriptions())
-            } catch let error as FeedSelector.SelectionError {
-                Console.standard.error(error.description)
-                throw ExitCode.validationFailure
-            }
-            for subscription in selected {
-                _ = try store.removeSubscription(id: subscription.id)
-                Console.standard.line(SubscriptionMessages.removed(subscription))
+            try await withStore(global) { open in
+                let store = open.repositories
+                let selected: [Subscription]
+                do {
+                    selected = try FeedSelector.resolve(feeds, in: try await store.subscriptions())
+                } catch let error as FeedSelector.SelectionError {
+                    Console.standard.error(error.description)
+                    throw ExitCode.validationFailure
+                }
+                for subscription in selected {
+                    _ = try await store.removeSubscription(id: subscription.id)
+                    Console.standard.line(SubscriptionMessages.removed(subscription))
+                }
             }
         }
     }
@@ -107,31 +109,20 @@ extension RootCommand {
         var json = false
 
         func run() async throws {
-            let store = try openStoreForReading(global)
-            let list = SubscriptionList(
-                subscriptions: try store.subscriptions(), episodeCounts: try store.episodeCounts(), now: Date())
-            if json {
-                Console.standard.line(list.json())
-                return
+            try await withStore(global, access: .reading) { open in
+                let store = open.repositories
+                let list = SubscriptionList(
+                    subscriptions: try await store.subscriptions(), episodeCounts: try await store.episodeCounts(),
+                    now: Date())
+                if json {
+                    Console.standard.line(list.json())
+                    return
+                }
+                // On a terminal the table fits its width (titles, status and next check give way, with "…"); in a pipe
+                // or a file nothing is cut.
+                Console.standard.line(
+                    list.text(width: TextTable.terminalWidth(environment: ProcessInfo.processInfo.environment)))
             }
-            // On a terminal the table fits its width (titles, status and next check give way, with "…"); in a pipe
-            // or a file nothing is cut.
-            Console.standard.line(
-                list.text(width: TextTable.terminalWidth(environment: ProcessInfo.processInfo.environment)))
         }
     }
-}
-
-/// Opens the database for a command that writes (creating and migrating it when needed). A ``StoreError`` exits 70
-/// through ``ExitStatus/mapping(_:)``.
-func openStore(_ global: GlobalOptions) throws -> FeedStore {
-    try FeedStore(path: global.databasePath)
-}
-
-/// Opens the database for a command that only reads (`list`, `status`, `episodes`, `export`): nothing is created or
-/// migrated, a read-only file or folder works, and another process's write transaction is never waited for.
-func openStoreForReading(_ global: GlobalOptions) throws -> FeedStore {
-    // The first reader after an upgrade of podfresh upgrades the file, when it may write it.
-    try FeedStore.openForReading(
-        path: global.databasePath, upgradingOlderSchema: true, upgradeAdvice: SettingNames.upgradeAdvice)
 }

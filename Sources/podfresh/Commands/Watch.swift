@@ -18,6 +18,7 @@ extension RootCommand {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var fetch: FetchOptions
         @OptionGroup var schedule: ScheduleOptions
+        @OptionGroup var fleet: FleetOptions
 
         @Option(
             help: "Check every feed on a fixed cycle of this length instead of each feed's own schedule (e.g. 30m).")
@@ -48,15 +49,17 @@ extension RootCommand {
             if let interval, interval.seconds < 1 { throw ValidationError("Please give an --interval of at least 1s.") }
             if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
             try validateExecTimeout(execTimeout)
+            try fleet.validate(against: fetch)
         }
 
         func run() async throws {
             let mode = OutputMode.detect(json: json, quiet: quiet)
-            let lock = try await acquireRunLock(global.databasePath, wait: wait)
-            defer { lock.release() }
+            let lock = try await acquireRunLock(global, wait: wait)
+            defer { lock?.release() }
             let interval = self.interval
             try await withRefreshEnvironment(
-                global, fetch: fetch, schedule: schedule, output: mode, hook: exec, hookTimeout: execTimeout.duration
+                global, fetch: fetch, schedule: schedule, output: mode, hook: exec, hookTimeout: execTimeout.duration,
+                lease: fleet.lease.duration
             ) { environment in
                 environment.updates.attach(to: environment.coordinator)
                 try await SignalShutdown().run(WatchService(environment: environment, interval: interval?.seconds))
@@ -97,7 +100,7 @@ struct WatchService: Service {
         while !Task.isCancelled {
             do {
                 let policy: RefreshPolicy = interval == nil ? .due : .all
-                let due = try environment.service.feedsToCheck(policy: policy)
+                let due = try await environment.service.feedsToCheck(policy: policy)
                 if !due.isEmpty && Date() >= nextCycle {
                     let summary = try await environment.service.refresh(policy: policy)
                     if Task.isCancelled { return }
@@ -108,11 +111,11 @@ struct WatchService: Service {
                         offlineRetry = 30
                         nextCycle = interval.map { Date().addingTimeInterval($0) } ?? Date()
                     }
-                    let next = try nextDue(environment.store, interval: interval, cycle: nextCycle)
+                    let next = try await nextDue(environment, interval: interval, cycle: nextCycle)
                     // Through the event stream, so it follows this cycle's own events.
                     environment.coordinator.publish(.idle(nextCheck: next))
                 }
-                let next = try nextDue(environment.store, interval: interval, cycle: nextCycle)
+                let next = try await nextDue(environment, interval: interval, cycle: nextCycle)
                 let wake = min(next ?? .distantFuture, Date().addingTimeInterval(60))
                 let seconds = max(0.2, wake.timeIntervalSinceNow)
                 try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
@@ -126,9 +129,11 @@ struct WatchService: Service {
     }
 
     /// The earliest time any feed is due (or the next fixed cycle).
-    static func nextDue(_ store: FeedStore, interval: Double?, cycle: Date) throws -> Date? {
+    static func nextDue(_ environment: RefreshEnvironment, interval: Double?, cycle: Date) async throws -> Date? {
         if interval != nil { return cycle }
-        let dates = try store.subscriptions().filter { !$0.isGone }.map { $0.nextCheckAt ?? .distantPast }
+        let dates = try await environment.store.subscriptions().filter { !$0.isGone }.map {
+            $0.nextCheckAt ?? .distantPast
+        }
         guard let earliest = dates.min() else { return nil }
         return max(earliest, cycle)
     }

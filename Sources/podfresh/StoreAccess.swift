@@ -1,0 +1,46 @@
+import FeedStorage
+import Foundation
+import PostgresStorage
+
+/// The store a command runs on, whichever backend `--database` names.
+struct OpenStore: Sendable {
+    /// Subscriptions, episodes and runs.
+    let repositories: any FeedRepositories
+    /// On a store several workers share (PostgreSQL): claiming feeds under leases. Nil for SQLite.
+    let claims: (any FeedClaiming)?
+    /// The SQLite file, when the store is one (for the run lock beside it).
+    let sqlitePath: String?
+}
+
+/// How a command uses the store.
+enum StoreAccess {
+    /// Writes: the SQLite file is created and migrated when needed.
+    case readWrite
+    /// Only reads (`list`, `status`, `episodes`, `export`): on SQLite nothing is created or migrated, a read-only
+    /// file or folder works, and another process's write transaction is never waited for.
+    case reading
+}
+
+/// Opens the store `--database` (or `PODFRESH_DATABASE`, or the default path) names, runs `body` with it, and closes
+/// it. A ``StoreError`` (unreachable server, refused login, missing database, newer schema …) exits 70 through
+/// ``ExitStatus/mapping(_:)``.
+func withStore<Result: Sendable>(
+    _ global: GlobalOptions, access: StoreAccess = .readWrite, _ body: (OpenStore) async throws -> Result
+) async throws -> Result {
+    switch try global.databaseTarget {
+    case .sqlite(let path):
+        let store: FeedStore
+        switch access {
+        case .readWrite: store = try FeedStore(path: path)
+        case .reading:
+            // The first reader after an upgrade of podfresh upgrades the file, when it may write it.
+            store = try FeedStore.openForReading(
+                path: path, upgradingOlderSchema: true, upgradeAdvice: SettingNames.upgradeAdvice)
+        }
+        return try await body(OpenStore(repositories: store, claims: nil, sqlitePath: path))
+    case .postgres(let url):
+        return try await PostgresFeedStore.withStore(url: url) { store in
+            try await body(OpenStore(repositories: store, claims: store, sqlitePath: nil))
+        }
+    }
+}
