@@ -129,6 +129,7 @@ extension PostgresFeedStore {
         var summary = MergeSummary()
         var handled = Set<String>()
         var unchanged: [String] = []
+        var inserts: [(key: String, fields: EpisodeFields, fingerprint: String, firstSeenRun: Int64?)] = []
         let announced = announceLimit.map { FeedStore.newestKeys(of: feed, count: $0) }
         for (index, episode) in feed.episodes.enumerated() where handled.insert(episode.id).inserted {
             let (f, fingerprint) = rows[index]
@@ -152,19 +153,7 @@ extension PostgresFeedStore {
                 summary.updatedCount += 1
             } else {
                 let announce = announced?.contains(episode.id) ?? true
-                let firstSeenRun = announce ? runID : nil
-                try await connection.query(
-                    """
-                    INSERT INTO episode (subscription_id, key, fingerprint, guid, guid_is_permalink, title, link,
-                      description, summary, published, duration, enclosures, episode_number, season, episode_type,
-                      explicit, image, transcripts, chapters, persons, alternate_enclosures, first_seen_at,
-                      last_seen_at, first_seen_run_id)
-                    VALUES (\(subscription.id), \(episode.id), \(fingerprint), \(f.guid), \(f.guidIsPermaLink),
-                      \(f.title), \(f.link), \(f.description), \(f.summary), \(f.published), \(f.duration),
-                      \(f.enclosures), \(f.episodeNumber), \(f.season), \(f.episodeType), \(f.explicit), \(f.image),
-                      \(f.transcripts), \(f.chapters), \(f.persons), \(f.alternateEnclosures), \(checkedAt),
-                      \(checkedAt), \(firstSeenRun))
-                    """, logger: logger)
+                inserts.append((episode.id, f, fingerprint, announce ? runID : nil))
                 if announce {
                     let seen = Date(timeIntervalSince1970: checkedAt)
                     summary.newEpisodes.append(
@@ -176,6 +165,7 @@ extension PostgresFeedStore {
                 }
             }
         }
+        try await insertEpisodes(inserts, subscriptionID: subscription.id, checkedAt: checkedAt, on: connection)
         if !unchanged.isEmpty {
             try await connection.query(
                 """
@@ -184,5 +174,62 @@ extension PostgresFeedStore {
                 """, logger: logger)
         }
         return summary
+    }
+
+    /// The columns an episode row is inserted with, in the order ``insertEpisodes`` binds them.
+    private static let insertColumns = """
+        subscription_id, key, fingerprint, guid, guid_is_permalink, title, link, description, summary, published,
+        duration, enclosures, episode_number, season, episode_type, explicit, image, transcripts, chapters, persons,
+        alternate_enclosures, first_seen_at, last_seen_at, first_seen_run_id
+        """
+    /// Rows per INSERT statement: a feed's new episodes go in a few round trips, not one each (24 parameters a row,
+    /// well under PostgreSQL's 65 535 per statement).
+    private static let insertBatch = 200
+
+    /// Inserts new episodes with multi-row INSERTs of bound parameters.
+    private func insertEpisodes(
+        _ rows: [(key: String, fields: EpisodeFields, fingerprint: String, firstSeenRun: Int64?)],
+        subscriptionID: Int64, checkedAt: Double, on connection: PostgresConnection
+    ) async throws {
+        var start = 0
+        while start < rows.count {
+            let chunk = rows[start..<min(rows.count, start + Self.insertBatch)]
+            start += chunk.count
+            var binds = PostgresBindings(capacity: chunk.count * 24)
+            var values: [String] = []
+            values.reserveCapacity(chunk.count)
+            var index = 0
+            for row in chunk {
+                let f = row.fields
+                binds.append(subscriptionID)
+                binds.append(row.key)
+                binds.append(row.fingerprint)
+                binds.append(f.guid)
+                binds.append(f.guidIsPermaLink)
+                binds.append(f.title)
+                binds.append(f.link)
+                binds.append(f.description)
+                binds.append(f.summary)
+                binds.append(f.published)
+                binds.append(f.duration)
+                binds.append(f.enclosures)
+                binds.append(f.episodeNumber)
+                binds.append(f.season)
+                binds.append(f.episodeType)
+                binds.append(f.explicit)
+                binds.append(f.image)
+                binds.append(f.transcripts)
+                binds.append(f.chapters)
+                binds.append(f.persons)
+                binds.append(f.alternateEnclosures)
+                binds.append(checkedAt)
+                binds.append(checkedAt)
+                binds.append(row.firstSeenRun)
+                values.append("(" + (1...24).map { "$\(index + $0)" }.joined(separator: ", ") + ")")
+                index += 24
+            }
+            let sql = "INSERT INTO episode (\(Self.insertColumns)) VALUES " + values.joined(separator: ", ")
+            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+        }
     }
 }
