@@ -61,7 +61,8 @@ enum EventText {
         if cancelled > 0 { parts.append("\(cancelled) cancelled") }
         let removed = summary.outcomes.filter { $0.result == .removed }.count
         if removed > 0 { parts.append("\(removed) removed during the run") }
-        let dropped = summary.outcomes.filter { if case .dropped = $0.result { return true } else { return false } }.count
+        let dropped = summary.outcomes.filter { if case .dropped = $0.result { return true } else { return false } }
+            .count
         if dropped > 0 { parts.append("\(dropped) dropped (lease ran out)") }
         if summary.networkOffline { parts.append("network offline") }
         let stored = summary.outcomes.filter { $0.result == .offline }.count

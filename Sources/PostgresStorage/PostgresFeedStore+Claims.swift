@@ -28,13 +28,15 @@ extension PostgresFeedStore: FeedClaiming {
         case .all(let gone, let notCheckedSince):
             includeGone = gone
             since = notCheckedSince.timeIntervalSince1970
-            predicate = "(p.include_gone OR NOT s.is_gone) AND (s.last_checked_at IS NULL OR s.last_checked_at < p.since)"
+            predicate =
+                "(p.include_gone OR NOT s.is_gone) AND (s.last_checked_at IS NULL OR s.last_checked_at < p.since)"
         case .among(let chosen, let notCheckedSince):
             ids = chosen
             since = notCheckedSince.timeIntervalSince1970
             predicate = "s.id = ANY(p.ids) AND (s.last_checked_at IS NULL OR s.last_checked_at < p.since)"
         }
-        let leaseSeconds = Double(request.lease.components.seconds)
+        let leaseSeconds =
+            Double(request.lease.components.seconds)
             + Double(request.lease.components.attoseconds) / 1e18
         let perHost = max(1, request.perHost)
         let worker = request.worker

@@ -84,11 +84,13 @@ extension PostgresFeedStore {
         .compactMap(Self.subscription(from:)).first
     }
 
+    /// Subscriptions due at `date` that no worker holds a lease on now (those are being checked).
     public func dueSubscriptions(at date: Date) async throws -> [Subscription] {
         try await rows(
             """
             SELECT \(unescaped: Self.subscriptionColumns) FROM subscription
             WHERE NOT is_gone AND (next_check_at IS NULL OR next_check_at <= \(date.timeIntervalSince1970))
+              AND (lease_expires_at IS NULL OR lease_expires_at <= now())
             ORDER BY id
             """
         ).compactMap(Self.subscription(from:))

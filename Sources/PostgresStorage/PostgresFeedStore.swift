@@ -126,6 +126,15 @@ public struct PostgresFeedStore: AsyncSubscriptionRepository, AsyncEpisodeReposi
             }
             return StoreError(kind: .database, message: "PostgreSQL error on \(location): \(error.code)")
         }
+        // postgres-nio's pool gives up after failing to connect for a minute (its ConnectionPoolError, from a module
+        // it does not export, so it is known by name).
+        if String(describing: error).contains("connectionCreationCircuitBreakerTripped") {
+            return StoreError(
+                kind: .database,
+                message:
+                    "lost PostgreSQL at \(location.host):\(location.port): no new connection could be made for a minute; check that the server runs and accepts connections to \(location.database)"
+            )
+        }
         return StoreError(kind: .database, message: "PostgreSQL error on \(location): \(error)")
     }
 }

@@ -152,7 +152,8 @@ public final class EpisodeUpdateService: Sendable {
         let startedAt = configuration.now()
         if policy == .offline {
             let selected = try await feedsToCheck(policy: policy, feedIDs: feedIDs)
-            return answerOffline(HostSpreading.order(selected.map(Self.target(for:)), host: \.host), startedAt: startedAt)
+            return answerOffline(
+                HostSpreading.order(selected.map(Self.target(for:)), host: \.host), startedAt: startedAt)
         }
 
         var run = try await runs.beginRun(at: startedAt)

@@ -96,6 +96,9 @@ struct WatchService: Service {
     /// subscriptions added meanwhile), repeat until cancelled.
     static func loop(_ environment: RefreshEnvironment, interval: Double?) async {
         var offlineRetry: Double = 30
+        // A database that fails (a PostgreSQL server restarting, a network cut) is tried again after 2 s, 4 s …
+        // up to 5 minutes, and the delay starts over after a cycle that worked.
+        var storeRetry: Double = 2
         var nextCycle = Date()
         while !Task.isCancelled {
             do {
@@ -116,15 +119,20 @@ struct WatchService: Service {
                     environment.coordinator.publish(.idle(nextCheck: next))
                 }
                 let next = try await nextDue(environment, interval: interval, cycle: nextCycle)
-                let wake = min(next ?? .distantFuture, Date().addingTimeInterval(60))
-                let seconds = max(0.2, wake.timeIntervalSinceNow)
+                let now = environment.now()
+                let wake = min(next ?? .distantFuture, now.addingTimeInterval(60))
+                // In a fleet, a feed due now may be another worker's until its merge: look again a second later.
+                let seconds = max(environment.claims == nil ? 0.2 : 1, wake.timeIntervalSince(now))
                 try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
             } catch is CancellationError {
                 return
             } catch {
-                environment.renderer.error("\(error)")
-                try? await Task.sleep(for: .seconds(30))
+                environment.renderer.error("\(error); trying again in \(Int(storeRetry)) s")
+                do { try await Task.sleep(for: .seconds(storeRetry)) } catch { return }
+                storeRetry = min(storeRetry * 2, 300)
+                continue
             }
+            storeRetry = 2
         }
     }
 
