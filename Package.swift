@@ -161,7 +161,7 @@ let package = Package(
         .testTarget(
             name: "PostgresStorageTests",
             dependencies: [
-                "TestSupport", "PostgresStorage", "FeedStorage", "FeedParsing",
+                "TestSupport", "PostgresStorage", "FeedStorage", "FeedParsing", "FeedFetching", "RefreshEngine",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strictSettings

@@ -1,0 +1,159 @@
+import FeedFetching
+import FeedParsing
+import FeedStorage
+import Foundation
+import PostgresStorage
+import RefreshEngine
+import TestSupport
+import Testing
+
+/// Claims and leases on a real PostgreSQL: one holder per feed, leases timed by the database's clock alone, and a
+/// merge stored only while its lease holds.
+@Suite(.serialized)
+struct LeaseTests {
+    static let t0 = Date(timeIntervalSince1970: 1_730_000_000)
+
+    static func request(
+        _ worker: String, limit: Int = 10, perHost: Int = 100, lease: Duration = .seconds(60),
+        selection: ClaimSelection = .due
+    ) -> ClaimRequest {
+        ClaimRequest(selection: selection, limit: limit, perHost: perHost, worker: worker, lease: lease)
+    }
+
+    static func withFleetStore(_ body: (PostgresFeedStore) async throws -> Void) async throws {
+        let url = try TestPostgres.shared().makeDatabase(prefix: "lease")
+        try await PostgresFeedStore.withStore(url: url) { store in try await body(store) }
+    }
+
+    static func notModified(_ id: Int64, lease: FeedLease?) -> FeedCheck {
+        FeedCheck(
+            subscriptionID: id, checkedAt: Date(), status: 304, result: .notModified,
+            nextCheckAt: Date().addingTimeInterval(3600), nextCheckReason: "cadence 1h", lease: lease)
+    }
+
+    @Test func workersClaimingAtOnceNeverGetTheSameFeed() async throws {
+        try await Self.withFleetStore { store in
+            for number in 1...40 {
+                _ = try await store.addSubscription(
+                    url: URL(string: "https://host\(number % 7).example/\(number).xml")!, title: nil, at: Self.t0,
+                    backlog: nil)
+            }
+            let claims = try await withThrowingTaskGroup(of: [Int64].self) { group in
+                for worker in 0..<4 {
+                    group.addTask {
+                        var mine: [Int64] = []
+                        while true {
+                            let result = try await store.claimFeeds(Self.request("w\(worker)", limit: 3))
+                            if result.claimed.isEmpty { break }
+                            mine += result.claimed.map(\.subscription.id)
+                        }
+                        return mine
+                    }
+                }
+                var all: [[Int64]] = []
+                for try await mine in group { all.append(mine) }
+                return all
+            }
+            let claimed = claims.flatMap { $0 }
+            #expect(claimed.count == 40, "every feed claimed once: \(claimed.count) claims")
+            #expect(Set(claimed).count == 40)
+            #expect(try await store.activeLeaseCount() == 40)
+        }
+    }
+
+    @Test func thePerHostLimitCountsEveryWorkersLeases() async throws {
+        try await Self.withFleetStore { store in
+            for number in 1...6 {
+                _ = try await store.addSubscription(
+                    url: URL(string: "https://one.example/\(number).xml")!, title: nil, at: Self.t0, backlog: nil)
+            }
+            _ = try await store.addSubscription(
+                url: URL(string: "https://other.example/feed.xml")!, title: nil, at: Self.t0, backlog: nil)
+            let first = try await store.claimFeeds(Self.request("a", perHost: 2))
+            #expect(
+                first.claimed.map(\.subscription.url.host).sorted { ($0 ?? "") < ($1 ?? "") } == [
+                    "one.example", "one.example", "other.example",
+                ])
+            let second = try await store.claimFeeds(Self.request("b", perHost: 2))
+            #expect(second.claimed.isEmpty, "one.example already has 2 leases")
+            #expect(second.waitingForHost > 0, "due feeds wait for a host slot")
+            // One of one.example's leases given back: one more of its feeds may be claimed, no more.
+            let given = try #require(first.claimed.first { $0.subscription.url.host == "one.example" })
+            try await store.releaseLeases([given.lease])
+            let third = try await store.claimFeeds(Self.request("b", perHost: 2))
+            #expect(third.claimed.count == 1)
+            #expect(third.claimed.first?.subscription.url.host == "one.example")
+        }
+    }
+
+    @Test func aLeaseRunsOutByTheDatabasesClockAndAnExpiredMergeIsRefused() async throws {
+        try await Self.withFleetStore { store in
+            let feed = try await store.addSubscription(
+                url: URL(string: "https://a.example/feed.xml")!, title: nil, at: Self.t0, backlog: nil)
+            let slow = try #require(
+                try await store.claimFeeds(Self.request("slow", lease: .milliseconds(700))).claimed.first)
+            #expect(try await store.claimFeeds(Self.request("fast")).claimed.isEmpty, "held by the slow worker")
+            try await Task.sleep(for: .milliseconds(900))
+            let fast = try #require(try await store.claimFeeds(Self.request("fast")).claimed.first)
+            #expect(fast.lease.token != slow.lease.token)
+
+            // The slow worker's check comes in late: refused, and the feed stays the fast worker's.
+            await #expect(throws: StoreError.self) {
+                _ = try await store.applyAsync(Self.notModified(feed.id, lease: slow.lease))
+            }
+            do {
+                _ = try await store.applyAsync(Self.notModified(feed.id, lease: slow.lease))
+            } catch let error as StoreError {
+                #expect(error.kind == .leaseLost)
+            }
+            #expect(try await store.subscription(id: feed.id)?.lastCheckedAt == nil, "nothing of the late check")
+            _ = try await store.applyAsync(Self.notModified(feed.id, lease: fast.lease))
+            #expect(try await store.subscription(id: feed.id)?.lastStatus == 304)
+            #expect(try await store.activeLeaseCount() == 0, "the merge gave the lease back")
+        }
+    }
+
+    @Test func aWorkerWhoseClockIsTenMinutesAheadLeasesByTheDatabasesClock() async throws {
+        try await withTestHTTPServer { server in
+            server.serveFeed(
+                "/slow.xml",
+                """
+                <rss version="2.0"><channel><title>Slow</title>
+                <item><guid>s1</guid><title>One</title></item></channel></rss>
+                """)
+            server.setRoute("/slow.xml") { _ in
+                TestResponse(
+                    status: 200, headers: [("Content-Type", "application/rss+xml")],
+                    text:
+                        "<rss version=\"2.0\"><channel><title>Slow</title><item><guid>s1</guid></item></channel></rss>",
+                    delay: .milliseconds(1500))
+            }
+            try await Self.withFleetStore { store in
+                let feed = try await store.addSubscription(
+                    url: server.url("/slow.xml"), title: nil, at: Self.t0, backlog: nil)
+                let summary = try await HTTPFeedSource.withSource(configuration: FetchConfiguration()) { source in
+                    var configuration = EpisodeUpdateConfiguration(retryTransientFailures: false)
+                    configuration.now = { Date().addingTimeInterval(600) }
+                    let service = EpisodeUpdateService(
+                        store: store, claims: store, fleet: FleetSettings(worker: "ahead", lease: .seconds(1)),
+                        source: source, coordinator: DataFetchCoordinator(), configuration: configuration)
+                    async let run = service.refresh(policy: .due)
+                    // While the fetch runs, its lease ends a second after the claim by the database's clock, whatever
+                    // the worker's clock says; then another worker may take the feed.
+                    try await Task.sleep(for: .milliseconds(1200))
+                    let other = try await store.claimFeeds(Self.request("other", lease: .seconds(60)))
+                    #expect(other.claimed.map(\.subscription.id) == [feed.id])
+                    return try await run
+                }
+                // The ahead worker's check came after its lease ran out: dropped, not stored, said so.
+                guard case .dropped(let reason) = summary.outcomes.first?.result else {
+                    Issue.record("expected a dropped check, got \(summary.outcomes.map(\.result))")
+                    return
+                }
+                #expect(reason.contains("lease"))
+                #expect(try await store.episodes(EpisodeQuery()).isEmpty)
+                #expect(try await store.subscription(id: feed.id)?.lastCheckedAt == nil)
+            }
+        }
+    }
+}
