@@ -88,7 +88,7 @@ let package = Package(
         .executableTarget(
             name: "podfresh",
             dependencies: [
-                "FeedParsing", "FeedFetching", "FeedStorage", "RefreshEngine", "ConsoleOutput",
+                "FeedParsing", "FeedFetching", "FeedStorage", "RefreshEngine", "ConsoleOutput", "PostgresStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // ServiceGroup and graceful shutdown; its public API names UnixSignal (UnixSignals) and Logger (Logging).
