@@ -128,6 +128,54 @@ struct MigrationTests {
             ) == "0", "every first_seen_run_id names a copied run")
     }
 
+    @Test func aLargeDatabaseIsCopiedInPagesAndReadsBackTheSame() async throws {
+        // Given a feed of 1 234 episodes, each with long show notes, stored by the real store: more than two pages
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "podfresh-migrate-large-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("podfresh.sqlite").path
+        let notes = String(repeating: "Show notes with <b>markup</b> & entities. ", count: 50)
+        var xml = #"<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Large</title>"#
+        for number in 1...1234 {
+            xml += """
+                <item><title>Episode \(number)</title><guid>large-\(number)</guid>
+                <pubDate>\(RFC3339.string(from: SourceDatabase.t0.addingTimeInterval(Double(-number) * 86_400)))</pubDate>
+                <description><![CDATA[\(notes)\(number)]]></description>
+                <enclosure url="https://large.example.org/\(number).mp3" length="\(number * 1000)" type="audio/mpeg"/></item>
+                """
+        }
+        xml += "</channel></rss>"
+        let feed = try FeedParser.parse(Array(xml.utf8))
+        #expect(feed.episodes.count == 1234)
+        do {
+            let store = try FeedStore(path: path)
+            let run = try store.beginRun(at: SourceDatabase.t0)
+            let subscription = try store.addSubscription(
+                url: URL(string: "https://large.example.org/feed.xml")!, title: nil, at: SourceDatabase.t0,
+                backlog: nil)
+            _ = try store.apply(
+                FeedCheck(
+                    subscriptionID: subscription.id, checkedAt: SourceDatabase.t0, status: 200,
+                    result: .fetched(feed, etag: nil, lastModified: nil, unconditional: true), runID: run.id,
+                    announceLimit: 10))
+        }
+
+        // When it is copied with the default page size
+        let url = try TestPostgres.shared().makeDatabase(prefix: "migrate_large")
+        let sqlite = try FeedStore.openForReading(path: path)
+        let summary = try await PostgresFeedStore.withStore(url: url) { target in
+            try await target.importStore(sqlite, merge: false)
+        }
+
+        // Then every episode is there, the same
+        #expect(summary.episodes == .init(source: 1234, copied: 1234, alreadyPresent: 0))
+        try await PostgresFeedStore.withStore(url: url) { target in
+            let episodes = try await target.episodes(EpisodeQuery())
+            #expect(episodes == (try sqlite.episodes(EpisodeQuery())))
+            #expect(try await target.countEpisodes(EpisodeQuery(runID: 1)) == 10, "announced in the run")
+        }
+    }
+
     @Test func theSourceFileIsByteIdenticalAfterwardsAndNothingAppearsBesideIt() async throws {
         // Given a closed SQLite database alone in its folder
         let source = try SourceDatabase.make()
