@@ -269,7 +269,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         }
     }
 
-    private func read<T>(_ body: (Database) throws -> T) throws -> T {
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
         do {
             return try writer.read(body)
         } catch let error as DatabaseError {

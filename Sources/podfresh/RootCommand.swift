@@ -7,7 +7,8 @@ struct RootCommand: AsyncParsableCommand {
         abstract: "Keep podcast subscriptions fresh: fetch every feed, store new episodes, say what is new.",
         discussion: """
             Exit status: 0 every feed refreshed or unchanged; 1 one or more feeds failed (the others were \
-            still stored), or a command's input was refused (a feed already subscribed, or not a feed); 64 usage \
+            still stored), or a command's input was refused (a feed already subscribed, or not a feed; a migrate target \
+            that already holds subscriptions, without --merge); 64 usage \
             error (including a feed name that matches no subscription or several); 70 internal or database error, in \
             every command (a database that cannot be opened, read or written, is damaged or full, belongs to \
             another program, or whose lock file cannot be opened); 75 another refresh or watch holds the database's \
@@ -16,7 +17,7 @@ struct RootCommand: AsyncParsableCommand {
         version: PodfreshVersion.current,
         subcommands: [
             Refresh.self, Watch.self, Add.self, Remove.self, Move.self, List.self, Status.self, Episodes.self,
-            ImportOPML.self, ExportOPML.self, Parse.self,
+            ImportOPML.self, ExportOPML.self, Parse.self, Migrate.self,
         ],
         defaultSubcommand: Refresh.self
     )

@@ -1,0 +1,99 @@
+import GRDB
+
+/// Reading the whole store back out, a page at a time, every column as stored: what `podfresh migrate` copies into
+/// another database. Only reads; works on a store opened with
+/// ``FeedStore/openForReading(path:upgradingOlderSchema:upgradeAdvice:)``.
+///
+/// Pages are keyset pages (`id > after … ORDER BY id LIMIT n`), so memory holds one page however large the file, and
+/// a page costs the same at the end of a table as at its start. Each page is its own read: bound every page by the
+/// ``ExportBounds`` taken first, so rows added while copying are left out, and compare the rows copied with its
+/// counts to notice rows removed meanwhile.
+extension FeedStore {
+    /// How many subscriptions, episodes and runs the store holds, and each table's highest id, in one read.
+    public func exportBounds() throws -> ExportBounds {
+        try read { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT (SELECT COUNT(*) FROM subscription) AS subscriptions,
+                      (SELECT COUNT(*) FROM episode) AS episodes, (SELECT COUNT(*) FROM refreshRun) AS runs,
+                      (SELECT COALESCE(MAX(id), 0) FROM subscription) AS lastSubscription,
+                      (SELECT COALESCE(MAX(id), 0) FROM episode) AS lastEpisode,
+                      (SELECT COALESCE(MAX(id), 0) FROM refreshRun) AS lastRun
+                    """)
+            guard let row else {
+                return ExportBounds(
+                    subscriptions: 0, episodes: 0, runs: 0, lastSubscriptionID: 0, lastEpisodeID: 0, lastRunID: 0)
+            }
+            return ExportBounds(
+                subscriptions: row["subscriptions"], episodes: row["episodes"], runs: row["runs"],
+                lastSubscriptionID: row["lastSubscription"], lastEpisodeID: row["lastEpisode"],
+                lastRunID: row["lastRun"])
+        }
+    }
+
+    /// Up to `limit` subscriptions with ids after `after` and at most `last`, by id.
+    public func exportSubscriptions(after: Int64, through last: Int64, limit: Int) throws -> [ExportedSubscription] {
+        try read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM subscription WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
+                arguments: [after, last, limit]
+            ).map { row in
+                ExportedSubscription(
+                    id: row["id"], url: row["url"], title: row["title"], link: row["link"], image: row["image"],
+                    description: row["description"], author: row["author"], language: row["language"],
+                    addedAt: row["addedAt"], etag: row["etag"], lastModified: row["lastModified"],
+                    lastCheckedAt: row["lastCheckedAt"], lastSuccessAt: row["lastSuccessAt"],
+                    lastUnconditionalAt: row["lastUnconditionalAt"], lastStatus: row["lastStatus"],
+                    failureCount: row["failureCount"], lastErrorKind: row["lastErrorKind"],
+                    lastError: row["lastError"], isGone: row["isGone"], isComplete: row["isComplete"],
+                    nextCheckAt: row["nextCheckAt"], nextCheckReason: row["nextCheckReason"],
+                    movedFrom: row["movedFrom"], lastBodyBytes: row["lastBodyBytes"], ttlMinutes: row["ttlMinutes"],
+                    syndicationUpdatePeriod: row["syndicationUpdatePeriod"],
+                    syndicationUpdateFrequency: row["syndicationUpdateFrequency"],
+                    podcastUpdateFrequency: row["podcastUpdateFrequency"], backlog: row["backlog"],
+                    refusedMoveTarget: row["refusedMoveTarget"])
+            }
+        }
+    }
+
+    /// Up to `limit` episodes with ids after `after` and at most `last`, by id.
+    public func exportEpisodes(after: Int64, through last: Int64, limit: Int) throws -> [ExportedEpisode] {
+        try read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM episode WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
+                arguments: [after, last, limit]
+            ).map { row in
+                ExportedEpisode(
+                    id: row["id"], subscriptionID: row["subscriptionId"], key: row["key"],
+                    fingerprint: row["fingerprint"],
+                    fields: EpisodeFields(
+                        guid: row["guid"], guidIsPermaLink: row["guidIsPermaLink"], title: row["title"],
+                        link: row["link"], description: row["description"], summary: row["summary"],
+                        published: row["published"], duration: row["duration"], enclosures: row["enclosures"],
+                        episodeNumber: row["episodeNumber"], season: row["season"], episodeType: row["episodeType"],
+                        explicit: row["explicit"], image: row["image"], transcripts: row["transcripts"],
+                        chapters: row["chapters"], persons: row["persons"],
+                        alternateEnclosures: row["alternateEnclosures"]),
+                    firstSeenAt: row["firstSeenAt"], lastSeenAt: row["lastSeenAt"],
+                    firstSeenRunID: row["firstSeenRunId"])
+            }
+        }
+    }
+
+    /// Up to `limit` refresh runs with ids after `after` and at most `last`, by id.
+    public func exportRuns(after: Int64, through last: Int64, limit: Int) throws -> [ExportedRun] {
+        try read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM refreshRun WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
+                arguments: [after, last, limit]
+            ).map { row in
+                ExportedRun(
+                    id: row["id"], startedAt: row["startedAt"], endedAt: row["endedAt"],
+                    feedsChecked: row["feedsChecked"], feedsFailed: row["feedsFailed"],
+                    feedsNotModified: row["feedsNotModified"], newEpisodes: row["newEpisodes"],
+                    bytesDownloaded: row["bytesDownloaded"], bytesSaved: row["bytesSaved"])
+            }
+        }
+    }
+}

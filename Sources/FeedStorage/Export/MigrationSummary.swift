@@ -1,0 +1,44 @@
+/// What copying one store into another did (`podfresh migrate`): for subscriptions, episodes and runs, how many the
+/// source held, how many were copied, and how many the target already had.
+///
+/// The copy checks its counts before it commits, so a summary is only ever returned for a copy in which
+/// `copied + alreadyPresent == source` for every table.
+public struct MigrationSummary: Sendable, Hashable {
+    /// The counts for one table.
+    public struct Counts: Sendable, Hashable {
+        /// Rows the source held.
+        public var source: Int
+        /// Rows written into the target.
+        public var copied: Int
+        /// Rows of the source the target already held (same feed URL; same feed and episode key; same run), left
+        /// as they were.
+        public var alreadyPresent: Int
+
+        /// Counts for one table.
+        public init(source: Int = 0, copied: Int = 0, alreadyPresent: Int = 0) {
+            self.source = source
+            self.copied = copied
+            self.alreadyPresent = alreadyPresent
+        }
+    }
+
+    /// Subscriptions.
+    public var subscriptions: Counts
+    /// Episodes.
+    public var episodes: Counts
+    /// Refresh runs (present: the target has a run with the same start, end and counts, from an earlier copy).
+    public var runs: Counts
+    /// True when the copy was merged into a target that already held subscriptions.
+    public var merged: Bool
+    /// True when the rows kept the source's ids (the target held none before).
+    public var keptIDs: Bool
+
+    /// A summary of these counts.
+    public init(subscriptions: Counts, episodes: Counts, runs: Counts, merged: Bool, keptIDs: Bool) {
+        self.subscriptions = subscriptions
+        self.episodes = episodes
+        self.runs = runs
+        self.merged = merged
+        self.keptIDs = keptIDs
+    }
+}

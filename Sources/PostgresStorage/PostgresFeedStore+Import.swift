@@ -1,0 +1,436 @@
+public import FeedStorage
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The target already holds subscriptions and the copy was not asked to merge into them: nothing was written.
+public struct MigrationRefusedError: Error, Hashable, CustomStringConvertible {
+    /// The database that was not written.
+    public let target: PostgresLocation
+    /// How many subscriptions it holds.
+    public let subscriptionCount: Int
+
+    /// A refusal for `target`, which holds `subscriptionCount` subscriptions.
+    public init(target: PostgresLocation, subscriptionCount: Int) {
+        self.target = target
+        self.subscriptionCount = subscriptionCount
+    }
+
+    public var description: String {
+        "the PostgreSQL database \(target) already holds \(subscriptionCount) subscription\(subscriptionCount == 1 ? "" : "s"); nothing was copied: copy into an empty database, or merge into these"
+    }
+}
+
+extension PostgresFeedStore {
+    /// Copies every subscription, episode and refresh run of an SQLite store into this database, in one transaction.
+    ///
+    /// The source is only read, a page of `batchSize` rows at a time (rows added to it while copying are left out),
+    /// and each page is written with one multi-row `INSERT` of bound values. The three tables are locked against
+    /// other writers (`EXCLUSIVE`: readers go on) for the copy, so what the copy sees stays true until it commits.
+    ///
+    /// - Into a database without subscriptions, every row keeps its id (runs too when the target has no runs), and the
+    ///   `bigserial` sequences are moved past them, so episode → subscription and episode → first run links hold.
+    /// - With `merge`, a subscription whose normalised URL the target already has maps to the target's row, which
+    ///   keeps its state; the others get new ids. Episodes the target already has (same subscription, same key) are
+    ///   left as they are. Runs are appended with new ids, and episodes' first runs follow them; a run the target
+    ///   already has (same start, end and counts: the same copy merged again) is not appended twice.
+    ///
+    /// Before it commits, the copy checks its counts: every row the source held when the copy began was read, and
+    /// every one was either copied or already present in the target, whose tables grew by exactly the rows copied.
+    /// Any difference rolls everything back.
+    ///
+    /// - Parameters:
+    ///   - source: The SQLite store to copy (open it with
+    ///     ``FeedStore/openForReading(path:upgradingOlderSchema:upgradeAdvice:)`` to be sure it is never written).
+    ///   - merge: Whether to merge into a target that already holds subscriptions.
+    ///   - batchSize: Rows per page read and per `INSERT` (at most 2000: PostgreSQL takes 65 535 bound values).
+    /// - Returns: What was copied and what was already present.
+    /// - Throws: ``MigrationRefusedError`` when the target holds subscriptions and `merge` is false (nothing
+    ///   written); ``StoreError`` `.database` when the counts do not check out (naming them), or for any error of
+    ///   either database. Whatever is thrown, the target is left as it was.
+    public func importStore(_ source: FeedStore, merge: Bool, batchSize: Int = 500) async throws -> MigrationSummary {
+        let importer = StoreImporter(
+            source: source, merge: merge, batchSize: max(1, min(batchSize, 2000)), location: location,
+            logger: logger)
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                try await importer.run(on: connection)
+            }
+        } catch let error as PostgresTransactionError {
+            if let refusal = error.closureError as? MigrationRefusedError { throw refusal }
+            throw Self.storeError(error, location: location)
+        } catch {
+            throw Self.storeError(error, location: location)
+        }
+    }
+}
+
+/// One copy of an SQLite store into PostgreSQL, on one connection inside one transaction.
+private struct StoreImporter: Sendable {
+    let source: FeedStore
+    let merge: Bool
+    let batchSize: Int
+    let location: PostgresLocation
+    let logger: Logger
+
+    /// Rows in each of the three tables.
+    struct TableCounts: Equatable {
+        var subscriptions: Int
+        var episodes: Int
+        var runs: Int
+    }
+
+    func run(on connection: PostgresConnection) async throws -> MigrationSummary {
+        // Wait at most 30 s for other writers (fleet workers) to finish, then hold them off until the commit.
+        try await connection.query("SET LOCAL lock_timeout = '30s'", logger: logger)
+        try await connection.query(
+            "LOCK TABLE subscription, episode, refresh_run IN EXCLUSIVE MODE", logger: logger)
+        let before = try await counts(on: connection)
+        if before.subscriptions > 0, !merge {
+            throw MigrationRefusedError(target: location, subscriptionCount: before.subscriptions)
+        }
+        let bounds = try source.exportBounds()
+        // A target without subscriptions has no episodes either (every episode belongs to one).
+        let keepSubscriptionIDs = before.subscriptions == 0
+        let keepRunIDs = before.runs == 0
+
+        var subscriptions = MigrationSummary.Counts(source: bounds.subscriptions)
+        var subscriptionIDs: [Int64: Int64] = [:]
+        var read = TableCounts(subscriptions: 0, episodes: 0, runs: 0)
+        var after: Int64 = 0
+        while true {
+            let page = try source.exportSubscriptions(
+                after: after, through: bounds.lastSubscriptionID, limit: batchSize)
+            guard let last = page.last else { break }
+            after = last.id
+            read.subscriptions += page.count
+            let inserted = try await copySubscriptions(
+                page, keepingIDs: keepSubscriptionIDs, into: &subscriptionIDs, on: connection)
+            subscriptions.copied += inserted
+            subscriptions.alreadyPresent += page.count - inserted
+        }
+
+        var runs = MigrationSummary.Counts(source: bounds.runs)
+        var runIDs: [Int64: Int64] = [:]
+        after = 0
+        while true {
+            let page = try source.exportRuns(after: after, through: bounds.lastRunID, limit: batchSize)
+            guard let last = page.last else { break }
+            after = last.id
+            read.runs += page.count
+            let inserted = try await copyRuns(page, keepingIDs: keepRunIDs, into: &runIDs, on: connection)
+            runs.copied += inserted
+            runs.alreadyPresent += page.count - inserted
+        }
+
+        var episodes = MigrationSummary.Counts(source: bounds.episodes)
+        after = 0
+        while true {
+            let page = try source.exportEpisodes(after: after, through: bounds.lastEpisodeID, limit: batchSize)
+            guard let last = page.last else { break }
+            after = last.id
+            read.episodes += page.count
+            let inserted = try await copyEpisodes(
+                page, keepingIDs: keepSubscriptionIDs, subscriptionIDs: subscriptionIDs, runIDs: runIDs,
+                on: connection)
+            episodes.copied += inserted
+            episodes.alreadyPresent += page.count - inserted
+        }
+
+        if keepSubscriptionIDs {
+            try await moveSequencePastIDs(table: "subscription", on: connection)
+            try await moveSequencePastIDs(table: "episode", on: connection)
+        }
+        if keepRunIDs { try await moveSequencePastIDs(table: "refresh_run", on: connection) }
+
+        let expected = TableCounts(
+            subscriptions: bounds.subscriptions, episodes: bounds.episodes, runs: bounds.runs)
+        let now = try await counts(on: connection)
+        let grown = TableCounts(
+            subscriptions: before.subscriptions + subscriptions.copied, episodes: before.episodes + episodes.copied,
+            runs: before.runs + runs.copied)
+        let accounted = TableCounts(
+            subscriptions: subscriptions.copied + subscriptions.alreadyPresent,
+            episodes: episodes.copied + episodes.alreadyPresent, runs: runs.copied + runs.alreadyPresent)
+        guard read == expected, accounted == expected, now == grown else {
+            throw StoreError(
+                kind: .database,
+                message:
+                    "the copy into \(location) did not check out, so nothing was written: the source held \(Self.describe(expected)) when the copy began and \(Self.describe(read)) were read; \(Self.describe(accounted)) were copied or already present; the target held \(Self.describe(before)) before and \(Self.describe(now)) after, not \(Self.describe(grown)) (was the source changed during the copy?)"
+            )
+        }
+        return MigrationSummary(
+            subscriptions: subscriptions, episodes: episodes, runs: runs, merged: before.subscriptions > 0,
+            keptIDs: keepSubscriptionIDs && keepRunIDs)
+    }
+
+    static func describe(_ counts: TableCounts) -> String {
+        "\(counts.subscriptions) subscriptions, \(counts.episodes) episodes, \(counts.runs) runs"
+    }
+
+    func counts(on connection: PostgresConnection) async throws -> TableCounts {
+        let rows = try await connection.query(
+            """
+            SELECT (SELECT count(*) FROM subscription), (SELECT count(*) FROM episode),
+              (SELECT count(*) FROM refresh_run)
+            """, logger: logger)
+        for try await (subscriptions, episodes, runs) in rows.decode((Int, Int, Int).self) {
+            return TableCounts(subscriptions: subscriptions, episodes: episodes, runs: runs)
+        }
+        return TableCounts(subscriptions: 0, episodes: 0, runs: 0)
+    }
+
+    /// `count` new ids from `table`'s `bigserial` sequence, in order.
+    func newIDs(_ count: Int, table: String, on connection: PostgresConnection) async throws -> [Int64] {
+        guard count > 0 else { return [] }
+        var ids: [Int64] = []
+        ids.reserveCapacity(count)
+        let rows = try await connection.query(
+            "SELECT nextval(pg_get_serial_sequence(\(table), 'id')) FROM generate_series(1, \(count))",
+            logger: logger)
+        for try await id in rows.decode(Int64.self) { ids.append(id) }
+        return ids
+    }
+
+    /// Sets `table`'s id sequence so that the next id follows the highest stored one (kept ids were given
+    /// explicitly and did not advance it).
+    func moveSequencePastIDs(table: String, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT setval(pg_get_serial_sequence('\(table)', 'id'),
+                      COALESCE((SELECT max(id) FROM \(table)), 1), (SELECT max(id) FROM \(table)) IS NOT NULL)
+                    """), logger: logger)
+    }
+
+    /// Appends one row's values to `binds` and returns its `($n, …)` tuple.
+    static func tuple(_ binds: inout PostgresBindings, _ append: (inout PostgresBindings) -> Void) -> String {
+        let first = binds.count + 1
+        append(&binds)
+        return "(" + (first...binds.count).map { "$\($0)" }.joined(separator: ", ") + ")"
+    }
+
+    // MARK: - Subscriptions
+
+    /// Writes the page's subscriptions the target does not have yet (by normalised URL) and maps every source id to
+    /// its target row. - Returns: how many were written.
+    func copySubscriptions(
+        _ page: [ExportedSubscription], keepingIDs: Bool, into ids: inout [Int64: Int64],
+        on connection: PostgresConnection
+    ) async throws -> Int {
+        let urls = page.map { FeedURL.normalizedString($0.url) }
+        var present: [String: Int64] = [:]
+        for try await (id, url) in try await connection.query(
+            "SELECT id, url FROM subscription WHERE url = ANY(\(Array(Set(urls))))", logger: logger
+        ).decode((Int64, String).self) {
+            present[url] = id
+        }
+        var fresh: [(row: ExportedSubscription, url: String)] = []
+        var freshURLs = Set<String>()
+        for (row, url) in zip(page, urls) where present[url] == nil && freshURLs.insert(url).inserted {
+            fresh.append((row, url))
+        }
+        let newIDs =
+            keepingIDs ? fresh.map(\.row.id) : try await newIDs(fresh.count, table: "subscription", on: connection)
+        guard !fresh.isEmpty else {
+            for (row, url) in zip(page, urls) { ids[row.id] = present[url] }
+            return 0
+        }
+        var binds = PostgresBindings()
+        var tuples: [String] = []
+        for ((s, url), id) in zip(fresh, newIDs) {
+            present[url] = id
+            tuples.append(
+                Self.tuple(&binds) { b in
+                    b.append(id)
+                    b.append(url)
+                    b.append(s.title)
+                    b.append(s.link)
+                    b.append(s.image)
+                    b.append(s.description)
+                    b.append(s.author)
+                    b.append(s.language)
+                    b.append(s.addedAt)
+                    b.append(s.etag)
+                    b.append(s.lastModified)
+                    b.append(s.lastCheckedAt)
+                    b.append(s.lastSuccessAt)
+                    b.append(s.lastUnconditionalAt)
+                    b.append(s.lastStatus)
+                    b.append(s.failureCount)
+                    b.append(s.lastErrorKind)
+                    b.append(s.lastError)
+                    b.append(s.isGone)
+                    b.append(s.isComplete)
+                    b.append(s.nextCheckAt)
+                    b.append(s.nextCheckReason)
+                    b.append(s.movedFrom)
+                    b.append(s.lastBodyBytes)
+                    b.append(s.ttlMinutes)
+                    b.append(s.syndicationUpdatePeriod)
+                    b.append(s.syndicationUpdateFrequency)
+                    b.append(s.podcastUpdateFrequency)
+                    b.append(s.backlog)
+                    b.append(s.refusedMoveTarget)
+                })
+        }
+        try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO subscription (id, url, title, link, image, description, author, language, added_at,
+                      etag, last_modified, last_checked_at, last_success_at, last_unconditional_at, last_status,
+                      failure_count, last_error_kind, last_error, is_gone, is_complete, next_check_at,
+                      next_check_reason, moved_from, last_body_bytes, ttl_minutes, syndication_update_period,
+                      syndication_update_frequency, podcast_update_frequency, backlog, refused_move_target)
+                    VALUES \(tuples.joined(separator: ", "))
+                    """, binds: binds), logger: logger)
+        for (row, url) in zip(page, urls) { ids[row.id] = present[url] }
+        return fresh.count
+    }
+
+    // MARK: - Runs
+
+    /// Writes the page's runs the target does not have yet, with their own ids or new ones, and maps every source id
+    /// to its target row. A run counts as present when the target has one that started and ended at the same
+    /// instants with the same counts (a merge repeated). - Returns: how many were written.
+    func copyRuns(
+        _ page: [ExportedRun], keepingIDs: Bool, into ids: inout [Int64: Int64], on connection: PostgresConnection
+    ) async throws -> Int {
+        var fresh: [ExportedRun] = []
+        if keepingIDs {
+            fresh = page
+        } else {
+            var present: [RunIdentity: Int64] = [:]
+            let rows = try await connection.query(
+                """
+                SELECT id, started_at, ended_at, feeds_checked, feeds_failed, feeds_not_modified, new_episodes,
+                  bytes_downloaded, bytes_saved
+                FROM refresh_run WHERE started_at = ANY(\(page.map(\.startedAt)))
+                """, logger: logger)
+            for try await (id, startedAt, endedAt, checked, failed, notModified, new, downloaded, saved) in rows.decode(
+                (Int64, Double, Double?, Int64, Int64, Int64, Int64, Int64, Int64).self)
+            {
+                let run = ExportedRun(
+                    id: id, startedAt: startedAt, endedAt: endedAt, feedsChecked: checked, feedsFailed: failed,
+                    feedsNotModified: notModified, newEpisodes: new, bytesDownloaded: downloaded, bytesSaved: saved)
+                present[RunIdentity(run)] = id
+            }
+            for run in page {
+                if let id = present[RunIdentity(run)] {
+                    ids[run.id] = id
+                } else {
+                    fresh.append(run)
+                }
+            }
+        }
+        guard !fresh.isEmpty else { return 0 }
+        let newIDs = keepingIDs ? fresh.map(\.id) : try await newIDs(fresh.count, table: "refresh_run", on: connection)
+        var binds = PostgresBindings()
+        var tuples: [String] = []
+        for (run, id) in zip(fresh, newIDs) {
+            ids[run.id] = id
+            tuples.append(
+                Self.tuple(&binds) { b in
+                    b.append(id)
+                    b.append(run.startedAt)
+                    b.append(run.endedAt)
+                    b.append(run.feedsChecked)
+                    b.append(run.feedsFailed)
+                    b.append(run.feedsNotModified)
+                    b.append(run.newEpisodes)
+                    b.append(run.bytesDownloaded)
+                    b.append(run.bytesSaved)
+                })
+        }
+        try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO refresh_run (id, started_at, ended_at, feeds_checked, feeds_failed,
+                      feeds_not_modified, new_episodes, bytes_downloaded, bytes_saved)
+                    VALUES \(tuples.joined(separator: ", "))
+                    """, binds: binds), logger: logger)
+        return fresh.count
+    }
+
+    /// A run without its id: what tells one run from another across databases.
+    struct RunIdentity: Hashable {
+        let run: ExportedRun
+
+        init(_ run: ExportedRun) {
+            var run = run
+            run.id = 0
+            self.run = run
+        }
+    }
+
+    // MARK: - Episodes
+
+    /// Writes the page's episodes the target does not have yet (same subscription, same key), under their target
+    /// subscription and first run. - Returns: how many were written.
+    func copyEpisodes(
+        _ page: [ExportedEpisode], keepingIDs: Bool, subscriptionIDs: [Int64: Int64], runIDs: [Int64: Int64],
+        on connection: PostgresConnection
+    ) async throws -> Int {
+        var binds = PostgresBindings()
+        var tuples: [String] = []
+        for e in page {
+            guard let subscriptionID = subscriptionIDs[e.subscriptionID] else {
+                throw StoreError(
+                    kind: .database,
+                    message:
+                        "episode \(e.id) of the source belongs to subscription \(e.subscriptionID), which was not copied (was the source changed during the copy?)"
+                )
+            }
+            // A first run the source no longer has (runs are never deleted, but the column has no foreign key)
+            // becomes no run rather than a link to an unrelated one.
+            let runID = e.firstSeenRunID.flatMap { runIDs[$0] }
+            let f = e.fields
+            tuples.append(
+                Self.tuple(&binds) { b in
+                    if keepingIDs { b.append(e.id) }
+                    b.append(subscriptionID)
+                    b.append(e.key)
+                    b.append(e.fingerprint)
+                    b.append(f.guid)
+                    b.append(f.guidIsPermaLink)
+                    b.append(f.title)
+                    b.append(f.link)
+                    b.append(f.description)
+                    b.append(f.summary)
+                    b.append(f.published)
+                    b.append(f.duration)
+                    b.append(f.enclosures)
+                    b.append(f.episodeNumber)
+                    b.append(f.season)
+                    b.append(f.episodeType)
+                    b.append(f.explicit)
+                    b.append(f.image)
+                    b.append(f.transcripts)
+                    b.append(f.chapters)
+                    b.append(f.persons)
+                    b.append(f.alternateEnclosures)
+                    b.append(e.firstSeenAt)
+                    b.append(e.lastSeenAt)
+                    b.append(runID)
+                })
+        }
+        guard !tuples.isEmpty else { return 0 }
+        let rows = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    WITH inserted AS (
+                      INSERT INTO episode (\(keepingIDs ? "id, " : "")subscription_id, key, fingerprint, guid,
+                        guid_is_permalink, title, link, description, summary, published, duration, enclosures,
+                        episode_number, season, episode_type, explicit, image, transcripts, chapters, persons,
+                        alternate_enclosures, first_seen_at, last_seen_at, first_seen_run_id)
+                      VALUES \(tuples.joined(separator: ", "))
+                      ON CONFLICT (subscription_id, key) DO NOTHING
+                      RETURNING 1
+                    )
+                    SELECT count(*) FROM inserted
+                    """, binds: binds), logger: logger)
+        var inserted = 0
+        for try await count in rows.decode(Int.self) { inserted = count }
+        return inserted
+    }
+}

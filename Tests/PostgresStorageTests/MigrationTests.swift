@@ -1,0 +1,335 @@
+import FeedParsing
+import FeedStorage
+import Foundation
+import PostgresStorage
+import TestSupport
+import Testing
+
+/// Copies the SQLite database (read only, as `podfresh migrate` opens it) into the PostgreSQL database at `url`.
+/// The SQLite store is closed when this returns.
+private func migrate(
+    _ source: SourceDatabase, into url: String, merge: Bool = false, batchSize: Int = 500
+) async throws -> MigrationSummary {
+    let store = try FeedStore.openForReading(path: source.path)
+    return try await PostgresFeedStore.withStore(url: url) { target in
+        try await target.importStore(store, merge: merge, batchSize: batchSize)
+    }
+}
+
+/// The name of the database in a test cluster URL.
+private func databaseName(_ url: String) -> String {
+    String(url.split(separator: "/").last ?? "")
+}
+
+/// `podfresh migrate`: an SQLite database copied into PostgreSQL, whole, checked, in one transaction, the source never
+/// touched.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct MigrationTests {
+    @Test(arguments: [2, 500])
+    func everySubscriptionEpisodeAndRunIsCopiedWithItsIDAndReadsBackTheSame(batchSize: Int) async throws {
+        // Given an SQLite database built by the real store from real feeds
+        let source = try SourceDatabase.make()
+        defer { source.remove() }
+        let sqlite = try FeedStore.openForReading(path: source.path)
+        let bounds = try sqlite.exportBounds()
+        #expect(bounds.subscriptions == 5)
+        #expect(bounds.runs == 3)
+        #expect(bounds.episodes >= 5)
+
+        // When it is copied into an empty PostgreSQL database, a page of `batchSize` rows at a time
+        let cluster = try TestPostgres.shared()
+        let url = try cluster.makeDatabase(prefix: "migrate")
+        let summary = try await migrate(source, into: url, batchSize: batchSize)
+
+        // Then every row was copied, and the counts say so
+        #expect(summary.subscriptions == .init(source: 5, copied: 5, alreadyPresent: 0))
+        #expect(summary.episodes == .init(source: bounds.episodes, copied: bounds.episodes, alreadyPresent: 0))
+        #expect(summary.runs == .init(source: 3, copied: 3, alreadyPresent: 0))
+        #expect(!summary.merged)
+        #expect(summary.keptIDs)
+
+        try await PostgresFeedStore.withStore(url: url) { target in
+            // the PostgreSQL store lists the same subscriptions and episodes as the SQLite store
+            #expect(try await target.subscriptions() == sqlite.subscriptions())
+            #expect(try await target.episodes(EpisodeQuery()) == sqlite.episodes(EpisodeQuery()))
+            #expect(try await target.episodeCounts() == sqlite.episodeCounts())
+            #expect(try await target.lastRun(checkedFeeds: true) == sqlite.lastRun(checkedFeeds: true))
+            for run in source.runs {
+                #expect(
+                    try await target.episodes(EpisodeQuery(runID: run)) == sqlite.episodes(EpisodeQuery(runID: run)),
+                    "the episodes first seen in run \(run)")
+            }
+
+            // spot checks, field by field
+            let moved = try #require(try await target.subscription(id: source.moved))
+            #expect(moved.url.absoluteString == "https://night-shift.example.org/new-feed.xml")
+            #expect(moved.movedFrom?.absoluteString == "https://night-shift.example.org/feed.xml")
+            #expect(moved.etag == "\"ns-1\"")
+            #expect(moved.lastModified == "Tue, 12 Nov 2024 05:00:00 GMT")
+            #expect(moved.nextCheckAt == SourceDatabase.t0.addingTimeInterval(3600.5))
+            #expect(moved.nextCheckReason == "cadence 1h (ttl)")
+            #expect(moved.lastUnconditionalAt == SourceDatabase.t0)
+            #expect(moved.ttlMinutes == 60)
+            #expect(moved.lastBodyBytes == 4096)
+            let failing = try #require(try await target.subscription(id: source.failing))
+            #expect(failing.failureCount == 1)
+            #expect(failing.lastErrorKind == "timeout")
+            #expect(failing.lastError == "no answer within 60 s")
+            #expect(failing.nextCheckReason == "backoff after 1 failure")
+            #expect(failing.etag == "W/\"g\"", "a failure keeps the validators")
+            let gone = try #require(try await target.subscription(id: source.gone))
+            #expect(gone.isGone)
+            #expect(gone.lastStatus == 410)
+            let undone = try #require(try await target.subscription(id: source.undone))
+            #expect(undone.refusedMoveTarget?.absoluteString == "https://field.example.net/other.rss")
+            #expect(undone.movedFrom == nil)
+            #expect(undone.backlog == 1)
+            let neverFetched = try #require(try await target.subscription(id: source.neverFetched))
+            #expect(neverFetched.title == "Ünïcödé “quotes” & more")
+            #expect(neverFetched.backlog == 5)
+
+            let lighthouse = try #require(
+                try await target.episodes(EpisodeQuery(subscriptionID: source.moved)).first { $0.key == "nsr-003" })
+            #expect(
+                lighthouse.episode.enclosures.first?.url.absoluteString
+                    == "https://night-shift.example.org/audio/003.mp3?source=rss&format=mp3")
+            #expect(lighthouse.episode.enclosures.first?.length == 31_457_280)
+            #expect(lighthouse.episode.persons.map(\.name) == ["Ada Morrow"])
+            #expect(lighthouse.episode.persons.first?.role == "host")
+            #expect(lighthouse.episode.transcripts.first?.type == "text/vtt")
+            #expect(lighthouse.firstSeenRunID == source.runs[0])
+            #expect(lighthouse.subscriptionID == source.moved)
+            let backCatalogue = try await target.episodes(EpisodeQuery(subscriptionID: source.undone))
+            #expect(backCatalogue.count == 2)
+            #expect(
+                backCatalogue.filter { $0.firstSeenRunID == nil }.count == 1,
+                "the episode stored as back catalogue has no first run")
+
+            // new rows continue after the copied ids: the sequences were moved past them
+            let added = try await target.addSubscription(
+                url: URL(string: "https://after.example.org/feed.xml")!, title: nil, at: Date(), backlog: nil)
+            #expect(added.id == source.neverFetched + 1)
+            let run = try await target.beginRun(at: Date())
+            #expect(run.id == source.runs[2] + 1)
+        }
+
+        // the columns no repository reads (the feed's author and language; episode fingerprints) were copied too
+        let database = databaseName(url)
+        #expect(
+            try cluster.psql(database: database, "SELECT author, language FROM subscription WHERE id = \(source.moved)")
+                == "Ada Morrow|en-gb")
+        let fingerprints = try sqlite.exportEpisodes(after: 0, through: .max, limit: 1000)
+            .map { "\($0.id)|\($0.fingerprint)" }.joined(separator: "\n")
+        #expect(try cluster.psql(database: database, "SELECT id, fingerprint FROM episode ORDER BY id") == fingerprints)
+        #expect(
+            try cluster.psql(
+                database: database,
+                "SELECT count(*) FROM episode e LEFT JOIN refresh_run r ON r.id = e.first_seen_run_id WHERE e.first_seen_run_id IS NOT NULL AND r.id IS NULL"
+            ) == "0", "every first_seen_run_id names a copied run")
+    }
+
+    @Test func aLargeDatabaseIsCopiedInPagesAndReadsBackTheSame() async throws {
+        // Given a feed of 1 234 episodes, each with long show notes, stored by the real store: more than two pages
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "podfresh-migrate-large-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("podfresh.sqlite").path
+        let notes = String(repeating: "Show notes with <b>markup</b> & entities. ", count: 50)
+        var xml = #"<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Large</title>"#
+        for number in 1...1234 {
+            xml += """
+                <item><title>Episode \(number)</title><guid>large-\(number)</guid>
+                <pubDate>\(RFC3339.string(from: SourceDatabase.t0.addingTimeInterval(Double(-number) * 86_400)))</pubDate>
+                <description><![CDATA[\(notes)\(number)]]></description>
+                <enclosure url="https://large.example.org/\(number).mp3" length="\(number * 1000)" type="audio/mpeg"/></item>
+                """
+        }
+        xml += "</channel></rss>"
+        let feed = try FeedParser.parse(Array(xml.utf8))
+        #expect(feed.episodes.count == 1234)
+        do {
+            let store = try FeedStore(path: path)
+            let run = try store.beginRun(at: SourceDatabase.t0)
+            let subscription = try store.addSubscription(
+                url: URL(string: "https://large.example.org/feed.xml")!, title: nil, at: SourceDatabase.t0,
+                backlog: nil)
+            _ = try store.apply(
+                FeedCheck(
+                    subscriptionID: subscription.id, checkedAt: SourceDatabase.t0, status: 200,
+                    result: .fetched(feed, etag: nil, lastModified: nil, unconditional: true), runID: run.id,
+                    announceLimit: 10))
+        }
+
+        // When it is copied with the default page size
+        let url = try TestPostgres.shared().makeDatabase(prefix: "migrate_large")
+        let sqlite = try FeedStore.openForReading(path: path)
+        let summary = try await PostgresFeedStore.withStore(url: url) { target in
+            try await target.importStore(sqlite, merge: false)
+        }
+
+        // Then every episode is there, the same
+        #expect(summary.episodes == .init(source: 1234, copied: 1234, alreadyPresent: 0))
+        try await PostgresFeedStore.withStore(url: url) { target in
+            let episodes = try await target.episodes(EpisodeQuery())
+            #expect(episodes == (try sqlite.episodes(EpisodeQuery())))
+            #expect(try await target.countEpisodes(EpisodeQuery(runID: 1)) == 10, "announced in the run")
+        }
+    }
+
+    @Test func theSourceFileIsByteIdenticalAfterwardsAndNothingAppearsBesideIt() async throws {
+        // Given a closed SQLite database alone in its folder
+        let source = try SourceDatabase.make()
+        defer { source.remove() }
+        let before = try source.files()
+        #expect(before.keys.sorted() == ["podfresh.sqlite"], "the store closed cleanly: \(before.keys.sorted())")
+
+        // When it is copied
+        let url = try TestPostgres.shared().makeDatabase(prefix: "migrate_source")
+        _ = try await migrate(source, into: url)
+
+        // Then the folder holds the same file with the same bytes, and no -wal, -shm or lock file
+        let after = try source.files()
+        #expect(after.keys.sorted() == before.keys.sorted())
+        #expect(after == before, "the source's bytes did not change")
+    }
+
+    @Test func aTargetThatHoldsSubscriptionsIsRefusedWithoutMergeAndNothingIsWritten() async throws {
+        let source = try SourceDatabase.make()
+        defer { source.remove() }
+        let cluster = try TestPostgres.shared()
+        let url = try cluster.makeDatabase(prefix: "migrate_refused")
+        let database = databaseName(url)
+        // Given a target that already holds a subscription of its own
+        try await PostgresFeedStore.withStore(url: url) { target in
+            _ = try await target.addSubscription(
+                url: URL(string: "https://mine.example.org/feed.xml")!, title: "Mine", at: Date(), backlog: nil)
+        }
+        let counts =
+            "SELECT (SELECT count(*) FROM subscription), (SELECT count(*) FROM episode), (SELECT count(*) FROM refresh_run)"
+        #expect(try cluster.psql(database: database, counts) == "1|0|0")
+
+        // When the copy is not asked to merge, it is refused, naming the subscriptions there
+        do {
+            _ = try await migrate(source, into: url)
+            Issue.record("a target with subscriptions was not refused")
+        } catch let refusal as MigrationRefusedError {
+            #expect(refusal.subscriptionCount == 1)
+            #expect(refusal.description.contains("already holds 1 subscription"))
+        }
+
+        // Then nothing was written
+        #expect(try cluster.psql(database: database, counts) == "1|0|0")
+    }
+
+    @Test func mergingKeepsTheTargetsRowsAndASecondMergeCopiesNothingTwice() async throws {
+        let source = try SourceDatabase.make()
+        defer { source.remove() }
+        let sqlite = try FeedStore.openForReading(path: source.path)
+        let bounds = try sqlite.exportBounds()
+        let cluster = try TestPostgres.shared()
+        let url = try cluster.makeDatabase(prefix: "migrate_merge")
+        let database = databaseName(url)
+
+        // Given a target that already follows one of the source's feeds (under its own title and schedule), another
+        // feed, and has a run of its own
+        let (kept, other) = try await PostgresFeedStore.withStore(url: url) { target in
+            let kept = try await target.addSubscription(
+                url: URL(string: "HTTPS://Night-Shift.example.org/new-feed.xml")!, title: "Kept title", at: Date(),
+                backlog: 3)
+            let other = try await target.addSubscription(
+                url: URL(string: "https://other.example.org/feed.xml")!, title: "Other", at: Date(), backlog: nil)
+            let run = try await target.beginRun(at: Date(timeIntervalSince1970: 1_000))
+            try await target.finishRun(run)
+            return (kept, other)
+        }
+
+        // When the source is merged into it
+        let first = try await migrate(source, into: url, merge: true)
+
+        // Then the subscription the target had keeps its row and state, the others are new, and everything is counted
+        #expect(first.merged)
+        #expect(!first.keptIDs)
+        #expect(first.subscriptions == .init(source: 5, copied: 4, alreadyPresent: 1))
+        #expect(first.episodes == .init(source: bounds.episodes, copied: bounds.episodes, alreadyPresent: 0))
+        #expect(first.runs == .init(source: 3, copied: 3, alreadyPresent: 0))
+        try await PostgresFeedStore.withStore(url: url) { target in
+            let subscriptions = try await target.subscriptions()
+            #expect(subscriptions.count == 6)
+            let stillKept = try #require(subscriptions.first { $0.id == kept.id })
+            #expect(stillKept.title == "Kept title")
+            #expect(stillKept.backlog == 3)
+            #expect(stillKept.etag == nil, "the target's row keeps its own state")
+            #expect(subscriptions.contains { $0.id == other.id })
+            // the moved feed's episodes now belong to the target's subscription
+            let sourceEpisodes = try sqlite.episodes(EpisodeQuery(subscriptionID: source.moved))
+            let mergedEpisodes = try await target.episodes(EpisodeQuery(subscriptionID: kept.id))
+            #expect(mergedEpisodes.map(\.key) == sourceEpisodes.map(\.key))
+            #expect(mergedEpisodes.map(\.episode) == sourceEpisodes.map(\.episode))
+            // and a copied subscription carries its state over
+            let failing = try #require(subscriptions.first { $0.url.absoluteString.hasSuffix("notes.atom") })
+            #expect(failing.failureCount == 1)
+            #expect(failing.lastErrorKind == "timeout")
+        }
+        // the runs were appended, and first_seen_run_id follows them: run 1 of the source found the same episodes
+        let firstRunEpisodes = try sqlite.episodes(EpisodeQuery(runID: source.runs[0])).count
+        #expect(
+            try cluster.psql(
+                database: database,
+                "SELECT count(*) FROM episode e JOIN refresh_run r ON r.id = e.first_seen_run_id WHERE r.started_at = \(SourceDatabase.t0.timeIntervalSince1970)"
+            ) == "\(firstRunEpisodes)")
+        let counts =
+            "SELECT (SELECT count(*) FROM subscription), (SELECT count(*) FROM episode), (SELECT count(*) FROM refresh_run)"
+        let afterFirst = try cluster.psql(database: database, counts)
+        #expect(afterFirst == "6|\(bounds.episodes)|4")
+
+        // When it is merged a second time, nothing is copied twice
+        let second = try await migrate(source, into: url, merge: true)
+        #expect(second.subscriptions == .init(source: 5, copied: 0, alreadyPresent: 5))
+        #expect(second.episodes == .init(source: bounds.episodes, copied: 0, alreadyPresent: bounds.episodes))
+        #expect(second.runs == .init(source: 3, copied: 0, alreadyPresent: 3))
+        #expect(try cluster.psql(database: database, counts) == afterFirst)
+    }
+
+    @Test func aCopyThatFailsPartWayLeavesTheTargetAsItWas() async throws {
+        let source = try SourceDatabase.make()
+        defer { source.remove() }
+        let cluster = try TestPostgres.shared()
+        let url = try cluster.makeDatabase(prefix: "migrate_fails")
+        let database = databaseName(url)
+        // Given a target that refuses trailers: the copy fails on the episodes, after subscriptions and runs were
+        // written in its transaction
+        try await PostgresFeedStore.withStore(url: url) { _ in }
+        try cluster.psql(
+            database: database,
+            "ALTER TABLE episode ADD CONSTRAINT no_trailers CHECK (episode_type IS DISTINCT FROM 'trailer')")
+
+        await #expect(throws: StoreError.self) {
+            _ = try await migrate(source, into: url, batchSize: 1)
+        }
+
+        // Then nothing of it is there
+        #expect(
+            try cluster.psql(
+                database: database,
+                "SELECT (SELECT count(*) FROM subscription), (SELECT count(*) FROM episode), (SELECT count(*) FROM refresh_run)"
+            ) == "0|0|0")
+    }
+
+    @Test func aTargetWithANewerSchemaIsRefusedUntouched() async throws {
+        let source = try SourceDatabase.make()
+        defer { source.remove() }
+        let cluster = try TestPostgres.shared()
+        let url = try cluster.makeDatabase(prefix: "migrate_newer")
+        let database = databaseName(url)
+        try await PostgresFeedStore.withStore(url: url) { _ in }
+        try cluster.psql(database: database, "UPDATE podfresh_schema SET version = 999")
+
+        do {
+            _ = try await migrate(source, into: url)
+            Issue.record("a newer schema was not refused")
+        } catch let error as StoreError {
+            #expect(error.message.contains("newer"), "\(error.message)")
+        }
+        #expect(try cluster.psql(database: database, "SELECT count(*) FROM subscription") == "0")
+    }
+}

@@ -1,0 +1,134 @@
+import FeedParsing
+import FeedStorage
+import Foundation
+import PostgresStorage
+import Testing
+
+/// An SQLite podfresh database in a temporary folder of its own, built by the real ``FeedStore`` from the demo feeds
+/// in `Feeds/` (parsed by the real ``FeedParser``), with every kind of state a subscription can have: validators, a
+/// schedule, a permanent move, an undone move, a failure, a 410, a back catalogue, a backlog setting, finished and
+/// unfinished runs.
+///
+/// The store is closed when ``make()`` returns: the folder then holds the database file alone.
+struct SourceDatabase {
+    /// The folder holding the database and nothing else.
+    let folder: URL
+    /// Ids of the subscriptions, by what they show.
+    let moved: Int64
+    let undone: Int64
+    let failing: Int64
+    let gone: Int64
+    let neverFetched: Int64
+    /// The runs, oldest first (the last one never finished).
+    let runs: [Int64]
+
+    var path: String { folder.appendingPathComponent("podfresh.sqlite").path }
+
+    /// An instant with a fraction, so that times must round-trip exactly.
+    static let t0 = Date(timeIntervalSince1970: 1_731_400_000.125)
+
+    /// The package root, found from this file's path.
+    static let packageRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+        }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    }()
+
+    /// A demo feed from `Feeds/`, parsed.
+    static func demoFeed(_ name: String) throws -> ParsedFeed {
+        let data = try Data(contentsOf: packageRoot.appendingPathComponent("Feeds/\(name)"))
+        return try FeedParser.parse(Array(data), baseURL: URL(string: "https://feeds.example.org/\(name)"))
+    }
+
+    static func make() throws -> SourceDatabase {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "podfresh-migrate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let t0 = Self.t0
+        let store = try FeedStore(path: folder.appendingPathComponent("podfresh.sqlite").path)
+        let nightShift = try demoFeed("night-shift-radio.xml")
+        let fieldRecordings = try demoFeed("field-recordings.xml")
+        let gardenNotes = try demoFeed("garden-notes.atom")
+
+        var first = try store.beginRun(at: t0)
+        // Given a feed fetched with validators and a schedule that then moved for good…
+        let moved = try store.addSubscription(
+            url: URL(string: "https://night-shift.example.org/feed.xml")!, title: nil, at: t0, backlog: nil)
+        _ = try store.apply(
+            FeedCheck(
+                subscriptionID: moved.id, checkedAt: t0, status: 200,
+                result: .fetched(
+                    nightShift, etag: "\"ns-1\"", lastModified: "Tue, 12 Nov 2024 05:00:00 GMT", unconditional: true),
+                movedTo: URL(string: "https://night-shift.example.org/new-feed.xml"),
+                nextCheckAt: t0.addingTimeInterval(3600.5), nextCheckReason: "cadence 1h (ttl)", runID: first.id,
+                bodyBytes: 4096))
+        // …a feed whose first fetch announced one episode and kept the rest as back catalogue, moved by hand and back…
+        let undone = try store.addSubscription(
+            url: URL(string: "https://field.example.net/rss")!, title: "Field Recordings", at: t0, backlog: 1)
+        _ = try store.apply(
+            FeedCheck(
+                subscriptionID: undone.id, checkedAt: t0, status: 200,
+                result: .fetched(fieldRecordings, etag: nil, lastModified: nil, unconditional: true),
+                nextCheckAt: t0.addingTimeInterval(86_400), nextCheckReason: "cadence 1d", runID: first.id,
+                bodyBytes: 2048, announceLimit: 1))
+        _ = try store.moveSubscription(id: undone.id, to: URL(string: "https://field.example.net/other.rss")!)
+        _ = try store.undoMove(id: undone.id)
+        // …and an Atom feed fetched once, then failing.
+        let failing = try store.addSubscription(
+            url: URL(string: "https://garden.example.com/notes.atom")!, title: nil, at: t0, backlog: nil)
+        _ = try store.apply(
+            FeedCheck(
+                subscriptionID: failing.id, checkedAt: t0, status: 200,
+                result: .fetched(gardenNotes, etag: "W/\"g\"", lastModified: nil, unconditional: false),
+                runID: first.id))
+        first.endedAt = t0.addingTimeInterval(2.75)
+        first.feedsChecked = 3
+        first.newEpisodes = 5
+        first.bytesDownloaded = 8192
+        try store.finishRun(first)
+
+        let t1 = t0.addingTimeInterval(7200.25)
+        var second = try store.beginRun(at: t1)
+        _ = try store.apply(
+            FeedCheck(
+                subscriptionID: failing.id, checkedAt: t1, status: nil,
+                result: .failed(kind: "timeout", message: "no answer within 60 s"),
+                nextCheckAt: t1.addingTimeInterval(900), nextCheckReason: "backoff after 1 failure", runID: second.id))
+        let gone = try store.addSubscription(
+            url: URL(string: "https://gone.example.org/feed.xml")!, title: "Gone Show", at: t0, backlog: nil)
+        _ = try store.apply(
+            FeedCheck(
+                subscriptionID: gone.id, checkedAt: t1, status: 410, result: .gone(message: "HTTP 410 Gone"),
+                runID: second.id))
+        second.endedAt = t1.addingTimeInterval(1)
+        second.feedsChecked = 2
+        second.feedsFailed = 1
+        second.feedsNotModified = 0
+        second.bytesSaved = 4096
+        try store.finishRun(second)
+        let unfinished = try store.beginRun(at: t1.addingTimeInterval(60))
+
+        let neverFetched = try store.addSubscription(
+            url: URL(string: "https://new.example.org/feed.xml?lang=de")!, title: "Ünïcödé “quotes” & more",
+            at: t1, backlog: 5)
+        return SourceDatabase(
+            folder: folder, moved: moved.id, undone: undone.id, failing: failing.id, gone: gone.id,
+            neverFetched: neverFetched.id, runs: [first.id, second.id, unfinished.id])
+    }
+
+    /// Every file in the folder and its bytes.
+    func files() throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            files[name] = try Data(contentsOf: folder.appendingPathComponent(name))
+        }
+        return files
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: folder)
+    }
+}
