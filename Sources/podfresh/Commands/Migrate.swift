@@ -50,7 +50,9 @@ extension RootCommand {
         }
 
         func run() async throws {
-            let path = try global.databasePath
+            guard case .sqlite(let path) = try global.databaseTarget else {
+                throw ValidationError(MigrationReport.sourceIsPostgres)
+            }
             // openForReading reads a missing file as an empty store; copying nothing from a mistyped path would hide
             // the mistake.
             guard FileManager.default.fileExists(atPath: path) else {
