@@ -134,14 +134,17 @@ extension PostgresFeedStore: FeedClaiming {
     /// clears the lease when it is: the feed is then free again.
     static func fence(_ check: FeedCheck, on connection: PostgresConnection, store: PostgresFeedStore) async throws {
         guard let lease = check.lease else { return }
+        // One statement checks the lease and clears it; no row means the lease is not this check's any more.
         var current = false
-        for try await holds in try await connection.query(
+        for try await _ in try await connection.query(
             """
-            SELECT coalesce(lease_token = \(lease.token) AND lease_expires_at > clock_timestamp(), false)
-            FROM subscription WHERE id = \(check.subscriptionID)
+            UPDATE subscription SET lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL
+            WHERE id = \(check.subscriptionID) AND lease_token = \(lease.token)
+              AND lease_expires_at > clock_timestamp()
+            RETURNING id
             """, logger: store.logger
-        ).decode(Bool.self) {
-            current = holds
+        ) {
+            current = true
         }
         guard current else {
             throw StoreError(
@@ -150,10 +153,5 @@ extension PostgresFeedStore: FeedClaiming {
                     "its check was not stored: this worker's lease on the feed ran out before the merge, and another worker may have checked it (the lease is shorter than this feed's fetch took)"
             )
         }
-        try await connection.query(
-            """
-            UPDATE subscription SET lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL
-            WHERE id = \(check.subscriptionID)
-            """, logger: store.logger)
     }
 }
