@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -85,10 +86,24 @@ let package = Package(
             dependencies: ["RefreshEngine", "FeedParsing", "FeedStorage"],
             swiftSettings: strictSettings
         ),
+        /// Refresh events → Prometheus values (swift-prometheus), and the small NIO HTTP/1 server for `/metrics`.
+        .target(
+            name: "RefreshMetrics",
+            dependencies: [
+                "RefreshEngine",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "podfresh",
             dependencies: [
                 "FeedParsing", "FeedFetching", "FeedStorage", "PostgresStorage", "RefreshEngine", "ConsoleOutput",
+                "RefreshMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // ServiceGroup and graceful shutdown; its public API names UnixSignal (UnixSignals) and Logger (Logging).
@@ -167,8 +182,24 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "RefreshMetricsTests",
+            dependencies: [
+                "RefreshMetrics", "RefreshEngine", "FeedParsing", "FeedFetching", "TestSupport",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "CLITests",
-            dependencies: ["podfresh", "TestSupport", "FeedStorage", "FeedParsing"],
+            dependencies: [
+                "podfresh", "TestSupport", "FeedStorage", "FeedParsing",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
     ],

@@ -35,6 +35,10 @@ public struct RefreshOutcome: Sendable, Hashable {
     /// When the feed is next due, and why.
     public var nextCheckAt: Date?
     public var nextCheckReason: String?
+    /// The bytes of the feed's body this check received (after decompression), when it fetched one.
+    public var bytesFetched: Int?
+    /// The bytes a 304 Not Modified saved: the size of the body last fetched, when the server answered 304.
+    public var bytesSaved: Int?
 
     public init(
         feed: FeedTarget,
@@ -43,7 +47,9 @@ public struct RefreshOutcome: Sendable, Hashable {
         moveRefused: String? = nil,
         warnings: [ParseWarning] = [],
         nextCheckAt: Date? = nil,
-        nextCheckReason: String? = nil
+        nextCheckReason: String? = nil,
+        bytesFetched: Int? = nil,
+        bytesSaved: Int? = nil
     ) {
         self.feed = feed
         self.result = result
@@ -52,6 +58,8 @@ public struct RefreshOutcome: Sendable, Hashable {
         self.warnings = warnings
         self.nextCheckAt = nextCheckAt
         self.nextCheckReason = nextCheckReason
+        self.bytesFetched = bytesFetched
+        self.bytesSaved = bytesSaved
     }
 
     /// True when the feed failed.

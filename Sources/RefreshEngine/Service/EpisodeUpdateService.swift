@@ -357,7 +357,8 @@ public final class EpisodeUpdateService: Sendable {
                 deferred.addSaved(subscription.lastBodyBytes ?? 0)
                 return RefreshOutcome(
                     feed: target, result: .notModified, movedTo: merge.movedTo, moveRefused: merge.moveRefused,
-                    nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason)
+                    nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason,
+                    bytesSaved: subscription.lastBodyBytes ?? 0)
             case .fetched(let head, let consumer, let byteCount):
                 deferred.addDownloaded(byteCount)
                 let feed = try consumer.finish()
@@ -384,6 +385,7 @@ public final class EpisodeUpdateService: Sendable {
                     movedTo: merge.movedTo, moveRefused: move.refused ?? merge.moveRefused, warnings: feed.warnings,
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason)
                 outcome.backlogCount = merge.backlogCount
+                outcome.bytesFetched = byteCount
                 return outcome
             }
         } catch is CancellationError {

@@ -3,6 +3,7 @@ import ConsoleOutput
 import FeedStorage
 import Foundation
 import RefreshEngine
+import RefreshMetrics
 import ServiceLifecycle
 
 extension RootCommand {
@@ -45,15 +46,32 @@ extension RootCommand {
                 valueName: "duration"))
         var wait: DurationArgument?
 
+        @Option(
+            help: ArgumentHelp(
+                "Serve Prometheus metrics at http://HOST:PORT/metrics while watching (e.g. 127.0.0.1:9464; port 0: any free port). Off unless given.",
+                valueName: "host:port"))
+        var metrics: String?
+
         func validate() throws {
             if let interval, interval.seconds < 1 { throw ValidationError("Please give an --interval of at least 1s.") }
             if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
             try validateExecTimeout(execTimeout)
             try fleet.validate(against: fetch)
+            if let metrics { _ = try Self.metricsAddress(metrics) }
+        }
+
+        /// The `--metrics` value as an address, or a usage error that names it.
+        static func metricsAddress(_ text: String) throws -> MetricsAddress {
+            do {
+                return try MetricsAddress(parsing: text)
+            } catch {
+                throw ValidationError("--metrics \"\(text)\" is not HOST:PORT (such as 127.0.0.1:9464): \(error).")
+            }
         }
 
         func run() async throws {
             let mode = OutputMode.detect(json: json, quiet: quiet)
+            let metricsAddress = try metrics.map(Self.metricsAddress)
             let lock = try await acquireRunLock(global, wait: wait)
             defer { lock?.release() }
             let interval = self.interval
@@ -62,7 +80,12 @@ extension RootCommand {
                 lease: fleet.lease.duration
             ) { environment in
                 environment.updates.attach(to: environment.coordinator)
-                try await SignalShutdown().run(WatchService(environment: environment, interval: interval?.seconds))
+                let service = WatchService(environment: environment, interval: interval?.seconds)
+                if let metricsAddress {
+                    try await withMetrics(at: metricsAddress, environment) { try await SignalShutdown().run(service) }
+                } else {
+                    try await SignalShutdown().run(service)
+                }
                 environment.coordinator.finishSubscribers()
                 await environment.updates.drain()
             }

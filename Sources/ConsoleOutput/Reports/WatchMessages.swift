@@ -1,0 +1,19 @@
+/// The lines `watch` says about itself (not about feeds), for standard error.
+///
+/// Each function returns the line without a newline and without the "podfresh: " that ``ConsoleRenderer/error(_:)``
+/// adds.
+public enum WatchMessages {
+    /// `watch --metrics`: where Prometheus can scrape, with the port actually bound.
+    ///
+    /// - Parameter url: e.g. `http://127.0.0.1:9464/metrics`.
+    public static func servingMetrics(at url: String) -> String {
+        "serving metrics at \(url)"
+    }
+
+    /// `watch --metrics`: the address could not be bound; `watch` does not start.
+    ///
+    /// - Parameter problem: The server's own description, naming the address and the cause.
+    public static func metricsUnavailable(_ problem: String) -> String {
+        "\(problem); watch did not start"
+    }
+}
