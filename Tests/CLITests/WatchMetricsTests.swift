@@ -91,6 +91,62 @@ struct WatchMetricsTests {
         #expect(await !acceptsConnections(host: "127.0.0.1", port: port), "the metrics server stopped with watch")
     }
 
+    @Test(.timeLimit(.minutes(2)))
+    func twoWorkersOnPostgresCountEachFeedOnceBetweenThemAndShowTheFleetsGauges() async throws {
+        var podfresh = try Podfresh()
+        podfresh.environment["PODFRESH_DATABASE"] = try TestPostgres.shared().makeDatabase(prefix: "metrics")
+        let server = try await TestHTTPServer.start()
+        defer {
+            podfresh.cleanUp()
+            Task { try? await server.shutdown() }
+        }
+        let paths = (1...10).map { "/fleet\($0).xml" }
+        for path in paths {
+            let body = Array(feed(path, items: ["a", "b"]).utf8)
+            server.setRoute(path) { _ in
+                TestResponse(
+                    status: 200, headers: [("Content-Type", "application/rss+xml")], body: body,
+                    delay: .milliseconds(100))
+            }
+        }
+        let added = try await podfresh.run(["add", "--no-fetch"] + paths.map { server.url($0).absoluteString })
+        #expect(added.status == 0, "\(added.stderr)")
+
+        var workers: [(Process, PipeReader, String)] = []
+        defer { for (process, _, _) in workers where process.isRunning { process.terminate() } }
+        let announced = #/podfresh: serving metrics at (http://127\.0\.0\.1:[0-9]+/metrics)\n/#
+        for _ in 0..<2 {
+            let err = Pipe()
+            let process = try podfresh.start(["watch", "--jobs", "2", "--metrics", "127.0.0.1:0"], stderr: err)
+            let reader = PipeReader(err)
+            #expect(await reader.wait(timeout: 30) { $0.contains(announced) }, "\(reader.text)")
+            let match = try #require(reader.text.firstMatch(of: announced), "\(reader.text)")
+            workers.append((process, reader, String(match.output.1)))
+        }
+
+        // Between them the workers check every feed once; each counts what it checked itself.
+        var scrapes: [PrometheusText] = []
+        let deadline = Date().addingTimeInterval(60)
+        repeat {
+            try await Task.sleep(for: .milliseconds(200))
+            scrapes = []
+            for (_, _, url) in workers { scrapes.append(try await scrape(url)) }
+        } while scrapes.map { $0.total("podfresh_feeds_checked_total") }.reduce(0, +) < 10 && Date() < deadline
+        for path in paths { #expect(server.requests(to: path).count == 1, "\(path)") }
+        #expect(scrapes.map { $0.value("podfresh_feeds_checked_total", ["result": "updated"]) ?? 0 }.reduce(0, +) == 10)
+        #expect(scrapes.map { $0.value("podfresh_fetch_duration_seconds_count") ?? 0 }.reduce(0, +) == 10)
+        // The gauges are the database's, the same on every worker: nothing due, no lease left.
+        for text in scrapes {
+            #expect(text.value("podfresh_feeds_due") == 0)
+            #expect(text.value("podfresh_leases_held") == 0)
+        }
+        for (process, reader, _) in workers {
+            process.terminate()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(reader.text)")
+        }
+    }
+
     @Test(arguments: ["9464", "127.0.0.1", "127.0.0.1:70000", "127.0.0.1:http", "::1:9464"])
     func aMetricsValueThatIsNotHostAndPortIsAUsageErrorNamingIt(value: String) async throws {
         let podfresh = try Podfresh()
