@@ -130,6 +130,13 @@ extension PostgresFeedStore: FeedClaiming {
         return server - local
     }
 
+    /// A check whose lease is no longer current.
+    static let leaseLost = StoreError(
+        kind: .leaseLost,
+        message:
+            "its check was not stored: this worker's lease on the feed ran out before the merge, and another worker may have checked it (the lease is shorter than this feed's fetch took)"
+    )
+
     /// Refuses a check whose lease is no longer current, inside the merge's transaction (the row is locked), and
     /// clears the lease when it is: the feed is then free again.
     static func fence(_ check: FeedCheck, on connection: PostgresConnection, store: PostgresFeedStore) async throws {
@@ -146,12 +153,6 @@ extension PostgresFeedStore: FeedClaiming {
         ) {
             current = true
         }
-        guard current else {
-            throw StoreError(
-                kind: .leaseLost,
-                message:
-                    "its check was not stored: this worker's lease on the feed ran out before the merge, and another worker may have checked it (the lease is shorter than this feed's fetch took)"
-            )
-        }
+        guard current else { throw leaseLost }
     }
 }

@@ -24,6 +24,16 @@ extension PostgresFeedStore {
             rows = []
         }
         let store = self
+        if rows.isEmpty, check.movedTo == nil, let update = Self.stateUpdate(check) {
+            // A check without episodes or a move changes one row: one statement, atomic by itself, fenced in its
+            // WHERE clause (a 304 costs one round trip, not a transaction's five).
+            return try await Task {
+                guard try await !store.rows(update).isEmpty else {
+                    throw try await store.whyNoRow(check)
+                }
+                return MergeSummary()
+            }.value
+        }
         return try await Task {
             try await store.transaction { connection in
                 try await store.apply(check, rows: rows, on: connection)
@@ -231,5 +241,52 @@ extension PostgresFeedStore {
             let sql = "INSERT INTO episode (\(Self.insertColumns)) VALUES " + values.joined(separator: ", ")
             try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
         }
+    }
+
+    /// The one UPDATE that records a 304, a failure or a 410, fenced by the check's lease when it has one (and then
+    /// clearing it); it returns the row's id when it applied. Nil for a check with episodes.
+    static func stateUpdate(_ check: FeedCheck) -> PostgresQuery? {
+        let checkedAt = check.checkedAt.timeIntervalSince1970
+        let next = check.nextCheckAt?.timeIntervalSince1970
+        let id = check.subscriptionID
+        let token = check.lease?.token
+        // With a lease: cleared, and required to be current. Without: left as it is.
+        let clear = token == nil ? "" : ", lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL"
+        let fenced = token == nil ? "" : " AND lease_expires_at > clock_timestamp() AND lease_token = "
+        switch check.result {
+        case .fetched: return nil
+        case .notModified:
+            return """
+                UPDATE subscription SET last_checked_at = \(checkedAt), last_success_at = \(checkedAt),
+                  last_status = \(check.status ?? 304), failure_count = 0, last_error_kind = NULL, last_error = NULL,
+                  is_gone = false, next_check_at = \(next), next_check_reason = \(check.nextCheckReason)\(unescaped: clear)
+                WHERE id = \(id)\(unescaped: fenced)\(unescaped: token.map(String.init) ?? "")
+                RETURNING id
+                """
+        case .failed(let kind, let message):
+            return """
+                UPDATE subscription SET last_checked_at = \(checkedAt), last_status = \(check.status),
+                  failure_count = failure_count + 1, last_error_kind = \(kind), last_error = \(message),
+                  next_check_at = \(next), next_check_reason = \(check.nextCheckReason)\(unescaped: clear)
+                WHERE id = \(id)\(unescaped: fenced)\(unescaped: token.map(String.init) ?? "")
+                RETURNING id
+                """
+        case .gone(let message):
+            return """
+                UPDATE subscription SET last_checked_at = \(checkedAt), last_status = \(check.status ?? 410),
+                  is_gone = true, last_error_kind = 'gone', last_error = \(message), next_check_at = NULL,
+                  next_check_reason = 'gone (410)'\(unescaped: clear)
+                WHERE id = \(id)\(unescaped: fenced)\(unescaped: token.map(String.init) ?? "")
+                RETURNING id
+                """
+        }
+    }
+
+    /// Why a fenced one-row update changed nothing: the feed was removed, or the check's lease is not current.
+    func whyNoRow(_ check: FeedCheck) async throws -> StoreError {
+        if try await subscription(id: check.subscriptionID) == nil {
+            return StoreError(kind: .notFound, message: "no subscription with id \(check.subscriptionID)")
+        }
+        return Self.leaseLost
     }
 }

@@ -37,7 +37,9 @@ struct FetchOptions: ParsableArguments {
     @Option(name: .long, help: "The most feeds fetched at the same time (1–64).")
     var jobs: Int = 5
 
-    @Option(name: .long, help: "The most feeds fetched at the same time from one host (1–16).")
+    @Option(
+        name: .long,
+        help: "The most feeds fetched at the same time from one host (1–64; on PostgreSQL, by all workers together).")
     var perHost: Int = 2
 
     @Option(name: .long, help: "Give up on one feed after this long (e.g. 60s, 2m).")
@@ -48,7 +50,7 @@ struct FetchOptions: ParsableArguments {
 
     func validate() throws {
         guard (1...64).contains(jobs) else { throw ValidationError("Please give a --jobs between 1 and 64.") }
-        guard (1...16).contains(perHost) else { throw ValidationError("Please give a --per-host between 1 and 16.") }
+        guard (1...64).contains(perHost) else { throw ValidationError("Please give a --per-host between 1 and 64.") }
         guard (1...2048).contains(maxFeedSize) else {
             throw ValidationError("Please give a --max-feed-size between 1 and 2048 (MB).")
         }

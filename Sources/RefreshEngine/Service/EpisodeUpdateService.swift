@@ -265,10 +265,14 @@ public final class EpisodeUpdateService: Sendable {
         }
         let book = ClaimBook()
         let perHost = coordinator.maxPerHost
+        let ahead = coordinator.maxConcurrent
         let fleet = self.fleet
         let outcomes = await coordinator.run(claimingWith: { freeSlots in
+            // A few feeds claimed ahead wait for the next free slot, so claims (which take turns across the fleet)
+            // are a tenth as many as feeds; their leases count against their hosts from the claim.
             let request = ClaimRequest(
-                selection: selection, limit: freeSlots, perHost: perHost, worker: fleet.worker, lease: fleet.lease)
+                selection: selection, limit: freeSlots + ahead, perHost: perHost, worker: fleet.worker,
+                lease: fleet.lease)
             let result: ClaimResult
             do {
                 result = try await claims.claimFeeds(request)
