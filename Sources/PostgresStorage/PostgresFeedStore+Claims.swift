@@ -7,8 +7,9 @@ extension PostgresFeedStore: FeedClaiming {
     /// host's leases exactly and the fleet never exceeds the per-host limit. A claim holds it for a few milliseconds.
     static let claimLock: Int64 = 0x706f_6463_6c61_696d
 
-    /// How many due feeds one claim looks at, oldest due first, before it spreads them over hosts.
-    static let claimWindow = 2000
+    /// How many claimable feeds one claim looks at, oldest due first, before it spreads them over hosts (feeds of
+    /// hosts at their limit and leased feeds are passed over before this limit counts).
+    static let claimWindow = 256
 
     /// Claims feeds in one short transaction: picks up to `request.limit` matching feeds nobody holds, at most
     /// `request.perHost` leased per host over every worker, the first of each host first; locks them with

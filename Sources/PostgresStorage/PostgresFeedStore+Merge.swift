@@ -186,61 +186,54 @@ extension PostgresFeedStore {
         return summary
     }
 
-    /// The columns an episode row is inserted with, in the order ``insertEpisodes`` binds them.
-    private static let insertColumns = """
-        subscription_id, key, fingerprint, guid, guid_is_permalink, title, link, description, summary, published,
-        duration, enclosures, episode_number, season, episode_type, explicit, image, transcripts, chapters, persons,
-        alternate_enclosures, first_seen_at, last_seen_at, first_seen_run_id
-        """
-    /// Rows per INSERT statement: a feed's new episodes go in a few round trips, not one each (24 parameters a row,
-    /// well under PostgreSQL's 65 535 per statement).
-    private static let insertBatch = 200
-
-    /// Inserts new episodes with multi-row INSERTs of bound parameters.
+    /// Inserts new episodes in one statement: each column a parallel array, expanded by `unnest`. The statement's
+    /// shape never changes, so the server parses and plans it once per connection, however many rows it carries.
     private func insertEpisodes(
         _ rows: [(key: String, fields: EpisodeFields, fingerprint: String, firstSeenRun: Int64?)],
         subscriptionID: Int64, checkedAt: Double, on connection: PostgresConnection
     ) async throws {
-        var start = 0
-        while start < rows.count {
-            let chunk = rows[start..<min(rows.count, start + Self.insertBatch)]
-            start += chunk.count
-            var binds = PostgresBindings(capacity: chunk.count * 24)
-            var values: [String] = []
-            values.reserveCapacity(chunk.count)
-            var index = 0
-            for row in chunk {
-                let f = row.fields
-                binds.append(subscriptionID)
-                binds.append(row.key)
-                binds.append(row.fingerprint)
-                binds.append(f.guid)
-                binds.append(f.guidIsPermaLink)
-                binds.append(f.title)
-                binds.append(f.link)
-                binds.append(f.description)
-                binds.append(f.summary)
-                binds.append(f.published)
-                binds.append(f.duration)
-                binds.append(f.enclosures)
-                binds.append(f.episodeNumber)
-                binds.append(f.season)
-                binds.append(f.episodeType)
-                binds.append(f.explicit)
-                binds.append(f.image)
-                binds.append(f.transcripts)
-                binds.append(f.chapters)
-                binds.append(f.persons)
-                binds.append(f.alternateEnclosures)
-                binds.append(checkedAt)
-                binds.append(checkedAt)
-                binds.append(row.firstSeenRun)
-                values.append("(" + (1...24).map { "$\(index + $0)" }.joined(separator: ", ") + ")")
-                index += 24
-            }
-            let sql = "INSERT INTO episode (\(Self.insertColumns)) VALUES " + values.joined(separator: ", ")
-            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+        // At most a thousand rows a statement, so a feed with thousands of episodes is not held twice in memory.
+        var start = rows.startIndex
+        while start < rows.endIndex {
+            let end = min(rows.endIndex, start + 1000)
+            try await insertEpisodeChunk(
+                rows[start..<end], subscriptionID: subscriptionID, checkedAt: checkedAt, on: connection)
+            start = end
         }
+    }
+
+    private func insertEpisodeChunk(
+        _ rows: ArraySlice<(key: String, fields: EpisodeFields, fingerprint: String, firstSeenRun: Int64?)>,
+        subscriptionID: Int64, checkedAt: Double, on connection: PostgresConnection
+    ) async throws {
+        let f = rows.map(\.fields)
+        try await connection.query(
+            """
+            INSERT INTO episode (subscription_id, key, fingerprint, guid, guid_is_permalink, title, link, description,
+              summary, published, duration, enclosures, episode_number, season, episode_type, explicit, image,
+              transcripts, chapters, persons, alternate_enclosures, first_seen_at, last_seen_at, first_seen_run_id)
+            SELECT \(subscriptionID), r.key, r.fingerprint, r.guid, r.guid_is_permalink, r.title, r.link, r.description,
+              r.summary, r.published, r.duration, r.enclosures, r.episode_number, r.season, r.episode_type, r.explicit,
+              r.image, r.transcripts, r.chapters, r.persons, r.alternate_enclosures, \(checkedAt), \(checkedAt),
+              r.first_seen_run_id
+            FROM unnest(
+              \(NullableArray.text(rows.map(\.key)))::text[], \(NullableArray.text(rows.map(\.fingerprint)))::text[],
+              \(NullableArray.text(f.map(\.guid)))::text[], \(NullableArray.bool(f.map(\.guidIsPermaLink)))::boolean[],
+              \(NullableArray.text(f.map(\.title)))::text[], \(NullableArray.text(f.map(\.link)))::text[],
+              \(NullableArray.text(f.map(\.description)))::text[], \(NullableArray.text(f.map(\.summary)))::text[],
+              \(NullableArray.float8(f.map(\.published)))::float8[], \(NullableArray.float8(f.map(\.duration)))::float8[],
+              \(NullableArray.text(f.map(\.enclosures)))::text[],
+              \(NullableArray.int8(f.map { $0.episodeNumber.map(Int64.init) }))::bigint[],
+              \(NullableArray.int8(f.map { $0.season.map(Int64.init) }))::bigint[],
+              \(NullableArray.text(f.map(\.episodeType)))::text[], \(NullableArray.bool(f.map(\.explicit)))::boolean[],
+              \(NullableArray.text(f.map(\.image)))::text[], \(NullableArray.text(f.map(\.transcripts)))::text[],
+              \(NullableArray.text(f.map(\.chapters)))::text[], \(NullableArray.text(f.map(\.persons)))::text[],
+              \(NullableArray.text(f.map(\.alternateEnclosures)))::text[],
+              \(NullableArray.int8(rows.map(\.firstSeenRun)))::bigint[]
+            ) AS r(key, fingerprint, guid, guid_is_permalink, title, link, description, summary, published, duration,
+              enclosures, episode_number, season, episode_type, explicit, image, transcripts, chapters, persons,
+              alternate_enclosures, first_seen_run_id)
+            """, logger: logger)
     }
 
     /// The one UPDATE that records a 304, a failure or a 410, fenced by the check's lease when it has one (and then

@@ -87,6 +87,10 @@ enum PostgresSchema {
             "CREATE SEQUENCE podfresh_lease_token",
             "CREATE INDEX subscription_leases ON subscription (host) WHERE lease_expires_at IS NOT NULL",
         ],
+        // 3: claims walk the feeds that are not gone in the order they became due.
+        [
+            "CREATE INDEX subscription_claim_order ON subscription (next_check_at NULLS FIRST, id) WHERE NOT is_gone"
+        ],
     ]
 
     /// The version this binary writes and understands.
