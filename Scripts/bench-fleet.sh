@@ -70,6 +70,7 @@ else
   BIN="$(swift build -c release --show-bin-path)/podfresh"
 fi
 OUT="$KIT/results-fleet-$(date +%Y%m%d-%H%M%S).jsonl"
+rm -f "$KIT/duplicates.txt"
 M=(python3 "$KIT/measure.py" --out "$OUT" --feeds "$N")
 LOG="$KIT/run/access.log"
 echo "corpus: $CORPUS ($N feeds, $(du -sh --exclude='*.gz' "$CORPUS/feeds" | cut -f1)); results: $OUT"

@@ -190,6 +190,45 @@ struct FleetTests {
         #expect(newer.stderr.contains("newer than this podfresh"), "\(newer.stderr)")
     }
 
+    @Test func watchRidesOutADatabaseOutageAndGoesOnWhenItIsBack() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, database, paths) = try await Self.fleet(server, feeds: 3)
+            defer { podfresh.cleanUp() }
+            let postgres = try TestPostgres.shared()
+            let name = String(database.split(separator: "/").last!)
+            let err = Pipe()
+            let watch = try podfresh.start(["watch", "--interval", "1s"], stdout: Pipe(), stderr: err)
+            let stderr = PipeReader(err)
+            defer { if watch.isRunning { watch.terminate() } }
+            var deadline = Date().addingTimeInterval(20)
+            while server.requests.count < paths.count && Date() < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(server.requests.count >= paths.count, "the first cycle checked every feed")
+
+            // The database refuses every connection and drops the worker's for three seconds.
+            try postgres.psql(database: "postgres", "ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS false")
+            try postgres.psql(
+                database: "postgres", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'"
+            )
+            try await Task.sleep(for: .seconds(3))
+            let duringOutage = server.requests.count
+            try postgres.psql(database: "postgres", "ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS true")
+
+            // Back: watch reconnects by itself and checks the feeds again.
+            deadline = Date().addingTimeInterval(60)
+            while server.requests.count < duringOutage + paths.count && Date() < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(
+                server.requests.count >= duringOutage + paths.count, "watch went on after the outage: \(stderr.text)")
+            #expect(watch.isRunning, "watch did not exit on a database error: \(stderr.text)")
+            watch.terminate()
+            watch.waitUntilExit()
+            #expect(watch.terminationStatus == 0, "\(stderr.text)")
+        }
+    }
+
     @Test func aDatabaseLostMidRunEndsTheRunWith70() async throws {
         try await withTestHTTPServer { server in
             // A cluster of its own, stopped in the middle of the run.
