@@ -54,18 +54,15 @@ public struct ClaimRequest: Sendable, Hashable {
 public struct ClaimResult: Sendable {
     /// The feeds now leased to the worker, each with its lease.
     public var claimed: [(subscription: Subscription, lease: FeedLease)]
-    /// Feeds the selection matches that nobody holds, left only because their hosts are at the fleet's `perHost`
-    /// limit: worth claiming again soon.
+    /// Feeds the selection matches that nobody holds and that this claim left (their hosts are at the fleet's
+    /// `perHost` limit, or another transaction held their rows): worth claiming again soon.
     public var waitingForHost: Int
-    /// Feeds the selection matches that other workers hold leases on now.
-    public var heldElsewhere: Int
 
     public init(
-        claimed: [(subscription: Subscription, lease: FeedLease)], waitingForHost: Int = 0, heldElsewhere: Int = 0
+        claimed: [(subscription: Subscription, lease: FeedLease)], waitingForHost: Int = 0
     ) {
         self.claimed = claimed
         self.waitingForHost = waitingForHost
-        self.heldElsewhere = heldElsewhere
     }
 }
 
