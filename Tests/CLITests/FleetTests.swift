@@ -171,6 +171,23 @@ struct FleetTests {
         }
     }
 
+    @Test func aWrongPasswordIsRefusedWithItsOwnMessage() async throws {
+        let postgres = try TestPostgres(password: "right horse battery")
+        defer { postgres.stop() }
+        var podfresh = try Podfresh()
+        defer { podfresh.cleanUp() }
+        podfresh.environment["PODFRESH_DATABASE"] = "postgres://postgres:wrong@127.0.0.1:\(postgres.port)/postgres"
+        let wrong = try await podfresh.run(["list"])
+        #expect(wrong.status == 70)
+        #expect(wrong.stderr.contains("refused the login"), "\(wrong.stderr)")
+        #expect(wrong.stderr.contains("check the user and password"), "\(wrong.stderr)")
+        #expect(!wrong.stderr.contains("wrong"), "the password is never printed: \(wrong.stderr)")
+        podfresh.environment["PODFRESH_DATABASE"] =
+            "postgres://postgres:right%20horse%20battery@127.0.0.1:\(postgres.port)/postgres"
+        let right = try await podfresh.run(["list"])
+        #expect(right.status == 0, "the right password logs in: \(right.stderr)")
+    }
+
     @Test func aMissingDatabaseAndANewerSchemaEachSaySo() async throws {
         let postgres = try TestPostgres.shared()
         var podfresh = try Podfresh()

@@ -39,8 +39,11 @@ public final class TestPostgres: Sendable {
 
     /// Creates and starts a cluster of its own; ``stop()`` stops it and deletes its folder.
     ///
+    /// - Parameter password: When given, the cluster asks every connection for this password of the `postgres` user
+    ///   (SCRAM), instead of trusting every local connection; ``psql(database:_:)`` and ``makeDatabase(prefix:)`` then
+    ///   cannot log in.
     /// - Throws: ``Failure`` when PostgreSQL is not installed or the cluster does not start (the log is included).
-    public init() throws {
+    public init(password: String? = nil) throws {
         binaries = try Self.findBinaries()
         runAsPostgres = getuid() == 0
         directory = URL(fileURLWithPath: NSTemporaryDirectory())
@@ -48,13 +51,19 @@ public final class TestPostgres: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var startedPort: Int?
         do {
-            if runAsPostgres { try Self.run("/usr/bin/chown", ["postgres", directory.path]) }
+            var authentication = ["--auth=trust"]
+            if let password {
+                let file = directory.appendingPathComponent("password")
+                try Data(password.utf8).write(to: file)
+                authentication = ["--auth=scram-sha-256", "--pwfile=\(file.path)"]
+            }
+            if runAsPostgres { try Self.run("/usr/bin/chown", ["-R", "postgres", directory.path]) }
             try Self.run(
                 Self.command(binaries, "initdb", asPostgres: runAsPostgres),
                 [
-                    "-D", directory.appendingPathComponent("data").path, "--auth=trust", "--username=postgres",
+                    "-D", directory.appendingPathComponent("data").path, "--username=postgres",
                     "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync",
-                ])
+                ] + authentication)
             // A port that was free a moment ago may be taken by the time the server binds it: try a few.
             var lastError: (any Error)?
             for _ in 0..<5 {
