@@ -217,6 +217,75 @@ struct MediaDownloaderTests {
         }
     }
 
+    @Test("a download cut short is finished by the next run from its .part, with the validators it returned")
+    func shortBodyThenResume() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            let body = mediaBytes(60_000)
+            server.serveMedia("/ep.mp3", body, etag: "\"v7\"", fault: .shortBody(afterBytes: 25_000))
+            let destination = directory.appendingPathComponent("ep.mp3")
+            let request = MediaRequest(url: server.url("/ep.mp3"), destination: destination, etag: "\"v7\"")
+            let error = await expectDownloadError { _ = try await downloader.download(request, progress: { _ in }) }
+            #expect(error?.kind == .shortBody)
+            server.serveMedia("/ep.mp3", body, etag: "\"v7\"")
+            let media = try await downloader.download(request, progress: { _ in })
+            #expect(media.resumedFrom == 25_000)
+            #expect(contents(destination) == body)
+            #expect(!exists(URL(fileURLWithPath: destination.path + ".part")))
+        }
+    }
+
+    @Test("a weak ETag cannot validate a range: If-Range carries Last-Modified instead")
+    func weakETag() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            let body = mediaBytes(30_000)
+            server.serveMedia("/ep.mp3", body, etag: "W/\"weak\"")
+            let destination = directory.appendingPathComponent("ep.mp3")
+            try Data(body[..<5_000]).write(to: URL(fileURLWithPath: destination.path + ".part"))
+            let media = try await downloader.download(
+                MediaRequest(
+                    url: server.url("/ep.mp3"), destination: destination, etag: "W/\"weak\"",
+                    lastModified: "Tue, 12 Nov 2024 05:00:00 GMT"),
+                progress: { _ in })
+            #expect(contents(destination) == body)
+            #expect(media.resumedFrom == 5_000)
+            #expect(server.requests(to: "/ep.mp3").last?.headers["if-range"] == "Tue, 12 Nov 2024 05:00:00 GMT")
+        }
+    }
+
+    @Test("a .part without any validator is not trusted: the download starts over")
+    func partWithoutValidator() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            let body = mediaBytes(30_000, seed: 3)
+            server.serveMedia("/ep.mp3", body)
+            let destination = directory.appendingPathComponent("ep.mp3")
+            try Data(mediaBytes(10_000, seed: 9)).write(to: URL(fileURLWithPath: destination.path + ".part"))
+            let media = try await downloader.download(
+                MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
+            #expect(media.resumedFrom == 0)
+            #expect(contents(destination) == body)
+            #expect(server.requests(to: "/ep.mp3").last?.headers["range"] == nil)
+        }
+    }
+
+    @Test("a trickle that never stalls is still stopped by the total timeout")
+    func totalTimeout() async throws {
+        let configuration = DownloadConfiguration(
+            stallTimeout: .seconds(5), totalTimeout: .milliseconds(600), freeSpaceMargin: .none)
+        try await withDownloadSetup(configuration: configuration) { server, downloader, directory in
+            server.serveMedia(
+                "/ep.mp3", mediaBytes(10_000), fault: .trickle(bytes: 100, delay: .milliseconds(50)))
+            let destination = directory.appendingPathComponent("ep.mp3")
+            let started = ContinuousClock.now
+            let error = await expectDownloadError {
+                _ = try await downloader.download(
+                    MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
+            }
+            #expect(error?.kind == .timeout, "\(error?.message ?? "")")
+            #expect(started.duration(to: .now) < .seconds(4))
+            #expect(!exists(destination))
+        }
+    }
+
     @Test("an HTTP error fails with its status and leaves no file", arguments: [404, 500])
     func httpError(status: Int) async throws {
         try await withDownloadSetup { server, downloader, directory in
