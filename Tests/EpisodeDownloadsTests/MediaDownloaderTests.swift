@@ -409,6 +409,23 @@ struct MediaDownloaderTests {
         }
     }
 
+    @Test("a folder that cannot be made is an I/O error naming the path")
+    func ioError() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            server.serveMedia("/ep.mp3", mediaBytes(1000))
+            let blocker = directory.appendingPathComponent("blocker")
+            try Data([1]).write(to: blocker)
+            let destination = blocker.appendingPathComponent("ep.mp3")
+            let error = await expectDownloadError {
+                _ = try await downloader.download(
+                    MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
+            }
+            #expect(error?.kind == .io)
+            #expect(error?.message.contains(blocker.path) == true, "\(error?.message ?? "")")
+            #expect(server.requests(to: "/ep.mp3").isEmpty)
+        }
+    }
+
     @Test("a URL that is not http(s) is refused")
     func unsupportedScheme() async throws {
         try await withTemporaryDirectory { directory in
