@@ -81,6 +81,18 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        /// Episode media downloads: one file to `NAME.part`, resumed with Range + If-Range, fsync + rename; safe file
+        /// names and free-space checks. Knows no store: it gets requests and returns results.
+        .target(
+            name: "EpisodeDownloads",
+            dependencies: [
+                "FeedParsing",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "ConsoleOutput",
             dependencies: ["RefreshEngine", "FeedParsing", "FeedStorage"],
@@ -157,6 +169,14 @@ let package = Package(
         .testTarget(
             name: "RefreshEngineTests",
             dependencies: ["RefreshEngine", "FeedStorage", "FeedFetching", "FeedParsing", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "EpisodeDownloadsTests",
+            dependencies: [
+                "EpisodeDownloads", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,0 +1,90 @@
+public import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Free space on the file system of a download directory, and the check made before a download whose length is known.
+public enum FreeSpace {
+    /// How much room to leave beyond the file itself: the larger of a fraction of the file and a fixed minimum.
+    public struct Margin: Sendable, Equatable {
+        /// A fraction of the file's size (0.05 is 5%).
+        public var fraction: Double
+        /// At least this many bytes.
+        public var minimumBytes: Int64
+
+        /// A margin of `fraction` of the file, at least `minimumBytes`.
+        public init(fraction: Double, minimumBytes: Int64) {
+            self.fraction = fraction
+            self.minimumBytes = minimumBytes
+        }
+
+        /// 5% of the file, at least 100 MB.
+        public static let standard = Margin(fraction: 0.05, minimumBytes: 100_000_000)
+        /// No margin at all.
+        public static let none = Margin(fraction: 0, minimumBytes: 0)
+
+        /// The room to keep free besides a file of `bytes`.
+        public func bytes(for bytes: Int64) -> Int64 {
+            max(minimumBytes, Int64((Double(max(0, bytes)) * fraction).rounded(.up)))
+        }
+    }
+
+    /// The bytes an unprivileged process may still write on the file system holding `directory` (statvfs
+    /// `f_bavail × f_frsize`). A directory that does not exist yet is measured at its nearest existing ancestor.
+    public static func availableBytes(at directory: URL) throws(DownloadError) -> Int64 {
+        var path = directory.standardizedFileURL.path
+        while !FileManager.default.fileExists(atPath: path) && path != "/" && !path.isEmpty {
+            path = (path as NSString).deletingLastPathComponent
+        }
+        var stats = statvfs()
+        guard statvfs(path, &stats) == 0 else {
+            let reason = String(cString: strerror(errno))
+            throw DownloadError(kind: .io, message: "cannot read the free space of \(path): \(reason)")
+        }
+        return Int64(stats.f_bavail) * Int64(stats.f_frsize)
+    }
+
+    /// Refuses a download of `needed` more bytes into `directory` when `available` bytes would not hold it plus the
+    /// margin; the message says how much is needed and how much is free.
+    public static func check(
+        needed: Int64, available: Int64, margin: Margin = .standard, directory: URL, url: URL? = nil
+    ) throws(DownloadError) {
+        guard needed > 0 else { return }
+        let required = needed + margin.bytes(for: needed)
+        guard required > available else { return }
+        let subject = url.map { "\($0.absoluteString): " } ?? ""
+        throw DownloadError(
+            kind: .notEnoughSpace,
+            message:
+                "\(subject)not enough free space in \(directory.path): the file needs \(describe(needed)) "
+                + "(\(describe(required)) with the margin), \(describe(available)) free",
+            url: url)
+    }
+
+    /// Measures `directory` and checks that `needed` more bytes fit (``check(needed:available:margin:directory:url:)``).
+    public static func check(
+        needed: Int64, margin: Margin = .standard, directory: URL, url: URL? = nil
+    ) throws(DownloadError) {
+        guard needed > 0 else { return }
+        try check(
+            needed: needed, available: availableBytes(at: directory), margin: margin, directory: directory, url: url)
+    }
+
+    /// "12.3 MB", "512 bytes": decimal units, as `df -H` and download sizes are usually given.
+    static func describe(_ bytes: Int64) -> String {
+        if bytes < 1000 { return "\(bytes) bytes" }
+        let units = ["kB", "MB", "GB", "TB", "PB"]
+        var value = Double(bytes) / 1000
+        var unit = 0
+        while value >= 1000 && unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        return String(format: "%.1f", value) + " " + units[unit]
+    }
+}

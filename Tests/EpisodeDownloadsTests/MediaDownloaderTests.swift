@@ -1,0 +1,448 @@
+import EpisodeDownloads
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// A folder of its own under the system's temporary directory, removed afterwards.
+func withTemporaryDirectory<R>(_ body: (URL) async throws -> R) async throws -> R {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "podfresh-downloads-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    return try await body(directory)
+}
+
+/// `count` bytes that differ with `seed`, so two versions of a file never share a range.
+func mediaBytes(_ count: Int, seed: UInt8 = 1) -> [UInt8] {
+    (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8 &+ Int(seed) &* 101) }
+}
+
+/// What the progress callback saw.
+final class ProgressLog: Sendable {
+    private struct State {
+        var reports: [DownloadProgress] = []
+        var finalFileSeen = false
+        var partMissing = false
+    }
+
+    private let state = Mutex(State())
+    let destination: URL
+
+    init(destination: URL) { self.destination = destination }
+
+    func record(_ progress: DownloadProgress) {
+        let finalExists = FileManager.default.fileExists(atPath: destination.path)
+        let partExists = FileManager.default.fileExists(atPath: destination.path + ".part")
+        state.withLock {
+            $0.reports.append(progress)
+            $0.finalFileSeen = $0.finalFileSeen || finalExists
+            $0.partMissing = $0.partMissing || !partExists
+        }
+    }
+
+    var reports: [DownloadProgress] { state.withLock { $0.reports } }
+    var finalFileSeen: Bool { state.withLock { $0.finalFileSeen } }
+    var partMissing: Bool { state.withLock { $0.partMissing } }
+}
+
+func contents(_ url: URL) -> [UInt8]? {
+    FileManager.default.contents(atPath: url.path).map { Array($0) }
+}
+
+func exists(_ url: URL) -> Bool { FileManager.default.fileExists(atPath: url.path) }
+
+/// Runs `body` with a server, a downloader and a temporary folder.
+func withDownloadSetup<R>(
+    configuration: DownloadConfiguration = DownloadConfiguration(freeSpaceMargin: .none),
+    _ body: (TestHTTPServer, MediaDownloader, URL) async throws -> R
+) async throws -> R {
+    try await withTestHTTPServer { server in
+        try await withTemporaryDirectory { directory in
+            try await MediaDownloader.withDownloader(configuration: configuration) { downloader in
+                try await body(server, downloader, directory)
+            }
+        }
+    }
+}
+
+/// Expects `body` to throw a ``DownloadError`` and returns it.
+func expectDownloadError(_ body: () async throws -> Void) async -> DownloadError? {
+    do {
+        try await body()
+        Issue.record("the download succeeded")
+        return nil
+    } catch let error as DownloadError {
+        return error
+    } catch {
+        Issue.record("not a DownloadError: \(error)")
+        return nil
+    }
+}
+
+@Suite("MediaDownloader: one file, complete or absent")
+struct MediaDownloaderTests {
+    @Test("a complete download streams to .part, is renamed at the end, and sends Accept-Encoding: identity")
+    func completeDownload() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            let body = mediaBytes(300_000)
+            server.serveMedia("/ep1.mp3", body, etag: "\"v1\"")
+            let destination = directory.appendingPathComponent("Feed/ep1.mp3")
+            let log = ProgressLog(destination: destination)
+            let media = try await downloader.download(
+                MediaRequest(url: server.url("/ep1.mp3"), destination: destination, announcedType: "audio/mpeg"),
+                progress: log.record)
+            #expect(contents(destination) == body)
+            #expect(!exists(URL(fileURLWithPath: destination.path + ".part")))
+            #expect(media.byteCount == 300_000)
+            #expect(media.resumedFrom == 0)
+            #expect(media.etag == "\"v1\"")
+            #expect(media.lastModified == "Tue, 12 Nov 2024 05:00:00 GMT")
+            #expect(media.finalURL == server.url("/ep1.mp3"))
+            #expect(!log.finalFileSeen, "the final name appeared before the body was complete")
+            #expect(!log.partMissing, "a chunk was reported that was not in the .part")
+            #expect(log.reports.last?.receivedBytes == 300_000)
+            #expect(log.reports.last?.expectedBytes == 300_000)
+            let request = try #require(server.requests(to: "/ep1.mp3").first)
+            #expect(request.headers["accept-encoding"] == "identity")
+            #expect(request.headers["range"] == nil)
+        }
+    }
+
+    @Test("a .part is resumed with Range and If-Range (the ETag)")
+    func resumeWithETag() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            let body = mediaBytes(200_000)
+            server.serveMedia("/ep.mp3", body, etag: "\"v1\"")
+            let destination = directory.appendingPathComponent("ep.mp3")
+            try Data(body[..<80_000]).write(to: URL(fileURLWithPath: destination.path + ".part"))
+            let media = try await downloader.download(
+                MediaRequest(
+                    url: server.url("/ep.mp3"), destination: destination, etag: "\"v1\"",
+                    lastModified: "Tue, 12 Nov 2024 05:00:00 GMT", announcedType: "audio/mpeg"),
+                progress: { _ in })
+            #expect(media.resumedFrom == 80_000)
+            #expect(media.byteCount == 200_000)
+            #expect(contents(destination) == body)
+            #expect(!exists(URL(fileURLWithPath: destination.path + ".part")))
+            let request = try #require(server.requests(to: "/ep.mp3").last)
+            #expect(request.headers["range"] == "bytes=80000-")
+            #expect(request.headers["if-range"] == "\"v1\"")
+        }
+    }
+
+    @Test("without an ETag, If-Range carries the Last-Modified date")
+    func resumeWithLastModified() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            let body = mediaBytes(50_000)
+            server.serveMedia("/ep.mp3", body, etag: nil)
+            let destination = directory.appendingPathComponent("ep.mp3")
+            try Data(body[..<10_000]).write(to: URL(fileURLWithPath: destination.path + ".part"))
+            let media = try await downloader.download(
+                MediaRequest(
+                    url: server.url("/ep.mp3"), destination: destination,
+                    lastModified: "Tue, 12 Nov 2024 05:00:00 GMT"),
+                progress: { _ in })
+            #expect(media.resumedFrom == 10_000)
+            #expect(contents(destination) == body)
+            #expect(server.requests(to: "/ep.mp3").last?.headers["if-range"] == "Tue, 12 Nov 2024 05:00:00 GMT")
+        }
+    }
+
+    @Test("a changed ETag (dynamic ad insertion) starts over: the file is the new body, not a splice")
+    func changedETagStartsOver() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            let old = mediaBytes(120_000, seed: 1)
+            let new = mediaBytes(130_000, seed: 2)
+            server.serveMedia("/ep.mp3", new, etag: "\"v2\"")
+            let destination = directory.appendingPathComponent("ep.mp3")
+            try Data(old[..<60_000]).write(to: URL(fileURLWithPath: destination.path + ".part"))
+            let media = try await downloader.download(
+                MediaRequest(url: server.url("/ep.mp3"), destination: destination, etag: "\"v1\""),
+                progress: { _ in })
+            #expect(media.resumedFrom == 0)
+            #expect(media.etag == "\"v2\"")
+            #expect(contents(destination) == new)
+        }
+    }
+
+    @Test("a server that ignores Range (200) gets the file from the start")
+    func ignoredRangeStartsOver() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            let body = mediaBytes(100_000)
+            server.serveMedia("/ep.mp3", body, ranges: .ignore)
+            let destination = directory.appendingPathComponent("ep.mp3")
+            try Data(body[..<40_000]).write(to: URL(fileURLWithPath: destination.path + ".part"))
+            let media = try await downloader.download(
+                MediaRequest(url: server.url("/ep.mp3"), destination: destination, etag: "\"v1\""),
+                progress: { _ in })
+            #expect(media.resumedFrom == 0)
+            #expect(contents(destination) == body)
+        }
+    }
+
+    @Test("a Content-Range that starts elsewhere starts over without Range")
+    func otherRangeStartStartsOver() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            let body = mediaBytes(100_000)
+            server.serveMedia("/ep.mp3", body, ranges: .startAt(500))
+            let destination = directory.appendingPathComponent("ep.mp3")
+            try Data(body[..<40_000]).write(to: URL(fileURLWithPath: destination.path + ".part"))
+            let media = try await downloader.download(
+                MediaRequest(url: server.url("/ep.mp3"), destination: destination, etag: "\"v1\""),
+                progress: { _ in })
+            #expect(media.resumedFrom == 0)
+            #expect(contents(destination) == body)
+            let requests = server.requests(to: "/ep.mp3")
+            #expect(requests.count == 2)
+            #expect(requests.first?.headers["range"] == "bytes=40000-")
+            #expect(requests.last?.headers["range"] == nil)
+        }
+    }
+
+    @Test("a short body fails naming got/expected; no final file, the .part stays for a resume")
+    func shortBody() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            server.serveMedia("/ep.mp3", mediaBytes(50_000), fault: .shortBody(afterBytes: 20_000))
+            let destination = directory.appendingPathComponent("ep.mp3")
+            let error = await expectDownloadError {
+                _ = try await downloader.download(
+                    MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
+            }
+            #expect(error?.kind == .shortBody)
+            #expect(error?.message.contains("got 20000 of 50000 bytes") == true, "\(error?.message ?? "")")
+            #expect(error?.message.contains(server.url("/ep.mp3").absoluteString) == true)
+            #expect(!exists(destination))
+            #expect(MediaDownloaderTests.size(of: URL(fileURLWithPath: destination.path + ".part")) == 20_000)
+        }
+    }
+
+    @Test("a download cut short is finished by the next run from its .part, with the validators it returned")
+    func shortBodyThenResume() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            let body = mediaBytes(60_000)
+            server.serveMedia("/ep.mp3", body, etag: "\"v7\"", fault: .shortBody(afterBytes: 25_000))
+            let destination = directory.appendingPathComponent("ep.mp3")
+            let request = MediaRequest(url: server.url("/ep.mp3"), destination: destination, etag: "\"v7\"")
+            let error = await expectDownloadError { _ = try await downloader.download(request, progress: { _ in }) }
+            #expect(error?.kind == .shortBody)
+            server.serveMedia("/ep.mp3", body, etag: "\"v7\"")
+            let media = try await downloader.download(request, progress: { _ in })
+            #expect(media.resumedFrom == 25_000)
+            #expect(contents(destination) == body)
+            #expect(!exists(URL(fileURLWithPath: destination.path + ".part")))
+        }
+    }
+
+    @Test("a weak ETag cannot validate a range: If-Range carries Last-Modified instead")
+    func weakETag() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            let body = mediaBytes(30_000)
+            server.serveMedia("/ep.mp3", body, etag: "W/\"weak\"")
+            let destination = directory.appendingPathComponent("ep.mp3")
+            try Data(body[..<5_000]).write(to: URL(fileURLWithPath: destination.path + ".part"))
+            let media = try await downloader.download(
+                MediaRequest(
+                    url: server.url("/ep.mp3"), destination: destination, etag: "W/\"weak\"",
+                    lastModified: "Tue, 12 Nov 2024 05:00:00 GMT"),
+                progress: { _ in })
+            #expect(contents(destination) == body)
+            #expect(media.resumedFrom == 5_000)
+            #expect(server.requests(to: "/ep.mp3").last?.headers["if-range"] == "Tue, 12 Nov 2024 05:00:00 GMT")
+        }
+    }
+
+    @Test("a .part without any validator is not trusted: the download starts over")
+    func partWithoutValidator() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            let body = mediaBytes(30_000, seed: 3)
+            server.serveMedia("/ep.mp3", body)
+            let destination = directory.appendingPathComponent("ep.mp3")
+            try Data(mediaBytes(10_000, seed: 9)).write(to: URL(fileURLWithPath: destination.path + ".part"))
+            let media = try await downloader.download(
+                MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
+            #expect(media.resumedFrom == 0)
+            #expect(contents(destination) == body)
+            #expect(server.requests(to: "/ep.mp3").last?.headers["range"] == nil)
+        }
+    }
+
+    @Test("a trickle that never stalls is still stopped by the total timeout")
+    func totalTimeout() async throws {
+        let configuration = DownloadConfiguration(
+            stallTimeout: .seconds(5), totalTimeout: .milliseconds(600), freeSpaceMargin: .none)
+        try await withDownloadSetup(configuration: configuration) { server, downloader, directory in
+            server.serveMedia(
+                "/ep.mp3", mediaBytes(10_000), fault: .trickle(bytes: 100, delay: .milliseconds(50)))
+            let destination = directory.appendingPathComponent("ep.mp3")
+            let started = ContinuousClock.now
+            let error = await expectDownloadError {
+                _ = try await downloader.download(
+                    MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
+            }
+            #expect(error?.kind == .timeout, "\(error?.message ?? "")")
+            #expect(started.duration(to: .now) < .seconds(4))
+            #expect(!exists(destination))
+        }
+    }
+
+    @Test("an HTTP error fails with its status and leaves no file", arguments: [404, 500])
+    func httpError(status: Int) async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            server.setRoute("/ep.mp3", TestResponse(status: status, text: "no"))
+            let destination = directory.appendingPathComponent("ep.mp3")
+            let error = await expectDownloadError {
+                _ = try await downloader.download(
+                    MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
+            }
+            #expect(error?.kind == .httpStatus)
+            #expect(error?.status == status)
+            #expect(error?.message.contains("HTTP \(status)") == true)
+            #expect(!exists(destination))
+            #expect(!exists(URL(fileURLWithPath: destination.path + ".part")))
+        }
+    }
+
+    @Test("an HTML page where audio was announced fails and leaves no file")
+    func htmlWhereAudioAnnounced() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            server.setRoute(
+                "/ep.mp3",
+                TestResponse(
+                    headers: [("Content-Type", "text/html; charset=utf-8")], text: "<html>Please log in</html>",
+                    compressible: false))
+            let destination = directory.appendingPathComponent("ep.mp3")
+            let error = await expectDownloadError {
+                _ = try await downloader.download(
+                    MediaRequest(url: server.url("/ep.mp3"), destination: destination, announcedType: "audio/mpeg"),
+                    progress: { _ in })
+            }
+            #expect(error?.kind == .notMedia)
+            #expect(error?.message.contains("text/html") == true)
+            #expect(!exists(destination))
+            #expect(!exists(URL(fileURLWithPath: destination.path + ".part")))
+        }
+    }
+
+    @Test("a chain of 4 tracking redirects is followed; 12 are refused")
+    func redirectChains() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            let body = mediaBytes(10_000)
+            server.serveMedia("/media/ep.mp3", body)
+            let short = server.serveRedirectChain("/track/a", hops: 4, to: "/media/ep.mp3")
+            let destination = directory.appendingPathComponent("ep.mp3")
+            let media = try await downloader.download(
+                MediaRequest(url: server.url(short), destination: destination), progress: { _ in })
+            #expect(media.finalURL == server.url("/media/ep.mp3"))
+            #expect(contents(destination) == body)
+
+            let long = server.serveRedirectChain("/track/b", hops: 12, to: "/media/ep.mp3")
+            let other = directory.appendingPathComponent("other.mp3")
+            let error = await expectDownloadError {
+                _ = try await downloader.download(
+                    MediaRequest(url: server.url(long), destination: other), progress: { _ in })
+            }
+            #expect(error?.kind == .tooManyRedirects)
+            #expect(!exists(other))
+        }
+    }
+
+    @Test("a stall mid-body is caught by the progress timeout, quickly; the .part stays")
+    func stall() async throws {
+        let configuration = DownloadConfiguration(stallTimeout: .milliseconds(500), freeSpaceMargin: .none)
+        try await withDownloadSetup(configuration: configuration) { server, downloader, directory in
+            server.serveMedia("/ep.mp3", mediaBytes(100_000), fault: .stall(afterBytes: 30_000))
+            let destination = directory.appendingPathComponent("ep.mp3")
+            let started = ContinuousClock.now
+            let error = await expectDownloadError {
+                _ = try await downloader.download(
+                    MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
+            }
+            let took = started.duration(to: .now)
+            #expect(error?.kind == .stalled)
+            #expect(error?.message.contains("of 100000 bytes") == true, "\(error?.message ?? "")")
+            #expect(took < .seconds(5))
+            #expect(!exists(destination))
+            #expect(exists(URL(fileURLWithPath: destination.path + ".part")))
+        }
+    }
+
+    @Test("a download whose announced length does not fit is refused before a byte is written")
+    func notEnoughSpace() async throws {
+        let margin = FreeSpace.Margin(fraction: 0, minimumBytes: Int64.max / 4)
+        try await withDownloadSetup(configuration: DownloadConfiguration(freeSpaceMargin: margin)) {
+            server, downloader, directory in
+            server.serveMedia("/ep.mp3", mediaBytes(1000))
+            let destination = directory.appendingPathComponent("ep.mp3")
+            let error = await expectDownloadError {
+                _ = try await downloader.download(
+                    MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
+            }
+            #expect(error?.kind == .notEnoughSpace)
+            #expect(error?.message.contains("needs 1.0 kB") == true, "\(error?.message ?? "")")
+            #expect(!exists(destination))
+            #expect(!exists(URL(fileURLWithPath: destination.path + ".part")))
+        }
+    }
+
+    @Test("a 50 MB body goes to disk chunk by chunk, never held whole")
+    func largeBodyIsStreamed() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            let size = 50_000_000
+            server.setRoute(
+                "/big.mp3",
+                TestResponse(
+                    headers: [("Content-Type", "audio/mpeg")], fault: .huge(bytes: size), compressible: false))
+            let destination = directory.appendingPathComponent("big.mp3")
+            let log = ProgressLog(destination: destination)
+            let media = try await downloader.download(
+                MediaRequest(url: server.url("/big.mp3"), destination: destination, announcedType: "audio/mpeg"),
+                progress: log.record)
+            #expect(media.byteCount == Int64(size))
+            #expect(MediaDownloaderTests.size(of: destination) == Int64(size))
+            let reports = log.reports
+            // Each report is one chunk, written before the next is read: the largest is what memory ever held.
+            let largest = reports.map(\.chunkBytes).max() ?? 0
+            #expect(reports.count > 20)
+            #expect(largest <= 4 * 1024 * 1024, "a chunk of \(largest) bytes")
+            #expect(reports.map { Int64($0.chunkBytes) }.reduce(0, +) == Int64(size))
+        }
+    }
+
+    @Test("a folder that cannot be made is an I/O error naming the path")
+    func ioError() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            server.serveMedia("/ep.mp3", mediaBytes(1000))
+            let blocker = directory.appendingPathComponent("blocker")
+            try Data([1]).write(to: blocker)
+            let destination = blocker.appendingPathComponent("ep.mp3")
+            let error = await expectDownloadError {
+                _ = try await downloader.download(
+                    MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
+            }
+            #expect(error?.kind == .io)
+            #expect(error?.message.contains(blocker.path) == true, "\(error?.message ?? "")")
+            #expect(server.requests(to: "/ep.mp3").isEmpty)
+        }
+    }
+
+    @Test("a URL that is not http(s) is refused")
+    func unsupportedScheme() async throws {
+        try await withTemporaryDirectory { directory in
+            try await MediaDownloader.withDownloader { downloader in
+                let error = await expectDownloadError {
+                    _ = try await downloader.download(
+                        MediaRequest(
+                            url: URL(string: "ftp://example.com/a.mp3")!,
+                            destination: directory.appendingPathComponent("a.mp3")),
+                        progress: { _ in })
+                }
+                #expect(error?.kind == .unsupportedScheme)
+            }
+        }
+    }
+
+    static func size(of url: URL) -> Int64? {
+        (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value
+    }
+}
