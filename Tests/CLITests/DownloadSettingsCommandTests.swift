@@ -48,7 +48,7 @@ struct DownloadSettingsCommandTests {
         #expect(feeds[1]["keep"] is NSNull && feeds[1]["download_dir"] is NSNull && feeds[1]["name_template"] is NSNull)
 
         let table = try await podfresh.run(["list"])
-        #expect(table.stdoutLines.first?.hasSuffix("DOWNLOADS") == true, "\(table.stdout)")
+        #expect(table.stdoutLines.first?.hasSuffix("  DL") == true, "\(table.stdout)")
         #expect(table.stdoutLines[1].hasSuffix("on, keep 5, dir, template"), "\(table.stdout)")
         #expect(table.stdoutLines[2].hasSuffix("off"), "\(table.stdout)")
 

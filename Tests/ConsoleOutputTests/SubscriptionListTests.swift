@@ -36,7 +36,7 @@ struct SubscriptionListTests {
         let lines = text.split(separator: "\n").map(String.init)
         #expect(lines.count == 3)
         let headers = lines[0].split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
-        #expect(headers == "ID TITLE EPISODES LAST SUCCESS STATUS NEXT CHECK DOWNLOADS")
+        #expect(headers == "ID TITLE EPISODES LAST SUCCESS STATUS NEXT CHECK DL")
         // Every cell starts under its header.
         func cell(_ line: String, under header: String) -> Substring {
             let offset = lines[0].distance(from: lines[0].startIndex, to: lines[0].range(of: header)!.lowerBound)
@@ -48,7 +48,7 @@ struct SubscriptionListTests {
         #expect(cell(lines[2], under: "TITLE").hasPrefix("Two "))
         #expect(cell(lines[2], under: "EPISODES").hasPrefix("0 "))
         #expect(cell(lines[2], under: "NEXT CHECK").hasPrefix("now (never checked) "))
-        #expect(cell(lines[2], under: "DOWNLOADS") == "off")
+        #expect(cell(lines[2], under: "DL") == "off")
     }
 
     @Test func eachRowHasTheColumnsInHeaderOrder() throws {

@@ -27,11 +27,15 @@ public struct SubscriptionList: Sendable {
     public static let noSubscriptions =
         "no subscriptions yet: add one with `podfresh add URL` or `podfresh import FILE.opml`"
 
-    /// The table's column headers, in order.
-    public static let headers = ["ID", "TITLE", "EPISODES", "LAST SUCCESS", "STATUS", "NEXT CHECK", "DOWNLOADS"]
+    /// The table's column headers, in order (`DL`: the download settings, ``downloads(of:)``).
+    public static let headers = ["ID", "TITLE", "EPISODES", "LAST SUCCESS", "STATUS", "NEXT CHECK", "DL"]
 
-    /// The columns that give way (cut with "…") when the table is wider than the terminal: title, status, next check.
-    static let shrinkable: Set<Int> = [1, 4, 5]
+    /// The columns that give way (cut with "…") when the table is wider than the terminal: title, status, next check,
+    /// downloads.
+    static let shrinkable: Set<Int> = [1, 4, 5, 6]
+
+    /// How narrow a column that gives way may get: seven columns still fit a 60-column terminal.
+    static let minimumWidth = 7
 
     /// A next check further away than this is "never": the store parks complete feeds in the far future.
     private static let neverAfter: TimeInterval = 50 * 365 * 86_400
@@ -45,7 +49,9 @@ public struct SubscriptionList: Sendable {
     /// - Returns: The lines joined with newlines, without a final newline.
     public func text(width: Int?) -> String {
         guard !subscriptions.isEmpty else { return Self.noSubscriptions }
-        return TextTable.render(headers: Self.headers, rows: rows(), width: width, shrinkable: Self.shrinkable)
+        return TextTable.render(
+            headers: Self.headers, rows: rows(), width: width, shrinkable: Self.shrinkable,
+            minimumWidth: Self.minimumWidth)
     }
 
     /// One row of cells per subscription, in ``headers`` order, every cell safe to print on a terminal.
