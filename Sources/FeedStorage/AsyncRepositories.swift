@@ -55,4 +55,6 @@ public protocol AsyncRefreshRunRepository: Sendable {
     func lastRun(checkedFeeds: Bool) async throws -> RefreshRun?
 }
 
-extension FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, AsyncRefreshRunRepository {}
+extension FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, AsyncRefreshRunRepository,
+    AsyncDownloadRepository
+{}

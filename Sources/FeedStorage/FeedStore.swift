@@ -247,7 +247,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         }
     }
 
-    private func write<T>(_ body: (Database) throws -> T) throws -> T {
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
         try refuseWritesWhenReading()
         return try storeErrors { try writer.write(body) }
     }
@@ -329,7 +329,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         }
     }
 
-    private static func existingSubscription(id: Int64, db: Database) throws -> Subscription {
+    static func existingSubscription(id: Int64, db: Database) throws -> Subscription {
         guard
             let subscription = try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE id = ?", arguments: [id])
                 .flatMap(Self.subscription(from:))
@@ -415,7 +415,10 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
             ttlMinutes: row["ttlMinutes"], syndicationUpdatePeriod: row["syndicationUpdatePeriod"],
             syndicationUpdateFrequency: row["syndicationUpdateFrequency"],
             podcastUpdateFrequency: row["podcastUpdateFrequency"],
-            backlog: row["backlog"], refusedMoveTarget: (row["refusedMoveTarget"] as String?).flatMap(URL.init(string:))
+            backlog: row["backlog"],
+            refusedMoveTarget: (row["refusedMoveTarget"] as String?).flatMap(URL.init(string:)),
+            downloadsEnabled: row["downloadsEnabled"] ?? false, keepNewest: row["keepNewest"],
+            downloadDirectory: row["downloadDirectory"], fileNameTemplate: row["fileNameTemplate"]
         )
     }
 

@@ -49,6 +49,14 @@ public struct Subscription: Sendable, Hashable, Identifiable {
     /// A move target the user undid (`podfresh move --undo`): redirects and `itunes:new-feed-url` to it are not
     /// followed again.
     public var refusedMoveTarget: URL?
+    /// Download this feed's episodes (`podfresh set FEED --download on`); off by default.
+    public var downloadsEnabled: Bool
+    /// Keep only the newest N downloaded files (`--keep N`); nil keeps every file.
+    public var keepNewest: Int?
+    /// Where this feed's files go (`--dir`); nil means the default download directory.
+    public var downloadDirectory: String?
+    /// How this feed's files are named (`--name-template`); nil means the default template.
+    public var fileNameTemplate: String?
 
     public init(
         id: Int64,
@@ -77,8 +85,16 @@ public struct Subscription: Sendable, Hashable, Identifiable {
         syndicationUpdateFrequency: Int? = nil,
         podcastUpdateFrequency: String? = nil,
         backlog: Int? = nil,
-        refusedMoveTarget: URL? = nil
+        refusedMoveTarget: URL? = nil,
+        downloadsEnabled: Bool = false,
+        keepNewest: Int? = nil,
+        downloadDirectory: String? = nil,
+        fileNameTemplate: String? = nil
     ) {
+        self.downloadsEnabled = downloadsEnabled
+        self.keepNewest = keepNewest
+        self.downloadDirectory = downloadDirectory
+        self.fileNameTemplate = fileNameTemplate
         self.backlog = backlog
         self.refusedMoveTarget = refusedMoveTarget
         self.ttlMinutes = ttlMinutes

@@ -272,6 +272,10 @@ private struct StoreImporter: Sendable {
                     b.append(s.podcastUpdateFrequency)
                     b.append(s.backlog)
                     b.append(s.refusedMoveTarget)
+                    b.append(s.downloadsEnabled)
+                    b.append(s.keepNewest)
+                    b.append(s.downloadDirectory)
+                    b.append(s.fileNameTemplate)
                 })
         }
         try await connection.query(
@@ -281,7 +285,8 @@ private struct StoreImporter: Sendable {
                       etag, last_modified, last_checked_at, last_success_at, last_unconditional_at, last_status,
                       failure_count, last_error_kind, last_error, is_gone, is_complete, next_check_at,
                       next_check_reason, moved_from, last_body_bytes, ttl_minutes, syndication_update_period,
-                      syndication_update_frequency, podcast_update_frequency, backlog, refused_move_target)
+                      syndication_update_frequency, podcast_update_frequency, backlog, refused_move_target,
+                      downloads_enabled, keep_newest, download_directory, file_name_template)
                     VALUES \(tuples.joined(separator: ", "))
                     """, binds: binds), logger: logger)
         for (row, url) in zip(page, urls) { ids[row.id] = present[url] }

@@ -7,7 +7,8 @@ extension PostgresFeedStore {
         id, url, title, link, image, added_at, etag, last_modified, last_checked_at, last_success_at,
         last_unconditional_at, last_status, failure_count, last_error_kind, last_error, is_gone, is_complete,
         next_check_at, next_check_reason, moved_from, last_body_bytes, ttl_minutes, syndication_update_period,
-        syndication_update_frequency, podcast_update_frequency, backlog, refused_move_target
+        syndication_update_frequency, podcast_update_frequency, backlog, refused_move_target, downloads_enabled,
+        keep_newest, download_directory, file_name_template
         """
 
     public func addSubscription(url: URL, title: String?, at date: Date, backlog: Int?) async throws -> Subscription {
@@ -150,6 +151,8 @@ extension PostgresFeedStore {
             syndicationUpdatePeriod: try r.text("syndication_update_period"),
             syndicationUpdateFrequency: try r.integer("syndication_update_frequency"),
             podcastUpdateFrequency: try r.text("podcast_update_frequency"), backlog: try r.integer("backlog"),
-            refusedMoveTarget: try r.url("refused_move_target"))
+            refusedMoveTarget: try r.url("refused_move_target"),
+            downloadsEnabled: try r.bool("downloads_enabled") ?? false, keepNewest: try r.integer("keep_newest"),
+            downloadDirectory: try r.text("download_directory"), fileNameTemplate: try r.text("file_name_template"))
     }
 }

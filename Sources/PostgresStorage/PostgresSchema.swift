@@ -91,6 +91,31 @@ enum PostgresSchema {
         [
             "CREATE INDEX subscription_claim_order ON subscription (next_check_at NULLS FIRST, id) WHERE NOT is_gone"
         ],
+        // 4: downloads. Per-feed settings, and one record per episode identity (feed and key): a changed enclosure URL
+        // is the same episode. A record goes with its episode (and so with its subscription).
+        [
+            """
+            ALTER TABLE subscription
+              ADD COLUMN downloads_enabled boolean NOT NULL DEFAULT false,
+              ADD COLUMN keep_newest bigint,
+              ADD COLUMN download_directory text,
+              ADD COLUMN file_name_template text
+            """,
+            """
+            CREATE TABLE download (
+              subscription_id bigint NOT NULL,
+              episode_key text NOT NULL,
+              state text NOT NULL,
+              part_path text, file_path text, bytes bigint, etag text, last_modified text, url text,
+              started_at double precision, downloaded_at double precision, last_error text,
+              deleted_by_user boolean NOT NULL DEFAULT false,
+              removed_by_retention boolean NOT NULL DEFAULT false,
+              PRIMARY KEY (subscription_id, episode_key),
+              FOREIGN KEY (subscription_id, episode_key) REFERENCES episode (subscription_id, key)
+                ON DELETE CASCADE ON UPDATE CASCADE
+            )
+            """,
+        ],
     ]
 
     /// The version this binary writes and understands.

@@ -77,10 +77,36 @@ struct EpisodeListTests {
         #expect(Array(keys.prefix(eventKeys.count)) == eventKeys)
         #expect(Set(keys).count == keys.count, "no key twice: \(keys)")
         #expect(
-            Array(keys.suffix(5)) == [
-                "guid_is_permalink", "alternate_enclosures", "first_seen", "last_seen", "first_seen_run",
+            Array(keys.suffix(7)) == [
+                "guid_is_permalink", "alternate_enclosures", "first_seen", "last_seen", "first_seen_run", "file",
+                "downloaded_at",
             ])
         #expect(keys.contains("transcripts") && keys.contains("persons"))
+    }
+
+    @Test func jsonSaysWhichFileHoldsAnEpisodeWhileItsRecordSaysItIsOnDisk() throws {
+        let episodes = [stored(1, "One", published: day), stored(2, "Two", published: day)]
+        let done = DownloadRecord(
+            subscriptionID: episodes[0].subscriptionID, episodeKey: episodes[0].key, state: .complete,
+            filePath: "/d/One.mp3", bytes: 10, downloadedAt: day)
+        let started = DownloadRecord(
+            subscriptionID: episodes[1].subscriptionID, episodeKey: episodes[1].key, state: .inProgress,
+            partPath: "/d/Two.mp3.part", filePath: "/d/Two.mp3")
+        func objects(_ records: [DownloadRecord]) throws -> [[String: Any]] {
+            try EpisodeList(episodes: episodes, subscriptions: subscriptions, downloads: records).jsonLines().map {
+                try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            }
+        }
+        let none = try objects([])
+        #expect(none.allSatisfy { $0["file"] is NSNull && $0["downloaded_at"] is NSNull })
+        let some = try objects([done, started])
+        #expect(some[0]["file"] as? String == "/d/One.mp3")
+        #expect(some[0]["downloaded_at"] as? String == RFC3339.string(from: day))
+        #expect(some[1]["file"] is NSNull && some[1]["downloaded_at"] is NSNull, "in progress: no file yet")
+        var deleted = done
+        deleted.deletedByUser = true
+        let gone = try objects([deleted])
+        #expect(gone[0]["file"] is NSNull, "a deleted file is not named")
     }
 
     @Test func jsonLinesAreOneParsableObjectPerEpisode() throws {

@@ -41,7 +41,7 @@ struct StatusReportTests {
 
     @Test func eachSubscriptionNeedingAttentionHasALineSayingWhatToDo() {
         let lines = StatusReport(subscriptions: mixed, dueCount: 0, lastRun: nil).lines()
-        #expect(lines.count == 5)
+        #expect(lines.count == 6)
         #expect(lines[1].hasPrefix("  failing  2 ") && lines[1].hasSuffix("(×3)"))
         #expect(lines[2].hasPrefix("  gone     3 Dead") && lines[2].contains("`podfresh refresh 3`"))
         #expect(lines[3].hasPrefix("  moved    4 https://old.example/4.xml → https://a.example/4.xml"))
@@ -54,7 +54,10 @@ struct StatusReportTests {
     @Test func withoutARunTheLastRunIsNever() {
         let report = StatusReport(subscriptions: [], dueCount: 0, lastRun: nil)
         #expect(
-            report.lines() == ["subscriptions: 0   due now: 0   failing: 0   gone: 0   moved: 0", "last run: never"])
+            report.lines() == [
+                "subscriptions: 0   due now: 0   failing: 0   gone: 0   moved: 0", "last run: never",
+                "downloads on disk: 0 files, 0 B",
+            ])
         #expect(report.conditionalHitRate == nil)
     }
 
@@ -63,7 +66,7 @@ struct StatusReportTests {
             id: 1, startedAt: now, endedAt: now, feedsChecked: 4, feedsFailed: 1, feedsNotModified: 3, newEpisodes: 2,
             bytesDownloaded: 2_621_440, bytesSaved: 1536)
         let report = StatusReport(subscriptions: [], dueCount: 0, lastRun: run)
-        let last = try #require(report.lines().last)
+        let last = try #require(report.lines().first { $0.hasPrefix("last run: ") })
         #expect(last.hasPrefix("last run: \(RFC3339.string(from: now)), 4 checked, 1 failed, 2 new episodes"))
         #expect(last.hasSuffix("; conditional GET: 75% not modified, 1.5 KiB saved, 2.5 MiB downloaded"))
         #expect(report.conditionalHitRate == 0.75)
@@ -71,11 +74,24 @@ struct StatusReportTests {
 
     @Test func aRunThatCheckedNothingHasNoHitRate() throws {
         let report = StatusReport(subscriptions: [], dueCount: 0, lastRun: RefreshRun(id: 1, startedAt: now))
-        let last = try #require(report.lines().last)
+        let last = try #require(report.lines().first { $0.hasPrefix("last run: ") })
         #expect(last.hasPrefix("last run: "))
         #expect(!last.contains("conditional GET"))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any])
         #expect(json["conditional_hit_rate"] is NSNull)
+    }
+
+    @Test func bytesOnDiskComeLastInTextAndJSON() throws {
+        let report = StatusReport(
+            subscriptions: [], dueCount: 0, lastRun: nil, downloads: DownloadUsage(files: 3, bytes: 3_145_728))
+        #expect(report.lines().last == "downloads on disk: 3 files, 3.0 MiB")
+        let one = StatusReport(
+            subscriptions: [], dueCount: 0, lastRun: nil, downloads: DownloadUsage(files: 1, bytes: 5))
+        #expect(one.lines().last == "downloads on disk: 1 file, 5 B")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any])
+        let disk = try #require(json["downloads_on_disk"] as? [String: Any])
+        #expect(disk["files"] as? Int == 3)
+        #expect(disk["bytes"] as? Int == 3_145_728)
     }
 
     @Test(arguments: [
@@ -95,6 +111,7 @@ struct StatusReportTests {
         #expect(
             pairs.map(\.0) == [
                 "subscriptions", "due_now", "failing", "gone", "moved", "last_run", "conditional_hit_rate",
+                "downloads_on_disk",
             ])
         let text = report.json()
         #expect(!text.contains("\n"))

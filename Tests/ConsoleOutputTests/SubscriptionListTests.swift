@@ -36,7 +36,7 @@ struct SubscriptionListTests {
         let lines = text.split(separator: "\n").map(String.init)
         #expect(lines.count == 3)
         let headers = lines[0].split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
-        #expect(headers == "ID TITLE EPISODES LAST SUCCESS STATUS NEXT CHECK")
+        #expect(headers == "ID TITLE EPISODES LAST SUCCESS STATUS NEXT CHECK DL")
         // Every cell starts under its header.
         func cell(_ line: String, under header: String) -> Substring {
             let offset = lines[0].distance(from: lines[0].startIndex, to: lines[0].range(of: header)!.lowerBound)
@@ -47,7 +47,8 @@ struct SubscriptionListTests {
         #expect(cell(lines[1], under: "EPISODES").hasPrefix("7 "))
         #expect(cell(lines[2], under: "TITLE").hasPrefix("Two "))
         #expect(cell(lines[2], under: "EPISODES").hasPrefix("0 "))
-        #expect(cell(lines[2], under: "NEXT CHECK") == "now (never checked)")
+        #expect(cell(lines[2], under: "NEXT CHECK").hasPrefix("now (never checked) "))
+        #expect(cell(lines[2], under: "DL") == "off")
     }
 
     @Test func eachRowHasTheColumnsInHeaderOrder() throws {
@@ -59,6 +60,21 @@ struct SubscriptionListTests {
         #expect(row[3] == "never")
         #expect(row[4] == "new")
         #expect(row[5] == "now (never checked)")
+        #expect(row[6] == "off")
+    }
+
+    @Test func theDownloadsColumnSaysOnOrOffThenWhatIsSetCompactly() {
+        #expect(SubscriptionList.downloads(of: subscription(1)) == "off")
+        #expect(SubscriptionList.downloads(of: subscription(1) { $0.downloadsEnabled = true }) == "on")
+        #expect(
+            SubscriptionList.downloads(
+                of: subscription(1) {
+                    $0.downloadsEnabled = true
+                    $0.keepNewest = 5
+                    $0.downloadDirectory = "/srv/podcasts"
+                    $0.fileNameTemplate = "{title}.{ext}"
+                }) == "on, keep 5, dir, template")
+        #expect(SubscriptionList.downloads(of: subscription(1) { $0.keepNewest = 2 }) == "off, keep 2")
     }
 
     @Test func anUncountedSubscriptionHasNoEpisodesAndAnUntitledOneShowsItsURL() throws {
@@ -163,6 +179,7 @@ struct SubscriptionListTests {
     static let documentedKeys = [
         "id", "url", "title", "link", "episodes", "added", "last_checked", "last_success", "last_status", "failures",
         "last_error", "last_error_kind", "gone", "complete", "moved_from", "next_check", "next_check_reason",
+        "downloads", "keep", "download_dir", "name_template",
     ]
 
     @Test func jsonKeysAreTheDocumentedOnesInOrder() throws {

@@ -87,6 +87,9 @@ struct MigrationTests {
             let neverFetched = try #require(try await target.subscription(id: source.neverFetched))
             #expect(neverFetched.title == "Ünïcödé “quotes” & more")
             #expect(neverFetched.backlog == 5)
+            #expect(neverFetched.downloadsEnabled && neverFetched.keepNewest == 4)
+            #expect(neverFetched.downloadDirectory == "/srv/podcasts/new")
+            #expect(neverFetched.fileNameTemplate == "{date} {title}.{ext}")
 
             let lighthouse = try #require(
                 try await target.episodes(EpisodeQuery(subscriptionID: source.moved)).first { $0.key == "nsr-003" })

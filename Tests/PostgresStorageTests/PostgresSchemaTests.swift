@@ -91,6 +91,51 @@ struct PostgresSchemaTests {
         #expect(announced.sorted() == episodes.map(\.id).sorted(), "each episode announced by exactly one worker")
     }
 
+    @Test func aDatabaseOfSchemaVersion3IsUpgradedToDownloadsKeepingEverything() async throws {
+        let cluster = try TestPostgres.shared()
+        let url = try cluster.makeDatabase(prefix: "upgrade")
+        let database = try #require(URL(string: url)).lastPathComponent
+        let t0 = Date(timeIntervalSince1970: 1_730_000_000)
+        let subscription = try await PostgresFeedStore.withStore(url: url) { store in
+            let feed = try await store.addSubscription(
+                url: URL(string: "https://a.example/feed")!, title: "Show", at: t0, backlog: 4)
+            _ = try await store.applyAsync(
+                FeedCheck(
+                    subscriptionID: feed.id, checkedAt: t0, status: 200,
+                    result: .fetched(
+                        ParsedFeed(format: .rss2, title: "Show", episodes: [ParsedEpisode(id: "e1", title: "One")]),
+                        etag: "\"v1\"", lastModified: nil, unconditional: true)))
+            return feed
+        }
+        // Given the database as schema version 3 left it (no download columns, no download table) …
+        try cluster.psql(
+            database: database,
+            """
+            DROP TABLE download;
+            ALTER TABLE subscription DROP COLUMN downloads_enabled, DROP COLUMN keep_newest,
+              DROP COLUMN download_directory, DROP COLUMN file_name_template;
+            UPDATE podfresh_schema SET version = 3;
+            """)
+        // … the next start upgrades it, losing nothing.
+        try await PostgresFeedStore.withStore(url: url) { store in
+            let upgraded = try #require(try await store.subscription(id: subscription.id))
+            #expect(upgraded.title == "Show" && upgraded.etag == "\"v1\"" && upgraded.backlog == 4)
+            #expect(!upgraded.downloadsEnabled && upgraded.keepNewest == nil)
+            #expect(try await store.episodes(EpisodeQuery(subscriptionID: subscription.id)).map(\.key) == ["e1"])
+            let on = try await store.updateDownloadSettings(
+                id: subscription.id, DownloadSettings(enabled: true, keepNewest: .set(3)))
+            #expect(on.downloadsEnabled && on.keepNewest == 3)
+            try await store.recordDownloadCompleted(
+                DownloadCompletion(
+                    subscriptionID: subscription.id, episodeKey: "e1", filePath: "/d/e1.mp3", bytes: 10,
+                    url: URL(string: "https://cdn.example/e1.mp3")!, downloadedAt: t0))
+            #expect(try await store.totalDownloadUsage() == DownloadUsage(files: 1, bytes: 10))
+        }
+        #expect(
+            try cluster.psql(database: database, "SELECT version FROM podfresh_schema")
+                == "\(PostgresFeedStore.schemaVersion)")
+    }
+
     @Test func anUnreachableServerIsADatabaseErrorNamingHostAndPort() async throws {
         let port = closedLoopbackPort()
         await #expect {

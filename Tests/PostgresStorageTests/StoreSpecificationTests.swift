@@ -7,6 +7,7 @@ import Testing
 
 /// Everything a store offers through the async repositories: the SQLite ``FeedStore`` and the ``PostgresFeedStore``.
 typealias SpecifiedStore = AsyncSubscriptionRepository & AsyncEpisodeRepository & AsyncRefreshRunRepository
+    & AsyncDownloadRepository
 
 /// The two stores the specification runs against.
 enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -10,12 +10,24 @@ public struct EpisodeList: Sendable {
     public var episodes: [StoredEpisode]
     /// Each subscription's title, or its URL when it has none.
     private var feedTitles: [Int64: String]
+    /// The download records of the listed episodes, by feed and key.
+    private var downloads: [DownloadKey: DownloadRecord]
+
+    private struct DownloadKey: Hashable, Sendable {
+        var subscriptionID: Int64
+        var key: String
+    }
 
     /// - Parameters:
     ///   - episodes: The episodes to list, in order.
     ///   - subscriptions: The subscriptions they belong to, for their feeds' titles.
-    public init(episodes: [StoredEpisode], subscriptions: [Subscription]) {
+    ///   - downloads: Download records (any feed's; those of other episodes are ignored), for `file` and
+    ///     `downloaded_at`.
+    public init(episodes: [StoredEpisode], subscriptions: [Subscription], downloads: [DownloadRecord] = []) {
         self.episodes = episodes
+        self.downloads = Dictionary(
+            downloads.map { (DownloadKey(subscriptionID: $0.subscriptionID, key: $0.episodeKey), $0) },
+            uniquingKeysWith: { first, _ in first })
         self.feedTitles = Dictionary(
             subscriptions.map { ($0.id, $0.title ?? $0.url.absoluteString) }, uniquingKeysWith: { first, _ in first })
     }
@@ -53,13 +65,19 @@ public struct EpisodeList: Sendable {
 
     /// `episodes --json`: one serialised ``json(_:feedTitle:)`` object per episode (nothing when there are none).
     public func jsonLines() -> [String] {
-        episodes.map { Self.json($0, feedTitle: feedTitles[$0.subscriptionID]).serialized() }
+        episodes.map {
+            Self.json(
+                $0, feedTitle: feedTitles[$0.subscriptionID],
+                download: downloads[DownloadKey(subscriptionID: $0.subscriptionID, key: $0.key)]
+            ).serialized()
+        }
     }
 
     /// One stored episode as `episodes --json` prints it: the `new_episode` event's keys first (unchanged), then
     /// every other stored field — show notes, all enclosures, transcripts, persons, alternate enclosures — and
-    /// when podfresh first and last saw it.
-    public static func json(_ stored: StoredEpisode, feedTitle: String?) -> JSONValue {
+    /// when podfresh first and last saw it; last `file` (the downloaded file's path while the record says it is on
+    /// disk, else null) and `downloaded_at` (when it was completed, else null).
+    public static func json(_ stored: StoredEpisode, feedTitle: String?, download: DownloadRecord? = nil) -> JSONValue {
         let episode = stored.episode
         let event = EventJSON.episodeFields(
             EpisodeAnnouncement(feedID: stored.subscriptionID, episode: episode), feedTitle: feedTitle)
@@ -113,6 +131,8 @@ public struct EpisodeList: Sendable {
                 ("first_seen", .date(stored.firstSeenAt)),
                 ("last_seen", .date(stored.lastSeenAt)),
                 ("first_seen_run", .int(stored.firstSeenRunID.map { Int($0) })),
+                ("file", .string(download.flatMap { $0.isOnDisk ? $0.filePath : nil })),
+                ("downloaded_at", .date(download.flatMap { $0.state == .complete ? $0.downloadedAt : nil })),
             ])
     }
 }

@@ -11,15 +11,21 @@ public struct StatusReport: Sendable {
     public var dueCount: Int
     /// The last refresh run, nil when none has run.
     public var lastRun: RefreshRun?
+    /// Downloaded files on disk, as the store's records count them.
+    public var downloads: DownloadUsage
 
     /// - Parameters:
     ///   - subscriptions: Every subscription.
     ///   - dueCount: How many are due now.
     ///   - lastRun: The last refresh run, if any.
-    public init(subscriptions: [Subscription], dueCount: Int, lastRun: RefreshRun?) {
+    ///   - downloads: Downloaded files on disk, from the store's records.
+    public init(
+        subscriptions: [Subscription], dueCount: Int, lastRun: RefreshRun?, downloads: DownloadUsage = DownloadUsage()
+    ) {
         self.subscriptions = subscriptions
         self.dueCount = dueCount
         self.lastRun = lastRun
+        self.downloads = downloads
     }
 
     /// Subscriptions whose last checks failed (gone ones excepted: they are listed as gone).
@@ -71,6 +77,9 @@ public struct StatusReport: Sendable {
         } else {
             lines.append("last run: never")
         }
+        lines.append(
+            "downloads on disk: \(downloads.files) \(downloads.files == 1 ? "file" : "files"), \(Self.bytes(Int(clamping: downloads.bytes)))"
+        )
         return lines
     }
 
@@ -133,6 +142,10 @@ public struct StatusReport: Sendable {
             ),
             ("last_run", runJSON),
             ("conditional_hit_rate", .number(conditionalHitRate.map { ($0 * 1000).rounded() / 1000 })),
+            (
+                "downloads_on_disk",
+                .object([("files", .int(downloads.files)), ("bytes", .int(Int(clamping: downloads.bytes)))])
+            ),
         ])
     }
 }

@@ -27,11 +27,15 @@ public struct SubscriptionList: Sendable {
     public static let noSubscriptions =
         "no subscriptions yet: add one with `podfresh add URL` or `podfresh import FILE.opml`"
 
-    /// The table's column headers, in order.
-    public static let headers = ["ID", "TITLE", "EPISODES", "LAST SUCCESS", "STATUS", "NEXT CHECK"]
+    /// The table's column headers, in order (`DL`: the download settings, ``downloads(of:)``).
+    public static let headers = ["ID", "TITLE", "EPISODES", "LAST SUCCESS", "STATUS", "NEXT CHECK", "DL"]
 
-    /// The columns that give way (cut with "…") when the table is wider than the terminal: title, status, next check.
-    static let shrinkable: Set<Int> = [1, 4, 5]
+    /// The columns that give way (cut with "…") when the table is wider than the terminal: title, status, next check,
+    /// downloads.
+    static let shrinkable: Set<Int> = [1, 4, 5, 6]
+
+    /// How narrow a column that gives way may get: seven columns still fit a 60-column terminal.
+    static let minimumWidth = 7
 
     /// A next check further away than this is "never": the store parks complete feeds in the far future.
     private static let neverAfter: TimeInterval = 50 * 365 * 86_400
@@ -45,7 +49,9 @@ public struct SubscriptionList: Sendable {
     /// - Returns: The lines joined with newlines, without a final newline.
     public func text(width: Int?) -> String {
         guard !subscriptions.isEmpty else { return Self.noSubscriptions }
-        return TextTable.render(headers: Self.headers, rows: rows(), width: width, shrinkable: Self.shrinkable)
+        return TextTable.render(
+            headers: Self.headers, rows: rows(), width: width, shrinkable: Self.shrinkable,
+            minimumWidth: Self.minimumWidth)
     }
 
     /// One row of cells per subscription, in ``headers`` order, every cell safe to print on a terminal.
@@ -58,6 +64,7 @@ public struct SubscriptionList: Sendable {
                 subscription.lastSuccessAt.map { Self.ago($0, now: now) } ?? "never",
                 TerminalText.sanitize(Self.status(of: subscription)),
                 Self.nextCheck(of: subscription, now: now),
+                TerminalText.sanitize(Self.downloads(of: subscription)),
             ]
         }
     }
@@ -78,6 +85,18 @@ public struct SubscriptionList: Sendable {
         if subscription.isComplete { text = "complete" }
         if let from = subscription.movedFrom { text += " (moved from \(from.absoluteString))" }
         return text
+    }
+
+    /// A subscription's download settings in a few words: "off", or "on", then "keep N" when retention is set and
+    /// "dir"/"template" when its own directory or file-name template is set ("on, keep 5, dir").
+    ///
+    /// Not sanitised.
+    public static func downloads(of subscription: Subscription) -> String {
+        var parts = [subscription.downloadsEnabled ? "on" : "off"]
+        if let keep = subscription.keepNewest { parts.append("keep \(keep)") }
+        if subscription.downloadDirectory != nil { parts.append("dir") }
+        if subscription.fileNameTemplate != nil { parts.append("template") }
+        return parts.joined(separator: ", ")
     }
 
     /// When a subscription is next checked, relative to `now`, and why (sanitised).
@@ -129,6 +148,10 @@ public struct SubscriptionList: Sendable {
                 .date(subscription.nextCheckAt.flatMap { $0 > now.addingTimeInterval(neverAfter) ? nil : $0 })
             ),
             ("next_check_reason", .string(subscription.nextCheckReason)),
+            ("downloads", .bool(subscription.downloadsEnabled)),
+            ("keep", .int(subscription.keepNewest)),
+            ("download_dir", .string(subscription.downloadDirectory)),
+            ("name_template", .string(subscription.fileNameTemplate)),
         ])
     }
 }

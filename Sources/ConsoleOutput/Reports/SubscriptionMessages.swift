@@ -56,6 +56,20 @@ public enum SubscriptionMessages {
         "not moved: \(target.absoluteString) \(problem); the subscription stays at \(current.absoluteString) (--no-fetch moves it anyway)"
     }
 
+    // MARK: - set
+
+    /// `set`: a subscription's download settings as stored now, named by its id and title (safe to print):
+    /// "set 3 Show: downloads on, keep newest 5, directory (default), name template (default)". Without options
+    /// `set` prints the same line with "settings of" instead of "set".
+    public static func downloadSettings(_ subscription: Subscription, changed: Bool = true) -> String {
+        let name = TerminalText.sanitize(subscription.title ?? subscription.url.absoluteString)
+        let keep = subscription.keepNewest.map { "keep newest \($0)" } ?? "keep all"
+        let directory = subscription.downloadDirectory.map(TerminalText.sanitize) ?? "(default)"
+        let template = subscription.fileNameTemplate.map(TerminalText.sanitize) ?? "(default)"
+        return
+            "\(changed ? "set" : "settings of") \(subscription.id) \(name): downloads \(subscription.downloadsEnabled ? "on" : "off"), \(keep), directory \(directory), name template \(template)"
+    }
+
     // MARK: - import
 
     /// `import`: how many feeds were added, and how many were skipped as duplicates or had no usable feed URL.

@@ -64,6 +64,14 @@ public struct ExportedSubscription: Sendable, Hashable {
     public var backlog: Int64?
     /// A move target the user undid.
     public var refusedMoveTarget: String?
+    /// Downloads on for this feed.
+    public var downloadsEnabled: Bool
+    /// Keep the newest N downloaded files; nil keeps all.
+    public var keepNewest: Int64?
+    /// This feed's download directory; nil for the default.
+    public var downloadDirectory: String?
+    /// This feed's file-name template; nil for the default.
+    public var fileNameTemplate: String?
 
     /// A row with every column given; the optional ones default to nil (for tests and other sources).
     public init(
@@ -75,8 +83,13 @@ public struct ExportedSubscription: Sendable, Hashable {
         nextCheckAt: Double? = nil, nextCheckReason: String? = nil, movedFrom: String? = nil,
         lastBodyBytes: Int64? = nil, ttlMinutes: Int64? = nil, syndicationUpdatePeriod: String? = nil,
         syndicationUpdateFrequency: Int64? = nil, podcastUpdateFrequency: String? = nil, backlog: Int64? = nil,
-        refusedMoveTarget: String? = nil
+        refusedMoveTarget: String? = nil, downloadsEnabled: Bool = false, keepNewest: Int64? = nil,
+        downloadDirectory: String? = nil, fileNameTemplate: String? = nil
     ) {
+        self.downloadsEnabled = downloadsEnabled
+        self.keepNewest = keepNewest
+        self.downloadDirectory = downloadDirectory
+        self.fileNameTemplate = fileNameTemplate
         self.id = id
         self.url = url
         self.title = title

@@ -52,7 +52,9 @@ extension FeedStore {
                     syndicationUpdatePeriod: row["syndicationUpdatePeriod"],
                     syndicationUpdateFrequency: row["syndicationUpdateFrequency"],
                     podcastUpdateFrequency: row["podcastUpdateFrequency"], backlog: row["backlog"],
-                    refusedMoveTarget: row["refusedMoveTarget"])
+                    refusedMoveTarget: row["refusedMoveTarget"], downloadsEnabled: row["downloadsEnabled"] ?? false,
+                    keepNewest: row["keepNewest"], downloadDirectory: row["downloadDirectory"],
+                    fileNameTemplate: row["fileNameTemplate"])
             }
         }
     }

@@ -117,6 +117,36 @@ enum Migrations {
                     arguments: [normalised, id, normalised])
             }
         }
+        migrator.registerMigration("v5: downloads") { db in
+            // Per-feed download settings, and one record per episode identity (feed and key): a changed enclosure URL
+            // is the same episode. A record goes with its episode (and so with its subscription).
+            try db.alter(table: "subscription") { t in
+                t.add(column: "downloadsEnabled", .boolean).notNull().defaults(to: false)
+                t.add(column: "keepNewest", .integer)
+                t.add(column: "downloadDirectory", .text)
+                t.add(column: "fileNameTemplate", .text)
+            }
+            try db.create(table: "download") { t in
+                t.column("subscriptionId", .integer).notNull()
+                t.column("episodeKey", .text).notNull()
+                t.column("state", .text).notNull()
+                t.column("partPath", .text)
+                t.column("filePath", .text)
+                t.column("bytes", .integer)
+                t.column("etag", .text)
+                t.column("lastModified", .text)
+                t.column("url", .text)
+                t.column("startedAt", .double)
+                t.column("downloadedAt", .double)
+                t.column("lastError", .text)
+                t.column("deletedByUser", .boolean).notNull().defaults(to: false)
+                t.column("removedByRetention", .boolean).notNull().defaults(to: false)
+                t.primaryKey(["subscriptionId", "episodeKey"])
+                t.foreignKey(
+                    ["subscriptionId", "episodeKey"], references: "episode", columns: ["subscriptionId", "key"],
+                    onDelete: .cascade, onUpdate: .cascade)
+            }
+        }
         return migrator
     }
 

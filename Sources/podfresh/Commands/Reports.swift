@@ -22,7 +22,8 @@ extension RootCommand {
                 let report = StatusReport(
                     subscriptions: try await store.subscriptions(),
                     dueCount: try await store.dueSubscriptions(at: Date()).count,
-                    lastRun: try await store.lastRun(checkedFeeds: false))
+                    lastRun: try await store.lastRun(checkedFeeds: false),
+                    downloads: try await store.totalDownloadUsage())
                 if json {
                     Console.standard.line(report.json())
                 } else {
@@ -91,7 +92,8 @@ extension RootCommand {
                     query.runID = run.id
                 }
                 let episodes = try await store.episodes(query)
-                let list = EpisodeList(episodes: episodes, subscriptions: subscriptions)
+                let downloads = json ? try await store.downloads(subscriptionID: query.subscriptionID) : []
+                let list = EpisodeList(episodes: episodes, subscriptions: subscriptions, downloads: downloads)
                 Console.standard.lines(json ? list.jsonLines() : list.lines())
                 if episodes.count == limit {
                     let total = try await store.countEpisodes(query)

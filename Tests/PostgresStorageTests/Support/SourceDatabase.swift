@@ -114,6 +114,12 @@ struct SourceDatabase {
         let neverFetched = try store.addSubscription(
             url: URL(string: "https://new.example.org/feed.xml?lang=de")!, title: "Ünïcödé “quotes” & more",
             at: t1, backlog: 5)
+        // … and download settings on it.
+        _ = try store.updateDownloadSettings(
+            id: neverFetched.id,
+            DownloadSettings(
+                enabled: true, keepNewest: .set(4), directory: .set("/srv/podcasts/new"),
+                fileNameTemplate: .set("{date} {title}.{ext}")))
         return SourceDatabase(
             folder: folder, moved: moved.id, undone: undone.id, failing: failing.id, gone: gone.id,
             neverFetched: neverFetched.id, runs: [first.id, second.id, unfinished.id])

@@ -1,0 +1,249 @@
+public import Foundation
+
+// The storage side of episode downloads: per-feed settings on ``Subscription`` and one record per episode identity.
+// Nothing here touches the file system: the stores keep what the downloader reports, and the caller checks files.
+
+/// A change to one setting: set it to a value, or back to its default.
+public enum SettingChange<Value: Sendable & Hashable>: Sendable, Hashable {
+    /// Set the value.
+    case set(Value)
+    /// Back to the default (nil in the store).
+    case reset
+}
+
+/// A change to a feed's download settings (``AsyncDownloadRepository/updateDownloadSettings(id:_:)``): a field left
+/// nil is not changed.
+public struct DownloadSettings: Sendable, Hashable {
+    /// Download this feed's episodes (`download` without FEED, `refresh --download`); nil: unchanged.
+    public var enabled: Bool?
+    /// Keep only the newest N downloaded files; `.reset` keeps every file; nil: unchanged.
+    public var keepNewest: SettingChange<Int>?
+    /// Where this feed's files go; `.reset` means the default download directory; nil: unchanged.
+    public var directory: SettingChange<String>?
+    /// How this feed's files are named; `.reset` means the default template; nil: unchanged.
+    public var fileNameTemplate: SettingChange<String>?
+
+    /// - Parameters:
+    ///   - enabled: Downloads on or off; nil leaves it.
+    ///   - keepNewest: How many files to keep, or `.reset` for all; nil leaves it.
+    ///   - directory: A directory, or `.reset` for the default; nil leaves it.
+    ///   - fileNameTemplate: A file-name template, or `.reset` for the default; nil leaves it.
+    public init(
+        enabled: Bool? = nil, keepNewest: SettingChange<Int>? = nil, directory: SettingChange<String>? = nil,
+        fileNameTemplate: SettingChange<String>? = nil
+    ) {
+        self.enabled = enabled
+        self.keepNewest = keepNewest
+        self.directory = directory
+        self.fileNameTemplate = fileNameTemplate
+    }
+
+    /// True when no field is given: applying it changes nothing.
+    public var isEmpty: Bool { enabled == nil && keepNewest == nil && directory == nil && fileNameTemplate == nil }
+
+    /// The values to store for each column, from the current ones: (enabled, keep newest, directory, template).
+    public func applied(to subscription: Subscription) -> (Bool, Int?, String?, String?) {
+        func resolve<T: Sendable & Hashable>(_ change: SettingChange<T>?, _ current: T?) -> T? {
+            switch change {
+            case nil: return current
+            case .set(let value)?: return value
+            case .reset?: return nil
+            }
+        }
+        return (
+            enabled ?? subscription.downloadsEnabled, resolve(keepNewest, subscription.keepNewest),
+            resolve(directory, subscription.downloadDirectory),
+            resolve(fileNameTemplate, subscription.fileNameTemplate)
+        )
+    }
+}
+
+/// What the store remembers about downloading one episode, by its identity (feed and episode key): a changed
+/// enclosure URL is the same episode, and is not downloaded again.
+public struct DownloadRecord: Sendable, Hashable {
+    /// Where a download stands.
+    public enum State: String, Sendable, Hashable {
+        /// Started (or failed part-way): the bytes so far are in ``DownloadRecord/partPath``.
+        case inProgress = "in-progress"
+        /// The whole file is at ``DownloadRecord/filePath``.
+        case complete
+    }
+
+    /// The feed.
+    public var subscriptionID: Int64
+    /// The episode's identity key within its feed (``StoredEpisode/key``).
+    public var episodeKey: String
+    public var state: State
+    /// The partial file being written (in progress); nil once complete.
+    public var partPath: String?
+    /// The final file: where it will be (in progress) or is (complete).
+    public var filePath: String?
+    /// The file's size when complete; the bytes in the partial file so far when in progress (if known).
+    public var bytes: Int64?
+    /// The media's `ETag`, for resuming with `If-Range`.
+    public var etag: String?
+    /// The media's `Last-Modified`, for resuming with `If-Range` when there is no ETag.
+    public var lastModified: String?
+    /// The URL actually downloaded (after the enclosure's redirects).
+    public var url: URL?
+    public var startedAt: Date?
+    /// When the file was complete; nil while in progress.
+    public var downloadedAt: Date?
+    /// Why the last attempt failed, if it did (the partial file is kept for a resume).
+    public var lastError: String?
+    /// The user deleted the file by hand: it is not downloaded again unless asked
+    /// (``AsyncDownloadRepository/allowDownloadAgain(subscriptionID:episodeKey:)``).
+    public var deletedByUser: Bool
+    /// Retention deleted the file (it was past the feed's newest N).
+    public var removedByRetention: Bool
+
+    public init(
+        subscriptionID: Int64, episodeKey: String, state: State, partPath: String? = nil, filePath: String? = nil,
+        bytes: Int64? = nil, etag: String? = nil, lastModified: String? = nil, url: URL? = nil,
+        startedAt: Date? = nil, downloadedAt: Date? = nil, lastError: String? = nil, deletedByUser: Bool = false,
+        removedByRetention: Bool = false
+    ) {
+        self.subscriptionID = subscriptionID
+        self.episodeKey = episodeKey
+        self.state = state
+        self.partPath = partPath
+        self.filePath = filePath
+        self.bytes = bytes
+        self.etag = etag
+        self.lastModified = lastModified
+        self.url = url
+        self.startedAt = startedAt
+        self.downloadedAt = downloadedAt
+        self.lastError = lastError
+        self.deletedByUser = deletedByUser
+        self.removedByRetention = removedByRetention
+    }
+
+    /// True when the record says the whole file is on disk: complete, and neither removed by retention nor deleted
+    /// by the user.
+    public var isOnDisk: Bool { state == .complete && !removedByRetention && !deletedByUser }
+}
+
+/// A download that starts (or restarts): what ``AsyncDownloadRepository/recordDownloadStarted(_:)`` stores.
+public struct DownloadStart: Sendable, Hashable {
+    public var subscriptionID: Int64
+    public var episodeKey: String
+    /// The URL requested (the enclosure's, or where its redirects led).
+    public var url: URL
+    /// The partial file written while downloading (`NAME.part` beside the final file).
+    public var partPath: String
+    /// The final file's path.
+    public var filePath: String
+    /// The media's validators, for a later `If-Range`.
+    public var etag: String?
+    public var lastModified: String?
+    public var startedAt: Date
+
+    public init(
+        subscriptionID: Int64, episodeKey: String, url: URL, partPath: String, filePath: String,
+        etag: String? = nil, lastModified: String? = nil, startedAt: Date
+    ) {
+        self.subscriptionID = subscriptionID
+        self.episodeKey = episodeKey
+        self.url = url
+        self.partPath = partPath
+        self.filePath = filePath
+        self.etag = etag
+        self.lastModified = lastModified
+        self.startedAt = startedAt
+    }
+}
+
+/// A finished download: the whole file is at `filePath` (fsynced and renamed by the caller).
+public struct DownloadCompletion: Sendable, Hashable {
+    public var subscriptionID: Int64
+    public var episodeKey: String
+    public var filePath: String
+    /// The file's size, as the server announced it and as it is on disk.
+    public var bytes: Int64
+    /// The URL actually downloaded.
+    public var url: URL
+    public var etag: String?
+    public var lastModified: String?
+    public var downloadedAt: Date
+
+    public init(
+        subscriptionID: Int64, episodeKey: String, filePath: String, bytes: Int64, url: URL, etag: String? = nil,
+        lastModified: String? = nil, downloadedAt: Date
+    ) {
+        self.subscriptionID = subscriptionID
+        self.episodeKey = episodeKey
+        self.filePath = filePath
+        self.bytes = bytes
+        self.url = url
+        self.etag = etag
+        self.lastModified = lastModified
+        self.downloadedAt = downloadedAt
+    }
+}
+
+/// Downloaded files on disk as the records count them (never by looking at the disk).
+public struct DownloadUsage: Sendable, Hashable {
+    /// Complete files not removed or deleted.
+    public var files: Int
+    /// Their bytes.
+    public var bytes: Int64
+
+    public init(files: Int = 0, bytes: Int64 = 0) {
+        self.files = files
+        self.bytes = bytes
+    }
+}
+
+/// Download settings and records, for either store. An episode is identified by its feed and key; nothing here
+/// reads or writes files.
+public protocol AsyncDownloadRepository: Sendable {
+    /// Changes a feed's download settings (fields left nil are kept) and returns the subscription as stored.
+    /// - Throws: ``StoreError`` `.notFound` when there is no such subscription.
+    func updateDownloadSettings(id: Int64, _ settings: DownloadSettings) async throws -> Subscription
+    /// Of a feed's `newest` newest episodes (newest first, as ``AsyncEpisodeRepository/episodes(_:)`` orders them),
+    /// those to download: no complete download, not deleted by the user, not removed by retention. A download in
+    /// progress (or failed part-way) is included, to be resumed.
+    func episodesToDownload(subscriptionID: Int64, newest: Int) async throws -> [StoredEpisode]
+    /// Records that a download started: the episode's record becomes in progress with this `.part` path and these
+    /// validators (its earlier error and marks cleared). - Throws: ``StoreError`` `.notFound` when the episode is
+    /// not stored.
+    @discardableResult func recordDownloadStarted(_ start: DownloadStart) async throws -> DownloadRecord
+    /// Records a complete file, in one transaction: the record becomes complete with its path, size, URL and
+    /// validators, and its `.part` path is cleared. Call it only after the whole file is on disk under its final
+    /// name. - Throws: ``StoreError`` `.notFound` when the episode is not stored.
+    @discardableResult func recordDownloadCompleted(_ completion: DownloadCompletion) async throws -> DownloadRecord
+    /// Records a failed attempt on a download in progress: the error and the bytes so far are kept with the `.part`
+    /// path and validators, for a resume. A complete record is left as it is. - Returns: false when there is no
+    /// record in progress.
+    @discardableResult func recordDownloadFailed(
+        subscriptionID: Int64, episodeKey: String, error: String, partialBytes: Int64?
+    ) async throws -> Bool
+    /// A feed's complete files beyond its newest `keepNewest` (by episode, newest first), oldest last: the files
+    /// retention may delete. Only files podfresh recorded; removed and deleted ones are not counted.
+    func filesPastRetention(subscriptionID: Int64, keepNewest: Int) async throws -> [DownloadRecord]
+    /// Marks a complete file as deleted by retention. - Returns: false when there is no such record.
+    @discardableResult func markRemovedByRetention(subscriptionID: Int64, episodeKey: String) async throws -> Bool
+    /// Marks a file as deleted by the user: it is not downloaded again until
+    /// ``allowDownloadAgain(subscriptionID:episodeKey:)``. - Returns: false when there is no such record.
+    @discardableResult func markDeletedByUser(subscriptionID: Int64, episodeKey: String) async throws -> Bool
+    /// Clears the deleted-by-user and removed-by-retention marks, so the episode may be downloaded again.
+    /// - Returns: false when there is no such record.
+    @discardableResult func allowDownloadAgain(subscriptionID: Int64, episodeKey: String) async throws -> Bool
+    /// Files on disk per subscription id, from the records (feeds without any are left out).
+    func downloadUsage() async throws -> [Int64: DownloadUsage]
+    /// The record for one episode, if it has one.
+    func download(subscriptionID: Int64, episodeKey: String) async throws -> DownloadRecord?
+    /// Every record, or one feed's, ordered by feed and key.
+    func downloads(subscriptionID: Int64?) async throws -> [DownloadRecord]
+}
+
+extension AsyncDownloadRepository {
+    /// Files on disk over every feed, from the records.
+    public func totalDownloadUsage() async throws -> DownloadUsage {
+        try await downloadUsage().values.reduce(into: DownloadUsage()) { total, usage in
+            total.files += usage.files
+            total.bytes += usage.bytes
+        }
+    }
+}

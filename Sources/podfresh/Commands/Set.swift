@@ -1,0 +1,120 @@
+import ArgumentParser
+import ConsoleOutput
+import FeedStorage
+import Foundation
+
+extension RootCommand {
+    struct SetSettings: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set",
+            abstract:
+                "Set a feed's download settings: downloads on or off, how many files to keep, where, and named how.",
+            discussion: """
+                Only the options given change; without any, the feed's settings are printed. `--keep all` keeps every \
+                file; `--dir ""` and `--name-template ""` go back to the defaults. A template names the file from \
+                {feed}, {title}, {date}, {ext}, {season}, {episode} and {key}, e.g. "{feed}/{date} {title}.{ext}".
+                """)
+
+        /// The placeholders a file-name template may use.
+        static let templatePlaceholders: Set<String> = [
+            "feed", "title", "date", "ext", "season", "episode", "key",
+        ]
+
+        enum Switch: String, ExpressibleByArgument, CaseIterable {
+            case on, off
+        }
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "The subscription (id, URL or part of a title).")
+        var feed: String
+
+        @Option(help: "Download this feed's episodes.")
+        var download: Switch?
+
+        @Option(help: ArgumentHelp("Keep only the newest N downloaded files, or all.", valueName: "N|all"))
+        var keep: String?
+
+        @Option(help: ArgumentHelp("Where this feed's files go (\"\" for the default).", valueName: "dir"))
+        var dir: String?
+
+        @Option(help: ArgumentHelp("How this feed's files are named (\"\" for the default).", valueName: "template"))
+        var nameTemplate: String?
+
+        func validate() throws {
+            if let keep, Self.keepChange(keep) == nil {
+                throw ValidationError("--keep takes a number of files (1 or more) or \"all\", not \"\(keep)\".")
+            }
+            if let dir, dir.contains("\0") {
+                throw ValidationError("--dir \"\(dir)\" is not a directory path.")
+            }
+            if let nameTemplate, let problem = Self.templateProblem(nameTemplate) {
+                throw ValidationError("--name-template \"\(nameTemplate)\" \(problem).")
+            }
+        }
+
+        /// `--keep N|all` as a change: nil when the value is neither.
+        static func keepChange(_ text: String) -> SettingChange<Int>? {
+            if text.lowercased() == "all" { return .reset }
+            guard let count = Int(text), count >= 1 else { return nil }
+            return .set(count)
+        }
+
+        /// Why a template is unusable, or nil when it may be stored (empty means the default).
+        static func templateProblem(_ template: String) -> String? {
+            if template.isEmpty { return nil }
+            if template.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                return "contains a control character"
+            }
+            var rest = Substring(template)
+            while let open = rest.firstIndex(where: { $0 == "{" || $0 == "}" }) {
+                guard rest[open] == "{", let close = rest[open...].firstIndex(of: "}") else {
+                    return "has an unmatched brace"
+                }
+                let name = String(rest[rest.index(after: open)..<close])
+                guard templatePlaceholders.contains(name) else {
+                    return
+                        "uses {\(name)}; a template may use {\(templatePlaceholders.sorted().joined(separator: "}, {"))}"
+                }
+                rest = rest[rest.index(after: close)...]
+            }
+            return nil
+        }
+
+        /// The settings the options ask for.
+        var settings: DownloadSettings {
+            DownloadSettings(
+                enabled: download.map { $0 == .on },
+                keepNewest: keep.flatMap(Self.keepChange),
+                directory: dir.map { $0.isEmpty ? .reset : .set(Self.absolute($0)) },
+                fileNameTemplate: nameTemplate.map { $0.isEmpty ? .reset : .set($0) })
+        }
+
+        /// A directory as stored: absolute (relative to the current directory), so that it means the same to every
+        /// later command wherever it runs.
+        static func absolute(_ path: String) -> String {
+            let expanded = (path as NSString).expandingTildeInPath
+            return URL(fileURLWithPath: expanded).standardizedFileURL.path
+        }
+
+        func run() async throws {
+            try await withStore(global) { open in
+                let store = open.repositories
+                let subscription: Subscription
+                do {
+                    subscription = try FeedSelector.resolve([feed], in: try await store.subscriptions())[0]
+                } catch let error as FeedSelector.SelectionError {
+                    Console.standard.error(error.description)
+                    throw ExitCode.validationFailure
+                }
+                let settings = self.settings
+                if settings.isEmpty {
+                    Console.standard.line(SubscriptionMessages.downloadSettings(subscription, changed: false))
+                    return
+                }
+                let updated = try await store.updateDownloadSettings(id: subscription.id, settings)
+                Console.standard.line(SubscriptionMessages.downloadSettings(updated))
+            }
+        }
+    }
+}

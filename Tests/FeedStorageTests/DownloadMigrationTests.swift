@@ -1,0 +1,75 @@
+import FeedParsing
+import FeedStorage
+import Foundation
+import Testing
+
+private func sqlite(_ path: String, _ sql: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    process.arguments = [path, sql]
+    let out = Pipe()
+    process.standardOutput = out
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "sqlite3 \(sql)")
+    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// The SQLite migration that adds download settings and records.
+struct DownloadMigrationTests {
+    @Test func aDatabaseOfThePreviousVersionIsUpgradedKeepingEverything() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path("podfresh.sqlite")
+        _ = try FeedStore(path: path)
+        // Given a database as the previous podfresh left it (no download columns, no download table, its last
+        // migration the URL normalisation), holding a subscription with state, an episode and a run …
+        _ = try sqlite(
+            path,
+            """
+            DROP TABLE download;
+            ALTER TABLE subscription DROP COLUMN downloadsEnabled;
+            ALTER TABLE subscription DROP COLUMN keepNewest;
+            ALTER TABLE subscription DROP COLUMN downloadDirectory;
+            ALTER TABLE subscription DROP COLUMN fileNameTemplate;
+            DELETE FROM grdb_migrations WHERE identifier = 'v5: downloads';
+            INSERT INTO subscription (id, url, title, addedAt, etag, failureCount, backlog)
+              VALUES (7, 'https://a.example/feed', 'Show', 1730000000, '"v1"', 2, 3);
+            INSERT INTO episode (subscriptionId, key, fingerprint, title, enclosures, transcripts, persons,
+                alternateEnclosures, firstSeenAt, lastSeenAt)
+              VALUES (7, 'e1', 'f', 'One', '[]', '[]', '[]', '[]', 1730000000, 1730000000);
+            INSERT INTO refreshRun (startedAt, endedAt, feedsChecked) VALUES (1730000000, 1730000005, 1);
+            PRAGMA wal_checkpoint(TRUNCATE);
+            """)
+        #expect(try sqlite(path, "SELECT count(*) FROM sqlite_master WHERE name = 'download'") == "0")
+
+        // … a reader refuses to upgrade it without being allowed to, and a writer upgrades it losing nothing.
+        #expect(throws: StoreError.self) { _ = try FeedStore.openForReading(path: path) }
+        let store = try FeedStore(path: path)
+        let subscription = try #require(try store.subscription(id: 7))
+        #expect(subscription.title == "Show")
+        #expect(subscription.etag == "\"v1\"")
+        #expect(subscription.failureCount == 2)
+        #expect(subscription.backlog == 3)
+        #expect(!subscription.downloadsEnabled, "downloads are off until set")
+        #expect(subscription.keepNewest == nil && subscription.downloadDirectory == nil)
+        #expect(subscription.fileNameTemplate == nil)
+        #expect(try store.episodes(EpisodeQuery(subscriptionID: 7)).map(\.key) == ["e1"])
+        #expect(try store.lastRun()?.feedsChecked == 1)
+        #expect(try store.downloadUsage().isEmpty)
+
+        // The new parts work on the upgraded file.
+        let on = try store.updateDownloadSettings(id: 7, DownloadSettings(enabled: true, keepNewest: .set(2)))
+        #expect(on.downloadsEnabled && on.keepNewest == 2)
+        try store.recordDownloadCompleted(
+            DownloadCompletion(
+                subscriptionID: 7, episodeKey: "e1", filePath: "/d/e1.mp3", bytes: 10,
+                url: URL(string: "https://cdn.example/e1.mp3")!,
+                downloadedAt: Date(timeIntervalSince1970: 1_730_000_100)
+            ))
+        #expect(try store.download(subscriptionID: 7, episodeKey: "e1")?.isOnDisk == true)
+        #expect(try store.integrityCheck() == "ok")
+        #expect(try sqlite(path, "PRAGMA foreign_key_check") == "")
+    }
+}
