@@ -115,7 +115,7 @@ let package = Package(
             name: "podfresh",
             dependencies: [
                 "FeedParsing", "FeedFetching", "FeedStorage", "PostgresStorage", "RefreshEngine", "ConsoleOutput",
-                "RefreshMetrics",
+                "RefreshMetrics", "EpisodeDownloads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // ServiceGroup and graceful shutdown; its public API names UnixSignal (UnixSignals) and Logger (Logging).

@@ -23,13 +23,19 @@ public struct FileNaming: Sendable, Equatable {
         public var url: URL?
         /// The enclosure's announced type (for `{ext}` when the URL has no usable extension).
         public var type: String?
-        /// The episode's guid or identity key (for `{guid}`).
+        /// The episode's guid or identity key (for `{guid}` and `{key}`, as a short hash).
         public var guid: String?
+        /// The episode's season and number (`{season}`, `{episode}`; empty when the feed gives none).
+        public var season: Int?
+        public var episode: Int?
 
         /// An episode's values.
         public init(
-            feed: String, title: String, date: Date? = nil, url: URL? = nil, type: String? = nil, guid: String? = nil
+            feed: String, title: String, date: Date? = nil, url: URL? = nil, type: String? = nil, guid: String? = nil,
+            season: Int? = nil, episode: Int? = nil
         ) {
+            self.season = season
+            self.episode = episode
             self.feed = feed
             self.title = title
             self.date = date
@@ -38,6 +44,9 @@ public struct FileNaming: Sendable, Equatable {
             self.guid = guid
         }
     }
+
+    /// The placeholders a template may use; any other `{…}` is kept as written.
+    public static let placeholders = ["feed", "title", "date", "ext", "guid", "key", "season", "episode"]
 
     /// The template, e.g. `{feed}/{date} {title}.{ext}`.
     public var template: String
@@ -135,7 +144,9 @@ public struct FileNaming: Sendable, Equatable {
         case "title": return Self.cleanValue(values.title)
         case "date": return values.date.map(Self.day) ?? "undated"
         case "ext": return Self.fileExtension(url: values.url, type: values.type)
-        case "guid": return Self.shortHash(values.guid ?? values.url?.absoluteString ?? values.title)
+        case "guid", "key": return Self.shortHash(values.guid ?? values.url?.absoluteString ?? values.title)
+        case "season": return values.season.map(String.init) ?? ""
+        case "episode": return values.episode.map(String.init) ?? ""
         default: return nil
         }
     }

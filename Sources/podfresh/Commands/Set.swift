@@ -1,5 +1,6 @@
 import ArgumentParser
 import ConsoleOutput
+import EpisodeDownloads
 import FeedStorage
 import Foundation
 
@@ -12,13 +13,11 @@ extension RootCommand {
             discussion: """
                 Only the options given change; without any, the feed's settings are printed. `--keep all` keeps every \
                 file; `--dir ""` and `--name-template ""` go back to the defaults. A template names the file from \
-                {feed}, {title}, {date}, {ext}, {season}, {episode} and {key}, e.g. "{feed}/{date} {title}.{ext}".
+                {feed}, {title}, {date}, {ext}, {season}, {episode}, {key} and {guid}, e.g. "{feed}/{date} {title}.{ext}".
                 """)
 
         /// The placeholders a file-name template may use.
-        static let templatePlaceholders: Set<String> = [
-            "feed", "title", "date", "ext", "season", "episode", "key",
-        ]
+        static let templatePlaceholders = Set(FileNaming.placeholders)
 
         enum Switch: String, ExpressibleByArgument, CaseIterable {
             case on, off
