@@ -45,12 +45,12 @@ extension PostgresFeedStore {
         _ check: FeedCheck, rows: [(fields: EpisodeFields, fingerprint: String)], on connection: PostgresConnection
     ) async throws -> MergeSummary {
         let current = try await Self.lockedSubscription(id: check.subscriptionID, on: connection, store: self)
-        try await Self.fence(check, on: connection, store: self)
         var summary = MergeSummary()
         let checkedAt = check.checkedAt.timeIntervalSince1970
         let next = check.nextCheckAt?.timeIntervalSince1970
         switch check.result {
         case .fetched(let feed, let etag, let lastModified, let unconditional):
+            try await Self.fence(check, on: connection, store: self)
             summary = try await merge(
                 feed, rows: rows, into: current, checkedAt: checkedAt, runID: check.runID,
                 announceLimit: check.announceLimit, on: connection)
@@ -73,32 +73,15 @@ extension PostgresFeedStore {
                   podcast_update_frequency = \(feed.updateFrequency)
                 WHERE id = \(current.id)
                 """, logger: logger)
-        case .notModified:
-            try await connection.query(
-                """
-                UPDATE subscription SET last_checked_at = \(checkedAt), last_success_at = \(checkedAt),
-                  last_status = \(check.status ?? 304), failure_count = 0, last_error_kind = NULL, last_error = NULL,
-                  is_gone = false, next_check_at = \(next), next_check_reason = \(check.nextCheckReason)
-                WHERE id = \(current.id)
-                """, logger: logger)
-        case .failed(let kind, let message):
-            try await connection.query(
-                """
-                UPDATE subscription SET last_checked_at = \(checkedAt), last_status = \(check.status),
-                  failure_count = failure_count + 1, last_error_kind = \(kind), last_error = \(message),
-                  next_check_at = \(next), next_check_reason = \(check.nextCheckReason)
-                WHERE id = \(current.id)
-                """, logger: logger)
-            return summary
-        case .gone(let message):
-            try await connection.query(
-                """
-                UPDATE subscription SET last_checked_at = \(checkedAt), last_status = \(check.status ?? 410),
-                  is_gone = true, last_error_kind = 'gone', last_error = \(message), next_check_at = NULL,
-                  next_check_reason = 'gone (410)'
-                WHERE id = \(current.id)
-                """, logger: logger)
-            return summary
+        case .notModified, .failed, .gone:
+            // The same fenced UPDATE as a check without a move (`stateUpdate`); the row is locked and exists, so no
+            // row back means the lease is no longer this check's.
+            guard let update = Self.stateUpdate(check) else { break }
+            var applied = false
+            for try await _ in try await connection.query(update, logger: logger) { applied = true }
+            guard applied else { throw Self.leaseLost }
+            // Only a 304 may move the feed (a permanent redirect to a body that did not change).
+            guard case .notModified = check.result else { return summary }
         }
         if let target = check.movedTo.map(FeedURL.normalized), target != current.url,
             target != current.refusedMoveTarget

@@ -106,6 +106,16 @@ struct LeaseTests {
             } catch let error as StoreError {
                 #expect(error.kind == .leaseLost)
             }
+            // A late 304 that would also move the feed goes through the merge's transaction: refused the same way.
+            var movingCheck = Self.notModified(feed.id, lease: slow.lease)
+            movingCheck.movedTo = URL(string: "https://moved.example/feed.xml")!
+            do {
+                _ = try await store.applyAsync(movingCheck)
+                Issue.record("a late check that moves the feed was stored")
+            } catch let error as StoreError {
+                #expect(error.kind == .leaseLost)
+            }
+            #expect(try await store.subscription(id: feed.id)?.url == URL(string: "https://a.example/feed.xml")!)
             #expect(try await store.subscription(id: feed.id)?.lastCheckedAt == nil, "nothing of the late check")
             _ = try await store.applyAsync(Self.notModified(feed.id, lease: fast.lease))
             #expect(try await store.subscription(id: feed.id)?.lastStatus == 304)

@@ -136,6 +136,36 @@ struct StoreSpecificationTests {
     }
 
     @Test(arguments: Backend.allCases)
+    func aNotModifiedCheckThatMovesTheFeedRecordsBothAndAFailureKeepsTheEpisodes(backend: Backend) async throws {
+        try await backend.withStore { store in
+            let feed = try await store.addSubscription(
+                url: URL(string: "https://a.example/feed")!, title: nil, at: t0, backlog: nil)
+            _ = try await store.applyAsync(check(feed, [episode("e1")]))
+            let target = URL(string: "https://b.example/feed")!
+            let moved = try await store.applyAsync(
+                FeedCheck(
+                    subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(60), status: 304, result: .notModified,
+                    movedTo: target, nextCheckAt: t0.addingTimeInterval(3600), nextCheckReason: "cadence 1h"))
+            #expect(moved.movedTo == target)
+            let afterMove = try #require(try await store.subscription(id: feed.id))
+            #expect(afterMove.url == target)
+            #expect(afterMove.movedFrom == URL(string: "https://a.example/feed")!)
+            #expect(afterMove.lastStatus == 304)
+            #expect(afterMove.lastSuccessAt == t0.addingTimeInterval(60))
+
+            _ = try await store.applyAsync(
+                FeedCheck(
+                    subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(120), status: 500,
+                    result: .failed(kind: "http-status", message: "server error"),
+                    nextCheckAt: t0.addingTimeInterval(600), nextCheckReason: "backoff"))
+            let failed = try #require(try await store.subscription(id: feed.id))
+            #expect(failed.failureCount == 1)
+            #expect(failed.lastError == "server error")
+            #expect(try await store.episodeCounts() == [feed.id: 1], "a failure deletes nothing")
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
     func mergingTheSameCheckTwiceAnnouncesNoEpisodeTwice(backend: Backend) async throws {
         try await backend.withStore { store in
             let feed = try await store.addSubscription(
