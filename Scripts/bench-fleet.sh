@@ -16,29 +16,17 @@ JOBS="${JOBS:-5}"
 REPS="${REPS:-1}"
 WORKERS="${WORKERS:-1 2 4}"
 PG_PORT="${PG_PORT:-55499}"
-SHARED="${SHARED:-$ROOT/../shared/bench}"
-[ -d "$SHARED" ] || { echo "no benchmark kit at $SHARED" >&2; exit 1; }
 export BENCH_WORK="${BENCH_WORK:-${TMPDIR:-/tmp}/podfresh-fleet-bench}"
-export BENCH_PORT="${BENCH_PORT:-18080}"
-KIT="$BENCH_WORK"
-mkdir -p "$KIT"
-cp -r "$SHARED"/. "$KIT"/
-chmod -R u+w "$KIT"
+source "$ROOT/Scripts/bench-kit.sh"
+bench_kit_copy
 
 need=()
 command -v nginx >/dev/null || need+=(nginx)
 command -v psql >/dev/null || need+=(postgresql-client)
-[ -x /usr/bin/time ] || need+=(time)
 if [ -z "${PODFRESH_BENCH_PG:-}" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then need+=(postgresql); fi
-if [ ${#need[@]} -gt 0 ]; then
-  echo "installing: ${need[*]}"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"
-fi
+bench_install "${need[@]}"
 
-CORPUS="$KIT/corpus/c$N"
-[ -d "$CORPUS/feeds" ] || python3 "$KIT/gen_corpus.py" --feeds "$N" --out "$CORPUS" --seed 1 --port "$BENCH_PORT"
-"$KIT/stop_nginx.sh" >/dev/null 2>&1 || true
-"$KIT/start_nginx.sh" "$CORPUS"
+bench_serve_corpus "$N"
 
 # A throwaway PostgreSQL cluster on loopback (as the postgres user when run as root: PostgreSQL refuses root).
 PGDIR="$KIT/pg"
@@ -63,12 +51,7 @@ else
   PG="postgres://postgres@127.0.0.1:$PG_PORT"
 fi
 
-if [ -n "${PODFRESH_BIN:-}" ]; then
-  BIN="$(realpath "$PODFRESH_BIN")"
-else
-  swift build -c release --product podfresh 2>&1 | tail -1
-  BIN="$(swift build -c release --show-bin-path)/podfresh"
-fi
+bench_binary
 OUT="$KIT/results-fleet-$(date +%Y%m%d-%H%M%S).jsonl"
 rm -f "$KIT/duplicates.txt"
 M=(python3 "$KIT/measure.py" --out "$OUT" --feeds "$N")

@@ -12,37 +12,17 @@ N="${1:-1000}"
 JOBS="${JOBS:-5}"
 REPS="${REPS:-1}"
 NEWSBOAT="${NEWSBOAT:-1}"
-SHARED="${SHARED:-$ROOT/../shared/bench}"
-[ -d "$SHARED" ] || { echo "no benchmark kit at $SHARED" >&2; exit 1; }
 export BENCH_WORK="${BENCH_WORK:-${TMPDIR:-/tmp}/podfresh-refresh-bench}"
-export BENCH_PORT="${BENCH_PORT:-18080}"
-# measure.py keeps nginx state beside itself, so run a private copy of the (read-only) kit inside BENCH_WORK.
-KIT="$BENCH_WORK"
-mkdir -p "$KIT"
-cp -r "$SHARED"/. "$KIT"/
-chmod -R u+w "$KIT"
+source "$ROOT/Scripts/bench-kit.sh"
+bench_kit_copy
 
 need=()
 for c in nginx:nginx newsboat:newsboat sqlite3:sqlite3; do command -v "${c%%:*}" >/dev/null || need+=("${c#*:}"); done
-[ -x /usr/bin/time ] || need+=(time)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "installing: ${need[*]}"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"
-fi
+bench_install "${need[@]}"
 
-CORPUS="$KIT/corpus/c$N"
-[ -d "$CORPUS/feeds" ] || python3 "$KIT/gen_corpus.py" --feeds "$N" --out "$CORPUS" --seed 1 --port "$BENCH_PORT"
-"$KIT/stop_nginx.sh" >/dev/null 2>&1 || true
-"$KIT/start_nginx.sh" "$CORPUS"
+bench_serve_corpus "$N"
 trap '"$KIT/stop_nginx.sh" >/dev/null 2>&1 || true' EXIT
-
-# PODFRESH_BIN measures another build (e.g. the one before a change, for same-run figures).
-if [ -n "${PODFRESH_BIN:-}" ]; then
-  BIN="$(realpath "$PODFRESH_BIN")"
-else
-  swift build -c release --product podfresh 2>&1 | tail -1
-  BIN="$(swift build -c release --show-bin-path)/podfresh"
-fi
+bench_binary
 OUT="$KIT/results-refresh-$(date +%Y%m%d-%H%M%S).jsonl"
 M=(python3 "$KIT/measure.py" --out "$OUT" --feeds "$N")
 echo "corpus: $CORPUS ($N feeds, $(du -sh --exclude='*.gz' "$CORPUS/feeds" | cut -f1)); results: $OUT"
