@@ -75,7 +75,7 @@ let package = Package(
         .target(
             name: "RefreshEngine",
             dependencies: [
-                "FeedParsing", "FeedFetching", "FeedStorage",
+                "FeedParsing", "FeedFetching", "FeedStorage", "EpisodeDownloads",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],

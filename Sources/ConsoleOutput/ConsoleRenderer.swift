@@ -47,6 +47,15 @@ public final class ConsoleRenderer: @unchecked Sendable {
         on(BatchFinished.self, service) { $0.finished($1.summary) }
         on(HookFailed.self, service) { $0.hookFailed($1.feed, message: $1.message) }
         on(WatchIdle.self, service) { $0.idle(until: $1.nextCheck) }
+        on(EpisodeDownloadsQueued.self, service) { $0.downloadsQueued(count: $1.count) }
+        on(EpisodeDownloadStarted.self, service) { $0.downloadStarted($1.target) }
+        on(EpisodeDownloadProgressed.self, service) { $0.downloadProgressed($1.report) }
+        on(EpisodeDownloaded.self, service) { $0.downloaded($1.outcome) }
+        on(EpisodeDownloadFailed.self, service) { $0.downloadFailed($1.outcome, $1.failure) }
+        on(EpisodeFileRemoved.self, service) { $0.fileRemoved($1.removal) }
+        on(EpisodeDownloadSkipped.self, service) { $0.downloadSkipped($1.target, reason: $1.reason) }
+        on(DownloadProblem.self, service) { $0.downloadProblem($1.feed, message: $1.message) }
+        on(DownloadsFinished.self, service) { $0.downloadsFinished($1.summary) }
     }
 
     /// Prints a message as a whole line on standard error (clearing the progress line first).

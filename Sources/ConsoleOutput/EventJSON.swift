@@ -20,6 +20,15 @@ public enum EventJSON {
         ]
     }
 
+    /// The keys every `download_*` event starts with.
+    static func downloadFields(_ target: DownloadTarget) -> [(String, JSONValue)] {
+        [
+            ("feed_id", .int(Int(target.feed.id))), ("feed_title", .string(target.feed.title)),
+            ("id", .string(target.episodeKey)), ("title", .string(target.title)), ("url", .url(target.url)),
+            ("file", .string(target.file.isEmpty ? nil : target.file)),
+        ]
+    }
+
     static func feedFields(_ feed: FeedTarget) -> [(String, JSONValue)] {
         [("feed_id", .int(Int(feed.id))), ("url", .url(feed.url)), ("title", .string(feed.title))]
     }

@@ -90,4 +90,79 @@ final class JSONLinesOutput: OutputStyle {
     func error(_ message: String) {
         err.write("podfresh: \(message)\n")
     }
+
+    func downloadsQueued(count: Int) {
+        emit([("event", .string("downloads_queued")), ("count", .int(count))])
+    }
+
+    func downloadStarted(_ target: DownloadTarget) {
+        emit([("event", .string("download_started"))] + EventJSON.downloadFields(target))
+    }
+
+    func downloadProgressed(_ report: DownloadProgressReport) {
+        emit(
+            [("event", .string("download_progress"))] + EventJSON.downloadFields(report.target) + [
+                ("bytes", .int(Int(clamping: report.receivedBytes))),
+                ("total_bytes", report.expectedBytes.map { .int(Int(clamping: $0)) } ?? .null),
+                ("resumed_from", .int(Int(clamping: report.resumedFrom))),
+                ("bytes_per_second", .number(report.bytesPerSecond.rounded())),
+                ("seconds_left", .number(report.secondsLeft.map { ($0 * 10).rounded() / 10 })),
+            ])
+    }
+
+    func downloaded(_ outcome: DownloadOutcome) {
+        var fields: [(String, JSONValue)] = [("event", .string("download_completed"))]
+        fields += EventJSON.downloadFields(outcome.target)
+        if case .completed(let bytes, let resumedFrom) = outcome.result {
+            fields += [
+                ("bytes", .int(Int(clamping: bytes))), ("resumed_from", .int(Int(clamping: resumedFrom))),
+            ]
+        }
+        fields.append(("duration_seconds", .number((outcome.seconds * 1000).rounded() / 1000)))
+        emit(fields)
+    }
+
+    func downloadFailed(_ outcome: DownloadOutcome, _ failure: DownloadFailure) {
+        emit(
+            [("event", .string("download_failed"))] + EventJSON.downloadFields(outcome.target) + [
+                ("kind", .string(failure.kind)), ("message", .string(failure.message)),
+                ("http_status", .int(failure.status)), ("part_kept", .bool(failure.partKept)),
+            ])
+    }
+
+    func fileRemoved(_ removal: DownloadRemoval) {
+        emit([
+            ("event", .string("download_removed")), ("feed_id", .int(Int(removal.feed.id))),
+            ("id", .string(removal.episodeKey)), ("file", .string(removal.file)),
+            ("keep", .int(removal.keepNewest)),
+        ])
+    }
+
+    func downloadSkipped(_ target: DownloadTarget, reason: String) {
+        emit(
+            [("event", .string("download_skipped"))] + EventJSON.downloadFields(target) + [
+                ("reason", .string(reason))
+            ])
+    }
+
+    func downloadProblem(_ feed: FeedTarget, message: String) {
+        emit([
+            ("event", .string("download_problem")), ("feed_id", .int(Int(feed.id))), ("message", .string(message)),
+        ])
+    }
+
+    func downloadsFinished(_ summary: DownloadSummary) {
+        let seconds = summary.endedAt.timeIntervalSince(summary.startedAt)
+        emit([
+            ("event", .string("downloads_completed")),
+            ("downloaded", .int(summary.completedCount)),
+            ("failed", .int(summary.failedCount)),
+            ("bytes", .int(Int(clamping: summary.bytesDownloaded))),
+            ("removed", .int(summary.removed)),
+            ("deleted_by_user", .int(summary.deletedByUser)),
+            ("without_media", .int(summary.withoutMedia)),
+            ("cancelled", .bool(summary.wasCancelled)),
+            ("duration_seconds", .number((seconds * 1000).rounded() / 1000)),
+        ])
+    }
 }

@@ -1,27 +1,37 @@
 import Foundation
 import RefreshEngine
 
-/// A capable terminal: one progress line redrawn in place (at most ten times a second), with new episodes, problems
-/// and notable feeds printed above it, and a summary at the end.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A capable terminal: a status area redrawn in place (at most ten times a second) under the lines printed above it
+/// (new episodes, files downloaded, problems), and a summary at the end. The area holds the refresh's progress line
+/// and, while files download, a line per download (bytes, rate, time left) and a total.
 final class LiveTerminalOutput: HumanStyle, OutputStyle {
     private var progress = BatchProgress(total: 0)
-    private var progressLineVisible = false
+    private var idleText: String?
+    private var areaLines = 0
     private var lastDraw: Date = .distantPast
+    private var downloads = DownloadBoard()
 
     override func printLine(_ line: String) {
-        clearProgressLine()
+        clearArea()
         out.write(line + "\n")
         redraw(force: true)
     }
 
     override func printError(_ message: String) {
-        clearProgressLine()
+        clearArea()
         err.write("podfresh: \(message)\n")
-        if progress.total > 0 && progress.finished < progress.total { redraw(force: true) }
+        redraw(force: true)
     }
 
     override func batchStarted(total: Int) {
         progress = BatchProgress(total: total)
+        idleText = nil
         redraw(force: true)
     }
 
@@ -44,34 +54,137 @@ final class LiveTerminalOutput: HumanStyle, OutputStyle {
     }
 
     func finished(_ summary: RefreshSummary) {
-        clearProgressLine()
+        clearArea()
         out.write(EventText.summaryLine(summary) + "\n")
     }
 
     func idle(until next: Date?) {
-        drawStatus(EventText.idle(until: next, now: now()))
+        idleText = EventText.idle(until: next, now: now())
+        redraw(force: true)
     }
 
-    private func clearProgressLine() {
-        guard progressLineVisible else { return }
-        out.write("\r\u{1B}[K")
-        progressLineVisible = false
+    // MARK: - Downloads
+
+    override func downloadsQueued(count: Int) {
+        downloads.queued += count
+        idleText = nil
+        redraw(force: true)
     }
 
-    private func drawStatus(_ text: String) {
-        clearProgressLine()
-        out.write(TerminalText.truncate(text, to: 100))
-        progressLineVisible = true
+    override func downloadStarted(_ target: DownloadTarget) {
+        downloads.start(target)
+        redraw(force: false)
+    }
+
+    override func downloadProgressed(_ report: DownloadProgressReport) {
+        downloads.update(report)
+        redraw(force: false)
+    }
+
+    override func downloaded(_ outcome: DownloadOutcome) {
+        downloads.finish(outcome)
+        super.downloaded(outcome)
+    }
+
+    override func downloadFailed(_ outcome: DownloadOutcome, _ failure: DownloadFailure) {
+        downloads.finish(outcome)
+        super.downloadFailed(outcome, failure)
+    }
+
+    override func downloadsFinished(_ summary: DownloadSummary) {
+        downloads = DownloadBoard()
+        clearArea()
+        if DownloadText.worthSaying(summary) { out.write(DownloadText.summaryLine(summary) + "\n") }
+    }
+
+    // MARK: - The status area
+
+    private func clearArea() {
+        guard areaLines > 0 else { return }
+        var text = "\r"
+        if areaLines > 1 { text += "\u{1B}[\(areaLines - 1)A" }
+        out.write(text + "\u{1B}[J")
+        areaLines = 0
     }
 
     private func redraw(force: Bool) {
         let time = now()
         guard force || time.timeIntervalSince(lastDraw) >= 0.1 || progress.finished == progress.total else { return }
         lastDraw = time
-        guard progress.total > 0, progress.finished < progress.total else {
-            clearProgressLine()
-            return
+        let width = Self.terminalWidth()
+        var lines: [String] = []
+        if progress.total > 0 && progress.finished < progress.total {
+            lines.append(EventText.progressLine(progress))
+        } else if let idleText, downloads.queued == downloads.finished {
+            lines.append(idleText)
         }
-        drawStatus(EventText.progressLine(progress))
+        lines += downloads.lines(width: width)
+        clearArea()
+        guard !lines.isEmpty else { return }
+        // A line that wrapped would throw the count of lines to move up off: every line fits the width.
+        out.write(lines.map { TerminalText.truncate($0, to: width - 1) }.joined(separator: "\n"))
+        areaLines = lines.count
+    }
+
+    /// Columns of the terminal on standard output (100 when it cannot tell).
+    static func terminalWidth() -> Int {
+        var size = winsize()
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col >= 20 { return Int(size.ws_col) }
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns >= 20 {
+            return columns
+        }
+        return 100
+    }
+}
+
+/// The downloads the live terminal shows: those running, and the totals.
+struct DownloadBoard {
+    var queued = 0
+    var finished = 0
+    var failed = 0
+    /// Bytes of finished downloads in this run.
+    var finishedBytes: Int64 = 0
+    private var running: [(target: DownloadTarget, report: DownloadProgressReport?)] = []
+    /// The most running downloads shown one per line.
+    static let shownAtMost = 6
+
+    mutating func start(_ target: DownloadTarget) {
+        running.append((target, nil))
+    }
+
+    mutating func update(_ report: DownloadProgressReport) {
+        guard
+            let index = running.firstIndex(where: {
+                $0.target.episodeKey == report.target.episodeKey && $0.target.feed.id == report.target.feed.id
+            })
+        else { return }
+        running[index].report = report
+    }
+
+    mutating func finish(_ outcome: DownloadOutcome) {
+        running.removeAll {
+            $0.target.episodeKey == outcome.target.episodeKey && $0.target.feed.id == outcome.target.feed.id
+        }
+        finished += 1
+        switch outcome.result {
+        case .completed(let bytes, let resumedFrom): finishedBytes += bytes - resumedFrom
+        case .failed: failed += 1
+        }
+    }
+
+    /// A line per running download (at most ``shownAtMost``) and the total; none when nothing is queued.
+    func lines(width: Int) -> [String] {
+        guard queued > finished else { return [] }
+        var lines = running.prefix(Self.shownAtMost).map {
+            DownloadText.progressLine($0.report, target: $0.target, width: width)
+        }
+        if running.count > Self.shownAtMost { lines.append("  … and \(running.count - Self.shownAtMost) more") }
+        let received = running.reduce(finishedBytes) { total, item in
+            total + (item.report.map { $0.receivedBytes - $0.resumedFrom } ?? 0)
+        }
+        let rate = running.reduce(0) { $0 + ($1.report?.bytesPerSecond ?? 0) }
+        lines.append(
+            DownloadText.totalLine(finished: finished, queued: queued, failed: failed, bytes: received, rate: rate))
+        return lines
     }
 }

@@ -21,6 +21,15 @@ protocol OutputStyle: AnyObject {
     func idle(until next: Date?)
     /// A message outside any feed, as a whole line on standard error.
     func error(_ message: String)
+    func downloadsQueued(count: Int)
+    func downloadStarted(_ target: DownloadTarget)
+    func downloadProgressed(_ report: DownloadProgressReport)
+    func downloaded(_ outcome: DownloadOutcome)
+    func downloadFailed(_ outcome: DownloadOutcome, _ failure: DownloadFailure)
+    func fileRemoved(_ removal: DownloadRemoval)
+    func downloadSkipped(_ target: DownloadTarget, reason: String)
+    func downloadProblem(_ feed: FeedTarget, message: String)
+    func downloadsFinished(_ summary: DownloadSummary)
 }
 
 /// What the three human styles share: where they write, and the lines they write alike.
@@ -61,6 +70,30 @@ class HumanStyle {
     func feedStarted(_ feed: FeedTarget) {}
     func cancelled(_ feed: FeedTarget) {}
     func progressed(_ progress: BatchProgress) {}
+
+    func downloadsQueued(count: Int) {}
+    func downloadStarted(_ target: DownloadTarget) {}
+    func downloadProgressed(_ report: DownloadProgressReport) {}
+
+    func downloaded(_ outcome: DownloadOutcome) { printLine(DownloadText.completed(outcome)) }
+
+    func downloadFailed(_ outcome: DownloadOutcome, _ failure: DownloadFailure) {
+        printError(DownloadText.failed(outcome, failure))
+    }
+
+    func fileRemoved(_ removal: DownloadRemoval) { printLine(DownloadText.removed(removal)) }
+
+    func downloadSkipped(_ target: DownloadTarget, reason: String) {
+        printLine(DownloadText.skipped(target, reason: reason))
+    }
+
+    func downloadProblem(_ feed: FeedTarget, message: String) {
+        printError("\(TerminalText.sanitize(feed.displayName)): \(TerminalText.sanitize(message))")
+    }
+
+    func downloadsFinished(_ summary: DownloadSummary) {
+        if DownloadText.worthSaying(summary) { printLine(DownloadText.summaryLine(summary)) }
+    }
 
     /// A move, a refused move: worth a line in every human style (quiet leaves out the move itself).
     func movedLines(_ outcome: RefreshOutcome, showMove: Bool) {

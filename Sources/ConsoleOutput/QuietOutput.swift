@@ -23,4 +23,8 @@ final class QuietOutput: HumanStyle, OutputStyle {
 
     func finished(_ summary: RefreshSummary) {}
     func idle(until next: Date?) {}
+    // Cron hears of files downloaded and of failures (standard error), not of retention or totals.
+    override func fileRemoved(_ removal: DownloadRemoval) {}
+    override func downloadSkipped(_ target: DownloadTarget, reason: String) {}
+    override func downloadsFinished(_ summary: DownloadSummary) {}
 }

@@ -60,11 +60,16 @@ public struct MediaDownloader: Sendable {
 
     /// Downloads `request.url` to `request.destination`, resuming its `.part` when there is one.
     ///
-    /// - Parameter progress: Called after each chunk is written, from the downloading task.
+    /// - Parameters:
+    ///   - accepted: Called once the server's answer is accepted (status, type and free space checked), before the
+    ///     first byte is written: store its validators there, so that a crash mid-transfer can still resume. What
+    ///     it throws ends the download.
+    ///   - progress: Called after each chunk is written, from the downloading task.
     /// - Returns: The complete file's facts, with the validators to store for a later `If-Range`.
     /// - Throws: ``DownloadError`` (the final file does not appear), or `CancellationError`.
     public func download(
-        _ request: MediaRequest, progress: @escaping @Sendable (DownloadProgress) -> Void
+        _ request: MediaRequest, accepted: @escaping @Sendable (MediaResponse) async throws -> Void = { _ in },
+        progress: @escaping @Sendable (DownloadProgress) -> Void
     ) async throws -> DownloadedMedia {
         let scheme = request.url.scheme?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https", request.url.host?.isEmpty == false else {
@@ -74,7 +79,9 @@ public struct MediaDownloader: Sendable {
         }
         let watch = TransferWatch()
         return try await withThrowingTaskGroup(of: DownloadedMedia?.self) { group in
-            group.addTask { try await self.transfer(request, watch: watch, progress: progress) }
+            group.addTask {
+                try await self.transfer(request, watch: watch, accepted: accepted, progress: progress)
+            }
             group.addTask {
                 try await self.watchStalls(watch, url: request.url)
                 return nil
@@ -90,7 +97,8 @@ public struct MediaDownloader: Sendable {
     // MARK: - The transfer
 
     private func transfer(
-        _ request: MediaRequest, watch: TransferWatch, progress: @Sendable (DownloadProgress) -> Void
+        _ request: MediaRequest, watch: TransferWatch, accepted: @Sendable (MediaResponse) async throws -> Void,
+        progress: @Sendable (DownloadProgress) -> Void
     ) async throws -> DownloadedMedia {
         let url = request.url
         let part = request.partialFile
@@ -182,6 +190,12 @@ public struct MediaDownloader: Sendable {
                     needed: needed, margin: configuration.freeSpaceMargin, directory: directory, url: url)
             }
             let finalURL = response.url ?? url
+            let etag = headers.first(name: "ETag")
+            let lastModified = headers.first(name: "Last-Modified")
+            try await accepted(
+                MediaResponse(
+                    finalURL: finalURL, etag: etag, lastModified: lastModified, expectedBytes: total,
+                    resumedFrom: start, contentType: contentType))
             let written = try await write(
                 response.body, to: part, from: start, total: total, deadline: deadline, url: url, watch: watch,
                 progress: progress)
@@ -191,8 +205,7 @@ public struct MediaDownloader: Sendable {
             try Self.commit(part, to: request.destination, url: url)
             return DownloadedMedia(
                 file: request.destination, finalURL: finalURL, byteCount: written, resumedFrom: start,
-                etag: headers.first(name: "ETag"), lastModified: headers.first(name: "Last-Modified"),
-                contentType: contentType)
+                etag: etag, lastModified: lastModified, contentType: contentType)
         }
     }
 

@@ -53,6 +53,34 @@ public struct DownloadProgress: Sendable, Equatable {
     }
 }
 
+/// The server's answer to a media request, once accepted and before the body is written.
+public struct MediaResponse: Sendable, Equatable {
+    /// The URL the bytes come from, after redirects.
+    public var finalURL: URL
+    /// The media's ETag and Last-Modified: what a later `If-Range` needs to resume these bytes.
+    public var etag: String?
+    public var lastModified: String?
+    /// The whole file's length as the server announced it, when it did.
+    public var expectedBytes: Int64?
+    /// Where the body starts in the file (0 unless a `.part` is resumed).
+    public var resumedFrom: Int64
+    /// The Content-Type the server sent.
+    public var contentType: String?
+
+    /// An answer.
+    public init(
+        finalURL: URL, etag: String?, lastModified: String?, expectedBytes: Int64?, resumedFrom: Int64,
+        contentType: String?
+    ) {
+        self.finalURL = finalURL
+        self.etag = etag
+        self.lastModified = lastModified
+        self.expectedBytes = expectedBytes
+        self.resumedFrom = resumedFrom
+        self.contentType = contentType
+    }
+}
+
 /// A complete download: the file is on disk under its final name, fsynced.
 public struct DownloadedMedia: Sendable, Equatable {
     /// The final file (the request's destination).

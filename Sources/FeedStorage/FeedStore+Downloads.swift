@@ -129,7 +129,14 @@ extension FeedStore {
 
     @discardableResult
     public func allowDownloadAgain(subscriptionID: Int64, episodeKey: String) throws -> Bool {
-        try updateDownload(subscriptionID, episodeKey, set: "deletedByUser = 0, removedByRetention = 0")
+        // A complete file that was removed or deleted is no longer complete on disk: downloading it again resumes.
+        try updateDownload(
+            subscriptionID, episodeKey,
+            set: """
+                state = CASE WHEN deletedByUser OR removedByRetention THEN 'in-progress' ELSE state END,
+                downloadedAt = CASE WHEN deletedByUser OR removedByRetention THEN NULL ELSE downloadedAt END,
+                deletedByUser = 0, removedByRetention = 0
+                """)
     }
 
     public func downloadUsage() throws -> [Int64: DownloadUsage] {

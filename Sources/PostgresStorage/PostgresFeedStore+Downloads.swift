@@ -141,7 +141,10 @@ extension PostgresFeedStore: AsyncDownloadRepository {
     public func allowDownloadAgain(subscriptionID: Int64, episodeKey: String) async throws -> Bool {
         try await !rows(
             """
-            UPDATE download SET deleted_by_user = false, removed_by_retention = false
+            UPDATE download SET
+              state = CASE WHEN deleted_by_user OR removed_by_retention THEN 'in-progress' ELSE state END,
+              downloaded_at = CASE WHEN deleted_by_user OR removed_by_retention THEN NULL ELSE downloaded_at END,
+              deleted_by_user = false, removed_by_retention = false
             WHERE subscription_id = \(subscriptionID) AND episode_key = \(episodeKey) RETURNING 1
             """
         ).isEmpty

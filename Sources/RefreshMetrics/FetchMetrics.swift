@@ -52,6 +52,8 @@ public final class FetchMetrics: Sendable {
     private let leasesHeld: Gauge
     private let lastSuccessfulMerge: Gauge
     private let gaugeErrors: Counter
+    private let downloads: [String: Counter]
+    private let downloadedBytes: Counter
 
     /// What is carried between events (under the box's lock, never across an `await`).
     private struct State {
@@ -89,6 +91,16 @@ public final class FetchMetrics: Sendable {
                 labels: [("result", result)])
         }
         feedsChecked = checked
+        var downloads: [String: Counter] = [:]
+        for result in ["completed", "failed"] {
+            downloads[result] = registry.makeCounter(
+                descriptor: Self.name("episode_downloads", unit: "total", help: "Episode downloads, by result."),
+                labels: [("result", result)])
+        }
+        self.downloads = downloads
+        downloadedBytes = registry.makeCounter(
+            descriptor: Self.name(
+                "downloaded_bytes", unit: "total", help: "Bytes of episode media written (resumed bytes once)."))
         newEpisodes = registry.makeCounter(
             descriptor: Self.name(
                 "new_episodes", unit: "total", help: "Episodes stored for the first time and announced."))
@@ -160,7 +172,15 @@ public final class FetchMetrics: Sendable {
                 return state.awaitingVerdict.count
             }
             feedsChecked["failed"]?.increment(by: Int64(held))
-        case .batchStarted, .batchProgress, .hookFailed, .idle:
+        case .downloadCompleted(let outcome):
+            downloads["completed"]?.increment()
+            if case .completed(let bytes, let resumedFrom) = outcome.result {
+                downloadedBytes.increment(by: bytes - resumedFrom)
+            }
+        case .downloadFailed:
+            downloads["failed"]?.increment()
+        case .batchStarted, .batchProgress, .hookFailed, .idle, .downloadsQueued, .downloadStarted,
+            .downloadProgressed, .downloadRemoved, .downloadSkipped, .downloadProblem, .downloadsFinished:
             break
         }
     }

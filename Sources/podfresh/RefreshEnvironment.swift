@@ -36,13 +36,14 @@ func withRefreshEnvironment<Result: Sendable>(
     hook: String? = nil,
     hookTimeout: Duration = NewEpisodeHook.defaultTimeout,
     lease: Duration = .seconds(300),
+    downloads: EpisodeDownloadSettings? = nil,
     body: (RefreshEnvironment) async throws -> Result
 ) async throws -> Result {
     // A StoreError escaping from here exits 70 through ExitStatus.mapping, like every command's.
     try await withStore(global) { store in
         try await withEnvironment(
             store: store, fetch: fetch, schedule: schedule, output: output, hook: hook, hookTimeout: hookTimeout,
-            lease: lease, body: body)
+            lease: lease, downloads: downloads, body: body)
     }
 }
 
@@ -54,6 +55,7 @@ private func withEnvironment<Result: Sendable>(
     hook: String?,
     hookTimeout: Duration,
     lease: Duration,
+    downloads: EpisodeDownloadSettings?,
     body: (RefreshEnvironment) async throws -> Result
 ) async throws -> Result {
     let clockOffset = try await store.claims?.clockOffset() ?? 0
@@ -74,6 +76,7 @@ private func withEnvironment<Result: Sendable>(
         configuration.hookTimeoutName = SettingNames.execTimeout
         configuration.parserOptions = SettingNames.parserOptions
         configuration.now = { Date().addingTimeInterval(clockOffset) }
+        configuration.downloads = downloads
         // Standard output of `--json` is JSON Lines only; the hook's output goes to standard error there.
         if output == .json { configuration.hookOutput = .standardErrorOnly }
         let service = EpisodeUpdateService(

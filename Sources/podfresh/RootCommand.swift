@@ -16,7 +16,8 @@ struct RootCommand: AsyncParsableCommand {
             """,
         version: PodfreshVersion.current,
         subcommands: [
-            Refresh.self, Watch.self, Add.self, Remove.self, Move.self, SetSettings.self, List.self, Status.self,
+            Refresh.self, Watch.self, Download.self, Add.self, Remove.self, Move.self, SetSettings.self, List.self,
+            Status.self,
             Episodes.self,
             ImportOPML.self, ExportOPML.self, Parse.self, Migrate.self,
         ],

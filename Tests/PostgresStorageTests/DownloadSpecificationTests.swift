@@ -111,6 +111,15 @@ struct DownloadSpecificationTests {
 
             #expect(try await store.allowDownloadAgain(subscriptionID: feed.id, episodeKey: "e3"))
             #expect(try await store.episodesToDownload(subscriptionID: feed.id, newest: 3).map(\.key) == ["e2", "e3"])
+
+            #expect(try await store.markDeletedByUser(subscriptionID: feed.id, episodeKey: "e1"))
+            #expect(try await store.allowDownloadAgain(subscriptionID: feed.id, episodeKey: "e1"))
+            #expect(
+                try await store.episodesToDownload(subscriptionID: feed.id, newest: 3).map(\.key) == [
+                    "e1", "e2", "e3",
+                ],
+                "a complete file the user deleted is downloaded again once allowed")
+            #expect(try await store.download(subscriptionID: feed.id, episodeKey: "e1")?.downloadedAt == nil)
             #expect(try await !store.markDeletedByUser(subscriptionID: feed.id, episodeKey: "e5"), "no record")
         }
     }

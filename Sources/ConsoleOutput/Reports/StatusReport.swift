@@ -83,11 +83,12 @@ public struct StatusReport: Sendable {
         return lines
     }
 
-    /// A byte count for people: "512 B", "1.5 KiB", "2.0 MiB".
+    /// A byte count for people: "512 B", "1.5 KiB", "2.0 MiB", "3.1 GiB".
     public static func bytes(_ count: Int) -> String {
         if count < 1024 { return "\(count) B" }
         if count < 1_048_576 { return String(format: "%.1f KiB", Double(count) / 1024) }
-        return String(format: "%.1f MiB", Double(count) / 1_048_576)
+        if count < 1_073_741_824 { return String(format: "%.1f MiB", Double(count) / 1_048_576) }
+        return String(format: "%.1f GiB", Double(count) / 1_073_741_824)
     }
 
     private static func name(_ subscription: Subscription) -> String {

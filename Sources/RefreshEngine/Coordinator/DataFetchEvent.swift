@@ -26,4 +26,22 @@ public enum DataFetchEvent: Sendable, Hashable {
     case hookFailed(FeedTarget, message: String)
     /// Watch mode, after a cycle: nothing runs until `nextCheck` (nil: no feed will ever be due).
     case idle(nextCheck: Date?)
+    /// `count` more episodes wait to be downloaded (``EpisodeDownloadQueue``).
+    case downloadsQueued(count: Int)
+    /// A download began (or resumes): the request is about to go out.
+    case downloadStarted(DownloadTarget)
+    /// A download advanced (a few times a second at most).
+    case downloadProgressed(DownloadProgressReport)
+    /// A file is complete under its final name and recorded.
+    case downloadCompleted(DownloadOutcome)
+    /// A download failed; nothing was marked downloaded.
+    case downloadFailed(DownloadOutcome)
+    /// Retention deleted a file podfresh had downloaded.
+    case downloadRemoved(DownloadRemoval)
+    /// An episode is not downloaded, and why (the user deleted its file by hand).
+    case downloadSkipped(DownloadTarget, reason: String)
+    /// Something about a feed's downloads went wrong outside any one download (retention, the store).
+    case downloadProblem(FeedTarget, message: String)
+    /// Every queued download finished.
+    case downloadsFinished(DownloadSummary)
 }

@@ -9,6 +9,8 @@ public struct RefreshSummary: Sendable, Hashable {
     public var networkOffline: Bool
     /// True when the run was stopped (SIGINT/SIGTERM) before every feed finished.
     public var wasCancelled: Bool
+    /// The downloads of `refresh --download` / `watch --download`, nil without.
+    public var downloads: DownloadSummary?
 
     public init(
         outcomes: [RefreshOutcome], startedAt: Date, endedAt: Date, networkOffline: Bool = false,

@@ -45,14 +45,24 @@ final class HookQueue: Sendable {
     /// Queues one hook run per episode, in the order given.
     func enqueue(_ episodes: [EpisodeAnnouncement], of feed: FeedTarget, feed parsed: ParsedFeed) {
         for episode in episodes {
-            let data = HookEpisode(
-                feedTitle: parsed.title ?? feed.title ?? "", feedURL: feed.url.absoluteString,
-                episodeTitle: episode.title ?? "", episodeURL: episode.link?.absoluteString ?? "",
-                enclosureURL: episode.enclosure?.url.absoluteString ?? "",
-                enclosureType: episode.enclosure?.type ?? "", published: episode.published,
-                guid: episode.guid ?? "", identity: episode.key, duration: episode.duration)
-            continuation.yield(Job(feed: feed, episode: data, name: episode.title ?? episode.key))
+            enqueue(Self.hookEpisode(episode, of: feed, feedTitle: parsed.title), of: feed)
         }
+    }
+
+    /// Queues one hook run.
+    func enqueue(_ episode: HookEpisode, of feed: FeedTarget) {
+        let name = episode.episodeTitle.isEmpty ? episode.identity : episode.episodeTitle
+        continuation.yield(Job(feed: feed, episode: episode, name: name))
+    }
+
+    /// What the hook is told about `episode` (its downloaded file is added later, if there is one).
+    static func hookEpisode(_ episode: EpisodeAnnouncement, of feed: FeedTarget, feedTitle: String?) -> HookEpisode {
+        HookEpisode(
+            feedTitle: feedTitle ?? feed.title ?? "", feedURL: feed.url.absoluteString,
+            episodeTitle: episode.title ?? "", episodeURL: episode.link?.absoluteString ?? "",
+            enclosureURL: episode.enclosure?.url.absoluteString ?? "",
+            enclosureType: episode.enclosure?.type ?? "", published: episode.published,
+            guid: episode.guid ?? "", identity: episode.key, duration: episode.duration)
     }
 
     /// Waits until every queued hook has run.

@@ -23,6 +23,8 @@ public struct HookEpisode: Sendable, Hashable {
     public var guid: String
     public var identity: String
     public var duration: Double?
+    /// The downloaded file (`PODFRESH_FILE`), when the hook runs after a download; empty otherwise.
+    public var file: String = ""
 
     public init(
         feedTitle: String,
@@ -54,7 +56,7 @@ public struct HookEpisode: Sendable, Hashable {
             "PODFRESH_FEED_TITLE": feedTitle, "PODFRESH_FEED_URL": feedURL, "PODFRESH_EPISODE_TITLE": episodeTitle,
             "PODFRESH_EPISODE_URL": episodeURL, "PODFRESH_ENCLOSURE_URL": enclosureURL,
             "PODFRESH_ENCLOSURE_TYPE": enclosureType, "PODFRESH_EPISODE_GUID": guid, "PODFRESH_EPISODE_ID": identity,
-            "PODFRESH_PUBLISHED": "", "PODFRESH_DURATION": "",
+            "PODFRESH_PUBLISHED": "", "PODFRESH_DURATION": "", "PODFRESH_FILE": file,
         ]
         if let published {
             env["PODFRESH_PUBLISHED"] = RFC3339.string(from: published)

@@ -34,6 +34,8 @@ public struct EpisodeUpdateConfiguration: Sendable {
     public var retryDelay: Duration
     /// The clock reading used for every timestamp (injected for tests).
     public var now: @Sendable () -> Date
+    /// `--download`: after each feed's merge, download its new episodes (feeds whose downloads are on); nil: none.
+    public var downloads: EpisodeDownloadSettings?
 
     public init(
         parserOptions: FeedParserOptions = .init(),
@@ -84,6 +86,8 @@ public final class EpisodeUpdateService: Sendable {
     private let source: any FeedSource
     private let coordinator: DataFetchCoordinator
     private let configuration: EpisodeUpdateConfiguration
+    /// The store as a whole, for downloads (set by the store initializer).
+    private let store: (any FeedRepositories)?
 
     /// A service over one store that keeps subscriptions, episodes and runs (SQLite's ``FeedStore``, or any other).
     /// When `claims` is given (a store several workers share), feeds are claimed under leases as `fleet` says.
@@ -97,10 +101,10 @@ public final class EpisodeUpdateService: Sendable {
     ) {
         self.init(
             subscriptions: store, episodes: store, runs: store, claims: claims, fleet: fleet,
-            source: source, coordinator: coordinator, configuration: configuration)
+            source: source, coordinator: coordinator, configuration: configuration, store: store)
     }
 
-    public init(
+    public convenience init(
         subscriptions: any AsyncSubscriptionRepository,
         episodes: any AsyncEpisodeRepository,
         runs: any AsyncRefreshRunRepository,
@@ -110,6 +114,23 @@ public final class EpisodeUpdateService: Sendable {
         coordinator: DataFetchCoordinator,
         configuration: EpisodeUpdateConfiguration = .init()
     ) {
+        self.init(
+            subscriptions: subscriptions, episodes: episodes, runs: runs, claims: claims, fleet: fleet, source: source,
+            coordinator: coordinator, configuration: configuration, store: nil)
+    }
+
+    private init(
+        subscriptions: any AsyncSubscriptionRepository,
+        episodes: any AsyncEpisodeRepository,
+        runs: any AsyncRefreshRunRepository,
+        claims: (any FeedClaiming)?,
+        fleet: FleetSettings,
+        source: any FeedSource,
+        coordinator: DataFetchCoordinator,
+        configuration: EpisodeUpdateConfiguration,
+        store: (any FeedRepositories)?
+    ) {
+        self.store = store
         self.subscriptions = subscriptions
         self.episodes = episodes
         self.runs = runs
@@ -169,26 +190,20 @@ public final class EpisodeUpdateService: Sendable {
         }
         let outcomes: [RefreshOutcome]
         let claimFailure: StoreError?
-        if let claims {
-            (outcomes, claimFailure) = await runClaiming(
-                claims, policy: policy, feedIDs: feedIDs, startedAt: startedAt, runID: runID, deferred: deferred,
-                hooks: hooks)
-        } else {
-            let selected = try await feedsToCheck(policy: policy, feedIDs: feedIDs)
-            let targets = HostSpreading.order(selected.map(Self.target(for:)), host: \.host)
-            let byID = Dictionary(selected.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            claimFailure = nil
-            outcomes = await coordinator.run(targets) { [self] target in
-                guard let subscription = byID[target.id] else {
-                    return RefreshOutcome(
-                        feed: target,
-                        result: .failed(
-                            RefreshFailure(
-                                kind: .internal, message: "not checked: the subscription was not found in this run")))
-                }
-                return await refreshOne(
-                    subscription, lease: nil, policy: policy, runID: runID, deferred: deferred, hooks: hooks)
+        var downloadSummary: DownloadSummary?
+        if let settings = configuration.downloads, let store {
+            ((outcomes, claimFailure), downloadSummary) = try await EpisodeDownloadQueue.withQueue(
+                store: store, settings: settings, hooks: hooks, now: configuration.now,
+                publish: { [coordinator] event in coordinator.publish(event) }
+            ) { queue in
+                try await checkFeeds(
+                    policy: policy, feedIDs: feedIDs, startedAt: startedAt, runID: runID, deferred: deferred,
+                    after: AfterMerge(hooks: hooks, downloads: queue, publish: coordinator.publish))
             }
+        } else {
+            (outcomes, claimFailure) = try await checkFeeds(
+                policy: policy, feedIDs: feedIDs, startedAt: startedAt, runID: runID, deferred: deferred,
+                after: AfterMerge(hooks: hooks, downloads: nil, publish: coordinator.publish))
         }
         // Hooks run one at a time beside the fetches, never in a fetch slot; the run ends when the last has run.
         await hooks?.finish()
@@ -225,9 +240,10 @@ public final class EpisodeUpdateService: Sendable {
             coordinator.publish(.failuresConfirmed(outcomes.filter { $0.failure?.awaitsNetworkVerdict == true }))
         }
 
-        let summary = RefreshSummary(
+        var summary = RefreshSummary(
             outcomes: finalOutcomes, startedAt: startedAt, endedAt: configuration.now(),
             networkOffline: networkOffline, wasCancelled: Task.isCancelled)
+        summary.downloads = downloadSummary
         if let claimFailure {
             // The store went away between claims: what ran is reported, and the run fails as a whole.
             coordinator.publish(.batchCompleted(summary))
@@ -245,13 +261,40 @@ public final class EpisodeUpdateService: Sendable {
         return summary
     }
 
+    /// Checks the feeds (claiming them on a shared store), each merged and handed to `after`.
+    private func checkFeeds(
+        policy: RefreshPolicy, feedIDs: [Int64]?, startedAt: Date, runID: Int64, deferred: DeferredFailures,
+        after: AfterMerge
+    ) async throws -> ([RefreshOutcome], StoreError?) {
+        if let claims {
+            return await runClaiming(
+                claims, policy: policy, feedIDs: feedIDs, startedAt: startedAt, runID: runID, deferred: deferred,
+                after: after)
+        }
+        let selected = try await feedsToCheck(policy: policy, feedIDs: feedIDs)
+        let targets = HostSpreading.order(selected.map(Self.target(for:)), host: \.host)
+        let byID = Dictionary(selected.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let outcomes = await coordinator.run(targets) { [self] target in
+            guard let subscription = byID[target.id] else {
+                return RefreshOutcome(
+                    feed: target,
+                    result: .failed(
+                        RefreshFailure(
+                            kind: .internal, message: "not checked: the subscription was not found in this run")))
+            }
+            return await refreshOne(
+                subscription, lease: nil, policy: policy, runID: runID, deferred: deferred, after: after)
+        }
+        return (outcomes, nil)
+    }
+
     // MARK: - A worker of a fleet
 
     /// Claims feeds from a shared store as fetch slots free up and refreshes each under its lease, until nothing is
     /// left to claim. Leases of feeds claimed but not checked (a stopped run) are given back.
     private func runClaiming(
         _ claims: any FeedClaiming, policy: RefreshPolicy, feedIDs: [Int64]?, startedAt: Date, runID: Int64,
-        deferred: DeferredFailures, hooks: HookQueue?
+        deferred: DeferredFailures, after: AfterMerge
     ) async -> (outcomes: [RefreshOutcome], failure: StoreError?) {
         let selection: ClaimSelection
         if let feedIDs {
@@ -297,7 +340,7 @@ public final class EpisodeUpdateService: Sendable {
                         RefreshFailure(kind: .internal, message: "not checked: the feed's lease was not found")))
             }
             return await refreshOne(
-                subscription, lease: lease, policy: policy, runID: runID, deferred: deferred, hooks: hooks)
+                subscription, lease: lease, policy: policy, runID: runID, deferred: deferred, after: after)
         }
         let unused = outcomes.filter { $0.result == .cancelled }.compactMap { book.claimed($0.feed.id)?.lease }
         if !unused.isEmpty { try? await claims.releaseLeases(unused) }
@@ -332,7 +375,7 @@ public final class EpisodeUpdateService: Sendable {
         policy: RefreshPolicy,
         runID: Int64,
         deferred: DeferredFailures,
-        hooks: HookQueue?
+        after: AfterMerge
     ) async -> RefreshOutcome {
         let target = Self.target(for: subscription)
         let now = configuration.now()
@@ -359,6 +402,7 @@ public final class EpisodeUpdateService: Sendable {
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID, lease: lease)
                 let merge = try await episodes.applyAsync(check)
                 deferred.addSaved(subscription.lastBodyBytes ?? 0)
+                await after.merged(subscription, as: target, announced: [], feedTitle: nil)
                 return RefreshOutcome(
                     feed: target, result: .notModified, movedTo: merge.movedTo, moveRefused: merge.moveRefused,
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason,
@@ -382,7 +426,7 @@ public final class EpisodeUpdateService: Sendable {
                 let announced = merge.newEpisodes.map {
                     EpisodeAnnouncement(feedID: $0.subscriptionID, episode: $0.episode)
                 }
-                hooks?.enqueue(announced, of: updated, feed: feed)
+                await after.merged(subscription, as: updated, announced: announced, feedTitle: feed.title)
                 var outcome = RefreshOutcome(
                     feed: updated,
                     result: .updated(newEpisodes: announced, updatedCount: merge.updatedCount),

@@ -81,6 +81,25 @@ public final class UIUpdateService: @unchecked Sendable {
             return [HookFailed(feed: feed, message: message)]
         case .idle(let next):
             return [WatchIdle(nextCheck: next)]
+        case .downloadsQueued(let count):
+            return [EpisodeDownloadsQueued(count: count)]
+        case .downloadStarted(let target):
+            return [EpisodeDownloadStarted(target: target)]
+        case .downloadProgressed(let report):
+            return [EpisodeDownloadProgressed(report: report)]
+        case .downloadCompleted(let outcome):
+            return [EpisodeDownloaded(outcome: outcome)]
+        case .downloadFailed(let outcome):
+            guard let failure = outcome.failure else { return [EpisodeDownloaded(outcome: outcome)] }
+            return [EpisodeDownloadFailed(outcome: outcome, failure: failure)]
+        case .downloadRemoved(let removal):
+            return [EpisodeFileRemoved(removal: removal)]
+        case .downloadSkipped(let target, let reason):
+            return [EpisodeDownloadSkipped(target: target, reason: reason)]
+        case .downloadProblem(let feed, let message):
+            return [DownloadProblem(feed: feed, message: message)]
+        case .downloadsFinished(let summary):
+            return [DownloadsFinished(summary: summary)]
         }
     }
 

@@ -32,6 +32,24 @@ extension Notification.Name {
     public static let hookFailed = Notification.Name("podfresh.hookFailed")
     /// Watch mode is waiting for the next check. `userInfo["update"]` is a ``WatchIdle``.
     public static let watchIdle = Notification.Name("podfresh.watchIdle")
+    /// Episodes wait to be downloaded. `userInfo["update"]` is an ``EpisodeDownloadsQueued``.
+    public static let episodeDownloadsQueued = Notification.Name("podfresh.episodeDownloadsQueued")
+    /// A download began. `userInfo["update"]` is an ``EpisodeDownloadStarted``.
+    public static let episodeDownloadStarted = Notification.Name("podfresh.episodeDownloadStarted")
+    /// A download advanced. `userInfo["update"]` is an ``EpisodeDownloadProgressed``.
+    public static let episodeDownloadProgressed = Notification.Name("podfresh.episodeDownloadProgressed")
+    /// A file is complete. `userInfo["update"]` is an ``EpisodeDownloaded``.
+    public static let episodeDownloaded = Notification.Name("podfresh.episodeDownloaded")
+    /// A download failed. `userInfo["update"]` is an ``EpisodeDownloadFailed``.
+    public static let episodeDownloadFailed = Notification.Name("podfresh.episodeDownloadFailed")
+    /// Retention deleted a file. `userInfo["update"]` is an ``EpisodeFileRemoved``.
+    public static let episodeFileRemoved = Notification.Name("podfresh.episodeFileRemoved")
+    /// An episode is not downloaded. `userInfo["update"]` is an ``EpisodeDownloadSkipped``.
+    public static let episodeDownloadSkipped = Notification.Name("podfresh.episodeDownloadSkipped")
+    /// A feed's downloads met a problem. `userInfo["update"]` is a ``DownloadProblem``.
+    public static let downloadProblem = Notification.Name("podfresh.downloadProblem")
+    /// Every download finished. `userInfo["update"]` is a ``DownloadsFinished``.
+    public static let downloadsFinished = Notification.Name("podfresh.downloadsFinished")
 }
 
 /// A batch of feeds is about to be fetched.
@@ -108,4 +126,61 @@ public struct HookFailed: UIUpdate, Hashable {
 public struct WatchIdle: UIUpdate, Hashable {
     public static let notificationName = Notification.Name.watchIdle
     public var nextCheck: Date?
+}
+
+/// More episodes wait to be downloaded.
+public struct EpisodeDownloadsQueued: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.episodeDownloadsQueued
+    public var count: Int
+}
+
+/// A download began (or resumes).
+public struct EpisodeDownloadStarted: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.episodeDownloadStarted
+    public var target: DownloadTarget
+}
+
+/// A download advanced.
+public struct EpisodeDownloadProgressed: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.episodeDownloadProgressed
+    public var report: DownloadProgressReport
+}
+
+/// A file is complete under its final name, and recorded.
+public struct EpisodeDownloaded: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.episodeDownloaded
+    public var outcome: DownloadOutcome
+}
+
+/// A download failed; nothing was marked downloaded.
+public struct EpisodeDownloadFailed: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.episodeDownloadFailed
+    public var outcome: DownloadOutcome
+    public var failure: DownloadFailure
+}
+
+/// Retention deleted a file podfresh had downloaded.
+public struct EpisodeFileRemoved: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.episodeFileRemoved
+    public var removal: DownloadRemoval
+}
+
+/// An episode is not downloaded, and why.
+public struct EpisodeDownloadSkipped: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.episodeDownloadSkipped
+    public var target: DownloadTarget
+    public var reason: String
+}
+
+/// A feed's downloads met a problem outside any one download.
+public struct DownloadProblem: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.downloadProblem
+    public var feed: FeedTarget
+    public var message: String
+}
+
+/// Every queued download finished.
+public struct DownloadsFinished: UIUpdate, Hashable {
+    public static let notificationName = Notification.Name.downloadsFinished
+    public var summary: DownloadSummary
 }

@@ -21,6 +21,7 @@ extension RootCommand {
         @OptionGroup var fetch: FetchOptions
         @OptionGroup var schedule: ScheduleOptions
         @OptionGroup var fleet: FleetOptions
+        @OptionGroup var downloading: DownloadAfterRefreshOptions
 
         @Argument(help: "Feeds to check now (id, URL or part of a title). Default: every feed that is due.")
         var feeds: [String] = []
@@ -61,6 +62,9 @@ extension RootCommand {
                 throw ValidationError("Please give at most one of --all, --force and --offline.")
             }
             if offline && exec != nil { throw ValidationError("--exec has nothing to run with --offline.") }
+            if offline && downloading.download {
+                throw ValidationError("--download needs the network; not with --offline.")
+            }
             try validateExecTimeout(execTimeout)
             try fleet.validate(against: fetch)
             if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
@@ -79,7 +83,7 @@ extension RootCommand {
             defer { lock?.release() }
             let status = try await withRefreshEnvironment(
                 global, fetch: fetch, schedule: schedule, output: mode, hook: exec, hookTimeout: execTimeout.duration,
-                lease: fleet.lease.duration
+                lease: fleet.lease.duration, downloads: downloading.settings(perHost: fetch.perHost)
             ) { environment in
                 var feedIDs: [Int64]?
                 if !feeds.isEmpty {
@@ -195,6 +199,7 @@ extension ExitCode {
 func exitStatus(for run: RefreshRunResult) -> ExitCode {
     if let signal = run.stoppedBy { return ExitCode(stoppedBy: signal) }
     if let databaseFailure = ExitStatus.forDatabaseFailures(in: run.summary) { return databaseFailure }
+    if (run.summary.downloads?.failedCount ?? 0) > 0 { return ExitStatus.feedsFailed }
     if run.summary.networkOffline { return .success }
     return run.summary.failedCount > 0 ? ExitStatus.feedsFailed : .success
 }

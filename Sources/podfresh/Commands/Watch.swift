@@ -20,6 +20,7 @@ extension RootCommand {
         @OptionGroup var fetch: FetchOptions
         @OptionGroup var schedule: ScheduleOptions
         @OptionGroup var fleet: FleetOptions
+        @OptionGroup var downloading: DownloadAfterRefreshOptions
 
         @Option(
             help: "Check every feed on a fixed cycle of this length instead of each feed's own schedule (e.g. 30m).")
@@ -77,7 +78,7 @@ extension RootCommand {
             let interval = self.interval
             try await withRefreshEnvironment(
                 global, fetch: fetch, schedule: schedule, output: mode, hook: exec, hookTimeout: execTimeout.duration,
-                lease: fleet.lease.duration
+                lease: fleet.lease.duration, downloads: downloading.settings(perHost: fetch.perHost)
             ) { environment in
                 environment.updates.attach(to: environment.coordinator)
                 let service = WatchService(environment: environment, interval: interval?.seconds)

@@ -1,0 +1,159 @@
+public import Foundation
+
+/// One episode's media file being downloaded: enough to name it in progress lines and events.
+public struct DownloadTarget: Sendable, Hashable {
+    /// The episode's feed.
+    public var feed: FeedTarget
+    /// The episode's identity key within its feed.
+    public var episodeKey: String
+    /// The episode's title, if it has one.
+    public var title: String?
+    /// The enclosure URL asked for.
+    public var url: URL
+    /// The final file's path (the bytes go to `path.part` until the file is complete).
+    public var file: String
+
+    public init(feed: FeedTarget, episodeKey: String, title: String?, url: URL, file: String) {
+        self.feed = feed
+        self.episodeKey = episodeKey
+        self.title = title
+        self.url = url
+        self.file = file
+    }
+
+    /// The title, or the identity key when the episode has none.
+    public var displayTitle: String { title.flatMap { $0.isEmpty ? nil : $0 } ?? episodeKey }
+}
+
+/// How far one download has got (published a few times a second at most, not per chunk).
+public struct DownloadProgressReport: Sendable, Hashable {
+    public var target: DownloadTarget
+    /// Bytes on disk so far, the resumed ones included.
+    public var receivedBytes: Int64
+    /// The whole file's length as the server announced it, when it did.
+    public var expectedBytes: Int64?
+    /// Where this transfer started (0 unless it resumed a `.part`).
+    public var resumedFrom: Int64
+    /// Bytes per second over this transfer so far.
+    public var bytesPerSecond: Double
+
+    public init(
+        target: DownloadTarget, receivedBytes: Int64, expectedBytes: Int64?, resumedFrom: Int64,
+        bytesPerSecond: Double
+    ) {
+        self.target = target
+        self.receivedBytes = receivedBytes
+        self.expectedBytes = expectedBytes
+        self.resumedFrom = resumedFrom
+        self.bytesPerSecond = bytesPerSecond
+    }
+
+    /// Seconds left at the rate so far, when the length is known and bytes are arriving.
+    public var secondsLeft: Double? {
+        guard let expectedBytes, bytesPerSecond > 0, expectedBytes >= receivedBytes else { return nil }
+        return Double(expectedBytes - receivedBytes) / bytesPerSecond
+    }
+}
+
+/// Why a download failed, in words a user can act on.
+public struct DownloadFailure: Sendable, Hashable {
+    /// The cause, as `DownloadError.Kind`'s raw value (`http_status`, `not_media`, `short_body`, …), or `store`,
+    /// `no_media`, `stopped`.
+    public var kind: String
+    /// One sentence naming the URL or file and the cause.
+    public var message: String
+    /// The HTTP status, when the server's answer was the cause.
+    public var status: Int?
+    /// True when a `.part` file is kept for the next run to resume.
+    public var partKept: Bool
+
+    public init(kind: String, message: String, status: Int? = nil, partKept: Bool = false) {
+        self.kind = kind
+        self.message = message
+        self.status = status
+        self.partKept = partKept
+    }
+}
+
+/// How one download ended.
+public struct DownloadOutcome: Sendable, Hashable {
+    public enum Result: Sendable, Hashable {
+        /// The whole file is on disk under its final name.
+        case completed(bytes: Int64, resumedFrom: Int64)
+        /// Nothing was marked downloaded.
+        case failed(DownloadFailure)
+    }
+
+    public var target: DownloadTarget
+    public var result: Result
+    /// How long the transfer took.
+    public var seconds: Double
+
+    public init(target: DownloadTarget, result: Result, seconds: Double) {
+        self.target = target
+        self.result = result
+        self.seconds = seconds
+    }
+
+    /// The failure, if the download failed.
+    public var failure: DownloadFailure? {
+        if case .failed(let failure) = result { return failure }
+        return nil
+    }
+}
+
+/// A file podfresh downloaded and then deleted, because the feed keeps only its newest N (`podfresh set --keep`).
+public struct DownloadRemoval: Sendable, Hashable {
+    public var feed: FeedTarget
+    public var episodeKey: String
+    /// The file deleted.
+    public var file: String
+    /// The feed's setting: how many files it keeps.
+    public var keepNewest: Int
+
+    public init(feed: FeedTarget, episodeKey: String, file: String, keepNewest: Int) {
+        self.feed = feed
+        self.episodeKey = episodeKey
+        self.file = file
+        self.keepNewest = keepNewest
+    }
+}
+
+/// The totals of the downloads of one run.
+public struct DownloadSummary: Sendable, Hashable {
+    /// Every finished download, in the order they finished.
+    public var outcomes: [DownloadOutcome]
+    /// Files deleted by retention.
+    public var removed: Int
+    /// Files found deleted by hand (not downloaded again unless asked).
+    public var deletedByUser: Int
+    /// Episodes selected that have no media file to download.
+    public var withoutMedia: Int
+    public var startedAt: Date
+    public var endedAt: Date
+    /// True when the run was stopped before every download finished.
+    public var wasCancelled: Bool
+
+    public init(
+        outcomes: [DownloadOutcome] = [], removed: Int = 0, deletedByUser: Int = 0, withoutMedia: Int = 0,
+        startedAt: Date, endedAt: Date, wasCancelled: Bool = false
+    ) {
+        self.outcomes = outcomes
+        self.removed = removed
+        self.deletedByUser = deletedByUser
+        self.withoutMedia = withoutMedia
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.wasCancelled = wasCancelled
+    }
+
+    public var completedCount: Int { outcomes.filter { $0.failure == nil }.count }
+    public var failedCount: Int { outcomes.filter { $0.failure != nil }.count }
+    /// Bytes written by this run (resumed bytes not counted again).
+    public var bytesDownloaded: Int64 {
+        outcomes.reduce(0) { total, outcome in
+            if case .completed(let bytes, let resumedFrom) = outcome.result { return total + bytes - resumedFrom }
+            return total
+        }
+    }
+}

@@ -1,0 +1,522 @@
+import EpisodeDownloads
+public import FeedParsing
+public import FeedStorage
+public import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Downloads episodes' first enclosures beside whatever else runs (a refresh's fetches, or nothing), `jobs` at a
+/// time and at most `perHost` from one host, and keeps the store's download records true:
+/// - a download is recorded as started (with its `.part` path) before its first request, and its validators as soon
+///   as the server answers, so a crash at any moment leaves a `.part` the next run resumes, never a file marked
+///   downloaded that is not complete;
+/// - a file is recorded complete only after ``MediaDownloader`` renamed the whole file into place;
+/// - after a feed's file completes, the feed's files past its "keep newest N" are deleted, only those podfresh
+///   recorded, and marked removed.
+///
+/// Every step is published as a ``DataFetchEvent`` (`downloadStarted`, `downloadProgressed`, …).
+///
+/// ## Why this class is `Sendable`
+/// Its mutable state (outcomes, names reserved in this run) is in a `Mutex`; the rest is set in `init`.
+public final class EpisodeDownloadQueue: Sendable {
+    private struct Job: Sendable {
+        var subscription: Subscription
+        var episode: StoredEpisode
+        var hook: HookEpisode?
+    }
+
+    private struct State: Sendable {
+        var outcomes: [DownloadOutcome] = []
+        var removed = 0
+        var deletedByUser = 0
+        var withoutMedia = 0
+        /// Final paths chosen in this run and not yet on disk, so two episodes never get one name.
+        var reserved: Set<String> = []
+        var queued = 0
+    }
+
+    private let store: any FeedRepositories
+    private let downloader: MediaDownloader
+    private let settings: EpisodeDownloadSettings
+    private let publish: @Sendable (DataFetchEvent) -> Void
+    private let hooks: HookQueue?
+    private let now: @Sendable () -> Date
+    private let slots: DownloadSlots
+    private let startedAt: Date
+    private let state = Shared(State())
+    private let continuation: AsyncStream<Job>.Continuation
+    private let worker: Task<Void, Never>
+
+    /// - Parameters:
+    ///   - store: Where download records and settings are.
+    ///   - downloader: Downloads one file; the caller shuts it down after ``finish()``.
+    ///   - settings: Default folder and template, `jobs` and `perHost`.
+    ///   - hooks: Runs `--exec` after each download, with `PODFRESH_FILE`.
+    ///   - publish: Where events go (the coordinator's `publish`).
+    init(
+        store: any FeedRepositories, downloader: MediaDownloader, settings: EpisodeDownloadSettings, hooks: HookQueue?,
+        now: @escaping @Sendable () -> Date = { Date() }, publish: @escaping @Sendable (DataFetchEvent) -> Void
+    ) {
+        self.store = store
+        self.downloader = downloader
+        self.settings = settings
+        self.hooks = hooks
+        self.now = now
+        self.publish = publish
+        slots = DownloadSlots(jobs: settings.jobs, perHost: settings.perHost)
+        startedAt = now()
+        let (stream, continuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .unbounded)
+        self.continuation = continuation
+        worker = Task { [slots, store, downloader, settings, hooks, publish, state, now] in
+            let runner = JobRunner(
+                store: store, downloader: downloader, settings: settings, hooks: hooks, publish: publish,
+                slots: slots, state: state, now: now)
+            await withTaskGroup(of: Void.self) { group in
+                for await job in stream {
+                    group.addTask { await runner.run(job) }
+                }
+            }
+        }
+    }
+
+    /// A queue over a new `MediaDownloader`: `body` enqueues, then the queue is finished (every download ends) and
+    /// the downloader shut down, whether `body` returns or throws. Cancelling the calling task stops the downloads
+    /// (their `.part` files kept).
+    ///
+    /// - Parameter hook: `--exec`, run once per downloaded episode with `PODFRESH_FILE`.
+    /// - Returns: What `body` returned, and the downloads' totals.
+    public static func withQueue<Result: Sendable>(
+        store: any FeedRepositories, settings: EpisodeDownloadSettings, hook: HookSettings? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }, publish: @escaping @Sendable (DataFetchEvent) -> Void,
+        _ body: (EpisodeDownloadQueue) async throws -> Result
+    ) async throws -> (Result, DownloadSummary) {
+        let hooks = hook.map { hook in
+            HookQueue(command: hook.command, timeout: hook.timeout, output: hook.output, timeoutName: hook.timeoutName)
+            {
+                feed, problem in publish(.hookFailed(feed, message: problem))
+            }
+        }
+        do {
+            let result = try await withQueue(
+                store: store, settings: settings, hooks: hooks, now: now, publish: publish, body)
+            await hooks?.finish()
+            return result
+        } catch {
+            await hooks?.finish()
+            throw error
+        }
+    }
+
+    /// ``withQueue(store:settings:hook:now:publish:_:)`` with the refresh's own hook queue, so hooks never run at once.
+    static func withQueue<Result: Sendable>(
+        store: any FeedRepositories, settings: EpisodeDownloadSettings, hooks: HookQueue?,
+        now: @escaping @Sendable () -> Date, publish: @escaping @Sendable (DataFetchEvent) -> Void,
+        _ body: (EpisodeDownloadQueue) async throws -> Result
+    ) async throws -> (Result, DownloadSummary) {
+        try await MediaDownloader.withDownloader(configuration: settings.downloader) { downloader in
+            let queue = EpisodeDownloadQueue(
+                store: store, downloader: downloader, settings: settings, hooks: hooks, now: now, publish: publish)
+            do {
+                let result = try await withTaskCancellationHandler {
+                    try await body(queue)
+                } onCancel: {
+                    queue.cancel()
+                }
+                if Task.isCancelled { queue.cancel() }
+                return (result, await queue.finish())
+            } catch {
+                queue.cancel()
+                await queue.finish()
+                throw error
+            }
+        }
+    }
+
+    // MARK: - Choosing episodes
+
+    /// Which of `subscription`'s newest `newest` episodes to download, after looking at its recorded files: files the
+    /// user deleted by hand are marked so and left alone (unless `again`), files past the feed's retention are
+    /// deleted. Episodes without media are counted and left out.
+    ///
+    /// - Parameter again: Download again files the user deleted, or retention removed, among the newest `newest`.
+    /// - Throws: ``StoreError`` when the store cannot be read.
+    public func plan(_ subscription: Subscription, newest: Int, again: Bool = false) async throws -> [StoredEpisode] {
+        let feed = EpisodeUpdateService.target(for: subscription)
+        let records = try await store.downloads(subscriptionID: subscription.id)
+        var deleted = 0
+        for record in records where record.isOnDisk {
+            guard let path = record.filePath, !FileManager.default.fileExists(atPath: path) else { continue }
+            if try await store.markDeletedByUser(subscriptionID: subscription.id, episodeKey: record.episodeKey) {
+                deleted += 1
+                publish(
+                    .downloadSkipped(
+                        DownloadTarget(
+                            feed: feed, episodeKey: record.episodeKey, title: nil,
+                            url: record.url ?? subscription.url, file: path),
+                        reason: "deleted by hand: not downloaded again (`podfresh download --again` downloads it)"))
+            }
+        }
+        if again {
+            let newestKeys = Set(
+                try await store.episodes(EpisodeQuery(subscriptionID: subscription.id, limit: newest)).map(\.key))
+            for record in try await store.downloads(subscriptionID: subscription.id)
+            where newestKeys.contains(record.episodeKey) && (record.deletedByUser || record.removedByRetention) {
+                try await store.allowDownloadAgain(subscriptionID: subscription.id, episodeKey: record.episodeKey)
+            }
+        }
+        let episodes = try await store.episodesToDownload(subscriptionID: subscription.id, newest: newest)
+        let withMedia = episodes.filter { Self.enclosure(of: $0.episode) != nil }
+        state.withLock {
+            $0.deletedByUser += deleted
+            $0.withoutMedia += episodes.count - withMedia.count
+        }
+        return withMedia
+    }
+
+    /// The enclosure downloaded for an episode: its first (in document order, as its identity key takes it), when it
+    /// is an http(s) URL.
+    public static func enclosure(of episode: ParsedEpisode) -> Enclosure? {
+        guard let first = episode.enclosures.first else { return nil }
+        let scheme = first.url.scheme?.lowercased()
+        return scheme == "http" || scheme == "https" ? first : nil
+    }
+
+    /// Queues `episodes` of `subscription`; each starts when a slot is free. With `--exec`, the hook runs after each
+    /// download (with `PODFRESH_FILE` when it completed): `hooks` maps an episode key to what the hook is told, and
+    /// when it is nil every episode gets one.
+    public func enqueue(
+        _ episodes: [StoredEpisode], of subscription: Subscription, hooks announced: [String: HookEpisode]? = nil
+    ) {
+        guard !episodes.isEmpty else { return }
+        state.withLock { $0.queued += episodes.count }
+        publish(.downloadsQueued(count: episodes.count))
+        let feed = EpisodeUpdateService.target(for: subscription)
+        for episode in episodes {
+            var hook: HookEpisode?
+            if let announced {
+                hook = announced[episode.key]
+            } else if hooks != nil {
+                hook = HookQueue.hookEpisode(
+                    EpisodeAnnouncement(feedID: subscription.id, episode: episode.episode), of: feed,
+                    feedTitle: subscription.title)
+            }
+            continuation.yield(Job(subscription: subscription, episode: episode, hook: hook))
+        }
+    }
+
+    /// Stops: downloads waiting for a slot do not start, and those in flight stop (their `.part` kept to resume).
+    public func cancel() {
+        worker.cancel()
+    }
+
+    /// Waits until every queued download has finished, and publishes the totals.
+    @discardableResult
+    public func finish() async -> DownloadSummary {
+        continuation.finish()
+        await worker.value
+        let summary = state.withLock { state in
+            DownloadSummary(
+                outcomes: state.outcomes, removed: state.removed, deletedByUser: state.deletedByUser,
+                withoutMedia: state.withoutMedia, startedAt: startedAt, endedAt: now(),
+                wasCancelled: worker.isCancelled)
+        }
+        publish(.downloadsFinished(summary))
+        return summary
+    }
+
+    // MARK: - One download
+
+    /// Runs one job: everything it needs is a value or `Sendable`.
+    private struct JobRunner: Sendable {
+        let store: any FeedRepositories
+        let downloader: MediaDownloader
+        let settings: EpisodeDownloadSettings
+        let hooks: HookQueue?
+        let publish: @Sendable (DataFetchEvent) -> Void
+        let slots: DownloadSlots
+        let state: Shared<State>
+        let now: @Sendable () -> Date
+
+        func run(_ job: Job) async {
+            guard let enclosure = EpisodeDownloadQueue.enclosure(of: job.episode.episode) else { return }
+            let host = enclosure.url.host ?? ""
+            do {
+                try await slots.acquire(host: host)
+            } catch {
+                return  // Stopped before it started: not a failure.
+            }
+            defer { slots.release(host: host) }
+            let feed = EpisodeUpdateService.target(for: job.subscription)
+            var target = DownloadTarget(
+                feed: feed, episodeKey: job.episode.key, title: job.episode.episode.title, url: enclosure.url,
+                file: "")
+            let began = ContinuousClock.now
+            func seconds() -> Double {
+                let elapsed = began.duration(to: .now)
+                return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            }
+            do {
+                let (request, reservedPath) = try await prepare(job, enclosure: enclosure)
+                defer { _ = state.withLock { $0.reserved.remove(reservedPath) } }
+                target.file = request.destination.path
+                let started = target
+                publish(.downloadStarted(started))
+                let throttle = ProgressThrottle(interval: settings.progressInterval)
+                let media = try await downloader.download(
+                    request,
+                    accepted: { response in
+                        try await store.recordDownloadStarted(
+                            DownloadStart(
+                                subscriptionID: job.subscription.id, episodeKey: job.episode.key,
+                                url: response.finalURL, partPath: request.partialFile.path,
+                                filePath: request.destination.path, etag: response.etag,
+                                lastModified: response.lastModified, startedAt: now()))
+                    },
+                    progress: { [publish] progress in
+                        guard let rate = throttle.due(progress) else { return }
+                        publish(
+                            .downloadProgressed(
+                                DownloadProgressReport(
+                                    target: started, receivedBytes: progress.receivedBytes,
+                                    expectedBytes: progress.expectedBytes, resumedFrom: progress.resumedFrom,
+                                    bytesPerSecond: rate)))
+                    })
+                try await store.recordDownloadCompleted(
+                    DownloadCompletion(
+                        subscriptionID: job.subscription.id, episodeKey: job.episode.key, filePath: media.file.path,
+                        bytes: media.byteCount, url: media.finalURL, etag: media.etag,
+                        lastModified: media.lastModified, downloadedAt: now()))
+                let outcome = DownloadOutcome(
+                    target: target, result: .completed(bytes: media.byteCount, resumedFrom: media.resumedFrom),
+                    seconds: seconds())
+                state.withLock { $0.outcomes.append(outcome) }
+                publish(.downloadCompleted(outcome))
+                if var hook = job.hook {
+                    hook.file = media.file.path
+                    hooks?.enqueue(hook, of: feed)
+                }
+                await applyRetention(job.subscription)
+            } catch {
+                let failure = await recordFailure(error, job: job, target: target)
+                let outcome = DownloadOutcome(target: target, result: .failed(failure), seconds: seconds())
+                state.withLock { $0.outcomes.append(outcome) }
+                publish(.downloadFailed(outcome))
+                if let hook = job.hook { hooks?.enqueue(hook, of: feed) }
+            }
+        }
+
+        /// The request for `job`: the recorded paths when a download of this episode is in progress (to resume its
+        /// `.part`), else a new name from the feed's template, distinct from every file and from names taken in this
+        /// run. Records the start before the first request, so a crash leaves a `.part` the store knows about.
+        private func prepare(_ job: Job, enclosure: Enclosure) async throws -> (MediaRequest, String) {
+            let subscription = job.subscription
+            let directory = subscription.downloadDirectory.map { URL(fileURLWithPath: $0) } ?? settings.directory
+            let record = try await store.download(subscriptionID: subscription.id, episodeKey: job.episode.key)
+            if let record, record.state == .inProgress, let filePath = record.filePath,
+                FileNaming.isInside(URL(fileURLWithPath: filePath), directory: directory)
+            {
+                let destination = URL(fileURLWithPath: filePath)
+                let part = destination.path + ".part"
+                let reserved = state.withLock { $0.reserved.insert(destination.path).inserted }
+                if reserved {
+                    // Renamed into place, but the crash came before the store heard: continue from those bytes.
+                    if !FileManager.default.fileExists(atPath: part), FileManager.default.fileExists(atPath: filePath) {
+                        _ = rename(filePath, part)
+                    }
+                    let request = MediaRequest(
+                        url: enclosure.url, destination: destination, etag: record.etag,
+                        lastModified: record.lastModified, announcedType: enclosure.type,
+                        lengthHint: enclosure.length)
+                    return (request, destination.path)
+                }
+            }
+            let naming = FileNaming(template: subscription.fileNameTemplate ?? settings.fileNameTemplate)
+            let episode = job.episode.episode
+            let values = FileNaming.Values(
+                feed: subscription.title ?? subscription.url.host ?? "feed", title: episode.title ?? job.episode.key,
+                date: episode.published ?? job.episode.firstSeenAt, url: enclosure.url, type: enclosure.type,
+                guid: job.episode.key, season: episode.season, episode: episode.episode)
+            let wanted = try naming.file(for: values, in: directory)
+            let destination = state.withLock { state in
+                let chosen = FileNaming.distinct(wanted) { candidate in
+                    state.reserved.contains(candidate.path) || FileNaming.defaultIsTaken(candidate)
+                        || FileManager.default.fileExists(atPath: candidate.path + ".part")
+                }
+                state.reserved.insert(chosen.path)
+                return chosen
+            }
+            let request = MediaRequest(
+                url: enclosure.url, destination: destination, announcedType: enclosure.type,
+                lengthHint: enclosure.length)
+            do {
+                try await store.recordDownloadStarted(
+                    DownloadStart(
+                        subscriptionID: subscription.id, episodeKey: job.episode.key, url: enclosure.url,
+                        partPath: request.partialFile.path, filePath: destination.path, startedAt: now()))
+            } catch {
+                _ = state.withLock { $0.reserved.remove(destination.path) }
+                throw error
+            }
+            return (request, destination.path)
+        }
+
+        /// Records a failed attempt (the `.part`, when one is left, is kept for a resume) and says why in words.
+        private func recordFailure(_ error: any Error, job: Job, target: DownloadTarget) async -> DownloadFailure {
+            let part = target.file.isEmpty ? nil : target.file + ".part"
+            let partBytes = part.flatMap { path -> Int64? in
+                var info = stat()
+                return stat(path, &info) == 0 ? Int64(info.st_size) : nil
+            }
+            var failure: DownloadFailure
+            switch error {
+            case let error as DownloadError:
+                failure = DownloadFailure(
+                    kind: Self.kindName(error.kind), message: error.message, status: error.status)
+            case let error as StoreError:
+                failure = DownloadFailure(kind: "store", message: "the download was not recorded: \(error.message)")
+            case is CancellationError:
+                failure = DownloadFailure(
+                    kind: "stopped", message: "\(target.url.absoluteString): stopped before the end")
+            default:
+                failure = DownloadFailure(kind: "internal", message: "\(target.url.absoluteString): \(error)")
+            }
+            failure.partKept = (partBytes ?? 0) > 0
+            if failure.partKept && error is CancellationError { failure.message += "; the .part is kept to resume" }
+            // Recorded even when the run was stopped: the store must not wait on a cancelled task.
+            let message = failure.message
+            _ = try? await Task {
+                try await store.recordDownloadFailed(
+                    subscriptionID: job.subscription.id, episodeKey: job.episode.key, error: message,
+                    partialBytes: partBytes)
+            }.value
+            return failure
+        }
+
+        /// Deletes the feed's files past its "keep newest N", only files podfresh recorded, and marks them removed.
+        private func applyRetention(_ subscription: Subscription) async {
+            await EpisodeDownloadQueue.applyRetention(
+                subscription, store: store, publish: publish, count: { count in state.withLock { $0.removed += count } }
+            )
+        }
+
+        static func kindName(_ kind: DownloadError.Kind) -> String {
+            switch kind {
+            case .unsupportedScheme: return "unsupported_scheme"
+            case .httpStatus: return "http_status"
+            case .notMedia: return "not_media"
+            case .shortBody: return "short_body"
+            case .tooManyRedirects: return "too_many_redirects"
+            case .stalled: return "stalled"
+            case .timeout: return "timeout"
+            case .notEnoughSpace: return "not_enough_space"
+            case .io: return "io"
+            case .transport: return "transport"
+            }
+        }
+    }
+
+    /// Deletes `subscription`'s recorded files past its "keep newest N" (a file already gone is only marked), and
+    /// publishes each removal. Does nothing when the feed keeps every file.
+    public func applyRetention(_ subscription: Subscription) async {
+        await Self.applyRetention(
+            subscription, store: store, publish: publish, count: { count in state.withLock { $0.removed += count } })
+    }
+
+    private static func applyRetention(
+        _ subscription: Subscription, store: any FeedRepositories, publish: @Sendable (DataFetchEvent) -> Void,
+        count: (Int) -> Void
+    ) async {
+        guard let keep = subscription.keepNewest else { return }
+        let feed = EpisodeUpdateService.target(for: subscription)
+        do {
+            for record in try await store.filesPastRetention(subscriptionID: subscription.id, keepNewest: keep) {
+                guard let path = record.filePath else { continue }
+                if unlink(path) != 0 && errno != ENOENT {
+                    publish(
+                        .downloadProblem(
+                            feed,
+                            message:
+                                "cannot delete \(path) (past the newest \(keep) kept): \(String(cString: strerror(errno)))"
+                        ))
+                    continue
+                }
+                if try await store.markRemovedByRetention(
+                    subscriptionID: subscription.id, episodeKey: record.episodeKey)
+                {
+                    count(1)
+                    publish(
+                        .downloadRemoved(
+                            DownloadRemoval(feed: feed, episodeKey: record.episodeKey, file: path, keepNewest: keep)))
+                }
+            }
+        } catch {
+            publish(.downloadProblem(feed, message: "retention (keep \(keep)) not applied: \(error)"))
+        }
+    }
+}
+
+/// A `Mutex` in a class, so that the queue's job runners (values) share it.
+final class Shared<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: Value) {
+        mutex = Mutex(value)
+    }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try mutex.withLock { try body(&$0) }
+    }
+}
+
+/// `--exec` settings for a queue of its own (`podfresh download --exec`).
+public struct HookSettings: Sendable {
+    public var command: String
+    public var timeout: Duration
+    public var output: HookOutput
+    public var timeoutName: String?
+
+    public init(
+        command: String, timeout: Duration = NewEpisodeHook.defaultTimeout, output: HookOutput = .standardStreams,
+        timeoutName: String? = nil
+    ) {
+        self.command = command
+        self.timeout = timeout
+        self.output = output
+        self.timeoutName = timeoutName
+    }
+}
+
+/// Lets a download's progress through a few times a second, and measures its rate.
+private final class ProgressThrottle: Sendable {
+    private struct State {
+        var last: ContinuousClock.Instant?
+        var first: (ContinuousClock.Instant, Int64)?
+    }
+
+    private let interval: Duration
+    private let state = Mutex(State())
+
+    init(interval: Duration) {
+        self.interval = interval
+    }
+
+    /// The rate (bytes per second) when this report is due, else nil. The last chunk of a known length is always due.
+    func due(_ progress: DownloadProgress) -> Double? {
+        let now = ContinuousClock.now
+        return state.withLock { state -> Double? in
+            if state.first == nil { state.first = (now, progress.receivedBytes - Int64(progress.chunkBytes)) }
+            let complete = progress.expectedBytes == progress.receivedBytes
+            if let last = state.last, last.duration(to: now) < interval, !complete { return nil }
+            state.last = now
+            guard let (start, startBytes) = state.first else { return 0 }
+            let elapsed = start.duration(to: now)
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            return seconds > 0 ? Double(progress.receivedBytes - startBytes) / seconds : 0
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import ArgumentParser
+import ConsoleOutput
+import FeedStorage
+import Foundation
+import RefreshEngine
+import ServiceLifecycle
+import Synchronization
+
+extension RootCommand {
+    struct Download: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Download episodes' media files: every file complete or absent, resumable, kept tidy.",
+            discussion: """
+                Downloads the first enclosure of each episode not downloaded yet: the newest N of each named feed \
+                (--latest; default the feed's `--keep` setting, else 1), or without FEED of every feed whose \
+                downloads are on (`podfresh set FEED --download on`). A file is written to NAME.part, synced and \
+                renamed only when it is complete; an interrupted download is resumed next time. A file you delete \
+                by hand is not downloaded again unless you give --again. Exit status: 0 every selected episode is \
+                on disk, 1 one or more downloads failed (the others are kept), 64 usage error, 70 database error, \
+                75 another podfresh holds the database, 130/143 stopped by SIGINT/SIGTERM.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(
+            help: "Feeds to download from (id, URL or part of a title). Default: every feed whose downloads are on.")
+        var feeds: [String] = []
+
+        @Option(
+            help: ArgumentHelp(
+                "Download the newest N episodes of each feed (default: its --keep, else 1).", valueName: "N"))
+        var latest: Int?
+
+        @Flag(
+            help: "Download again files you deleted by hand (or that were removed as past --keep) among those newest.")
+        var again = false
+
+        @OptionGroup var place: DownloadPlaceOptions
+
+        @Option(help: "The most files downloaded at the same time (1–16).")
+        var jobs: Int = 3
+
+        @Option(help: "The most files downloaded at the same time from one host (1–16).")
+        var perHost: Int = 2
+
+        @Flag(
+            name: .shortAndLong,
+            help: "Cron mode: print only files downloaded and errors; nothing when nothing happened.")
+        var quiet = false
+
+        @Flag(help: "Print JSON Lines: one object per download event.")
+        var json = false
+
+        @Option(
+            help:
+                "Run this command after each file downloaded, with the episode in PODFRESH_* environment variables and the file in PODFRESH_FILE."
+        )
+        var exec: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "Stop an --exec hook, with every process it started, after this long (e.g. 30s, 2m).",
+                valueName: "duration"))
+        var execTimeout: DurationArgument = DurationArgument(seconds: 60)
+
+        @Option(
+            help: ArgumentHelp(
+                "If another podfresh holds the database, wait for it (bare --wait: as long as it takes; --wait 5m: at most that long).",
+                valueName: "duration"))
+        var wait: DurationArgument?
+
+        func validate() throws {
+            if let latest, latest < 1 { throw ValidationError("Please give a --latest of 1 or more.") }
+            guard (1...16).contains(jobs) else { throw ValidationError("Please give a --jobs between 1 and 16.") }
+            guard (1...16).contains(perHost) else {
+                throw ValidationError("Please give a --per-host between 1 and 16.")
+            }
+            if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
+            try validateExecTimeout(execTimeout)
+        }
+
+        func run() async throws {
+            let mode = OutputMode.detect(json: json, quiet: quiet)
+            let lock = try await acquireRunLock(global, wait: wait)
+            defer { lock?.release() }
+            let status = try await withStore(global) { store -> ExitCode in
+                let renderer = ConsoleRenderer(mode: mode)
+                let subscriptions = try await store.repositories.subscriptions()
+                let selected: [Subscription]
+                if feeds.isEmpty {
+                    selected = subscriptions.filter(\.downloadsEnabled)
+                    if selected.isEmpty {
+                        if mode != .quiet {
+                            renderer.error(
+                                subscriptions.isEmpty
+                                    ? SubscriptionList.noSubscriptions
+                                    : "no feed has downloads on: turn them on with `podfresh set FEED --download on`, or name feeds: `podfresh download FEED`"
+                            )
+                        }
+                        return .success
+                    }
+                } else {
+                    do {
+                        selected = try FeedSelector.resolve(feeds, in: subscriptions)
+                    } catch let error as FeedSelector.SelectionError {
+                        renderer.error(error.description)
+                        return ExitCode.validationFailure
+                    }
+                }
+                var hook: HookSettings?
+                if let exec {
+                    hook = HookSettings(
+                        command: exec, timeout: execTimeout.duration,
+                        output: mode == .json ? .standardErrorOnly : .standardStreams,
+                        timeoutName: SettingNames.execTimeout)
+                }
+                let updates = UIUpdateService()
+                renderer.attach(to: updates)
+                let coordinator = DataFetchCoordinator()
+                updates.attach(to: coordinator)
+                let service = DownloadRunService(
+                    store: store.repositories, feeds: selected, latest: latest, again: again,
+                    settings: place.settings(jobs: jobs, perHost: perHost), hook: hook, coordinator: coordinator,
+                    say: { message in renderer.error(message) })
+                let shutdown = SignalShutdown()
+                var failure: (any Error)?
+                do {
+                    try await shutdown.run(service)
+                } catch {
+                    failure = error
+                }
+                coordinator.finishSubscribers()
+                await updates.drain()
+                if let failure { throw failure }
+                if let signal = shutdown.signal { return ExitCode(stoppedBy: signal) }
+                return (service.summary?.failedCount ?? 0) > 0 ? ExitStatus.feedsFailed : .success
+            }
+            if status != .success { throw status }
+        }
+    }
+}
+
+/// One `podfresh download` as the service of a ``SignalShutdown``: a signal stops the downloads (each `.part` kept
+/// to resume).
+///
+/// A class only to hand the summary out of `run()`; the `Mutex` keeps it checked `Sendable`.
+final class DownloadRunService: Service {
+    private let store: any FeedRepositories
+    private let feeds: [Subscription]
+    private let latest: Int?
+    private let again: Bool
+    private let settings: EpisodeDownloadSettings
+    private let hook: HookSettings?
+    private let coordinator: DataFetchCoordinator
+    private let say: @Sendable (String) -> Void
+    private let finished = Mutex<DownloadSummary?>(nil)
+
+    init(
+        store: any FeedRepositories, feeds: [Subscription], latest: Int?, again: Bool,
+        settings: EpisodeDownloadSettings, hook: HookSettings?, coordinator: DataFetchCoordinator,
+        say: @escaping @Sendable (String) -> Void
+    ) {
+        self.say = say
+        self.store = store
+        self.feeds = feeds
+        self.latest = latest
+        self.again = again
+        self.settings = settings
+        self.hook = hook
+        self.coordinator = coordinator
+    }
+
+    /// The downloads' totals once ``run()`` returned.
+    var summary: DownloadSummary? { finished.withLock { $0 } }
+
+    func run() async throws {
+        let coordinator = self.coordinator
+        let summary = try await withGracefulShutdownHandler {
+            try await cancelWhenGracefulShutdown { [store, feeds, latest, again, settings, hook] in
+                let (_, summary) = try await EpisodeDownloadQueue.withQueue(
+                    store: store, settings: settings, hook: hook,
+                    publish: { event in coordinator.publish(event) }
+                ) { queue in
+                    for feed in feeds {
+                        let episodes = try await queue.plan(feed, newest: latest ?? feed.keepNewest ?? 1, again: again)
+                        queue.enqueue(episodes, of: feed)
+                    }
+                }
+                return summary
+            }
+        } onGracefulShutdown: { [say] in
+            say("stopping: downloads in flight stop and keep their .part to resume (signal again to quit now)")
+        }
+        finished.withLock { $0 = summary }
+    }
+}
