@@ -374,6 +374,10 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
         context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: rest.prefix(size))))), promise: nil)
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let next = rest.dropFirst(size)
+        if next.isEmpty {
+            // The last byte is out: the response ends now, not one delay later (the client is already done).
+            return trickle(next, size: size, delay: delay, context: context)
+        }
         context.eventLoop.scheduleTask(
             in: .nanoseconds(
                 Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)

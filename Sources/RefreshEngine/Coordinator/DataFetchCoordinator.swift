@@ -110,11 +110,14 @@ public final class DataFetchCoordinator: @unchecked Sendable {
     /// started are reported cancelled.
     ///
     /// - Returns: One outcome per feed, in completion order.
+    /// - Parameter published: Called with each outcome right after it is published (so what it starts is told
+    ///   after the feed's own events).
     public func run(
         _ feeds: [FeedTarget],
-        operation: @escaping @Sendable (FeedTarget) async -> RefreshOutcome
+        operation: @escaping @Sendable (FeedTarget) async -> RefreshOutcome,
+        published: (@Sendable (RefreshOutcome) -> Void)? = nil
     ) async -> [RefreshOutcome] {
-        await run(initial: feeds, claim: nil, operation: operation)
+        await run(initial: feeds, claim: nil, operation: operation, published: published)
     }
 
     /// Runs feeds that `claim` hands out as fetch slots free up: the way a worker of a fleet takes work from a shared
@@ -128,15 +131,17 @@ public final class DataFetchCoordinator: @unchecked Sendable {
     public func run(
         claimingWith claim: @escaping @Sendable (_ freeSlots: Int) async -> FeedSupply,
         retryDelay: Duration = .milliseconds(250),
-        operation: @escaping @Sendable (FeedTarget) async -> RefreshOutcome
+        operation: @escaping @Sendable (FeedTarget) async -> RefreshOutcome,
+        published: (@Sendable (RefreshOutcome) -> Void)? = nil
     ) async -> [RefreshOutcome] {
-        await run(initial: [], claim: (claim, retryDelay), operation: operation)
+        await run(initial: [], claim: (claim, retryDelay), operation: operation, published: published)
     }
 
     private func run(
         initial feeds: [FeedTarget],
         claim: (supply: @Sendable (Int) async -> FeedSupply, retryDelay: Duration)?,
-        operation: @escaping @Sendable (FeedTarget) async -> RefreshOutcome
+        operation: @escaping @Sendable (FeedTarget) async -> RefreshOutcome,
+        published: (@Sendable (RefreshOutcome) -> Void)?
     ) async -> [RefreshOutcome] {
         var progress = BatchProgress(total: 0)
         var outcomes: [RefreshOutcome] = []
@@ -266,6 +271,7 @@ public final class DataFetchCoordinator: @unchecked Sendable {
                     }
                     publishLocked(.batchProgress(progress))
                 }
+                published?(outcome)
                 await claimMore()
                 startWhatFits()
             }

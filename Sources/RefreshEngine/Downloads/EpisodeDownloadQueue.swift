@@ -38,6 +38,8 @@ public final class EpisodeDownloadQueue: Sendable {
         /// Final paths chosen in this run and not yet on disk, so two episodes never get one name.
         var reserved: Set<String> = []
         var queued = 0
+        /// Jobs waiting for ``release(feedID:)``, by feed.
+        var held: [Int64: [Job]] = [:]
     }
 
     private let store: any FeedRepositories
@@ -189,13 +191,17 @@ public final class EpisodeDownloadQueue: Sendable {
     /// Queues `episodes` of `subscription`; each starts when a slot is free. With `--exec`, the hook runs after each
     /// download (with `PODFRESH_FILE` when it completed): `hooks` maps an episode key to what the hook is told, and
     /// when it is nil every episode gets one.
+    ///
+    /// - Parameter heldUntilReleased: Start nothing until ``release(feedID:)`` (or ``finish()``) for this feed.
     public func enqueue(
-        _ episodes: [StoredEpisode], of subscription: Subscription, hooks announced: [String: HookEpisode]? = nil
+        _ episodes: [StoredEpisode], of subscription: Subscription, hooks announced: [String: HookEpisode]? = nil,
+        heldUntilReleased: Bool = false
     ) {
         guard !episodes.isEmpty else { return }
         state.withLock { $0.queued += episodes.count }
         publish(.downloadsQueued(count: episodes.count))
         let feed = EpisodeUpdateService.target(for: subscription)
+        var jobs: [Job] = []
         for episode in episodes {
             var hook: HookEpisode?
             if let announced {
@@ -205,8 +211,19 @@ public final class EpisodeDownloadQueue: Sendable {
                     EpisodeAnnouncement(feedID: subscription.id, episode: episode.episode), of: feed,
                     feedTitle: subscription.title)
             }
-            continuation.yield(Job(subscription: subscription, episode: episode, hook: hook))
+            jobs.append(Job(subscription: subscription, episode: episode, hook: hook))
         }
+        if heldUntilReleased {
+            state.withLock { $0.held[subscription.id, default: []] += jobs }
+        } else {
+            for job in jobs { continuation.yield(job) }
+        }
+    }
+
+    /// Starts the jobs held for `feedID`.
+    public func release(feedID: Int64) {
+        let jobs = state.withLock { $0.held.removeValue(forKey: feedID) } ?? []
+        for job in jobs { continuation.yield(job) }
     }
 
     /// Stops: downloads waiting for a slot do not start, and those in flight stop (their `.part` kept to resume).
@@ -217,6 +234,11 @@ public final class EpisodeDownloadQueue: Sendable {
     /// Waits until every queued download has finished, and publishes the totals.
     @discardableResult
     public func finish() async -> DownloadSummary {
+        let held = state.withLock { state in
+            defer { state.held.removeAll() }
+            return state.held.values.flatMap { $0 }
+        }
+        for job in held { continuation.yield(job) }
         continuation.finish()
         await worker.value
         let summary = state.withLock { state in

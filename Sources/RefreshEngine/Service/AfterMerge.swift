@@ -39,10 +39,15 @@ struct AfterMerge: Sendable {
             }
             let byKey = Dictionary(
                 (hookEpisodes ?? []).map { ($0.identity, $0) }, uniquingKeysWith: { first, _ in first })
-            downloads.enqueue(episodes, of: current, hooks: byKey)
+            downloads.enqueue(episodes, of: current, hooks: byKey, heldUntilReleased: true)
         } catch {
             publish(.downloadProblem(feed, message: "downloads not started: \(error)"))
             for episode in hookEpisodes ?? [] { hooks?.enqueue(episode, of: feed) }
         }
+    }
+
+    /// The coordinator published `outcome`: the feed's downloads, held so that they are told after it, may start.
+    func published(_ outcome: RefreshOutcome) {
+        downloads?.release(feedID: outcome.feed.id)
     }
 }

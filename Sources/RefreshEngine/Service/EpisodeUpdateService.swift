@@ -274,17 +274,19 @@ public final class EpisodeUpdateService: Sendable {
         let selected = try await feedsToCheck(policy: policy, feedIDs: feedIDs)
         let targets = HostSpreading.order(selected.map(Self.target(for:)), host: \.host)
         let byID = Dictionary(selected.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let outcomes = await coordinator.run(targets) { [self] target in
-            guard let subscription = byID[target.id] else {
-                return RefreshOutcome(
-                    feed: target,
-                    result: .failed(
-                        RefreshFailure(
-                            kind: .internal, message: "not checked: the subscription was not found in this run")))
-            }
-            return await refreshOne(
-                subscription, lease: nil, policy: policy, runID: runID, deferred: deferred, after: after)
-        }
+        let outcomes = await coordinator.run(
+            targets,
+            operation: { [self] target in
+                guard let subscription = byID[target.id] else {
+                    return RefreshOutcome(
+                        feed: target,
+                        result: .failed(
+                            RefreshFailure(
+                                kind: .internal, message: "not checked: the subscription was not found in this run")))
+                }
+                return await refreshOne(
+                    subscription, lease: nil, policy: policy, runID: runID, deferred: deferred, after: after)
+            }, published: after.published)
         return (outcomes, nil)
     }
 
@@ -310,38 +312,40 @@ public final class EpisodeUpdateService: Sendable {
         let perHost = coordinator.maxPerHost
         let ahead = coordinator.maxConcurrent
         let fleet = self.fleet
-        let outcomes = await coordinator.run(claimingWith: { freeSlots in
-            // A few feeds claimed ahead wait for the next free slot, so claims (which take turns across the fleet)
-            // are a tenth as many as feeds; their leases count against their hosts from the claim.
-            let request = ClaimRequest(
-                selection: selection, limit: freeSlots + ahead, perHost: perHost, worker: fleet.worker,
-                lease: fleet.lease)
-            let result: ClaimResult
-            do {
-                result = try await claims.claimFeeds(request)
-            } catch {
-                book.fail(error as? StoreError ?? StoreError(kind: .database, message: "\(error)"))
-                return .exhausted
-            }
-            let fresh = book.take(result.claimed)
-            if !fresh.repeated.isEmpty {
-                // A feed this run already checked came back (its check was not stored): not again in this run.
-                try? await claims.releaseLeases(fresh.repeated)
-            }
-            if fresh.feeds.isEmpty {
-                return result.waitingForHost > 0 && fresh.repeated.isEmpty ? .waiting : .exhausted
-            }
-            return .feeds(fresh.feeds.map { Self.target(for: $0.subscription) })
-        }) { [self] target in
-            guard let (subscription, lease) = book.claimed(target.id) else {
-                return RefreshOutcome(
-                    feed: target,
-                    result: .failed(
-                        RefreshFailure(kind: .internal, message: "not checked: the feed's lease was not found")))
-            }
-            return await refreshOne(
-                subscription, lease: lease, policy: policy, runID: runID, deferred: deferred, after: after)
-        }
+        let outcomes = await coordinator.run(
+            claimingWith: { freeSlots in
+                // A few feeds claimed ahead wait for the next free slot, so claims (which take turns across the fleet)
+                // are a tenth as many as feeds; their leases count against their hosts from the claim.
+                let request = ClaimRequest(
+                    selection: selection, limit: freeSlots + ahead, perHost: perHost, worker: fleet.worker,
+                    lease: fleet.lease)
+                let result: ClaimResult
+                do {
+                    result = try await claims.claimFeeds(request)
+                } catch {
+                    book.fail(error as? StoreError ?? StoreError(kind: .database, message: "\(error)"))
+                    return .exhausted
+                }
+                let fresh = book.take(result.claimed)
+                if !fresh.repeated.isEmpty {
+                    // A feed this run already checked came back (its check was not stored): not again in this run.
+                    try? await claims.releaseLeases(fresh.repeated)
+                }
+                if fresh.feeds.isEmpty {
+                    return result.waitingForHost > 0 && fresh.repeated.isEmpty ? .waiting : .exhausted
+                }
+                return .feeds(fresh.feeds.map { Self.target(for: $0.subscription) })
+            },
+            operation: { [self] target in
+                guard let (subscription, lease) = book.claimed(target.id) else {
+                    return RefreshOutcome(
+                        feed: target,
+                        result: .failed(
+                            RefreshFailure(kind: .internal, message: "not checked: the feed's lease was not found")))
+                }
+                return await refreshOne(
+                    subscription, lease: lease, policy: policy, runID: runID, deferred: deferred, after: after)
+            }, published: after.published)
         let unused = outcomes.filter { $0.result == .cancelled }.compactMap { book.claimed($0.feed.id)?.lease }
         if !unused.isEmpty { try? await claims.releaseLeases(unused) }
         return (outcomes, book.failure)

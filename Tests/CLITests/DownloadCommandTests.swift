@@ -1,0 +1,430 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// End-to-end: `podfresh download`, `refresh --download` and what they leave on disk and in the store, against a real
+/// HTTP server on 127.0.0.1 that serves ranges, ETags and faults.
+@Suite(.serialized)
+struct DownloadCommandTests {
+    /// One episode of a test feed.
+    struct Item {
+        var guid: String
+        var title: String
+        var day: Int
+        var path: String
+        var type = "audio/mpeg"
+    }
+
+    /// An RSS feed titled `title` whose items' enclosures point at `server`.
+    static func feed(_ title: String, _ items: [Item], server: TestHTTPServer) -> String {
+        let entries = items.map { item in
+            """
+            <item><title>\(item.title)</title><guid>\(item.guid)</guid>
+            <pubDate>\(String(format: "%02d", item.day)) Jan 2024 10:00:00 GMT</pubDate>
+            <enclosure url="\(server.url(item.path).absoluteString.replacingOccurrences(of: "&", with: "&amp;"))" type="\(item.type)" length="0"/></item>
+            """
+        }
+        return """
+            <?xml version="1.0"?><rss version="2.0"><channel><title>\(title)</title>
+            \(entries.joined(separator: "\n"))
+            </channel></rss>
+            """
+    }
+
+    /// Deterministic bytes that differ per seed.
+    static func media(_ count: Int, seed: UInt8) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed) &* 7 &+ $0 >> 8) }
+    }
+
+    /// A podfresh whose default download folder is private to the test.
+    func podfresh() throws -> (Podfresh, URL) {
+        var podfresh = try Podfresh()
+        let folder = podfresh.directory.appendingPathComponent("episodes")
+        podfresh.environment["PODFRESH_DOWNLOADS"] = folder.path
+        return (podfresh, folder)
+    }
+
+    /// Every regular file under `folder`, as paths relative to it, sorted.
+    static func files(in folder: URL) -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: folder.path) else { return [] }
+        var found: [String] = []
+        while let path = walker.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(
+                atPath: folder.appendingPathComponent(path).path, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
+                found.append(path)
+            }
+        }
+        return found.sorted()
+    }
+
+    static func bytes(_ url: URL) -> [UInt8]? {
+        (try? Data(contentsOf: url)).map(Array.init)
+    }
+
+    /// Subscribes to the server's `/feed.xml` and stores its episodes.
+    func subscribe(_ podfresh: Podfresh, _ server: TestHTTPServer) async throws {
+        let add = try await podfresh.run(["add", server.url("/feed.xml").absoluteString])
+        #expect(add.status == 0, "\(add.stderr)")
+        let refresh = try await podfresh.run(["refresh", "--quiet"])
+        #expect(refresh.status == 0, "\(refresh.stderr)")
+    }
+
+    /// `episodes --json`, keyed by episode id.
+    func episodes(_ podfresh: Podfresh) async throws -> [String: [String: Any]] {
+        let listed = try await podfresh.run(["episodes", "--json", "--limit", "100"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        var byID: [String: [String: Any]] = [:]
+        for line in listed.stdoutLines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            byID[try #require(object["id"] as? String)] = object
+        }
+        if byID.isEmpty,
+            let array = try? JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]
+        {
+            for object in array { byID[object["id"] as? String ?? ""] = object }
+        }
+        return byID
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func downloadFetchesTheNewestNCompleteRecordsThemAndDoesNotFetchThemAgain() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, folder) = try podfresh()
+            defer { podfresh.cleanUp() }
+            let one = Self.media(300_000, seed: 1)
+            let two = Self.media(500_000, seed: 2)
+            let three = Self.media(200_000, seed: 3)
+            server.serveMedia("/m/one.mp3", one)
+            server.serveMedia("/m/two.mp3", two)
+            server.serveMedia("/m/three.mp3", three)
+            let items = [
+                Item(guid: "e3", title: "Third", day: 3, path: "/m/three.mp3"),
+                Item(guid: "e2", title: "Second", day: 2, path: "/m/two.mp3"),
+                Item(guid: "e1", title: "First", day: 1, path: "/m/one.mp3"),
+            ]
+            server.serveFeed("/feed.xml", Self.feed("Test Cast", items, server: server))
+            try await subscribe(podfresh, server)
+
+            let run = try await podfresh.run(["download", "Test Cast", "--latest", "2"])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(Self.files(in: folder) == ["Test Cast/2024-01-02 Second.mp3", "Test Cast/2024-01-03 Third.mp3"])
+            #expect(Self.bytes(folder.appendingPathComponent("Test Cast/2024-01-03 Third.mp3")) == three)
+            #expect(Self.bytes(folder.appendingPathComponent("Test Cast/2024-01-02 Second.mp3")) == two)
+            #expect(run.stdout.contains("downloaded Test Cast: Third → \(folder.path)/Test Cast/2024-01-03 Third.mp3"))
+            #expect(run.stdout.contains("downloads: 2 downloaded"), "\(run.stdout)")
+            for request in server.requests(to: "/m/three.mp3") {
+                #expect(request.headers["accept-encoding"] == "identity")
+            }
+
+            let stored = try await episodes(podfresh)
+            #expect(stored["e3"]?["file"] as? String == folder.path + "/Test Cast/2024-01-03 Third.mp3")
+            #expect(stored["e3"]?["downloaded_at"] is String)
+            #expect(stored["e1"]?["file"] is NSNull)
+
+            let again = try await podfresh.run(["download", "1", "--latest", "2"])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(server.requests(to: "/m/three.mp3").count == 1, "a file on disk is not downloaded again")
+            #expect(server.requests(to: "/m/two.mp3").count == 1)
+
+            // Without FEED: only feeds whose downloads are on, the newest of each by default.
+            let none = try await podfresh.run(["download"])
+            #expect(none.status == 0)
+            #expect(none.stderr.contains("no feed has downloads on"), "\(none.stderr)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aFailedDownloadExitsOneKeepsTheOthersAndMarksNothingDownloaded() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, folder) = try podfresh()
+            defer { podfresh.cleanUp() }
+            server.serveMedia("/m/good.mp3", Self.media(100_000, seed: 4))
+            server.setRoute(
+                "/m/page.mp3",
+                TestResponse(
+                    status: 200, headers: [("Content-Type", "text/html")],
+                    body: Array("<html>Please log in</html>".utf8)))
+            server.setRoute("/m/missing.mp3", TestResponse(status: 404, headers: [], body: Array("nope".utf8)))
+            let items = [
+                Item(guid: "good", title: "Good", day: 3, path: "/m/good.mp3"),
+                Item(guid: "page", title: "Login Page", day: 2, path: "/m/page.mp3"),
+                Item(guid: "gone", title: "Missing", day: 1, path: "/m/missing.mp3"),
+            ]
+            server.serveFeed("/feed.xml", Self.feed("Flaky Cast", items, server: server))
+            try await subscribe(podfresh, server)
+            #expect(try await podfresh.run(["set", "1", "--download", "on", "--keep", "3"]).status == 0)
+
+            let run = try await podfresh.run(["download"])
+            #expect(run.status == 1, "one failed download makes the exit status 1")
+            #expect(Self.files(in: folder) == ["Flaky Cast/2024-01-03 Good.mp3"], "no error page becomes a file")
+            #expect(run.stderr.contains("Flaky Cast: Login Page: download failed:"), "\(run.stderr)")
+            #expect(run.stderr.contains("text/html"), "\(run.stderr)")
+            #expect(run.stderr.contains("Flaky Cast: Missing: download failed:"), "\(run.stderr)")
+            #expect(run.stderr.contains("HTTP 404"), "\(run.stderr)")
+            #expect(run.stdout.contains("1 downloaded") && run.stdout.contains("2 failed"), "\(run.stdout)")
+
+            let stored = try await episodes(podfresh)
+            #expect(stored["good"]?["file"] is String)
+            #expect(stored["page"]?["file"] is NSNull && stored["page"]?["downloaded_at"] is NSNull)
+            #expect(stored["gone"]?["file"] is NSNull)
+
+            // The same in JSON Lines: one failure event per episode with its kind and status.
+            let json = try await podfresh.run(["download", "--json"])
+            #expect(json.status == 1)
+            let events = try json.stdoutLines.map {
+                try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            }
+            let failed = events.filter { $0["event"] as? String == "download_failed" }
+            #expect(Set(failed.compactMap { $0["id"] as? String }) == ["page", "gone"])
+            #expect(failed.first { $0["id"] as? String == "gone" }?["http_status"] as? Int == 404)
+            #expect(failed.first { $0["id"] as? String == "page" }?["kind"] as? String == "not_media")
+            #expect(events.last?["event"] as? String == "downloads_completed")
+            #expect(events.last?["failed"] as? Int == 2)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aCutDownloadKeepsItsPartAndTheNextRunResumesItWithRangeAndIfRange() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, folder) = try podfresh()
+            defer { podfresh.cleanUp() }
+            let body = Self.media(400_000, seed: 5)
+            server.serveMedia("/m/ep.mp3", body, etag: "\"abc\"", fault: .shortBody(afterBytes: 150_000))
+            server.serveFeed(
+                "/feed.xml",
+                Self.feed("Cut Cast", [Item(guid: "ep", title: "Episode", day: 5, path: "/m/ep.mp3")], server: server))
+            try await subscribe(podfresh, server)
+
+            let cut = try await podfresh.run(["download", "1"])
+            #expect(cut.status == 1)
+            #expect(cut.stderr.contains("got 150000 of 400000 bytes"), "\(cut.stderr)")
+            let final = folder.appendingPathComponent("Cut Cast/2024-01-05 Episode.mp3")
+            #expect(Self.files(in: folder) == ["Cut Cast/2024-01-05 Episode.mp3.part"])
+            #expect(Self.bytes(URL(fileURLWithPath: final.path + ".part")) == Array(body[0..<150_000]))
+            #expect(try await episodes(podfresh)["ep"]?["file"] is NSNull)
+
+            server.serveMedia("/m/ep.mp3", body, etag: "\"abc\"")
+            let resumed = try await podfresh.run(["download", "1"])
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(Self.bytes(final) == body)
+            #expect(Self.files(in: folder) == ["Cut Cast/2024-01-05 Episode.mp3"])
+            let last = try #require(server.requests(to: "/m/ep.mp3").last)
+            #expect(last.headers["range"] == "bytes=150000-")
+            #expect(last.headers["if-range"] == "\"abc\"")
+            #expect(resumed.stdout.contains("resumed at"), "\(resumed.stdout)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func killNineMidTransferLeavesNothingMarkedDownloadedAndTheNextRunResumesThePart() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, folder) = try podfresh()
+            defer { podfresh.cleanUp() }
+            let body = Self.media(2_000_000, seed: 6)
+            server.serveMedia(
+                "/m/slow.mp3", body, etag: "\"slow-v1\"", fault: .trickle(bytes: 20_000, delay: .milliseconds(20)))
+            server.serveFeed(
+                "/feed.xml",
+                Self.feed("Slow Cast", [Item(guid: "slow", title: "Slow", day: 7, path: "/m/slow.mp3")], server: server)
+            )
+            try await subscribe(podfresh, server)
+
+            let part = folder.appendingPathComponent("Slow Cast/2024-01-07 Slow.mp3.part")
+            let process = try podfresh.start(["download", "1", "--quiet"])
+            let deadline = Date().addingTimeInterval(30)
+            while (Self.bytes(part)?.count ?? 0) < 100_000 && Date() < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let partial = try #require(Self.bytes(part))
+            #expect(partial.count >= 100_000 && partial.count < body.count)
+            #expect(partial == Array(body[0..<partial.count]))
+            #expect(Self.files(in: folder) == ["Slow Cast/2024-01-07 Slow.mp3.part"], "no final file appears")
+            #expect(try await episodes(podfresh)["slow"]?["file"] is NSNull, "nothing is marked downloaded")
+
+            server.serveMedia("/m/slow.mp3", body, etag: "\"slow-v1\"")
+            let resumed = try await podfresh.run(["download", "1"])
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            let last = try #require(server.requests(to: "/m/slow.mp3").last)
+            let offset = try #require(last.headers["range"].flatMap { Int($0.dropFirst(6).dropLast()) })
+            #expect(offset >= partial.count, "the resume starts where the killed run's bytes end")
+            #expect(last.headers["if-range"] == "\"slow-v1\"", "the validator was stored before the first byte")
+            #expect(Self.bytes(folder.appendingPathComponent("Slow Cast/2024-01-07 Slow.mp3")) == body)
+            #expect(try await episodes(podfresh)["slow"]?["file"] is String)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func retentionDeletesOnlyRecordedFilesAndAFileDeletedByHandIsNotFetchedAgainUnlessAsked() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, folder) = try podfresh()
+            defer { podfresh.cleanUp() }
+            var items: [Item] = []
+            for day in 1...4 {
+                server.serveMedia("/m/\(day).mp3", Self.media(50_000, seed: UInt8(day)))
+                items.insert(Item(guid: "e\(day)", title: "Day \(day)", day: day, path: "/m/\(day).mp3"), at: 0)
+            }
+            server.serveFeed("/feed.xml", Self.feed("Kept Cast", items, server: server))
+            try await subscribe(podfresh, server)
+            // Files that are not podfresh's, in the folder it writes to.
+            let feedFolder = folder.appendingPathComponent("Kept Cast")
+            try FileManager.default.createDirectory(at: feedFolder, withIntermediateDirectories: true)
+            try Data("mine".utf8).write(to: feedFolder.appendingPathComponent("2024-01-01 Day 1.mp3"))
+            try Data("notes".utf8).write(to: folder.appendingPathComponent("notes.txt"))
+
+            #expect(try await podfresh.run(["set", "1", "--download", "on", "--keep", "2"]).status == 0)
+            let first = try await podfresh.run(["download", "--latest", "4"])
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(first.stdout.contains("removed"), "\(first.stdout)")
+            #expect(
+                Self.files(in: folder) == [
+                    "Kept Cast/2024-01-01 Day 1.mp3", "Kept Cast/2024-01-03 Day 3.mp3",
+                    "Kept Cast/2024-01-04 Day 4.mp3",
+                    "notes.txt",
+                ], "the newest 2 are kept, and nothing podfresh did not download is touched")
+            #expect(Self.bytes(feedFolder.appendingPathComponent("2024-01-01 Day 1.mp3")) == Array("mine".utf8))
+
+            try FileManager.default.removeItem(at: feedFolder.appendingPathComponent("2024-01-04 Day 4.mp3"))
+            let skipped = try await podfresh.run(["download"])
+            #expect(skipped.status == 0)
+            #expect(skipped.stdout.contains("deleted by hand"), "\(skipped.stdout)")
+            #expect(server.requests(to: "/m/4.mp3").count == 1, "a file deleted by hand is not downloaded again")
+            let status = try await podfresh.run(["status"])
+            #expect(status.stdout.contains("downloads on disk: 1 file"), "\(status.stdout)")
+
+            let asked = try await podfresh.run(["download", "--again"])
+            #expect(asked.status == 0, "\(asked.stderr)")
+            #expect(server.requests(to: "/m/4.mp3").count == 2)
+            #expect(
+                FileManager.default.fileExists(atPath: feedFolder.appendingPathComponent("2024-01-04 Day 4.mp3").path))
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func anEpisodeIsDownloadedOnceByItsIdentityEvenWhenItsEnclosureURLChanges() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, folder) = try podfresh()
+            defer { podfresh.cleanUp() }
+            server.serveMedia("/m/ep.mp3", Self.media(10_000, seed: 9))
+            let item = Item(guid: "same", title: "Same", day: 9, path: "/m/ep.mp3?utm=1")
+            server.serveFeed("/feed.xml", Self.feed("Tracked Cast", [item], server: server))
+            try await subscribe(podfresh, server)
+            #expect(try await podfresh.run(["download", "1"]).status == 0)
+
+            var moved = item
+            moved.path = "/prefix/m/ep.mp3?utm=2"
+            server.serveMedia("/prefix/m/ep.mp3", Self.media(10_000, seed: 9))
+            server.serveFeed("/feed.xml", Self.feed("Tracked Cast", [moved], server: server))
+            #expect(try await podfresh.run(["refresh", "--all", "--quiet"]).status == 0)
+            #expect(try await podfresh.run(["download", "1"]).status == 0)
+            #expect(server.requests(to: "/prefix/m/ep.mp3").isEmpty, "a new URL for the same episode is not fetched")
+            #expect(Self.files(in: folder).count == 1)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func filesNamedFromHostileFeedTextStayInsideTheFolderAndNeverCollide() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, folder) = try podfresh()
+            defer { podfresh.cleanUp() }
+            server.serveMedia("/m/a.mp3", Self.media(1000, seed: 1))
+            server.serveMedia("/m/b.mp3", Self.media(1000, seed: 2))
+            let items = [
+                Item(guid: "a", title: "../../../escape", day: 1, path: "/m/a.mp3"),
+                Item(guid: "b", title: "../../../escape", day: 1, path: "/m/b.mp3"),
+            ]
+            server.serveFeed("/feed.xml", Self.feed("../Evil/Cast", items, server: server))
+            try await subscribe(podfresh, server)
+            let run = try await podfresh.run(["download", "1", "--latest", "2"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let files = Self.files(in: folder)
+            #expect(files.count == 2, "two episodes with one name get two files: \(files)")
+            #expect(Set(files).count == 2)
+            #expect(files.allSatisfy { !$0.contains("..") && $0.split(separator: "/").count == 2 }, "\(files)")
+            let parent = try FileManager.default.contentsOfDirectory(atPath: podfresh.directory.path)
+            #expect(!parent.contains("escape") && !parent.contains("Evil"))
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func downloadKeepsToPerHostAndJobsLimits() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, folder) = try podfresh()
+            defer { podfresh.cleanUp() }
+            var items: [Item] = []
+            for index in 1...4 {
+                server.serveMedia(
+                    "/m/\(index).mp3", Self.media(60_000, seed: UInt8(index)),
+                    fault: .trickle(bytes: 10_000, delay: .milliseconds(30)))
+                items.append(Item(guid: "e\(index)", title: "Part \(index)", day: index, path: "/m/\(index).mp3"))
+            }
+            server.serveFeed("/feed.xml", Self.feed("One Host", items, server: server))
+            try await subscribe(podfresh, server)
+            let run = try await podfresh.run(["download", "1", "--latest", "4", "--jobs", "4", "--per-host", "2"])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(Self.files(in: folder).count == 4)
+            // The feed itself was fetched by `add`, before: every request in flight at once was a media request.
+            #expect(server.maxConcurrentRequests == 2, "at most --per-host downloads from one host at once")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func refreshDownloadFetchesNewEpisodesAfterTheMergeAndExecIsGivenTheFile() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, folder) = try podfresh()
+            defer { podfresh.cleanUp() }
+            server.serveMedia("/m/1.mp3", Self.media(30_000, seed: 1))
+            server.serveMedia("/m/2.mp3", Self.media(40_000, seed: 2))
+            let old = Item(guid: "e1", title: "Old", day: 1, path: "/m/1.mp3")
+            server.serveFeed("/feed.xml", Self.feed("Fresh Cast", [old], server: server))
+            #expect(try await podfresh.run(["add", "--no-fetch", server.url("/feed.xml").absoluteString]).status == 0)
+            #expect(try await podfresh.run(["set", "1", "--download", "on"]).status == 0)
+            let log = podfresh.directory.appendingPathComponent("hook.log")
+            let hook = "printf '%s|%s\\n' \"$PODFRESH_EPISODE_TITLE\" \"$PODFRESH_FILE\" >> '\(log.path)'"
+
+            let first = try await podfresh.run(["refresh", "--download", "--quiet", "--exec", hook])
+            #expect(first.status == 0, "\(first.stderr)")
+            let oldFile = folder.appendingPathComponent("Fresh Cast/2024-01-01 Old.mp3").path
+            #expect(first.stdout.contains("downloaded Fresh Cast: Old → \(oldFile)"), "\(first.stdout)")
+            #expect(try String(contentsOf: log, encoding: .utf8) == "Old|\(oldFile)\n")
+
+            let new = Item(guid: "e2", title: "New", day: 2, path: "/m/2.mp3")
+            server.serveFeed("/feed.xml", Self.feed("Fresh Cast", [new, old], server: server))
+            let second = try await podfresh.run(["refresh", "--all", "--download", "--json", "--exec", hook])
+            #expect(second.status == 0, "\(second.stderr)")
+            let events = second.stdoutLines.compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+            }.compactMap { $0["event"] as? String }
+            let merged = try #require(events.firstIndex(of: "feed_refreshed"))
+            let started = try #require(events.firstIndex(of: "download_started"))
+            #expect(merged < started, "the download starts after the feed's merge")
+            #expect(events.contains("download_completed") && events.last == "batch_completed")
+            let newFile = folder.appendingPathComponent("Fresh Cast/2024-01-02 New.mp3").path
+            #expect(try String(contentsOf: log, encoding: .utf8) == "Old|\(oldFile)\nNew|\(newFile)\n")
+            #expect(server.requests(to: "/m/1.mp3").count == 1)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func helpShowsTheDefaultFolderAndUsageErrorsAreRefused() async throws {
+        var (podfresh, _) = try podfresh()
+        defer { podfresh.cleanUp() }
+        podfresh.environment["PODFRESH_DOWNLOADS"] = nil
+        podfresh.environment["XDG_DATA_HOME"] = "/srv/data"
+        let help = try await podfresh.run(["download", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("/srv/data/podfresh/episodes"), "\(help.stdout)")
+        #expect(try await podfresh.run(["download", "--jobs", "0"]).status == 64)
+        #expect(try await podfresh.run(["download", "--latest", "0"]).status == 64)
+        #expect(try await podfresh.run(["download", "nothing-matches"]).status == 64)
+        #expect(try await podfresh.run(["refresh", "--offline", "--download"]).status == 64)
+    }
+}

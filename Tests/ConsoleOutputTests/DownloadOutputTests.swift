@@ -1,0 +1,132 @@
+import ConsoleOutput
+import FeedParsing
+import Foundation
+import RefreshEngine
+import Testing
+
+/// How each output mode shows downloads: the live terminal's lines per download and total, plain lines, cron's quiet
+/// lines, JSON Lines.
+struct DownloadOutputTests {
+    let feed = FeedTarget(id: 7, url: URL(string: "https://a.example/feed.xml")!, title: "Cast\u{1B}[31m Red")
+    let started = Date(timeIntervalSince1970: 1_730_000_000)
+
+    func target(_ key: String, title: String) -> DownloadTarget {
+        DownloadTarget(
+            feed: feed, episodeKey: key, title: title, url: URL(string: "https://cdn.example/\(key).mp3")!,
+            file: "/media/Cast/\(key).mp3")
+    }
+
+    func render(_ mode: OutputMode, _ events: [DataFetchEvent]) -> (out: Buffer, err: Buffer) {
+        let out = Buffer()
+        let err = Buffer()
+        let service = UIUpdateService(notificationCenter: nil)
+        // Each redraw is a second after the last, so none is throttled away.
+        let clock = Clock()
+        let renderer = ConsoleRenderer(mode: mode, out: out, err: err, now: { clock.tick() })
+        renderer.attach(to: service)
+        for event in events { service.deliver(event) }
+        return (out, err)
+    }
+
+    final class Clock: @unchecked Sendable {
+        // Guarded by `lock`.
+        private let lock = NSLock()
+        private var seconds: Double = 0
+        func tick() -> Date {
+            lock.withLock {
+                seconds += 1
+                return Date(timeIntervalSince1970: seconds)
+            }
+        }
+    }
+
+    var events: [DataFetchEvent] {
+        let one = target("one", title: "First \u{202E}Episode")
+        let two = target("two", title: "Second")
+        let progress = DownloadProgressReport(
+            target: one, receivedBytes: 3 * 1_048_576, expectedBytes: 10 * 1_048_576, resumedFrom: 0,
+            bytesPerSecond: 1_048_576)
+        let done = DownloadOutcome(
+            target: one, result: .completed(bytes: 10 * 1_048_576, resumedFrom: 0), seconds: 10)
+        let failed = DownloadOutcome(
+            target: two,
+            result: .failed(
+                DownloadFailure(
+                    kind: "http_status", message: "https://cdn.example/two.mp3: HTTP 404 Not Found", status: 404)),
+            seconds: 0.2)
+        let removal = DownloadRemoval(feed: feed, episodeKey: "old", file: "/media/Cast/old.mp3", keepNewest: 1)
+        return [
+            .downloadsQueued(count: 2), .downloadStarted(one), .downloadStarted(two), .downloadProgressed(progress),
+            .downloadFailed(failed), .downloadCompleted(done), .downloadRemoved(removal),
+            .downloadsFinished(
+                DownloadSummary(
+                    outcomes: [failed, done], removed: 1, startedAt: started, endedAt: started.addingTimeInterval(12))),
+        ]
+    }
+
+    @Test func theLiveTerminalDrawsALinePerDownloadWithRateAndTimeLeftAndATotal() {
+        let (out, err) = render(.tty, Array(events.prefix(4)))
+        let screen = out.text
+        #expect(screen.contains("↓ Cast Red: First Episode  3.0 MiB of 10.0 MiB  1.0 MiB/s  7 s left"), "\(screen)")
+        #expect(screen.contains("↓ Cast Red: Second  starting"))
+        #expect(screen.contains("downloads [0/2] 3.0 MiB · 1.0 MiB/s"))
+        #expect(!screen.contains("\u{1B}[31m") && !screen.contains("\u{202E}"), "feed text cannot drive the terminal")
+        #expect(err.text.isEmpty)
+        // Three lines drawn (two downloads and the total): the next redraw moves up two lines and clears below.
+        let (after, _) = render(.tty, Array(events.prefix(5)))
+        #expect(after.text.contains("\r\u{1B}[2A\u{1B}[J"))
+    }
+
+    @Test func theLiveTerminalPrintsFinishedDownloadsAboveAndClearsItsLinesAtTheEnd() {
+        let (out, err) = render(.tty, events)
+        #expect(out.text.contains("downloaded Cast Red: First Episode → /media/Cast/one.mp3 (10.0 MiB in 10.0 s)\n"))
+        #expect(
+            out.text.hasSuffix(
+                "downloads: 1 downloaded (10.0 MiB), 1 failed, 1 removed (past the newest kept) in 12.0 s\n"))
+        #expect(
+            err.text == "podfresh: Cast Red: Second: download failed: https://cdn.example/two.mp3: HTTP 404 Not Found\n"
+        )
+    }
+
+    @Test func plainLinesSayEachFileAndTheTotalsAndNoProgress() {
+        let (out, err) = render(.plain, events)
+        #expect(
+            out.lines == [
+                "downloaded Cast Red: First Episode → /media/Cast/one.mp3 (10.0 MiB in 10.0 s)",
+                "removed    Cast Red: /media/Cast/old.mp3 (keeps the newest 1)",
+                "downloads: 1 downloaded (10.0 MiB), 1 failed, 1 removed (past the newest kept) in 12.0 s",
+            ])
+        #expect(err.lines.count == 1 && err.text.contains("download failed"))
+    }
+
+    @Test func cronHearsOfFilesDownloadedAndOfFailuresOnly() {
+        let (out, err) = render(.quiet, events)
+        #expect(out.lines == ["downloaded Cast Red: First Episode → /media/Cast/one.mp3 (10.0 MiB in 10.0 s)"])
+        #expect(err.lines.count == 1)
+        let (silent, silentErr) = render(
+            .quiet, [.downloadsFinished(DownloadSummary(startedAt: started, endedAt: started))])
+        #expect(silent.text.isEmpty && silentErr.text.isEmpty, "nothing happened, nothing is said")
+    }
+
+    @Test func jsonLinesHaveAnEventPerStepWithItsKeys() throws {
+        let (out, err) = render(.json, events)
+        #expect(err.text.isEmpty)
+        let objects = try out.lines.map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(
+            objects.compactMap { $0["event"] as? String } == [
+                "downloads_queued", "download_started", "download_started", "download_progress", "download_failed",
+                "download_completed", "download_removed", "downloads_completed",
+            ])
+        let progress = objects[3]
+        #expect(progress["bytes"] as? Int == 3 * 1_048_576 && progress["total_bytes"] as? Int == 10 * 1_048_576)
+        #expect(progress["seconds_left"] as? Double == 7 && progress["id"] as? String == "one")
+        #expect(progress["feed_id"] as? Int == 7 && progress["file"] as? String == "/media/Cast/one.mp3")
+        let failed = objects[4]
+        #expect(failed["kind"] as? String == "http_status" && failed["http_status"] as? Int == 404)
+        #expect(failed["part_kept"] as? Bool == false)
+        #expect(objects[5]["bytes"] as? Int == 10 * 1_048_576)
+        #expect(objects[7]["downloaded"] as? Int == 1 && objects[7]["failed"] as? Int == 1)
+    }
+}
