@@ -2,6 +2,7 @@ public import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import Synchronization
 
 #if canImport(Glibc)
@@ -339,10 +340,30 @@ public struct MediaDownloader: Sendable {
         }
         if Task.isCancelled { return CancellationError() }
         return DownloadError(
-            kind: .transport, message: "\(url.absoluteString): network error talking to \(host): \(error)", url: url)
+            kind: .transport, message: "\(url.absoluteString): \(Self.networkProblem(error, host: host))", url: url)
     }
 
     // MARK: - Helpers
+
+    /// A network error in words that name no library type: the host cannot be resolved, refuses, or is unreachable.
+    static func networkProblem(_ error: any Error, host: String) -> String {
+        switch error {
+        case is SocketAddressError.UnknownHost:
+            return "cannot resolve the host name \(host) (no such host, or no DNS)"
+        case let error as NIOConnectionError:
+            if error.dnsAError != nil || error.dnsAAAAError != nil {
+                return "cannot resolve the host name \(host) (no such host, or no DNS)"
+            }
+            if let first = error.connectionErrors.first {
+                return networkProblem(first.error, host: host)
+            }
+            return "cannot connect to \(host): no address answered"
+        case let error as IOError:
+            return "cannot connect to \(host): \(String(cString: strerror(error.errnoCode)))"
+        default:
+            return "network error talking to \(host): \(error)"
+        }
+    }
 
     private static func shortBody(url: URL, got: Int64, of total: Int64, cause: String?) -> DownloadError {
         var message = "\(url.absoluteString): the body ended early: got \(got) of \(total) bytes"

@@ -442,6 +442,62 @@ struct MediaDownloaderTests {
         }
     }
 
+    @Test("a body without any announced length (closed by the server, or chunked) is complete when it ends cleanly")
+    func noAnnouncedLength() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            let body = mediaBytes(70_000)
+            let closeDelimited = Array("HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nConnection: close\r\n\r\n".utf8)
+            server.setRoute("/closed.mp3", TestResponse(status: 200, headers: [], fault: .raw(closeDelimited + body)))
+            var chunked = Array(
+                "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+            for start in stride(from: 0, to: body.count, by: 30_000) {
+                let piece = body[start..<min(body.count, start + 30_000)]
+                chunked += Array("\(String(piece.count, radix: 16))\r\n".utf8) + piece + Array("\r\n".utf8)
+            }
+            chunked += Array("0\r\n\r\n".utf8)
+            server.setRoute("/chunked.mp3", TestResponse(status: 200, headers: [], fault: .raw(chunked)))
+            for path in ["/closed.mp3", "/chunked.mp3"] {
+                let destination = directory.appendingPathComponent(String(path.dropFirst()))
+                let media = try await downloader.download(
+                    MediaRequest(url: server.url(path), destination: destination, announcedType: "audio/mpeg"),
+                    progress: { _ in })
+                #expect(media.byteCount == 70_000, "\(path)")
+                #expect(contents(destination) == body, "\(path)")
+            }
+        }
+    }
+
+    @Test("the answer is handed to `accepted` with its validators before the first byte is written")
+    func acceptedBeforeTheFirstByte() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            server.serveMedia("/ep.mp3", mediaBytes(50_000), etag: "\"e1\"")
+            let destination = directory.appendingPathComponent("ep.mp3")
+            let seen = Mutex<[MediaResponse]>([])
+            _ = try await downloader.download(
+                MediaRequest(url: server.url("/ep.mp3"), destination: destination, announcedType: "audio/mpeg"),
+                accepted: { response in
+                    let partSize = MediaDownloaderTests.size(of: URL(fileURLWithPath: destination.path + ".part")) ?? 0
+                    #expect(partSize == 0, "nothing is written before the answer is accepted")
+                    seen.withLock { $0.append(response) }
+                },
+                progress: { _ in })
+            let responses = seen.withLock { $0 }
+            #expect(responses.count == 1)
+            #expect(responses.first?.etag == "\"e1\"" && responses.first?.expectedBytes == 50_000)
+            #expect(responses.first?.resumedFrom == 0)
+
+            // What `accepted` throws ends the download, and no file appears.
+            struct Refused: Error {}
+            let other = directory.appendingPathComponent("other.mp3")
+            await #expect(throws: Refused.self) {
+                _ = try await downloader.download(
+                    MediaRequest(url: server.url("/ep.mp3"), destination: other), accepted: { _ in throw Refused() },
+                    progress: { _ in })
+            }
+            #expect(!exists(other))
+        }
+    }
+
     static func size(of url: URL) -> Int64? {
         (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value
     }
