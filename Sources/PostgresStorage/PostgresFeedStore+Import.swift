@@ -22,10 +22,11 @@ public struct MigrationRefusedError: Error, Hashable, CustomStringConvertible {
 }
 
 extension PostgresFeedStore {
-    /// Copies every subscription, episode and refresh run of an SQLite store into this database, in one transaction.
+    /// Copies every subscription, episode, refresh run and download record of an SQLite store into this database, in
+    /// one transaction.
     ///
     /// The source is only read, a page of `batchSize` rows at a time (rows added to it while copying are left out),
-    /// and each page is written with one multi-row `INSERT` of bound values. The three tables are locked against
+    /// and each page is written with one multi-row `INSERT` of bound values. The four tables are locked against
     /// other writers (`EXCLUSIVE`: readers go on) for the copy, so what the copy sees stays true until it commits.
     ///
     /// - Into a database without subscriptions, every row keeps its id (runs too when the target has no runs), and the
@@ -33,7 +34,9 @@ extension PostgresFeedStore {
     /// - With `merge`, a subscription whose normalised URL the target already has maps to the target's row, which
     ///   keeps its state; the others get new ids. Episodes the target already has (same subscription, same key) are
     ///   left as they are. Runs are appended with new ids, and episodes' first runs follow them; a run the target
-    ///   already has (same start, end and counts: the same copy merged again) is not appended twice.
+    ///   already has (same start, end and counts: the same copy merged again) is not appended twice. A download
+    ///   record the target already has (same subscription, same episode key) is left as it is.
+    /// - Either way, a download record goes with its episode: under the subscription its episode was copied to.
     ///
     /// Before it commits, the copy checks its counts: every row the source held when the copy began was read, and
     /// every one was either copied or already present in the target, whose tables grew by exactly the rows copied.
@@ -73,18 +76,19 @@ private struct StoreImporter: Sendable {
     let location: PostgresLocation
     let logger: Logger
 
-    /// Rows in each of the three tables.
+    /// Rows in each of the four tables.
     struct TableCounts: Equatable {
         var subscriptions: Int
         var episodes: Int
         var runs: Int
+        var downloads: Int
     }
 
     func run(on connection: PostgresConnection) async throws -> MigrationSummary {
         // Wait at most 30 s for other writers (fleet workers) to finish, then hold them off until the commit.
         try await connection.query("SET LOCAL lock_timeout = '30s'", logger: logger)
         try await connection.query(
-            "LOCK TABLE subscription, episode, refresh_run IN EXCLUSIVE MODE", logger: logger)
+            "LOCK TABLE subscription, episode, refresh_run, download IN EXCLUSIVE MODE", logger: logger)
         let before = try await counts(on: connection)
         if before.subscriptions > 0, !merge {
             throw MigrationRefusedError(target: location, subscriptionCount: before.subscriptions)
@@ -96,7 +100,7 @@ private struct StoreImporter: Sendable {
 
         var subscriptions = MigrationSummary.Counts(source: bounds.subscriptions)
         var subscriptionIDs: [Int64: Int64] = [:]
-        var read = TableCounts(subscriptions: 0, episodes: 0, runs: 0)
+        var read = TableCounts(subscriptions: 0, episodes: 0, runs: 0, downloads: 0)
         var after: Int64 = 0
         while true {
             let page = try source.exportSubscriptions(
@@ -137,6 +141,19 @@ private struct StoreImporter: Sendable {
             episodes.alreadyPresent += page.count - inserted
         }
 
+        var downloads = MigrationSummary.Counts(source: bounds.downloads)
+        var position: ExportedDownload.Position?
+        while true {
+            let page = try source.exportDownloads(
+                after: position, through: bounds.lastDownloadRowID, limit: batchSize)
+            guard let last = page.last else { break }
+            position = last.position
+            read.downloads += page.count
+            let inserted = try await copyDownloads(page, subscriptionIDs: subscriptionIDs, on: connection)
+            downloads.copied += inserted
+            downloads.alreadyPresent += page.count - inserted
+        }
+
         if keepSubscriptionIDs {
             try await moveSequencePastIDs(table: "subscription", on: connection)
             try await moveSequencePastIDs(table: "episode", on: connection)
@@ -144,14 +161,16 @@ private struct StoreImporter: Sendable {
         if keepRunIDs { try await moveSequencePastIDs(table: "refresh_run", on: connection) }
 
         let expected = TableCounts(
-            subscriptions: bounds.subscriptions, episodes: bounds.episodes, runs: bounds.runs)
+            subscriptions: bounds.subscriptions, episodes: bounds.episodes, runs: bounds.runs,
+            downloads: bounds.downloads)
         let now = try await counts(on: connection)
         let grown = TableCounts(
             subscriptions: before.subscriptions + subscriptions.copied, episodes: before.episodes + episodes.copied,
-            runs: before.runs + runs.copied)
+            runs: before.runs + runs.copied, downloads: before.downloads + downloads.copied)
         let accounted = TableCounts(
             subscriptions: subscriptions.copied + subscriptions.alreadyPresent,
-            episodes: episodes.copied + episodes.alreadyPresent, runs: runs.copied + runs.alreadyPresent)
+            episodes: episodes.copied + episodes.alreadyPresent, runs: runs.copied + runs.alreadyPresent,
+            downloads: downloads.copied + downloads.alreadyPresent)
         guard read == expected, accounted == expected, now == grown else {
             throw StoreError(
                 kind: .database,
@@ -160,24 +179,25 @@ private struct StoreImporter: Sendable {
             )
         }
         return MigrationSummary(
-            subscriptions: subscriptions, episodes: episodes, runs: runs, merged: before.subscriptions > 0,
+            subscriptions: subscriptions, episodes: episodes, runs: runs, downloads: downloads,
+            merged: before.subscriptions > 0,
             keptIDs: keepSubscriptionIDs && keepRunIDs)
     }
 
     static func describe(_ counts: TableCounts) -> String {
-        "\(counts.subscriptions) subscriptions, \(counts.episodes) episodes, \(counts.runs) runs"
+        "\(counts.subscriptions) subscriptions, \(counts.episodes) episodes, \(counts.runs) runs, \(counts.downloads) downloads"
     }
 
     func counts(on connection: PostgresConnection) async throws -> TableCounts {
         let rows = try await connection.query(
             """
             SELECT (SELECT count(*) FROM subscription), (SELECT count(*) FROM episode),
-              (SELECT count(*) FROM refresh_run)
+              (SELECT count(*) FROM refresh_run), (SELECT count(*) FROM download)
             """, logger: logger)
-        for try await (subscriptions, episodes, runs) in rows.decode((Int, Int, Int).self) {
-            return TableCounts(subscriptions: subscriptions, episodes: episodes, runs: runs)
+        for try await (subscriptions, episodes, runs, downloads) in rows.decode((Int, Int, Int, Int).self) {
+            return TableCounts(subscriptions: subscriptions, episodes: episodes, runs: runs, downloads: downloads)
         }
-        return TableCounts(subscriptions: 0, episodes: 0, runs: 0)
+        return TableCounts(subscriptions: 0, episodes: 0, runs: 0, downloads: 0)
     }
 
     /// `count` new ids from `table`'s `bigserial` sequence, in order.
@@ -430,6 +450,59 @@ private struct StoreImporter: Sendable {
                         alternate_enclosures, first_seen_at, last_seen_at, first_seen_run_id)
                       VALUES \(tuples.joined(separator: ", "))
                       ON CONFLICT (subscription_id, key) DO NOTHING
+                      RETURNING 1
+                    )
+                    SELECT count(*) FROM inserted
+                    """, binds: binds), logger: logger)
+        var inserted = 0
+        for try await count in rows.decode(Int.self) { inserted = count }
+        return inserted
+    }
+
+    // MARK: - Downloads
+
+    /// Writes the page's download records the target does not have yet (same subscription, same episode key), under
+    /// the subscription their episode was copied to; a record the target has is left as it is. - Returns: how many
+    /// were written.
+    func copyDownloads(
+        _ page: [ExportedDownload], subscriptionIDs: [Int64: Int64], on connection: PostgresConnection
+    ) async throws -> Int {
+        var binds = PostgresBindings()
+        var tuples: [String] = []
+        for d in page {
+            guard let subscriptionID = subscriptionIDs[d.subscriptionID] else {
+                throw StoreError(
+                    kind: .database,
+                    message:
+                        "the download of \"\(d.episodeKey)\" in the source belongs to subscription \(d.subscriptionID), which was not copied (was the source changed during the copy?)"
+                )
+            }
+            tuples.append(
+                Self.tuple(&binds) { b in
+                    b.append(subscriptionID)
+                    b.append(d.episodeKey)
+                    b.append(d.state)
+                    b.append(d.partPath)
+                    b.append(d.filePath)
+                    b.append(d.bytes)
+                    b.append(d.etag)
+                    b.append(d.lastModified)
+                    b.append(d.url)
+                    b.append(d.startedAt)
+                    b.append(d.downloadedAt)
+                    b.append(d.lastError)
+                    b.append(d.deletedByUser)
+                    b.append(d.removedByRetention)
+                })
+        }
+        guard !tuples.isEmpty else { return 0 }
+        let rows = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    WITH inserted AS (
+                      INSERT INTO download (\(PostgresFeedStore.downloadColumns))
+                      VALUES \(tuples.joined(separator: ", "))
+                      ON CONFLICT (subscription_id, episode_key) DO NOTHING
                       RETURNING 1
                     )
                     SELECT count(*) FROM inserted

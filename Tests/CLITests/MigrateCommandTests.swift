@@ -38,6 +38,7 @@ struct MigrateCommandTests {
         #expect(lines.contains("  subscriptions: 3 copied"), "\(result.stdout)")
         #expect(lines.contains("  episodes:      7 copied"), "\(result.stdout)")
         #expect(lines.contains("  refresh runs:  1 copied"), "\(result.stdout)")
+        #expect(lines.contains("  downloads:     0 copied"), "\(result.stdout)")
         #expect(lines.last?.hasPrefix("counts checked:") == true, "\(result.stdout)")
         let database = String(url.split(separator: "/").last ?? "")
         #expect(
@@ -61,7 +62,7 @@ struct MigrateCommandTests {
         #expect(merged.stdoutLines.count == 1)
         #expect(
             merged.stdout.contains(
-                #""subscriptions":{"source":3,"copied":0,"already_present":3},"episodes":{"source":7,"copied":0,"already_present":7},"runs":{"source":1,"copied":0,"already_present":1}"#
+                #""subscriptions":{"source":3,"copied":0,"already_present":3},"episodes":{"source":7,"copied":0,"already_present":7},"runs":{"source":1,"copied":0,"already_present":1},"downloads":{"source":0,"copied":0,"already_present":0}"#
             ), "\(merged.stdout)")
         #expect(merged.stdout.contains(#""merged":true"#), "\(merged.stdout)")
         #expect(try files(in: podfresh.directory) == before)

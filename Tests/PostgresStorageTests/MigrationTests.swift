@@ -131,6 +131,121 @@ struct MigrationTests {
             ) == "0", "every first_seen_run_id names a copied run")
     }
 
+    @Test(arguments: [1, 3, 500])
+    func everyDownloadRecordIsCopiedWithEveryFieldUnderItsSubscription(batchSize: Int) async throws {
+        // Given an SQLite database holding download records of every kind, in three feeds
+        let source = try SourceDatabase.make()
+        defer { source.remove() }
+        let sqlite = try FeedStore.openForReading(path: source.path)
+        #expect(source.downloads.count == 4)
+        #expect(try sqlite.exportBounds().downloads == 4)
+        let complete = try #require(source.downloads.first { $0.episodeKey == "nsr-003" })
+        #expect(complete.state == .complete && complete.isOnDisk)
+        #expect(complete.partPath == nil && complete.filePath == "/srv/podcasts/Night Shift/003.mp3")
+        #expect(complete.bytes == 31_457_280)
+        #expect(complete.url?.absoluteString == "https://media.example.net/night-shift/003.mp3?token=a%20b&x=1")
+        let t1 = SourceDatabase.t0.addingTimeInterval(7200.25)
+        #expect(complete.startedAt == t1.addingTimeInterval(5.5))
+        #expect(complete.downloadedAt == t1.addingTimeInterval(65.375))
+        let inProgress = try #require(source.downloads.first { $0.episodeKey == "nsr-002" })
+        #expect(inProgress.state == .inProgress)
+        #expect(inProgress.partPath == "/srv/podcasts/Night Shift/002.mp3.part")
+        #expect(inProgress.etag == "W/\"m-2\"" && inProgress.lastModified == "Tue, 12 Nov 2024 05:00:00 GMT")
+        #expect(inProgress.bytes == 1_048_576 && inProgress.lastError == "connection reset after 1 MB")
+        #expect(inProgress.downloadedAt == nil)
+        let deleted = try #require(source.downloads.first { $0.subscriptionID == source.undone })
+        #expect(deleted.deletedByUser && !deleted.removedByRetention)
+        let removed = try #require(source.downloads.first { $0.subscriptionID == source.failing })
+        #expect(removed.removedByRetention && !removed.deletedByUser)
+
+        // When it is copied into an empty PostgreSQL database, `batchSize` records a page
+        let cluster = try TestPostgres.shared()
+        let url = try cluster.makeDatabase(prefix: "migrate_downloads")
+        let summary = try await migrate(source, into: url, batchSize: batchSize)
+
+        // Then every record is there under the same subscription id, every field equal, and the counts say so
+        #expect(summary.downloads == .init(source: 4, copied: 4, alreadyPresent: 0))
+        try await PostgresFeedStore.withStore(url: url) { target in
+            let copied = try await target.downloads(subscriptionID: nil)
+            #expect(copied == source.downloads)
+            #expect(try await target.downloadUsage() == sqlite.downloadUsage())
+            for record in source.downloads {
+                #expect(
+                    try await target.download(subscriptionID: record.subscriptionID, episodeKey: record.episodeKey)
+                        == record)
+            }
+            // the in-progress record is still one to resume
+            #expect(
+                try await target.episodesToDownload(subscriptionID: source.moved, newest: 10).map(\.key)
+                    == sqlite.episodesToDownload(subscriptionID: source.moved, newest: 10).map(\.key))
+        }
+        #expect(
+            try cluster.psql(
+                database: databaseName(url), "SELECT state FROM download ORDER BY subscription_id, episode_key")
+                == source.downloads.map(\.state.rawValue).joined(separator: "\n"))
+    }
+
+    @Test func mergingKeepsTheTargetsDownloadRecordAndCopiesTheOthersUnderTheTargetsSubscriptions() async throws {
+        let source = try SourceDatabase.make()
+        defer { source.remove() }
+        let cluster = try TestPostgres.shared()
+        let url = try cluster.makeDatabase(prefix: "migrate_merge_downloads")
+
+        // Given a target with a feed of its own (so ids differ from the source's), and the source's moved feed with
+        // its episodes, one of which it has its own download record for (in progress, other paths and validators)
+        let nightShift = try SourceDatabase.demoFeed("night-shift-radio.xml")
+        let (other, kept, own) = try await PostgresFeedStore.withStore(url: url) { target in
+            let other = try await target.addSubscription(
+                url: URL(string: "https://other.example.org/feed.xml")!, title: "Other", at: Date(), backlog: nil)
+            let kept = try await target.addSubscription(
+                url: URL(string: "https://night-shift.example.org/new-feed.xml")!, title: "Kept", at: Date(),
+                backlog: nil)
+            _ = try await target.applyAsync(
+                FeedCheck(
+                    subscriptionID: kept.id, checkedAt: SourceDatabase.t0, status: 200,
+                    result: .fetched(nightShift, etag: nil, lastModified: nil, unconditional: true)))
+            let own = try await target.recordDownloadStarted(
+                DownloadStart(
+                    subscriptionID: kept.id, episodeKey: "nsr-003",
+                    url: URL(string: "https://mirror.example.com/003.mp3")!, partPath: "/mine/003.mp3.part",
+                    filePath: "/mine/003.mp3", etag: "\"mine\"", lastModified: nil,
+                    startedAt: Date(timeIntervalSince1970: 1_800_000_000.5)))
+            return (other, kept, own)
+        }
+        #expect(kept.id != source.moved, "the merge has ids to map")
+
+        // When the source is merged into it
+        let summary = try await migrate(source, into: url, merge: true, batchSize: 2)
+
+        // Then the target's record is kept as it was, and the source's others are copied, every field equal, under
+        // the subscriptions the target now has for their feeds
+        #expect(summary.downloads == .init(source: 4, copied: 3, alreadyPresent: 1))
+        try await PostgresFeedStore.withStore(url: url) { target in
+            #expect(try await target.download(subscriptionID: kept.id, episodeKey: "nsr-003") == own)
+            let sqlite = try FeedStore.openForReading(path: source.path)
+            let sourceURLs = Dictionary(uniqueKeysWithValues: try sqlite.subscriptions().map { ($0.id, $0.url) })
+            let targetIDs = Dictionary(uniqueKeysWithValues: try await target.subscriptions().map { ($0.url, $0.id) })
+            var expected: [DownloadRecord] = [own]
+            for record in source.downloads where record.episodeKey != "nsr-003" {
+                var mapped = record
+                let feed = try #require(sourceURLs[record.subscriptionID])
+                mapped.subscriptionID = try #require(targetIDs[feed])
+                expected.append(mapped)
+            }
+            #expect(expected.contains { $0.subscriptionID == kept.id && $0.episodeKey == "nsr-002" })
+            let copied = try await target.downloads(subscriptionID: nil)
+            #expect(
+                copied.sorted { ($0.subscriptionID, $0.episodeKey) < ($1.subscriptionID, $1.episodeKey) }
+                    == expected.sorted { ($0.subscriptionID, $0.episodeKey) < ($1.subscriptionID, $1.episodeKey) })
+            #expect(try await target.downloads(subscriptionID: other.id).isEmpty)
+        }
+
+        // and a second merge copies none of them twice
+        let second = try await migrate(source, into: url, merge: true)
+        #expect(second.downloads == .init(source: 4, copied: 0, alreadyPresent: 4))
+        #expect(try cluster.psql(database: databaseName(url), "SELECT count(*) FROM download") == "4")
+    }
+
     @Test func aLargeDatabaseIsCopiedInPagesAndReadsBackTheSame() async throws {
         // Given a feed of 1 234 episodes, each with long show notes, stored by the real store: more than two pages
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -255,6 +370,7 @@ struct MigrationTests {
         #expect(first.subscriptions == .init(source: 5, copied: 4, alreadyPresent: 1))
         #expect(first.episodes == .init(source: bounds.episodes, copied: bounds.episodes, alreadyPresent: 0))
         #expect(first.runs == .init(source: 3, copied: 3, alreadyPresent: 0))
+        #expect(first.downloads == .init(source: 4, copied: 4, alreadyPresent: 0))
         try await PostgresFeedStore.withStore(url: url) { target in
             let subscriptions = try await target.subscriptions()
             #expect(subscriptions.count == 6)
@@ -290,6 +406,7 @@ struct MigrationTests {
         #expect(second.subscriptions == .init(source: 5, copied: 0, alreadyPresent: 5))
         #expect(second.episodes == .init(source: bounds.episodes, copied: 0, alreadyPresent: bounds.episodes))
         #expect(second.runs == .init(source: 3, copied: 0, alreadyPresent: 3))
+        #expect(second.downloads == .init(source: 4, copied: 0, alreadyPresent: 4))
         #expect(try cluster.psql(database: database, counts) == afterFirst)
     }
 
@@ -314,8 +431,32 @@ struct MigrationTests {
         #expect(
             try cluster.psql(
                 database: database,
-                "SELECT (SELECT count(*) FROM subscription), (SELECT count(*) FROM episode), (SELECT count(*) FROM refresh_run)"
-            ) == "0|0|0")
+                "SELECT (SELECT count(*) FROM subscription), (SELECT count(*) FROM episode), (SELECT count(*) FROM refresh_run), (SELECT count(*) FROM download)"
+            ) == "0|0|0|0")
+    }
+
+    @Test func aCopyThatFailsOnTheDownloadRecordsLeavesTheTargetAsItWas() async throws {
+        let source = try SourceDatabase.make()
+        defer { source.remove() }
+        let cluster = try TestPostgres.shared()
+        let url = try cluster.makeDatabase(prefix: "migrate_fails_downloads")
+        let database = databaseName(url)
+        // Given a target that refuses records deleted by the user: the copy fails on the last table, after every
+        // subscription, run and episode was written in its transaction
+        try await PostgresFeedStore.withStore(url: url) { _ in }
+        try cluster.psql(
+            database: database, "ALTER TABLE download ADD CONSTRAINT kept_files CHECK (NOT deleted_by_user)")
+
+        await #expect(throws: StoreError.self) {
+            _ = try await migrate(source, into: url, batchSize: 1)
+        }
+
+        // Then nothing of it is there
+        #expect(
+            try cluster.psql(
+                database: database,
+                "SELECT (SELECT count(*) FROM subscription), (SELECT count(*) FROM episode), (SELECT count(*) FROM refresh_run), (SELECT count(*) FROM download)"
+            ) == "0|0|0|0")
     }
 
     @Test func aTargetWithANewerSchemaIsRefusedUntouched() async throws {

@@ -1,8 +1,9 @@
 public import FeedParsing
 public import FeedStorage
 
-/// What `podfresh migrate` prints: where the copy went, how many subscriptions, episodes and runs were copied (and,
-/// when merging, how many the target already had), and that the counts checked out; or with `--json` one JSON object.
+/// What `podfresh migrate` prints: where the copy went, how many subscriptions, episodes, runs and download records
+/// were copied (and, when merging, how many the target already had), and that the counts checked out; or with `--json`
+/// one JSON object.
 public struct MigrationReport: Sendable {
     /// What the copy did.
     public var summary: MigrationSummary
@@ -30,8 +31,9 @@ public struct MigrationReport: Sendable {
         lines.append("  subscriptions: \(Self.counts(summary.subscriptions))")
         lines.append("  episodes:      \(Self.counts(summary.episodes))")
         lines.append("  refresh runs:  \(Self.counts(summary.runs))")
+        lines.append("  downloads:     \(Self.counts(summary.downloads))")
         lines.append(
-            "counts checked: the target holds all \(summary.subscriptions.source) subscriptions, \(summary.episodes.source) episodes and \(summary.runs.source) runs of the source; the source was not changed"
+            "counts checked: the target holds all \(summary.subscriptions.source) subscriptions, \(summary.episodes.source) episodes, \(summary.runs.source) runs and \(summary.downloads.source) download records of the source; the source was not changed"
         )
         return lines
     }
@@ -47,8 +49,8 @@ public struct MigrationReport: Sendable {
     /// The `migrate --json` object, keys in a fixed order (the README documents them).
     public func json() -> String { jsonValue.serialized() }
 
-    /// The `migrate --json` object: `source`, `target`, `merged`, `kept_ids`, then `subscriptions`, `episodes` and
-    /// `runs`, each `{source, copied, already_present}`.
+    /// The `migrate --json` object: `source`, `target`, `merged`, `kept_ids`, then `subscriptions`, `episodes`,
+    /// `runs` and `downloads`, each `{source, copied, already_present}`.
     public var jsonValue: JSONValue {
         func object(_ counts: MigrationSummary.Counts) -> JSONValue {
             .object([
@@ -60,6 +62,7 @@ public struct MigrationReport: Sendable {
             ("source", .string(source)), ("target", .string(target)), ("merged", .bool(summary.merged)),
             ("kept_ids", .bool(summary.keptIDs)), ("subscriptions", object(summary.subscriptions)),
             ("episodes", object(summary.episodes)), ("runs", object(summary.runs)),
+            ("downloads", object(summary.downloads)),
         ])
     }
 
@@ -67,7 +70,7 @@ public struct MigrationReport: Sendable {
 
     /// `migrate` (standard error): the target already holds subscriptions and `--merge` was not given.
     public static func targetNotEmpty(target: String, subscriptionCount: Int) -> String {
-        "\(TerminalText.sanitize(target)) already holds \(subscriptionCount) subscription\(subscriptionCount == 1 ? "" : "s"); nothing was copied. Give --merge to add this database's subscriptions, episodes and runs to them (subscriptions it already has keep their state), or migrate into an empty database"
+        "\(TerminalText.sanitize(target)) already holds \(subscriptionCount) subscription\(subscriptionCount == 1 ? "" : "s"); nothing was copied. Give --merge to add this database's subscriptions, episodes, runs and downloads to them (subscriptions it already has keep their state), or migrate into an empty database"
     }
 
     /// `migrate` (usage error): the source is a PostgreSQL URL, not an SQLite file.

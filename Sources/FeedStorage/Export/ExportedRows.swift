@@ -196,6 +196,81 @@ public struct ExportedRun: Sendable, Hashable {
     }
 }
 
+/// One `download` row exactly as the SQLite file holds it, every column, for copying the store elsewhere.
+///
+/// Values are kept as stored, not as ``DownloadRecord`` reads them: the state and URL stay text (a state this
+/// podfresh does not know, or a URL that would not parse, is still copied as it is), and times stay Unix seconds.
+public struct ExportedDownload: Sendable, Hashable {
+    /// Where a page of downloads ends: the row's primary key (feed and episode key), to read the next page after.
+    public struct Position: Sendable, Hashable {
+        /// The subscription (an ``ExportedSubscription/id``).
+        public var subscriptionID: Int64
+        /// The episode's key within it.
+        public var episodeKey: String
+
+        /// The position of the row with this primary key.
+        public init(subscriptionID: Int64, episodeKey: String) {
+            self.subscriptionID = subscriptionID
+            self.episodeKey = episodeKey
+        }
+    }
+
+    /// The subscription it belongs to (an ``ExportedSubscription/id``).
+    public var subscriptionID: Int64
+    /// The episode's identity key within its feed (an ``ExportedEpisode/key``).
+    public var episodeKey: String
+    /// `in-progress` or `complete`, as stored.
+    public var state: String
+    /// The partial file being written.
+    public var partPath: String?
+    /// The final file.
+    public var filePath: String?
+    /// The file's size, or the bytes so far.
+    public var bytes: Int64?
+    /// The media's `ETag`.
+    public var etag: String?
+    /// The media's `Last-Modified`.
+    public var lastModified: String?
+    /// The URL actually downloaded, as stored.
+    public var url: String?
+    /// When the download started, in Unix seconds.
+    public var startedAt: Double?
+    /// When the file was complete, in Unix seconds.
+    public var downloadedAt: Double?
+    /// Why the last attempt failed.
+    public var lastError: String?
+    /// The user deleted the file.
+    public var deletedByUser: Bool
+    /// Retention deleted the file.
+    public var removedByRetention: Bool
+
+    /// A row with every column given; the optional ones default to nil (for tests and other sources).
+    public init(
+        subscriptionID: Int64, episodeKey: String, state: String, partPath: String? = nil, filePath: String? = nil,
+        bytes: Int64? = nil, etag: String? = nil, lastModified: String? = nil, url: String? = nil,
+        startedAt: Double? = nil, downloadedAt: Double? = nil, lastError: String? = nil, deletedByUser: Bool = false,
+        removedByRetention: Bool = false
+    ) {
+        self.subscriptionID = subscriptionID
+        self.episodeKey = episodeKey
+        self.state = state
+        self.partPath = partPath
+        self.filePath = filePath
+        self.bytes = bytes
+        self.etag = etag
+        self.lastModified = lastModified
+        self.url = url
+        self.startedAt = startedAt
+        self.downloadedAt = downloadedAt
+        self.lastError = lastError
+        self.deletedByUser = deletedByUser
+        self.removedByRetention = removedByRetention
+    }
+
+    /// This row's place in the export order, to read the page after it.
+    public var position: Position { Position(subscriptionID: subscriptionID, episodeKey: episodeKey) }
+}
+
 /// How much a store held when an export began, and the last id of each table then: paging up to these ids copies
 /// the rows that existed at that moment and no row added after it.
 public struct ExportBounds: Sendable, Hashable {
@@ -211,11 +286,16 @@ public struct ExportBounds: Sendable, Hashable {
     public var lastEpisodeID: Int64
     /// The highest run id (0 when none).
     public var lastRunID: Int64
+    /// Download records in the store.
+    public var downloads: Int
+    /// The highest `rowid` of the `download` table (0 when none): the table has no id column, and a record added
+    /// later gets a higher rowid.
+    public var lastDownloadRowID: Int64
 
     /// Bounds with these counts and last ids.
     public init(
         subscriptions: Int, episodes: Int, runs: Int, lastSubscriptionID: Int64, lastEpisodeID: Int64,
-        lastRunID: Int64
+        lastRunID: Int64, downloads: Int = 0, lastDownloadRowID: Int64 = 0
     ) {
         self.subscriptions = subscriptions
         self.episodes = episodes
@@ -223,5 +303,7 @@ public struct ExportBounds: Sendable, Hashable {
         self.lastSubscriptionID = lastSubscriptionID
         self.lastEpisodeID = lastEpisodeID
         self.lastRunID = lastRunID
+        self.downloads = downloads
+        self.lastDownloadRowID = lastDownloadRowID
     }
 }

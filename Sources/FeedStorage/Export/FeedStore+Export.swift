@@ -9,7 +9,8 @@ import GRDB
 /// ``ExportBounds`` taken first, so rows added while copying are left out, and compare the rows copied with its
 /// counts to notice rows removed meanwhile.
 extension FeedStore {
-    /// How many subscriptions, episodes and runs the store holds, and each table's highest id, in one read.
+    /// How many subscriptions, episodes, runs and download records the store holds, and each table's highest id
+    /// (the `download` table's highest rowid), in one read.
     public func exportBounds() throws -> ExportBounds {
         try read { db in
             let row = try Row.fetchOne(
@@ -19,7 +20,9 @@ extension FeedStore {
                       (SELECT COUNT(*) FROM episode) AS episodes, (SELECT COUNT(*) FROM refreshRun) AS runs,
                       (SELECT COALESCE(MAX(id), 0) FROM subscription) AS lastSubscription,
                       (SELECT COALESCE(MAX(id), 0) FROM episode) AS lastEpisode,
-                      (SELECT COALESCE(MAX(id), 0) FROM refreshRun) AS lastRun
+                      (SELECT COALESCE(MAX(id), 0) FROM refreshRun) AS lastRun,
+                      (SELECT COUNT(*) FROM download) AS downloads,
+                      (SELECT COALESCE(MAX(rowid), 0) FROM download) AS lastDownload
                     """)
             guard let row else {
                 return ExportBounds(
@@ -28,7 +31,7 @@ extension FeedStore {
             return ExportBounds(
                 subscriptions: row["subscriptions"], episodes: row["episodes"], runs: row["runs"],
                 lastSubscriptionID: row["lastSubscription"], lastEpisodeID: row["lastEpisode"],
-                lastRunID: row["lastRun"])
+                lastRunID: row["lastRun"], downloads: row["downloads"], lastDownloadRowID: row["lastDownload"])
         }
     }
 
@@ -95,6 +98,34 @@ extension FeedStore {
                     feedsChecked: row["feedsChecked"], feedsFailed: row["feedsFailed"],
                     feedsNotModified: row["feedsNotModified"], newEpisodes: row["newEpisodes"],
                     bytesDownloaded: row["bytesDownloaded"], bytesSaved: row["bytesSaved"])
+            }
+        }
+    }
+
+    /// Up to `limit` download records after `position` (from the first when nil) with a rowid at most `lastRowID`,
+    /// by feed and episode key.
+    ///
+    /// The table has no id: pages follow its primary key, so no record is read twice, and the rowid bound leaves out
+    /// records added after ``exportBounds()`` (a record changed since is read as it is now).
+    public func exportDownloads(
+        after position: ExportedDownload.Position?, through lastRowID: Int64, limit: Int
+    ) throws -> [ExportedDownload] {
+        try read { db in
+            var sql = "SELECT * FROM download WHERE rowid <= ?"
+            var arguments: StatementArguments = [lastRowID]
+            if let position {
+                sql += " AND (subscriptionId, episodeKey) > (?, ?)"
+                arguments += [position.subscriptionID, position.episodeKey]
+            }
+            sql += " ORDER BY subscriptionId, episodeKey LIMIT ?"
+            arguments += [limit]
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                ExportedDownload(
+                    subscriptionID: row["subscriptionId"], episodeKey: row["episodeKey"], state: row["state"],
+                    partPath: row["partPath"], filePath: row["filePath"], bytes: row["bytes"], etag: row["etag"],
+                    lastModified: row["lastModified"], url: row["url"], startedAt: row["startedAt"],
+                    downloadedAt: row["downloadedAt"], lastError: row["lastError"],
+                    deletedByUser: row["deletedByUser"], removedByRetention: row["removedByRetention"])
             }
         }
     }

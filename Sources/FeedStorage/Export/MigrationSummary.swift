@@ -1,5 +1,5 @@
-/// What copying one store into another did (`podfresh migrate`): for subscriptions, episodes and runs, how many the
-/// source held, how many were copied, and how many the target already had.
+/// What copying one store into another did (`podfresh migrate`): for subscriptions, episodes, runs and download
+/// records, how many the source held, how many were copied, and how many the target already had.
 ///
 /// The copy checks its counts before it commits, so a summary is only ever returned for a copy in which
 /// `copied + alreadyPresent == source` for every table.
@@ -10,8 +10,8 @@ public struct MigrationSummary: Sendable, Hashable {
         public var source: Int
         /// Rows written into the target.
         public var copied: Int
-        /// Rows of the source the target already held (same feed URL; same feed and episode key; same run), left
-        /// as they were.
+        /// Rows of the source the target already held (same feed URL; same feed and episode key; same run; a record
+        /// for the same feed and episode key), left as they were.
         public var alreadyPresent: Int
 
         /// Counts for one table.
@@ -28,16 +28,22 @@ public struct MigrationSummary: Sendable, Hashable {
     public var episodes: Counts
     /// Refresh runs (present: the target has a run with the same start, end and counts, from an earlier copy).
     public var runs: Counts
+    /// Download records (present: the target already has a record for that feed and episode key, which it keeps).
+    public var downloads: Counts
     /// True when the copy was merged into a target that already held subscriptions.
     public var merged: Bool
     /// True when the rows kept the source's ids (the target held none before).
     public var keptIDs: Bool
 
     /// A summary of these counts.
-    public init(subscriptions: Counts, episodes: Counts, runs: Counts, merged: Bool, keptIDs: Bool) {
+    public init(
+        subscriptions: Counts, episodes: Counts, runs: Counts, downloads: Counts = Counts(), merged: Bool,
+        keptIDs: Bool
+    ) {
         self.subscriptions = subscriptions
         self.episodes = episodes
         self.runs = runs
+        self.downloads = downloads
         self.merged = merged
         self.keptIDs = keptIDs
     }

@@ -9,16 +9,16 @@ extension RootCommand {
         static let configuration = CommandConfiguration(
             abstract: "Copy the SQLite database into PostgreSQL, to move up to a fleet of workers.",
             discussion: """
-                Copies every subscription (with its validators, schedule, error state, moves and backlog), every \
-                episode and every refresh run of the SQLite database (--database, PODFRESH_DATABASE or the default \
-                file) into the PostgreSQL database given with --to, in one transaction: an interrupted copy leaves \
-                the target as it was. The SQLite file is only read, never changed. Into a database without \
+                Copies every subscription (with its validators, schedule, error state, moves, backlog and download \
+                settings), every episode, every refresh run and every download record of the SQLite database \
+                (--database, PODFRESH_DATABASE or the default file) into the PostgreSQL database given with --to, in \
+                one transaction: an interrupted copy leaves the target as it was. The SQLite file is only read, never changed. Into a database without \
                 subscriptions every row keeps its id. The counts are checked before the copy commits; a mismatch \
                 writes nothing and exits 70.
 
                 A target that already holds subscriptions is refused (exit 1) unless --merge is given: then \
-                subscriptions are matched by URL (the target's keep their state), episodes the target already has \
-                are left as they are, and runs are appended.
+                subscriptions are matched by URL (the target's keep their state), episodes and download records \
+                the target already has are left as they are, and runs are appended.
 
                 Exit status: 0 copied; 1 the target already holds subscriptions and --merge was not given (nothing \
                 was written); 64 usage error (--to is not a PostgreSQL URL, or the database to copy is one); 70 the \

@@ -6,8 +6,9 @@ import Testing
 
 /// An SQLite podfresh database in a temporary folder of its own, built by the real ``FeedStore`` from the demo feeds
 /// in `Feeds/` (parsed by the real ``FeedParser``), with every kind of state a subscription can have: validators, a
-/// schedule, a permanent move, an undone move, a failure, a 410, a back catalogue, a backlog setting, finished and
-/// unfinished runs.
+/// schedule, a permanent move, an undone move, a failure, a 410, a back catalogue, a backlog setting, download settings,
+/// finished and unfinished runs, and download records of every kind (complete, in progress after a failure, deleted by
+/// the user, removed by retention) in three feeds.
 ///
 /// The store is closed when ``make()`` returns: the folder then holds the database file alone.
 struct SourceDatabase {
@@ -21,6 +22,8 @@ struct SourceDatabase {
     let neverFetched: Int64
     /// The runs, oldest first (the last one never finished).
     let runs: [Int64]
+    /// The download records as the SQLite store reads them, by feed and key.
+    let downloads: [DownloadRecord]
 
     var path: String { folder.appendingPathComponent("podfresh.sqlite").path }
 
@@ -120,9 +123,48 @@ struct SourceDatabase {
             DownloadSettings(
                 enabled: true, keepNewest: .set(4), directory: .set("/srv/podcasts/new"),
                 fileNameTemplate: .set("{date} {title}.{ext}")))
+
+        // Download records: a complete file …
+        let media = URL(string: "https://media.example.net/night-shift/003.mp3?token=a%20b&x=1")!
+        try store.recordDownloadStarted(
+            DownloadStart(
+                subscriptionID: moved.id, episodeKey: "nsr-003", url: media,
+                partPath: "/srv/podcasts/Night Shift/003.mp3.part", filePath: "/srv/podcasts/Night Shift/003.mp3",
+                etag: "\"m-3\"", lastModified: "Wed, 13 Nov 2024 06:00:00 GMT", startedAt: t1.addingTimeInterval(5.5)))
+        try store.recordDownloadCompleted(
+            DownloadCompletion(
+                subscriptionID: moved.id, episodeKey: "nsr-003", filePath: "/srv/podcasts/Night Shift/003.mp3",
+                bytes: 31_457_280, url: media, etag: "\"m-3\"", lastModified: "Wed, 13 Nov 2024 06:00:00 GMT",
+                downloadedAt: t1.addingTimeInterval(65.375)))
+        // … one in progress that failed part-way (its part file, bytes so far and validators kept for a resume) …
+        try store.recordDownloadStarted(
+            DownloadStart(
+                subscriptionID: moved.id, episodeKey: "nsr-002",
+                url: URL(string: "https://night-shift.example.org/audio/002.mp3")!,
+                partPath: "/srv/podcasts/Night Shift/002.mp3.part", filePath: "/srv/podcasts/Night Shift/002.mp3",
+                etag: "W/\"m-2\"", lastModified: "Tue, 12 Nov 2024 05:00:00 GMT",
+                startedAt: t1.addingTimeInterval(70.125)))
+        try store.recordDownloadFailed(
+            subscriptionID: moved.id, episodeKey: "nsr-002", error: "connection reset after 1 MB",
+            partialBytes: 1_048_576)
+        // … one the user deleted, and one retention removed, in two other feeds.
+        guard
+            let fieldEpisode = try store.episodes(EpisodeQuery(subscriptionID: undone.id)).first,
+            let gardenEpisode = try store.episodes(EpisodeQuery(subscriptionID: failing.id)).first
+        else { throw CocoaError(.fileReadCorruptFile) }
+        for (feed, key, name) in [(undone.id, fieldEpisode.key, "field"), (failing.id, gardenEpisode.key, "garden")] {
+            try store.recordDownloadCompleted(
+                DownloadCompletion(
+                    subscriptionID: feed, episodeKey: key, filePath: "/srv/podcasts/\(name).m4a", bytes: 1234,
+                    url: URL(string: "https://cdn.example.com/\(name).m4a")!, downloadedAt: t0.addingTimeInterval(9.5)))
+        }
+        try store.markDeletedByUser(subscriptionID: undone.id, episodeKey: fieldEpisode.key)
+        try store.markRemovedByRetention(subscriptionID: failing.id, episodeKey: gardenEpisode.key)
+
         return SourceDatabase(
             folder: folder, moved: moved.id, undone: undone.id, failing: failing.id, gone: gone.id,
-            neverFetched: neverFetched.id, runs: [first.id, second.id, unfinished.id])
+            neverFetched: neverFetched.id, runs: [first.id, second.id, unfinished.id],
+            downloads: try store.downloads(subscriptionID: nil))
     }
 
     /// Every file in the folder and its bytes.
