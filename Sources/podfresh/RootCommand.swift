@@ -7,12 +7,13 @@ struct RootCommand: AsyncParsableCommand {
         abstract: "Keep podcast subscriptions fresh: fetch every feed, store new episodes, say what is new.",
         discussion: """
             Exit status: 0 every feed refreshed or unchanged; 1 one or more feeds failed (the others were \
-            still stored), or a command's input was refused (a feed already subscribed, or not a feed; a migrate target \
+            still stored), a download failed (the others are on disk), or a command's input was refused (a feed already subscribed, or not a feed; a migrate target \
             that already holds subscriptions, without --merge); 64 usage \
             error (including a feed name that matches no subscription or several); 70 internal or database error, in \
             every command (a database that cannot be opened, read or written, is damaged or full, belongs to \
             another program, or whose lock file cannot be opened); 75 another refresh or watch holds the database's \
-            lock; 130/143 a refresh stopped by SIGINT/SIGTERM (feeds in flight were stored, the rest not checked).
+            lock; 130/143 a refresh stopped by SIGINT/SIGTERM (feeds in flight were stored, the rest not checked; downloads in \
+            flight keep their .part to resume).
             """,
         version: PodfreshVersion.current,
         subcommands: [
