@@ -272,6 +272,44 @@ struct DownloadCommandTests {
     }
 
     @Test(.timeLimit(.minutes(2)))
+    func sigintStopsTheDownloadsKeepsTheirPartsAndExits130() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, folder) = try podfresh()
+            defer { podfresh.cleanUp() }
+            let body = Self.media(2_000_000, seed: 8)
+            server.serveMedia(
+                "/m/slow.mp3", body, etag: "\"s1\"", fault: .trickle(bytes: 20_000, delay: .milliseconds(20)))
+            server.serveFeed(
+                "/feed.xml",
+                Self.feed(
+                    "Stopped Cast", [Item(guid: "slow", title: "Slow", day: 8, path: "/m/slow.mp3")], server: server))
+            try await subscribe(podfresh, server)
+            let part = folder.appendingPathComponent("Stopped Cast/2024-01-08 Slow.mp3.part")
+            let err = Pipe()
+            let process = try podfresh.start(["download", "1"], stderr: err)
+            let deadline = Date().addingTimeInterval(30)
+            while (Self.bytes(part)?.count ?? 0) < 100_000 && Date() < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let started = Date()
+            kill(process.processIdentifier, SIGINT)
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(Date().timeIntervalSince(started) < 10, "a stop does not wait for the download to end")
+            #expect(process.terminationStatus == 130)
+            #expect(stderr.contains("stopped before the end; the .part is kept to resume"), "\(stderr)")
+            #expect(Self.files(in: folder) == ["Stopped Cast/2024-01-08 Slow.mp3.part"])
+            #expect(try await episodes(podfresh)["slow"]?["file"] is NSNull)
+
+            server.serveMedia("/m/slow.mp3", body, etag: "\"s1\"")
+            let resumed = try await podfresh.run(["download", "1"])
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(server.requests(to: "/m/slow.mp3").last?.headers["range"] != nil)
+            #expect(Self.same(Self.bytes(folder.appendingPathComponent("Stopped Cast/2024-01-08 Slow.mp3")), body))
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
     func retentionDeletesOnlyRecordedFilesAndAFileDeletedByHandIsNotFetchedAgainUnlessAsked() async throws {
         try await withTestHTTPServer { server in
             let (podfresh, folder) = try podfresh()

@@ -124,13 +124,13 @@ public final class EpisodeDownloadQueue: Sendable {
             let queue = EpisodeDownloadQueue(
                 store: store, downloader: downloader, settings: settings, hooks: hooks, now: now, publish: publish)
             do {
-                let result = try await withTaskCancellationHandler {
-                    try await body(queue)
+                // Cancelled while enqueueing or while the downloads run: they stop (their .part kept).
+                return try await withTaskCancellationHandler {
+                    let result = try await body(queue)
+                    return (result, await queue.finish())
                 } onCancel: {
                     queue.cancel()
                 }
-                if Task.isCancelled { queue.cancel() }
-                return (result, await queue.finish())
             } catch {
                 queue.cancel()
                 await queue.finish()
