@@ -26,6 +26,8 @@ final class LiveTerminalOutput: HumanStyle, OutputStyle {
     override func printError(_ message: String) {
         clearArea()
         err.write("podfresh: \(message)\n")
+        // The idle line is not drawn again: an error while idle may be the last thing before the process exits.
+        idleText = nil
         redraw(force: true)
     }
 
