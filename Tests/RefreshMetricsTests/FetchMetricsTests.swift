@@ -127,6 +127,28 @@ final class HandClock: @unchecked Sendable {
         #expect(text.value("podfresh_fetch_duration_seconds_count") == 4)
     }
 
+    @Test func downloadsAreCountedByResultWithTheBytesWrittenByThisProcess() async throws {
+        let metrics = FetchMetrics()
+        var text = try await scrape(metrics)
+        #expect(text.value("podfresh_episode_downloads_total", ["result": "completed"]) == 0)
+        #expect(text.value("podfresh_downloaded_bytes_total") == 0)
+        let target = DownloadTarget(
+            feed: feeds[0], episodeKey: "e1", title: "One", url: URL(string: "https://cdn.example/1.mp3")!,
+            file: "/media/1.mp3")
+        metrics.record(.downloadStarted(target))
+        metrics.record(
+            .downloadCompleted(
+                DownloadOutcome(target: target, result: .completed(bytes: 5000, resumedFrom: 2000), seconds: 1)))
+        metrics.record(
+            .downloadFailed(
+                DownloadOutcome(
+                    target: target, result: .failed(DownloadFailure(kind: "short_body", message: "cut")), seconds: 1)))
+        text = try await scrape(metrics)
+        #expect(text.value("podfresh_episode_downloads_total", ["result": "completed"]) == 1)
+        #expect(text.value("podfresh_episode_downloads_total", ["result": "failed"]) == 1)
+        #expect(text.value("podfresh_downloaded_bytes_total") == 3000, "resumed bytes are not counted again")
+    }
+
     @Test func eachScrapeReadsTheFleetGaugesAndAFailingReadKeepsTheLastValues() async throws {
         struct Unreadable: Error {}
         let answers = AnswerQueue([

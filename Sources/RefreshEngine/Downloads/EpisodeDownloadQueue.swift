@@ -357,6 +357,10 @@ public final class EpisodeDownloadQueue: Sendable {
                     return (request, destination.path)
                 }
             }
+            if let record, record.state == .inProgress, let oldPart = record.partPath {
+                // A .part of ours left where this episode no longer goes (its folder or template changed).
+                _ = unlink(oldPart)
+            }
             let naming = FileNaming(template: subscription.fileNameTemplate ?? settings.fileNameTemplate)
             let episode = job.episode.episode
             let values = FileNaming.Values(
