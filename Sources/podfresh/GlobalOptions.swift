@@ -157,3 +157,27 @@ struct DurationArgument: ExpressibleByArgument, Hashable, Sendable, CustomString
     }
     static var defaultCompletionKind: CompletionKind { .default }
 }
+
+/// `--exec-timeout`, for the commands that run an `--exec` hook.
+struct HookTimeoutOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Stop an --exec hook, with every process it started, after this long (e.g. 30s, 2m).",
+            valueName: "duration"))
+    var execTimeout: DurationArgument = DurationArgument(seconds: 60)
+
+    func validate() throws {
+        guard execTimeout.seconds >= 0.001, execTimeout.seconds.isFinite else {
+            throw ValidationError("Please give an --exec-timeout of at least 1ms, such as 30s or 2m.")
+        }
+    }
+}
+
+/// `--wait`, for the commands that take the SQLite run lock.
+struct RunLockOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "If another refresh, watch or download holds the database, wait for it (bare --wait: as long as it takes; --wait 5m or --wait=5m: at most that long).",
+            valueName: "duration"))
+    var wait: DurationArgument?
+}

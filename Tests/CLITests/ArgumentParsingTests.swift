@@ -37,7 +37,7 @@ struct ArgumentParsingTests {
                 as? RootCommand.Refresh)
         #expect(refresh.force)
         #expect(refresh.fetch.jobs == 8)
-        #expect(refresh.execTimeout.seconds == 120)
+        #expect(refresh.hookTimeout.execTimeout.seconds == 120)
         #expect(refresh.feeds == ["3"])
         let add = try #require(try RootCommand.parseAsRoot(["add", "--backlog", "0", "feed.xml"]) as? RootCommand.Add)
         #expect(add.backlog == 0)

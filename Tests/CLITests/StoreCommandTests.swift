@@ -263,19 +263,19 @@ struct StoreCommandTests {
                 try RootCommand.parseAsRoot(RootCommand.rewritingOptionalValues(arguments)) as? RootCommand.Refresh)
         }
         let spaced = try refresh(["refresh", "--wait", "2s"])
-        #expect(spaced.wait?.seconds == 2)
+        #expect(spaced.lock.wait?.seconds == 2)
         #expect(spaced.feeds.isEmpty, "2s is not a feed")
-        #expect(try refresh(["refresh", "--wait=5m", "news"]).wait?.seconds == 300)
+        #expect(try refresh(["refresh", "--wait=5m", "news"]).lock.wait?.seconds == 300)
         let bare = try refresh(["refresh", "--wait", "news"])
-        #expect(bare.wait?.seconds == .infinity)
+        #expect(bare.lock.wait?.seconds == .infinity)
         #expect(bare.feeds == ["news"])
         let id = try refresh(["refresh", "--wait", "12"])
-        #expect(id.wait?.seconds == .infinity && id.feeds == ["12"], "a bare number stays a feed id")
+        #expect(id.lock.wait?.seconds == .infinity && id.feeds == ["12"], "a bare number stays a feed id")
         #expect(try refresh(["refresh", "--", "--wait"]).feeds == ["--wait"])
         let watch = try #require(
             try RootCommand.parseAsRoot(RootCommand.rewritingOptionalValues(["watch", "--wait", "1h"]))
                 as? RootCommand.Watch)
-        #expect(watch.wait?.seconds == 3600)
+        #expect(watch.lock.wait?.seconds == 3600)
     }
 
     @Test func anEmptyDatabasePathIsAUsageError() async throws {

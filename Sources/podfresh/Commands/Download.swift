@@ -57,17 +57,9 @@ extension RootCommand {
         )
         var exec: String?
 
-        @Option(
-            help: ArgumentHelp(
-                "Stop an --exec hook, with every process it started, after this long (e.g. 30s, 2m).",
-                valueName: "duration"))
-        var execTimeout: DurationArgument = DurationArgument(seconds: 60)
+        @OptionGroup var hookTimeout: HookTimeoutOptions
 
-        @Option(
-            help: ArgumentHelp(
-                "If another podfresh holds the database, wait for it (bare --wait: as long as it takes; --wait 5m: at most that long).",
-                valueName: "duration"))
-        var wait: DurationArgument?
+        @OptionGroup var lock: RunLockOptions
 
         func validate() throws {
             if let latest, latest < 1 { throw ValidationError("Please give a --latest of 1 or more.") }
@@ -76,13 +68,12 @@ extension RootCommand {
                 throw ValidationError("Please give a --per-host between 1 and 16.")
             }
             if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
-            try validateExecTimeout(execTimeout)
         }
 
         func run() async throws {
             let mode = OutputMode.detect(json: json, quiet: quiet)
-            let lock = try await acquireRunLock(global, wait: wait)
-            defer { lock?.release() }
+            let runLock = try await acquireRunLock(global, wait: lock.wait)
+            defer { runLock?.release() }
             let status = try await withStore(global) { store -> ExitCode in
                 let renderer = ConsoleRenderer(mode: mode)
                 let subscriptions = try await store.repositories.subscriptions()
@@ -110,7 +101,7 @@ extension RootCommand {
                 var hook: HookSettings?
                 if let exec {
                     hook = HookSettings(
-                        command: exec, timeout: execTimeout.duration,
+                        command: exec, timeout: hookTimeout.execTimeout.duration,
                         output: mode == .json ? .standardErrorOnly : .standardStreams,
                         timeoutName: SettingNames.execTimeout)
                 }

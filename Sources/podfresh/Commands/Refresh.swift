@@ -45,17 +45,9 @@ extension RootCommand {
         @Option(help: "Run this command once per new episode, with the episode in PODFRESH_* environment variables.")
         var exec: String?
 
-        @Option(
-            help: ArgumentHelp(
-                "Stop an --exec hook, with every process it started, after this long (e.g. 30s, 2m).",
-                valueName: "duration"))
-        var execTimeout: DurationArgument = DurationArgument(seconds: 60)
+        @OptionGroup var hookTimeout: HookTimeoutOptions
 
-        @Option(
-            help: ArgumentHelp(
-                "If another refresh holds the database, wait for it (bare --wait: as long as it takes; --wait 5m or --wait=5m: at most that long).",
-                valueName: "duration"))
-        var wait: DurationArgument?
+        @OptionGroup var lock: RunLockOptions
 
         func validate() throws {
             if [all, force, offline].filter({ $0 }).count > 1 {
@@ -65,7 +57,6 @@ extension RootCommand {
             if offline && downloading.download {
                 throw ValidationError("--download needs the network; not with --offline.")
             }
-            try validateExecTimeout(execTimeout)
             try fleet.validate(against: fetch)
             if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
         }
@@ -79,10 +70,11 @@ extension RootCommand {
 
         func run() async throws {
             let mode = OutputMode.detect(json: json, quiet: quiet)
-            let lock = try await acquireRunLock(global, wait: wait)
-            defer { lock?.release() }
+            let runLock = try await acquireRunLock(global, wait: lock.wait)
+            defer { runLock?.release() }
             let status = try await withRefreshEnvironment(
-                global, fetch: fetch, schedule: schedule, output: mode, hook: exec, hookTimeout: execTimeout.duration,
+                global, fetch: fetch, schedule: schedule, output: mode, hook: exec,
+                hookTimeout: hookTimeout.execTimeout.duration,
                 lease: fleet.lease.duration, downloads: downloading.settings(perHost: fetch.perHost)
             ) { environment in
                 var feedIDs: [Int64]?
@@ -205,12 +197,6 @@ func exitStatus(for run: RefreshRunResult) -> ExitCode {
 }
 
 /// `--exec-timeout` must leave a hook some time, and be a time at all.
-func validateExecTimeout(_ timeout: DurationArgument) throws {
-    guard timeout.seconds >= 0.001, timeout.seconds.isFinite else {
-        throw ValidationError("Please give an --exec-timeout of at least 1ms, such as 30s or 2m.")
-    }
-}
-
 /// Takes the run lock beside an SQLite database, or explains who holds it. On PostgreSQL there is none: any number
 /// of workers run at once and share the work through leases.
 func acquireRunLock(_ global: GlobalOptions, wait: DurationArgument?) async throws -> RunLock? {

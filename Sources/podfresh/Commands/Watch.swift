@@ -35,17 +35,9 @@ extension RootCommand {
         @Option(help: "Run this command once per new episode, with the episode in PODFRESH_* environment variables.")
         var exec: String?
 
-        @Option(
-            help: ArgumentHelp(
-                "Stop an --exec hook, with every process it started, after this long (e.g. 30s, 2m).",
-                valueName: "duration"))
-        var execTimeout: DurationArgument = DurationArgument(seconds: 60)
+        @OptionGroup var hookTimeout: HookTimeoutOptions
 
-        @Option(
-            help: ArgumentHelp(
-                "If another refresh holds the database, wait for it (bare --wait: as long as it takes; --wait 5m or --wait=5m: at most that long).",
-                valueName: "duration"))
-        var wait: DurationArgument?
+        @OptionGroup var lock: RunLockOptions
 
         @Option(
             help: ArgumentHelp(
@@ -56,7 +48,6 @@ extension RootCommand {
         func validate() throws {
             if let interval, interval.seconds < 1 { throw ValidationError("Please give an --interval of at least 1s.") }
             if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
-            try validateExecTimeout(execTimeout)
             try fleet.validate(against: fetch)
             if let metrics { _ = try Self.metricsAddress(metrics) }
         }
@@ -73,11 +64,12 @@ extension RootCommand {
         func run() async throws {
             let mode = OutputMode.detect(json: json, quiet: quiet)
             let metricsAddress = try metrics.map(Self.metricsAddress)
-            let lock = try await acquireRunLock(global, wait: wait)
-            defer { lock?.release() }
+            let runLock = try await acquireRunLock(global, wait: lock.wait)
+            defer { runLock?.release() }
             let interval = self.interval
             try await withRefreshEnvironment(
-                global, fetch: fetch, schedule: schedule, output: mode, hook: exec, hookTimeout: execTimeout.duration,
+                global, fetch: fetch, schedule: schedule, output: mode, hook: exec,
+                hookTimeout: hookTimeout.execTimeout.duration,
                 lease: fleet.lease.duration, downloads: downloading.settings(perHost: fetch.perHost)
             ) { environment in
                 environment.updates.attach(to: environment.coordinator)
