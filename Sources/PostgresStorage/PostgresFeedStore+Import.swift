@@ -46,14 +46,15 @@ extension PostgresFeedStore {
     ///   - source: The SQLite store to copy (open it with
     ///     ``FeedStore/openForReading(path:upgradingOlderSchema:upgradeAdvice:)`` to be sure it is never written).
     ///   - merge: Whether to merge into a target that already holds subscriptions.
-    ///   - batchSize: Rows per page read and per `INSERT` (at most 2000: PostgreSQL takes 65 535 bound values).
+    ///   - batchSize: Rows per page read and per `INSERT` (at most 1500: a subscription row binds 34 values, and
+    ///     PostgreSQL takes 65 535 bound values in one statement).
     /// - Returns: What was copied and what was already present.
     /// - Throws: ``MigrationRefusedError`` when the target holds subscriptions and `merge` is false (nothing
     ///   written); ``StoreError`` `.database` when the counts do not check out (naming them), or for any error of
     ///   either database. Whatever is thrown, the target is left as it was.
     public func importStore(_ source: FeedStore, merge: Bool, batchSize: Int = 500) async throws -> MigrationSummary {
         let importer = StoreImporter(
-            source: source, merge: merge, batchSize: max(1, min(batchSize, 2000)), location: location,
+            source: source, merge: merge, batchSize: max(1, min(batchSize, 1500)), location: location,
             logger: logger)
         do {
             return try await client.withTransaction(logger: logger) { connection in

@@ -379,6 +379,25 @@ struct DownloadCommandTests {
     }
 
     @Test(.timeLimit(.minutes(2)))
+    func aChainOfTrackingRedirectsIsFollowedAndTheFileIsNamedByItsType() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, folder) = try podfresh()
+            defer { podfresh.cleanUp() }
+            let body = Self.media(30_000, seed: 3)
+            server.serveMedia("/cdn/real-file.mp3", body)
+            let first = server.serveRedirectChain("/track/hop", hops: 4, to: "/cdn/real-file.mp3")
+            server.serveFeed(
+                "/feed.xml",
+                Self.feed("Tracked", [Item(guid: "t", title: "Tracked", day: 4, path: first)], server: server))
+            try await subscribe(podfresh, server)
+            let run = try await podfresh.run(["download", "1"])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(Self.same(Self.bytes(folder.appendingPathComponent("Tracked/2024-01-04 Tracked.mp3")), body))
+            #expect(server.requests(to: "/track/hop3").count == 1)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
     func filesNamedFromHostileFeedTextStayInsideTheFolderAndNeverCollide() async throws {
         try await withTestHTTPServer { server in
             let (podfresh, folder) = try podfresh()
