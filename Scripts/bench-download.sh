@@ -15,6 +15,7 @@
 #   CURL_SYNC=1 (0: leave out the reference row "curl+fsync": curl, then every file fsynced)
 #   PODFRESH_BIN=path (default: a release build of this tree)
 # J=3 is podfresh's default --jobs. Everything (media, databases, downloads, HOME of the runs) stays under BENCH_WORK.
+# Exit status: 0 with a verdict line (targets met or missed), 1 when a run fails or leaves a file that differs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
