@@ -22,12 +22,19 @@ bench_install() {
   fi
 }
 
+# Serves the folder $1 (it must hold feeds/; anything beside it, e.g. media/, is served too) with the kit's nginx on
+# 127.0.0.1:$BENCH_PORT: static files with real ETag, Last-Modified, 304s and byte ranges. The caller stops nginx
+# ("$KIT/stop_nginx.sh").
+bench_serve_root() {
+  "$KIT/stop_nginx.sh" >/dev/null 2>&1 || true
+  "$KIT/start_nginx.sh" "$1"
+}
+
 # Generates N feeds (once) and serves them with nginx; sets CORPUS. The caller stops nginx ("$KIT/stop_nginx.sh").
 bench_serve_corpus() {
   CORPUS="$KIT/corpus/c$1"
   [ -d "$CORPUS/feeds" ] || python3 "$KIT/gen_corpus.py" --feeds "$1" --out "$CORPUS" --seed 1 --port "$BENCH_PORT"
-  "$KIT/stop_nginx.sh" >/dev/null 2>&1 || true
-  "$KIT/start_nginx.sh" "$CORPUS"
+  bench_serve_root "$CORPUS"
 }
 
 # Sets BIN: PODFRESH_BIN when given (another build, e.g. the one before a change), else a release build of this tree.
