@@ -398,6 +398,43 @@ struct DownloadCommandTests {
     }
 
     @Test(.timeLimit(.minutes(2)))
+    func anEpisodeWithoutMediaTakesNoPlaceAndALowerKeepTakesEffectOnTheNextRun() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, folder) = try podfresh()
+            defer { podfresh.cleanUp() }
+            server.serveMedia("/m/1.mp3", Self.media(20_000, seed: 1))
+            server.serveMedia("/m/2.mp3", Self.media(20_000, seed: 2))
+            var body = Self.feed(
+                "Mixed Cast",
+                [
+                    Item(guid: "a2", title: "Audio Two", day: 2, path: "/m/2.mp3"),
+                    Item(guid: "a1", title: "Audio One", day: 1, path: "/m/1.mp3"),
+                ], server: server)
+            // The newest item is a text post: no enclosure.
+            body = body.replacingOccurrences(
+                of: "<item>",
+                with:
+                    "<item><title>Show notes</title><guid>text</guid><pubDate>03 Jan 2024 10:00:00 GMT</pubDate></item><item>",
+                options: [], range: body.range(of: "<item>"))
+            server.serveFeed("/feed.xml", body)
+            try await subscribe(podfresh, server)
+            #expect(try await podfresh.run(["set", "1", "--download", "on", "--keep", "2"]).status == 0)
+
+            let first = try await podfresh.run(["download", "--latest", "2"])
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(
+                Self.files(in: folder) == [
+                    "Mixed Cast/2024-01-01 Audio One.mp3", "Mixed Cast/2024-01-02 Audio Two.mp3",
+                ])
+
+            #expect(try await podfresh.run(["set", "1", "--keep", "1"]).status == 0)
+            let tidy = try await podfresh.run(["download"])
+            #expect(tidy.status == 0, "\(tidy.stderr)")
+            #expect(Self.files(in: folder) == ["Mixed Cast/2024-01-02 Audio Two.mp3"], "the lower keep applies at once")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
     func filesNamedFromHostileFeedTextStayInsideTheFolderAndNeverCollide() async throws {
         try await withTestHTTPServer { server in
             let (podfresh, folder) = try podfresh()

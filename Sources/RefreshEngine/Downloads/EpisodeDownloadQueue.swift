@@ -141,13 +141,14 @@ public final class EpisodeDownloadQueue: Sendable {
 
     // MARK: - Choosing episodes
 
-    /// Which of `subscription`'s newest `newest` episodes to download, after looking at its recorded files: files the
-    /// user deleted by hand are marked so and left alone (unless `again`), files past the feed's retention are
-    /// deleted. Episodes without media are counted and left out.
+    /// Which of `subscription`'s newest `newest` episodes with media to download (an episode without an enclosure,
+    /// a text post, takes no place), after looking at its recorded files: files past the feed's retention are
+    /// deleted, and files the user deleted by hand are marked so and left alone (unless `again`).
     ///
     /// - Parameter again: Download again files the user deleted, or retention removed, among the newest `newest`.
     /// - Throws: ``StoreError`` when the store cannot be read.
     public func plan(_ subscription: Subscription, newest: Int, again: Bool = false) async throws -> [StoredEpisode] {
+        await applyRetention(subscription)
         let feed = EpisodeUpdateService.target(for: subscription)
         let records = try await store.downloads(subscriptionID: subscription.id)
         var deleted = 0
@@ -163,21 +164,46 @@ public final class EpisodeDownloadQueue: Sendable {
                         reason: "deleted by hand: not downloaded again (`podfresh download --again` downloads it)"))
             }
         }
+        let window = try await newestWithMedia(subscription.id, count: newest)
         if again {
-            let newestKeys = Set(
-                try await store.episodes(EpisodeQuery(subscriptionID: subscription.id, limit: newest)).map(\.key))
             for record in try await store.downloads(subscriptionID: subscription.id)
-            where newestKeys.contains(record.episodeKey) && (record.deletedByUser || record.removedByRetention) {
+            where window.keys.contains(record.episodeKey) && (record.deletedByUser || record.removedByRetention) {
                 try await store.allowDownloadAgain(subscriptionID: subscription.id, episodeKey: record.episodeKey)
             }
         }
-        let episodes = try await store.episodesToDownload(subscriptionID: subscription.id, newest: newest)
-        let withMedia = episodes.filter { Self.enclosure(of: $0.episode) != nil }
+        let episodes = try await store.episodesToDownload(subscriptionID: subscription.id, newest: window.depth)
         state.withLock {
             $0.deletedByUser += deleted
-            $0.withoutMedia += episodes.count - withMedia.count
+            $0.withoutMedia += window.withoutMedia
         }
-        return withMedia
+        return episodes.filter { window.keys.contains($0.key) }
+    }
+
+    /// The keys of a feed's newest `count` episodes with media, how deep into its episodes (newest first) they
+    /// reach, and how many episodes without media were passed over on the way.
+    private func newestWithMedia(
+        _ subscriptionID: Int64, count: Int
+    ) async throws -> (
+        keys: Set<String>, depth: Int, withoutMedia: Int
+    ) {
+        guard count > 0 else { return ([], 0, 0) }
+        var limit = count * 2
+        while true {
+            let recent = try await store.episodes(EpisodeQuery(subscriptionID: subscriptionID, limit: limit))
+            var keys: [String] = []
+            var depth = 0
+            for (index, episode) in recent.enumerated() where keys.count < count {
+                if Self.enclosure(of: episode.episode) != nil {
+                    keys.append(episode.key)
+                    depth = index + 1
+                }
+            }
+            if keys.count == count || recent.count < limit || limit >= 4096 {
+                let examined = keys.count == count ? depth : recent.count
+                return (Set(keys), depth, examined - keys.count)
+            }
+            limit *= 4
+        }
     }
 
     /// The enclosure downloaded for an episode: its first (in document order, as its identity key takes it), when it
