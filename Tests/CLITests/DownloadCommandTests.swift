@@ -232,6 +232,34 @@ struct DownloadCommandTests {
     }
 
     @Test(.timeLimit(.minutes(2)))
+    func aFileThatAppearsUnderTheNameOfADownloadInProgressIsNeverOverwritten() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, folder) = try podfresh()
+            defer { podfresh.cleanUp() }
+            let body = Self.media(100_000, seed: 7)
+            server.serveMedia("/m/ep.mp3", body, fault: .shortBody(afterBytes: 40_000))
+            server.serveFeed(
+                "/feed.xml",
+                Self.feed(
+                    "Careful Cast", [Item(guid: "ep", title: "Episode", day: 6, path: "/m/ep.mp3")], server: server))
+            try await subscribe(podfresh, server)
+            #expect(try await podfresh.run(["download", "1"]).status == 1)
+            let final = folder.appendingPathComponent("Careful Cast/2024-01-06 Episode.mp3")
+            #expect(FileManager.default.fileExists(atPath: final.path + ".part"))
+            try Data("the user's own file".utf8).write(to: final)
+
+            server.serveMedia("/m/ep.mp3", body)
+            let run = try await podfresh.run(["download", "1"])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(
+                Self.same(Self.bytes(final), Array("the user's own file".utf8)), "someone else's file is left alone")
+            #expect(
+                Self.same(Self.bytes(folder.appendingPathComponent("Careful Cast/2024-01-06 Episode (2).mp3")), body))
+            #expect(!FileManager.default.fileExists(atPath: final.path + ".part"), "our stale .part is cleared")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
     func killNineMidTransferLeavesNothingMarkedDownloadedAndTheNextRunResumesThePart() async throws {
         try await withTestHTTPServer { server in
             let (podfresh, folder) = try podfresh()

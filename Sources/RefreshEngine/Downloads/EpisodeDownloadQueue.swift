@@ -370,7 +370,11 @@ public final class EpisodeDownloadQueue: Sendable {
             {
                 let destination = URL(fileURLWithPath: filePath)
                 let part = destination.path + ".part"
-                let reserved = state.withLock { $0.reserved.insert(destination.path).inserted }
+                // Both there: the final name was not made by this download (its rename would have used the .part),
+                // so it belongs to someone else and is left alone.
+                let claimedByAnother =
+                    FileManager.default.fileExists(atPath: part) && FileManager.default.fileExists(atPath: filePath)
+                let reserved = !claimedByAnother && state.withLock { $0.reserved.insert(destination.path).inserted }
                 if reserved {
                     // Renamed into place, but the crash came before the store heard: continue from those bytes.
                     if !FileManager.default.fileExists(atPath: part), FileManager.default.fileExists(atPath: filePath) {
