@@ -546,6 +546,41 @@ struct DownloadCommandTests {
     }
 
     @Test(.timeLimit(.minutes(2)))
+    func aStoppedRefreshDownloadStillRunsTheHooksOfWhatItAnnounced() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, folder) = try podfresh()
+            defer { podfresh.cleanUp() }
+            for day in 1...2 {
+                server.serveMedia(
+                    "/m/\(day).mp3", Self.media(2_000_000, seed: UInt8(day)),
+                    fault: .trickle(bytes: 20_000, delay: .milliseconds(20)))
+            }
+            let items = [
+                Item(guid: "e2", title: "Two", day: 2, path: "/m/2.mp3"),
+                Item(guid: "e1", title: "One", day: 1, path: "/m/1.mp3"),
+            ]
+            server.serveFeed("/feed.xml", Self.feed("Hooked Cast", items, server: server))
+            let feed = server.url("/feed.xml").absoluteString
+            #expect(try await podfresh.run(["add", "--no-fetch", "--backlog", "2", feed]).status == 0)
+            #expect(try await podfresh.run(["set", "1", "--download", "on"]).status == 0)
+            let log = podfresh.directory.appendingPathComponent("hook.log")
+            let hook = "printf '%s|%s\\n' \"$PODFRESH_EPISODE_TITLE\" \"$PODFRESH_FILE\" >> '\(log.path)'"
+            let process = try podfresh.start([
+                "refresh", "--download", "--download-jobs", "1", "--quiet", "--exec", hook,
+            ])
+            let deadline = Date().addingTimeInterval(30)
+            while Self.files(in: folder).isEmpty && Date() < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 130)
+            let lines = (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").sorted() ?? []
+            #expect(lines == ["One|", "Two|"], "each announced episode's hook ran, without a file: \(lines)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
     func helpShowsTheDefaultFolderAndUsageErrorsAreRefused() async throws {
         var (podfresh, _) = try podfresh()
         defer { podfresh.cleanUp() }

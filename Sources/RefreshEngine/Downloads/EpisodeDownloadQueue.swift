@@ -25,6 +25,8 @@ import Musl
 /// Its mutable state (outcomes, names reserved in this run) is in a `Mutex`; the rest is set in `init`.
 public final class EpisodeDownloadQueue: Sendable {
     private struct Job: Sendable {
+        /// Numbers the job for ``State/unrunHooks``.
+        var id: Int
         var subscription: Subscription
         var episode: StoredEpisode
         var hook: HookEpisode?
@@ -40,6 +42,10 @@ public final class EpisodeDownloadQueue: Sendable {
         var queued = 0
         /// Jobs waiting for ``release(feedID:)``, by feed.
         var held: [Int64: [Job]] = [:]
+        /// The hooks of jobs that have not started running: a stopped queue still runs them (without a file), as a
+        /// stopped refresh runs the hooks of the episodes it announced.
+        var unrunHooks: [Int: (HookEpisode, FeedTarget)] = [:]
+        var nextJobID = 0
     }
 
     private let store: any FeedRepositories
@@ -237,7 +243,12 @@ public final class EpisodeDownloadQueue: Sendable {
                     EpisodeAnnouncement(feedID: subscription.id, episode: episode.episode), of: feed,
                     feedTitle: subscription.title)
             }
-            jobs.append(Job(subscription: subscription, episode: episode, hook: hook))
+            let id = state.withLock { state in
+                defer { state.nextJobID += 1 }
+                if let hook { state.unrunHooks[state.nextJobID] = (hook, feed) }
+                return state.nextJobID
+            }
+            jobs.append(Job(id: id, subscription: subscription, episode: episode, hook: hook))
         }
         if heldUntilReleased {
             state.withLock { $0.held[subscription.id, default: []] += jobs }
@@ -267,6 +278,11 @@ public final class EpisodeDownloadQueue: Sendable {
         for job in held { continuation.yield(job) }
         continuation.finish()
         await worker.value
+        let unrun = state.withLock { state in
+            defer { state.unrunHooks.removeAll() }
+            return state.unrunHooks.sorted { $0.key < $1.key }.map(\.value)
+        }
+        for (hook, feed) in unrun { hooks?.enqueue(hook, of: feed) }
         let summary = state.withLock { state in
             DownloadSummary(
                 outcomes: state.outcomes, removed: state.removed, deletedByUser: state.deletedByUser,
@@ -291,15 +307,22 @@ public final class EpisodeDownloadQueue: Sendable {
         let now: @Sendable () -> Date
 
         func run(_ job: Job) async {
-            guard let enclosure = EpisodeDownloadQueue.enclosure(of: job.episode.episode) else { return }
+            // From here this run says what becomes of the job's hook.
+            state.withLock { _ = $0.unrunHooks.removeValue(forKey: job.id) }
+            let feed = EpisodeUpdateService.target(for: job.subscription)
+            guard let enclosure = EpisodeDownloadQueue.enclosure(of: job.episode.episode) else {
+                if let hook = job.hook { hooks?.enqueue(hook, of: feed) }
+                return
+            }
             let host = enclosure.url.host ?? ""
             do {
                 try await slots.acquire(host: host)
             } catch {
-                return  // Stopped before it started: not a failure.
+                // Stopped before it started: not a failure, but its hook still runs (without a file).
+                if let hook = job.hook { hooks?.enqueue(hook, of: feed) }
+                return
             }
             defer { slots.release(host: host) }
-            let feed = EpisodeUpdateService.target(for: job.subscription)
             var target = DownloadTarget(
                 feed: feed, episodeKey: job.episode.key, title: job.episode.episode.title, url: enclosure.url,
                 file: "")
