@@ -260,6 +260,36 @@ struct DownloadCommandTests {
     }
 
     @Test(.timeLimit(.minutes(2)))
+    func downloadingAgainNeverTakesOverAFileThatNowStandsWhereARemovedOneWas() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, folder) = try podfresh()
+            defer { podfresh.cleanUp() }
+            server.serveMedia("/m/1.mp3", Self.media(20_000, seed: 1))
+            server.serveMedia("/m/2.mp3", Self.media(20_000, seed: 2))
+            let items = [
+                Item(guid: "e2", title: "Two", day: 2, path: "/m/2.mp3"),
+                Item(guid: "e1", title: "One", day: 1, path: "/m/1.mp3"),
+            ]
+            server.serveFeed("/feed.xml", Self.feed("Kept Cast", items, server: server))
+            try await subscribe(podfresh, server)
+            #expect(try await podfresh.run(["set", "1", "--download", "on", "--keep", "1"]).status == 0)
+            #expect(try await podfresh.run(["download", "--latest", "2"]).status == 0)
+            let removed = folder.appendingPathComponent("Kept Cast/2024-01-01 One.mp3")
+            #expect(!FileManager.default.fileExists(atPath: removed.path), "retention removed the older file")
+            try Data("mine now".utf8).write(to: removed)
+
+            #expect(try await podfresh.run(["set", "1", "--keep", "2"]).status == 0)
+            let again = try await podfresh.run(["download", "--again", "--latest", "2"])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(Self.same(Self.bytes(removed), Array("mine now".utf8)), "the file standing there is not ours")
+            #expect(
+                Self.same(
+                    Self.bytes(folder.appendingPathComponent("Kept Cast/2024-01-01 One (2).mp3")),
+                    Self.media(20_000, seed: 1)))
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
     func killNineMidTransferLeavesNothingMarkedDownloadedAndTheNextRunResumesThePart() async throws {
         try await withTestHTTPServer { server in
             let (podfresh, folder) = try podfresh()

@@ -393,16 +393,16 @@ public final class EpisodeDownloadQueue: Sendable {
             {
                 let destination = URL(fileURLWithPath: filePath)
                 let part = destination.path + ".part"
-                // Both there: the final name was not made by this download (its rename would have used the .part),
-                // so it belongs to someone else and is left alone.
-                let claimedByAnother =
-                    FileManager.default.fileExists(atPath: part) && FileManager.default.fileExists(atPath: filePath)
+                // A file under the final name is this download's only when an attempt was under way (the record
+                // names the .part) and the .part is gone: renamed into place just before a crash, before the store
+                // heard. Otherwise it belongs to someone else and is left alone.
+                let finalExists = FileManager.default.fileExists(atPath: filePath)
+                let partExists = FileManager.default.fileExists(atPath: part)
+                let claimedByAnother = finalExists && (partExists || record.partPath != part)
                 let reserved = !claimedByAnother && state.withLock { $0.reserved.insert(destination.path).inserted }
                 if reserved {
                     // Renamed into place, but the crash came before the store heard: continue from those bytes.
-                    if !FileManager.default.fileExists(atPath: part), FileManager.default.fileExists(atPath: filePath) {
-                        _ = rename(filePath, part)
-                    }
+                    if finalExists { _ = rename(filePath, part) }
                     let request = MediaRequest(
                         url: enclosure.url, destination: destination, etag: record.etag,
                         lastModified: record.lastModified, announcedType: enclosure.type,
