@@ -157,11 +157,11 @@ public final class EpisodeDownloadQueue: Sendable {
         await applyRetention(subscription)
         let feed = EpisodeUpdateService.target(for: subscription)
         let records = try await store.downloads(subscriptionID: subscription.id)
-        var deleted = 0
+        var deleted: Set<String> = []
         for record in records where record.isOnDisk {
             guard let path = record.filePath, !FileManager.default.fileExists(atPath: path) else { continue }
             if try await store.markDeletedByUser(subscriptionID: subscription.id, episodeKey: record.episodeKey) {
-                deleted += 1
+                deleted.insert(record.episodeKey)
                 publish(
                     .downloadSkipped(
                         DownloadTarget(
@@ -172,14 +172,16 @@ public final class EpisodeDownloadQueue: Sendable {
         }
         let window = try await newestWithMedia(subscription.id, count: newest)
         if again {
-            for record in try await store.downloads(subscriptionID: subscription.id)
-            where window.keys.contains(record.episodeKey) && (record.deletedByUser || record.removedByRetention) {
+            for record in records
+            where window.keys.contains(record.episodeKey)
+                && (record.deletedByUser || record.removedByRetention || deleted.contains(record.episodeKey))
+            {
                 try await store.allowDownloadAgain(subscriptionID: subscription.id, episodeKey: record.episodeKey)
             }
         }
         let episodes = try await store.episodesToDownload(subscriptionID: subscription.id, newest: window.depth)
         state.withLock {
-            $0.deletedByUser += deleted
+            $0.deletedByUser += deleted.count
             $0.withoutMedia += window.withoutMedia
         }
         return episodes.filter { window.keys.contains($0.key) }

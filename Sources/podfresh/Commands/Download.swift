@@ -3,8 +3,6 @@ import ConsoleOutput
 import FeedStorage
 import Foundation
 import RefreshEngine
-import ServiceLifecycle
-import Synchronization
 
 extension RootCommand {
     struct Download: AsyncParsableCommand {
@@ -98,9 +96,8 @@ extension RootCommand {
                         return ExitCode.validationFailure
                     }
                 }
-                var hook: HookSettings?
-                if let exec {
-                    hook = HookSettings(
+                let hook = exec.map { exec in
+                    HookSettings(
                         command: exec, timeout: hookTimeout.execTimeout.duration,
                         output: mode == .json ? .standardErrorOnly : .standardStreams,
                         timeoutName: SettingNames.execTimeout)
@@ -109,10 +106,28 @@ extension RootCommand {
                 renderer.attach(to: updates)
                 let coordinator = DataFetchCoordinator()
                 updates.attach(to: coordinator)
-                let service = DownloadRunService(
-                    store: store.repositories, feeds: selected, latest: latest, again: again,
-                    settings: place.settings(jobs: jobs, perHost: perHost), hook: hook, coordinator: coordinator,
-                    say: { message in renderer.error(message) })
+                let settings = place.settings(jobs: jobs, perHost: perHost)
+                let store = store.repositories
+                let (latest, again) = (self.latest, self.again)
+                let service = StoppableWork(
+                    onShutdown: {
+                        renderer.error(
+                            "stopping: downloads in flight stop and keep their .part to resume (signal again to quit now)"
+                        )
+                    },
+                    work: {
+                        let (_, summary) = try await EpisodeDownloadQueue.withQueue(
+                            store: store, settings: settings, hook: hook,
+                            publish: { event in coordinator.publish(event) }
+                        ) { queue in
+                            for feed in selected {
+                                let episodes = try await queue.plan(
+                                    feed, newest: latest ?? feed.keepNewest ?? 1, again: again)
+                                queue.enqueue(episodes, of: feed)
+                            }
+                        }
+                        return summary
+                    })
                 let shutdown = SignalShutdown()
                 var failure: (any Error)?
                 do {
@@ -124,64 +139,9 @@ extension RootCommand {
                 await updates.drain()
                 if let failure { throw failure }
                 if let signal = shutdown.signal { return ExitCode(stoppedBy: signal) }
-                return (service.summary?.failedCount ?? 0) > 0 ? ExitStatus.feedsFailed : .success
+                return (service.outcome?.result.failedCount ?? 0) > 0 ? ExitStatus.feedsFailed : .success
             }
             if status != .success { throw status }
         }
-    }
-}
-
-/// One `podfresh download` as the service of a ``SignalShutdown``: a signal stops the downloads (each `.part` kept
-/// to resume).
-///
-/// A class only to hand the summary out of `run()`; the `Mutex` keeps it checked `Sendable`.
-final class DownloadRunService: Service {
-    private let store: any FeedRepositories
-    private let feeds: [Subscription]
-    private let latest: Int?
-    private let again: Bool
-    private let settings: EpisodeDownloadSettings
-    private let hook: HookSettings?
-    private let coordinator: DataFetchCoordinator
-    private let say: @Sendable (String) -> Void
-    private let finished = Mutex<DownloadSummary?>(nil)
-
-    init(
-        store: any FeedRepositories, feeds: [Subscription], latest: Int?, again: Bool,
-        settings: EpisodeDownloadSettings, hook: HookSettings?, coordinator: DataFetchCoordinator,
-        say: @escaping @Sendable (String) -> Void
-    ) {
-        self.say = say
-        self.store = store
-        self.feeds = feeds
-        self.latest = latest
-        self.again = again
-        self.settings = settings
-        self.hook = hook
-        self.coordinator = coordinator
-    }
-
-    /// The downloads' totals once ``run()`` returned.
-    var summary: DownloadSummary? { finished.withLock { $0 } }
-
-    func run() async throws {
-        let coordinator = self.coordinator
-        let summary = try await withGracefulShutdownHandler {
-            try await cancelWhenGracefulShutdown { [store, feeds, latest, again, settings, hook] in
-                let (_, summary) = try await EpisodeDownloadQueue.withQueue(
-                    store: store, settings: settings, hook: hook,
-                    publish: { event in coordinator.publish(event) }
-                ) { queue in
-                    for feed in feeds {
-                        let episodes = try await queue.plan(feed, newest: latest ?? feed.keepNewest ?? 1, again: again)
-                        queue.enqueue(episodes, of: feed)
-                    }
-                }
-                return summary
-            }
-        } onGracefulShutdown: { [say] in
-            say("stopping: downloads in flight stop and keep their .part to resume (signal again to quit now)")
-        }
-        finished.withLock { $0 = summary }
     }
 }

@@ -3,8 +3,6 @@ import ConsoleOutput
 import FeedStorage
 import Foundation
 import RefreshEngine
-import ServiceLifecycle
-import Synchronization
 import UnixSignals
 
 extension RootCommand {
@@ -116,7 +114,14 @@ func runRefresh(
 ) async throws -> RefreshRunResult {
     environment.updates.attach(to: environment.coordinator)
     let shutdown = SignalShutdown()
-    let refresh = RefreshService(environment: environment, policy: policy, feedIDs: feedIDs, shutdown: shutdown)
+    let renderer = environment.renderer
+    let refresh = StoppableWork(
+        onShutdown: {
+            let name = shutdown.signal.map { " on \($0)" } ?? ""
+            renderer.error(
+                "stopping\(name): no new fetches; feeds in flight finish and are stored (signal again to quit now)")
+        },
+        work: { try await environment.service.refresh(policy: policy, feedIDs: feedIDs) })
     var failure: (any Error)?
     do {
         try await shutdown.run(refresh)
@@ -127,7 +132,11 @@ func runRefresh(
     environment.coordinator.finishSubscribers()
     await environment.updates.drain()
     if let failure { throw failure }
-    guard let run = refresh.result else { preconditionFailure("the refresh service returned without a result") }
+    guard let finished = refresh.outcome else {
+        preconditionFailure("the refresh service returned without a result")
+    }
+    // The signal is recorded before the group hears of the shutdown.
+    let run = RefreshRunResult(summary: finished.result, stoppedBy: finished.stopped ? shutdown.signal : nil)
     if let signal = run.stoppedBy {
         let unchecked = run.summary.outcomes.filter { $0.result == .cancelled }.count
         let checked = run.summary.outcomes.count - unchecked
@@ -137,45 +146,6 @@ func runRefresh(
         )
     }
     return run
-}
-
-/// One refresh as the service of a ``SignalShutdown``. Its graceful shutdown cancels the refresh, which is how the
-/// engine stops: no new fetch starts, the fetches in flight finish and are stored.
-///
-/// A class only to hand the result out of `run()`, which returns nothing; the `Mutex` keeps it checked `Sendable`.
-final class RefreshService: Service {
-    private let environment: RefreshEnvironment
-    private let policy: RefreshPolicy
-    private let feedIDs: [Int64]?
-    private let shutdown: SignalShutdown
-    private let finished = Mutex<RefreshRunResult?>(nil)
-
-    init(environment: RefreshEnvironment, policy: RefreshPolicy, feedIDs: [Int64]?, shutdown: SignalShutdown) {
-        self.environment = environment
-        self.policy = policy
-        self.feedIDs = feedIDs
-        self.shutdown = shutdown
-    }
-
-    /// The refresh's summary once ``run()`` returned; nil before, or when it threw.
-    var result: RefreshRunResult? { finished.withLock { $0 } }
-
-    func run() async throws {
-        let renderer = environment.renderer
-        let shutdown = self.shutdown
-        let summary = try await withGracefulShutdownHandler {
-            try await cancelWhenGracefulShutdown { [environment, policy, feedIDs] in
-                try await environment.service.refresh(policy: policy, feedIDs: feedIDs)
-            }
-        } onGracefulShutdown: {
-            let name = shutdown.signal.map { " on \($0)" } ?? ""
-            renderer.error(
-                "stopping\(name): no new fetches; feeds in flight finish and are stored (signal again to quit now)")
-        }
-        // Only a signal starts a graceful shutdown, and it is recorded before.
-        let stoppedBy = Task.isShuttingDownGracefully ? shutdown.signal : nil
-        finished.withLock { $0 = RefreshRunResult(summary: summary, stoppedBy: stoppedBy) }
-    }
 }
 
 extension ExitCode {
@@ -196,7 +166,6 @@ func exitStatus(for run: RefreshRunResult) -> ExitCode {
     return run.summary.failedCount > 0 ? ExitStatus.feedsFailed : .success
 }
 
-/// `--exec-timeout` must leave a hook some time, and be a time at all.
 /// Takes the run lock beside an SQLite database, or explains who holds it. On PostgreSQL there is none: any number
 /// of workers run at once and share the work through leases.
 func acquireRunLock(_ global: GlobalOptions, wait: DurationArgument?) async throws -> RunLock? {
