@@ -100,7 +100,8 @@ parser=.build/checkouts/swift-argument-parser
 [ -f "$parser/Package.swift" ] || fail "$parser is missing (it appears with the first swift build)"
 manual_build=(swift build --package-path "$parser" --scratch-path .build-manual --product generate-manual)
 echo "== ${manual_build[*]}" >&2
-"${manual_build[@]}" "${jobs[@]}" >&2
+"${manual_build[@]}" "${jobs[@]}" >"$out/generate-manual-build.log" 2>&1 ||
+    { tail -n 40 "$out/generate-manual-build.log" >&2; fail "building generate-manual failed (above)"; }
 generate_manual="$("${manual_build[@]}" --show-bin-path)/generate-manual"
 epoch="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}"
 manual="$out/manual"
@@ -211,8 +212,8 @@ Description: keeps podcast subscriptions fresh
  absent, resumed after a crash) and run as a fleet of workers on one shared
  PostgreSQL database.
  .
- Built from commit $commit. The binary carries the Swift runtime and Foundation
- and needs no Swift toolchain.
+ The binary carries the Swift runtime and Foundation and needs no Swift
+ toolchain. Built from commit $commit.
 EOF
 chmod 0644 "$root/DEBIAN/control"
 
