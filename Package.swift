@@ -41,9 +41,23 @@ let package = Package(
             dependencies: ["CLibXML2"],
             swiftSettings: strictSettings
         ),
+        /// The one network layer for feeds and media: concurrent, cached name resolution (getaddrinfo on threads of
+        /// its own), one AsyncHTTPClient pool per host, redirects hop by hop, and the transfer limits' watchdog.
+        .target(
+            name: "HTTPTransport",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "FeedFetching",
             dependencies: [
+                "HTTPTransport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -75,7 +89,7 @@ let package = Package(
         .target(
             name: "RefreshEngine",
             dependencies: [
-                "FeedParsing", "FeedFetching", "FeedStorage", "EpisodeDownloads",
+                "FeedParsing", "FeedFetching", "FeedStorage", "EpisodeDownloads", "HTTPTransport",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -86,7 +100,7 @@ let package = Package(
         .target(
             name: "EpisodeDownloads",
             dependencies: [
-                "FeedParsing",
+                "FeedParsing", "HTTPTransport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -158,8 +172,18 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "HTTPTransportTests",
+            dependencies: [
+                "HTTPTransport", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "FeedFetchingTests",
-            dependencies: ["FeedFetching", "TestSupport"],
+            dependencies: ["FeedFetching", "HTTPTransport", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -169,7 +193,9 @@ let package = Package(
         ),
         .testTarget(
             name: "RefreshEngineTests",
-            dependencies: ["RefreshEngine", "FeedStorage", "FeedFetching", "FeedParsing", "TestSupport"],
+            dependencies: [
+                "RefreshEngine", "FeedStorage", "FeedFetching", "FeedParsing", "HTTPTransport", "TestSupport",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -188,7 +214,8 @@ let package = Package(
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
-                "FeedParsing", "FeedFetching", "FeedStorage", "RefreshEngine", "ConsoleOutput", "TestSupport",
+                "FeedParsing", "FeedFetching", "HTTPTransport", "FeedStorage", "RefreshEngine", "ConsoleOutput",
+                "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             resources: [.copy("Fixtures")],

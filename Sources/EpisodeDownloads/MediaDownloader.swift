@@ -1,5 +1,6 @@
-public import AsyncHTTPClient
+import AsyncHTTPClient
 import Foundation
+public import HTTPTransport
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -25,37 +26,37 @@ import Darwin
 ///   body, too many redirects, a stall (no byte for ``DownloadConfiguration/stallTimeout``) or the total timeout is a
 ///   ``DownloadError``.
 public struct MediaDownloader: Sendable {
-    private let client: HTTPClient
+    private let network: HTTPNetwork
     /// The limits in force.
     public let configuration: DownloadConfiguration
 
-    /// A downloader over a new client, shut down when `body` returns or throws (AsyncHTTPClient's `withHTTPClient`).
+    /// A downloader over `network` (shared with feed fetches: one resolver, one pool per host), or over a new network
+    /// shut down when `body` returns or throws.
     public static func withDownloader<Result>(
-        configuration: DownloadConfiguration = DownloadConfiguration(), _ body: (MediaDownloader) async throws -> Result
+        configuration: DownloadConfiguration = DownloadConfiguration(), network: HTTPNetwork? = nil,
+        _ body: (MediaDownloader) async throws -> Result
     ) async throws -> Result {
-        try await HTTPClient.withHTTPClient(configuration: clientConfiguration(configuration)) { client in
-            try await body(MediaDownloader(client: client, configuration: configuration))
+        if let network {
+            return try await body(MediaDownloader(network: network, configuration: configuration))
+        }
+        return try await HTTPNetwork.withNetwork {
+            try await body(MediaDownloader(network: $0, configuration: configuration))
         }
     }
 
-    /// The client configuration a media downloader needs: redirects with a hop limit, no decompression (media is
-    /// asked for as `identity`), a read timeout as long as the progress timeout.
-    public static func clientConfiguration(_ configuration: DownloadConfiguration) -> HTTPClient.Configuration {
-        var clientConfiguration = HTTPClient.Configuration(
-            redirectConfiguration: .follow(max: configuration.maxRedirects, allowCycles: false),
-            timeout: .init(
-                connect: TimeAmount(configuration.connectTimeout), read: TimeAmount(configuration.stallTimeout)),
-            decompression: .disabled)
-        clientConfiguration.httpVersion = .automatic
-        clientConfiguration.connectionPool.retryConnectionEstablishment = false
-        return clientConfiguration
+    /// How media requests talk to servers: no decompression (media is asked for as `identity`), a read timeout as
+    /// long as the progress timeout.
+    var profile: HTTPNetwork.Profile {
+        HTTPNetwork.Profile(
+            decompressionRatioLimit: nil, connectTimeout: configuration.connectTimeout,
+            readTimeout: configuration.stallTimeout)
     }
 
     /// - Parameters:
-    ///   - client: A client made with ``clientConfiguration(_:)``; the caller shuts it down.
+    ///   - network: The network requests go through; the caller shuts it down.
     ///   - configuration: The limits.
-    public init(client: HTTPClient, configuration: DownloadConfiguration) {
-        self.client = client
+    public init(network: HTTPNetwork, configuration: DownloadConfiguration) {
+        self.network = network
         self.configuration = configuration
     }
 
@@ -133,8 +134,13 @@ public struct MediaDownloader: Sendable {
             }
             watch.begin()
             let response: HTTPClientResponse
+            let finalURL: URL
             do {
-                response = try await client.execute(httpRequest, deadline: Self.nioDeadline(deadline))
+                let exchange = try await network.execute(
+                    httpRequest, profile: profile, maxRedirects: configuration.maxRedirects,
+                    deadline: Self.nioDeadline(deadline))
+                response = exchange.response
+                finalURL = exchange.url
             } catch {
                 throw classify(error, url: url, watch: watch)
             }
@@ -190,7 +196,6 @@ public struct MediaDownloader: Sendable {
                 try FreeSpace.check(
                     needed: needed, margin: configuration.freeSpaceMargin, directory: directory, url: url)
             }
-            let finalURL = response.url ?? url
             let etag = headers.first(name: "ETag")
             let lastModified = headers.first(name: "Last-Modified")
             try await accepted(
@@ -312,6 +317,18 @@ public struct MediaDownloader: Sendable {
     private func classify(_ error: any Error, url: URL, watch: TransferWatch) -> any Error {
         if error is DownloadError || error is CancellationError { return error }
         let host = url.host ?? "the server"
+        if let error = error as? HTTPNetwork.RedirectError {
+            switch error {
+            case .tooMany:
+                return DownloadError(
+                    kind: .tooManyRedirects,
+                    message: "\(url.absoluteString): more than \(configuration.maxRedirects) redirects", url: url)
+            case .cycle:
+                return DownloadError(
+                    kind: .tooManyRedirects, message: "\(url.absoluteString): the redirects go round in a circle",
+                    url: url)
+            }
+        }
         if let error = error as? HTTPClientError {
             switch error {
             case .redirectLimitReached:
@@ -348,6 +365,13 @@ public struct MediaDownloader: Sendable {
     /// A network error in words that name no library type: the host cannot be resolved, refuses, or is unreachable.
     static func networkProblem(_ error: any Error, host: String) -> String {
         switch error {
+        case let error as NameLookupError:
+            switch error.kind {
+            case .noSuchHost: return "cannot resolve the host name \(host) (no such host)"
+            case .timedOut(let limit): return "cannot resolve the host name \(host): no answer within \(seconds(limit))"
+            case .nameServerUnavailable: return "cannot resolve the host name \(host): the name server did not answer"
+            case .failed(let reason): return "cannot resolve the host name \(host): \(reason)"
+            }
         case is SocketAddressError.UnknownHost:
             return "cannot resolve the host name \(host) (no such host, or no DNS)"
         case let error as NIOConnectionError:

@@ -1,4 +1,5 @@
 public import Foundation
+public import HTTPTransport
 
 /// Why a feed could not be fetched.
 public struct FeedFetchError: Error, Hashable, CustomStringConvertible, LocalizedError {
@@ -43,17 +44,22 @@ public struct FeedFetchError: Error, Hashable, CustomStringConvertible, Localize
     public let retryAfter: Date?
     /// A human-readable reason, safe to print on one line.
     public let message: String
+    /// For ``Kind/timeout`` and ``Kind/unreachable``: which of the fetch's limits was hit, when one was.
+    public let limit: TransferLimit?
 
-    public init(kind: Kind, message: String, status: Int? = nil, retryAfter: Date? = nil) {
+    public init(kind: Kind, message: String, status: Int? = nil, retryAfter: Date? = nil, limit: TransferLimit? = nil) {
         self.kind = kind
         self.message = message
         self.status = status
         self.retryAfter = retryAfter
+        self.limit = limit
     }
 
-    /// True for failures worth one quick retry within a run (reset connections, timeouts). Refused connections,
-    /// unknown hosts, TLS failures and corrupt bodies are final: retrying at once would fail the same way.
-    public var isTransient: Bool { kind == .transport || kind == .timeout }
+    /// True for failures worth one quick retry within a run (reset connections, a timeout of the client's own).
+    /// Refused connections, unknown hosts, TLS failures and corrupt bodies are final: retrying at once would fail the
+    /// same way; so is a fetch over one of its named limits (first byte, stall, rate, total): a server that slow now
+    /// is as slow a second later, and a retry would double the wait.
+    public var isTransient: Bool { kind == .transport || (kind == .timeout && limit == nil) }
 
     public var description: String { message }
     public var errorDescription: String? { message }

@@ -1,11 +1,20 @@
 public import Foundation
+public import HTTPTransport
 
 /// Limits and identity for fetching feeds, pinned explicitly rather than inherited from a client's defaults.
 public struct FetchConfiguration: Sendable {
-    /// How long connecting may take.
+    /// How long connecting may take (per address tried), and looking a host name up.
     public var connectTimeout: Duration
-    /// How long one whole fetch (connect, headers, body) may take.
+    /// How long one whole fetch (lookup, connect, headers, body) may take.
     public var totalTimeout: Duration
+    /// How long a server may take to answer a request (connecting included) before the first byte of its answer.
+    public var firstByteTimeout: Duration = .seconds(30)
+    /// How long the body may go without a byte.
+    public var stallTimeout: Duration = .seconds(20)
+    /// The body's slowest average rate over a window; nil for none.
+    public var minimumRate: MinimumRate? = MinimumRate(bytesPerSecond: 1_000, window: .seconds(15))
+    /// How long resolved names (and failed lookups) are kept: a run reuses them; `watch` reuses them across cycles.
+    public var keepAnswers: Duration = .seconds(300)
     /// The largest body accepted, counted as it streams (after decompression).
     public var maxBodyBytes: Int
     /// Redirects followed at most.
@@ -19,6 +28,19 @@ public struct FetchConfiguration: Sendable {
     /// What the caller calls the body limit (a command-line flag, say), named in the message of a feed over it;
     /// nil names none.
     public var maxBodyBytesName: String?
+
+    /// The limits a fetch runs under, each named in the error it causes.
+    public var limits: TransferLimits {
+        TransferLimits(
+            nameLookup: connectTimeout, connect: connectTimeout, firstByte: firstByteTimeout, stall: stallTimeout,
+            minimumRate: minimumRate, total: totalTimeout)
+    }
+
+    /// How the resolver of a feed network waits and remembers.
+    public var resolverPolicy: HostResolver.Policy {
+        HostResolver.Policy(
+            lookupTimeout: connectTimeout, keepAnswers: keepAnswers, keepFailures: min(keepAnswers, .seconds(60)))
+    }
 
     public init(
         connectTimeout: Duration = .seconds(10),

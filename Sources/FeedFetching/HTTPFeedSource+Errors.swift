@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTransport
 import NIOCore
 import NIOHTTPCompression
 import NIOPosix
@@ -23,6 +24,8 @@ extension HTTPFeedSource {
         let host = url.host ?? "the server"
         let port = url.port.map { ":\($0)" } ?? ""
         switch error {
+        case let error as NameLookupError:
+            return classify(error)
         case let error as HTTPClientError:
             return classify(error, host: host)
         case let error as NIOConnectionError:
@@ -75,7 +78,7 @@ extension HTTPFeedSource {
         case .readTimeout, .deadlineExceeded:
             return FeedFetchError(
                 kind: .timeout,
-                message: "timed out: no complete answer within \(configuration.totalTimeout)"
+                message: "timed out: no complete answer within \(Self.seconds(configuration.totalTimeout))"
             )
         case .redirectLimitReached:
             return FeedFetchError(kind: .tooManyRedirects, message: "more than \(configuration.maxRedirects) redirects")
@@ -91,6 +94,63 @@ extension HTTPFeedSource {
         default:
             return FeedFetchError(kind: .transport, message: "HTTP error talking to \(host): \(error)")
         }
+    }
+
+    /// A fetch that went over one of its limits, with the limit named.
+    func limitError(_ exceeded: TransferLimitExceeded, url: URL) -> FeedFetchError {
+        let host = url.host ?? "the server"
+        let got =
+            exceeded.expectedBytes.map { "got \(exceeded.receivedBytes) of \($0) bytes" }
+            ?? "got \(exceeded.receivedBytes) bytes"
+        let message: String
+        switch exceeded.limit {
+        case .nameLookup:
+            return classify(NameLookupError(kind: .timedOut(exceeded.duration), host: host))
+        case .connect:
+            return connectTimeout(host: host)
+        case .firstByte:
+            message =
+                "\(host) sent no answer within \(Self.seconds(exceeded.duration)) of the request (first-byte limit)"
+        case .stall:
+            message = "\(host) stopped sending: no byte for \(Self.seconds(exceeded.duration)) (stall limit; \(got))"
+        case .minimumRate:
+            let rate = exceeded.limits.minimumRate?.bytesPerSecond ?? 0
+            message =
+                "\(host) sends too slowly: under \(rate) bytes/s over \(Self.seconds(exceeded.duration)) "
+                + "(minimum-rate limit; \(got))"
+        case .total:
+            message = "timed out: the whole fetch took longer than \(Self.seconds(exceeded.duration)) (\(got))"
+        }
+        return FeedFetchError(kind: .timeout, message: message, limit: exceeded.limit)
+    }
+
+    /// A failed lookup of our own resolver: "no such name" is final; a name server that does not answer points at
+    /// the network.
+    private func classify(_ error: NameLookupError) -> FeedFetchError {
+        let host = error.host
+        switch error.kind {
+        case .noSuchHost:
+            return FeedFetchError(
+                kind: .unknownHost,
+                message: "\(host) does not exist (the name server knows no such host): check the feed's URL")
+        case .nameServerUnavailable:
+            return FeedFetchError(
+                kind: .unreachable,
+                message: "cannot look up \(host): the name server did not answer (is the network down?)")
+        case .timedOut(let limit):
+            return FeedFetchError(
+                kind: .unreachable,
+                message: "cannot look up \(host): the name server did not answer within \(Self.seconds(limit))",
+                limit: .nameLookup)
+        case .failed(let reason):
+            return FeedFetchError(kind: .unreachable, message: "cannot look up \(host): \(reason)")
+        }
+    }
+
+    /// A duration in whole seconds, or tenths below ten.
+    static func seconds(_ duration: Duration) -> String {
+        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return value == value.rounded() ? "\(Int64(value)) s" : String(format: "%.1f s", value)
     }
 
     /// A `getaddrinfo` failure: "no such name" is final; a resolver that cannot be reached points at the network.
@@ -171,8 +231,9 @@ extension HTTPFeedSource {
     private func connectTimeout(host: String) -> FeedFetchError {
         FeedFetchError(
             kind: .unreachable,
-            message: "could not connect to \(host) within \(configuration.connectTimeout): "
-                + "no answer from the host or the network"
+            message: "could not connect to \(host) within \(Self.seconds(configuration.connectTimeout)): "
+                + "no answer from the host or the network",
+            limit: .connect
         )
     }
 

@@ -1,54 +1,50 @@
-public import AsyncHTTPClient
+import AsyncHTTPClient
 import Foundation
+public import HTTPTransport
 import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
 
-/// Fetches feeds over HTTP(S) with one shared `HTTPClient`: conditional GET, gzip/deflate with a ratio limit,
-/// redirects (permanent moves detected from the redirect history), a body cap enforced while streaming.
+/// Fetches feeds over HTTP(S) through the process's one ``HTTPNetwork`` (names resolved concurrently and cached,
+/// one connection pool per host): conditional GET, gzip/deflate with a ratio limit, redirects (permanent moves
+/// detected from the hops), a body cap enforced while streaming, and separate limits on connecting, the first byte,
+/// stalls, the body's rate and the whole fetch (``FetchConfiguration/limits``), each named in the error it causes.
 public struct HTTPFeedSource: FeedSource {
-    private let client: HTTPClient
+    private let network: HTTPNetwork
     let configuration: FetchConfiguration
 
-    /// The one client a process should use for feeds, with every limit pinned. The caller shuts it down (or use
-    /// ``withSource(configuration:_:)``, which does).
-    public static func makeClient(configuration: FetchConfiguration) -> HTTPClient {
-        HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration(configuration))
+    /// A network for feeds; the caller shuts it down (or use ``withSource(configuration:network:_:)``, which does).
+    public static func makeNetwork(configuration: FetchConfiguration) -> HTTPNetwork {
+        HTTPNetwork(resolver: HostResolver(policy: configuration.resolverPolicy))
     }
 
-    /// A feed source over a new client, shut down when `body` returns or throws (AsyncHTTPClient's
-    /// `withHTTPClient`).
+    /// A feed source over `network`, or over a new network shut down when `body` returns or throws.
     public static func withSource<Result>(
-        configuration: FetchConfiguration, _ body: (HTTPFeedSource) async throws -> Result
+        configuration: FetchConfiguration, network: HTTPNetwork? = nil, _ body: (HTTPFeedSource) async throws -> Result
     ) async throws -> Result {
-        try await HTTPClient.withHTTPClient(configuration: clientConfiguration(configuration)) { client in
-            try await body(HTTPFeedSource(client: client, configuration: configuration))
+        if let network {
+            return try await body(HTTPFeedSource(network: network, configuration: configuration))
+        }
+        return try await HTTPNetwork.withNetwork(resolver: HostResolver(policy: configuration.resolverPolicy)) {
+            try await body(HTTPFeedSource(network: $0, configuration: configuration))
         }
     }
 
-    static func clientConfiguration(_ configuration: FetchConfiguration) -> HTTPClient.Configuration {
-        var clientConfiguration = HTTPClient.Configuration(
-            redirectConfiguration: .follow(max: configuration.maxRedirects, allowCycles: false),
-            timeout: .init(
-                connect: TimeAmount(configuration.connectTimeout),
-                // A stall is caught by the read timeout; a trickle by the deadline checked per chunk.
-                read: TimeAmount(min(.seconds(30), configuration.totalTimeout))),
-            decompression: .enabled(limit: .ratio(configuration.decompressionRatioLimit)))
-        clientConfiguration.httpVersion = .automatic
-        // By default AHC retries a failed connection attempt with backoff until the connect timeout, so a refused
-        // port, an unknown host or a bad certificate took the whole timeout (10 s; 20 s and 18 handshakes for TLS)
-        // and surfaced as a timeout. Fail on the first attempt instead: the error is then the real cause, and the
-        // refresh engine retries the causes worth retrying (resets, timeouts) once itself.
-        clientConfiguration.connectionPool.retryConnectionEstablishment = false
-        return clientConfiguration
+    /// - Parameters:
+    ///   - network: The shared network (from ``makeNetwork(configuration:)``).
+    ///   - configuration: Limits and the user agent.
+    public init(network: HTTPNetwork, configuration: FetchConfiguration) {
+        self.network = network
+        self.configuration = configuration
     }
 
-    /// - Parameters:
-    ///   - client: The shared client (from ``makeClient(configuration:)``).
-    ///   - configuration: Limits and the user agent.
-    public init(client: HTTPClient, configuration: FetchConfiguration) {
-        self.client = client
-        self.configuration = configuration
+    /// How feed requests talk to servers: decompression with the ratio limit, and AsyncHTTPClient's read timeout as a
+    /// backstop behind the watchdog's first-byte and stall limits.
+    var profile: HTTPNetwork.Profile {
+        HTTPNetwork.Profile(
+            decompressionRatioLimit: configuration.decompressionRatioLimit,
+            connectTimeout: configuration.connectTimeout,
+            readTimeout: max(configuration.firstByteTimeout, configuration.stallTimeout) + .seconds(5))
     }
 
     public func fetch<Consumer: FeedBodyConsumer>(
@@ -60,6 +56,46 @@ public struct HTTPFeedSource: FeedSource {
             throw FeedFetchError(
                 kind: .unsupportedScheme, message: "\(request.url.absoluteString) is not an http or https URL")
         }
+        let watch = TransferWatch()
+        let limits = configuration.limits
+        do {
+            // The transfer and its watchdog run side by side; the first to end decides. The consumer is made and fed
+            // by the transfer task alone and handed back when it is done, so it never crosses tasks at once.
+            return try await withoutActuallyEscaping(makeConsumer) { makeConsumer in
+                // Type-erased, so the child task captures no generic metadata (Consumer need not be Sendable).
+                let transfer = UncheckedSendable<() async throws -> Any> {
+                    try await self.transfer(request, watch: watch, makeConsumer: makeConsumer)
+                }
+                let outcome = try await withThrowingTaskGroup(of: UncheckedSendable<Any>?.self) { group in
+                    group.addTask { UncheckedSendable(try await transfer.value()) }
+                    group.addTask {
+                        try await watch.watch(limits: limits)
+                        return nil
+                    }
+                    defer { group.cancelAll() }
+                    while let result = try await group.next() {
+                        if let result { return result.value }
+                    }
+                    throw CancellationError()
+                }
+                guard let result = outcome as? FeedFetchResult<Consumer> else { throw CancellationError() }
+                return result
+            }
+        } catch let exceeded as TransferLimitExceeded {
+            throw limitError(exceeded, url: request.url)
+        } catch let error as FeedFetchError {
+            throw error
+        } catch let error as FeedFetchConsumerError {
+            throw error.underlying
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw classify(error, url: request.url)
+        }
+    }
+
+    private func transfer<Consumer: FeedBodyConsumer>(
+        _ request: FeedRequest, watch: TransferWatch, makeConsumer: (FeedResponseHead) throws -> Consumer
+    ) async throws -> FeedFetchResult<Consumer> {
         var httpRequest = HTTPClientRequest(url: request.url.absoluteString)
         httpRequest.method = .GET
         httpRequest.headers.add(name: "User-Agent", value: configuration.userAgent)
@@ -74,102 +110,104 @@ public struct HTTPFeedSource: FeedSource {
                 httpRequest.headers.add(name: "If-Modified-Since", value: lastModified)
             }
         }
-        let timeout = configuration.totalTimeout
-        let deadline =
-            NIODeadline.now()
-            + .nanoseconds(
-                Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
+        // AsyncHTTPClient's own deadline is a backstop a moment after the watchdog's total limit.
+        let deadline = NIODeadline.now() + TimeAmount(configuration.totalTimeout + .seconds(2))
+        let exchange: HTTPNetwork.Exchange
         do {
-            let response = try await client.execute(httpRequest, deadline: deadline)
-            let head = makeHead(request: request, response: response)
-            let status = Int(response.status.code)
-            switch status {
-            case 200...299:
-                // A declared length over the limit is refused from the header, before a byte of the body is read;
-                // dropping the body closes the connection.
-                let declaredLength = response.headers.first(name: "Content-Length")
-                    .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-                if let declared = declaredLength, declared > configuration.maxBodyBytes {
-                    let limit = Self.megabytes(configuration.maxBodyBytes)
+            exchange = try await network.execute(
+                httpRequest, profile: profile, maxRedirects: configuration.maxRedirects, deadline: deadline,
+                watch: watch)
+        } catch let error as HTTPNetwork.RedirectError {
+            switch error {
+            case .tooMany(let count):
+                throw FeedFetchError(kind: .tooManyRedirects, message: "more than \(count) redirects")
+            case .cycle:
+                throw FeedFetchError(kind: .tooManyRedirects, message: "the redirects go round in a circle")
+            }
+        }
+        let response = exchange.response
+        let head = makeHead(request: request, exchange: exchange)
+        let status = Int(response.status.code)
+        let declaredLength = response.headers.first(name: "Content-Length")
+            .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        watch.bodyStarted(expected: declaredLength.map(Int64.init))
+        switch status {
+        case 200...299:
+            // A declared length over the limit is refused from the header, before a byte of the body is read;
+            // dropping the body closes the connection.
+            if let declared = declaredLength, declared > configuration.maxBodyBytes {
+                let limit = Self.megabytes(configuration.maxBodyBytes)
+                throw FeedFetchError(
+                    kind: .tooLarge,
+                    message:
+                        "the feed is larger than \(limit)\(Self.named(configuration.maxBodyBytesName)): the server announces \(Self.megabytes(declared))"
+                )
+            }
+            let consumer = try makeConsumer(head)
+            var count = 0
+            for try await buffer in response.body {
+                watch.received(buffer.readableBytes)
+                count += buffer.readableBytes
+                if count > configuration.maxBodyBytes {
                     throw FeedFetchError(
                         kind: .tooLarge,
                         message:
-                            "the feed is larger than \(limit)\(Self.named(configuration.maxBodyBytesName)): the server announces \(Self.megabytes(declared))"
+                            "the feed is larger than \(Self.megabytes(configuration.maxBodyBytes))\(Self.named(configuration.maxBodyBytesName))"
                     )
                 }
-                let consumer = try makeConsumer(head)
-                var count = 0
-                for try await buffer in response.body {
-                    if NIODeadline.now() > deadline {
-                        throw FeedFetchError(
-                            kind: .timeout,
-                            message: "timed out: the body did not arrive within \(configuration.totalTimeout)")
-                    }
-                    count += buffer.readableBytes
-                    if count > configuration.maxBodyBytes {
-                        throw FeedFetchError(
-                            kind: .tooLarge,
-                            message:
-                                "the feed is larger than \(Self.megabytes(configuration.maxBodyBytes))\(Self.named(configuration.maxBodyBytesName))"
-                        )
-                    }
-                    do {
-                        try buffer.withUnsafeReadableBytes { try consumer.consume($0) }
-                    } catch {
-                        throw FeedFetchConsumerError(underlying: error)
-                    }
+                do {
+                    try buffer.withUnsafeReadableBytes { try consumer.consume($0) }
+                } catch {
+                    throw FeedFetchConsumerError(underlying: error)
                 }
-                return .fetched(head, consumer, byteCount: count)
-            case 304:
-                guard sentValidators else {
-                    throw FeedFetchError(
-                        kind: .transport, message: "the server answered 304 Not Modified to an unconditional request",
-                        status: 304)
-                }
-                return .notModified(head)
-            case 410:
-                throw FeedFetchError(kind: .gone, message: "HTTP 410 Gone: the feed was removed", status: 410)
-            case 300...399:
-                if let location = response.headers.first(name: "Location"),
-                    let target = URL(string: location, relativeTo: head.url),
-                    let targetScheme = target.scheme?.lowercased(),
-                    targetScheme != "http" && targetScheme != "https"
-                {
-                    throw FeedFetchError(
-                        kind: .unsupportedScheme,
-                        message: "redirected to a \(targetScheme): URL, which podfresh never follows", status: status)
-                }
-                throw FeedFetchError(
-                    kind: .httpStatus,
-                    message: "HTTP \(status) \(response.status.reasonPhrase) without a usable Location", status: status)
-            default:
-                var message = "HTTP \(status) \(response.status.reasonPhrase)"
-                if let retryAfter = head.retryAfter {
-                    message += " (retry after \(HTTPHeaderValues.string(from: retryAfter)))"
-                }
-                throw FeedFetchError(kind: .httpStatus, message: message, status: status, retryAfter: head.retryAfter)
             }
-        } catch let error as FeedFetchError {
-            throw error
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch let error as FeedFetchConsumerError {
-            throw error.underlying
-        } catch {
-            if Task.isCancelled { throw CancellationError() }
-            throw classify(error, url: request.url)
+            return .fetched(head, consumer, byteCount: count)
+        case 304:
+            // Reading the (empty) body to its end is what gives the connection back to its pool for the next feed.
+            await HTTPNetwork.discard(response.body)
+            guard sentValidators else {
+                throw FeedFetchError(
+                    kind: .transport, message: "the server answered 304 Not Modified to an unconditional request",
+                    status: 304)
+            }
+            return .notModified(head)
+        case 410:
+            await HTTPNetwork.discard(response.body)
+            throw FeedFetchError(kind: .gone, message: "HTTP 410 Gone: the feed was removed", status: 410)
+        case 300...399:
+            await HTTPNetwork.discard(response.body)
+            if let location = response.headers.first(name: "Location"),
+                let target = URL(string: location, relativeTo: head.url),
+                let targetScheme = target.scheme?.lowercased(),
+                targetScheme != "http" && targetScheme != "https"
+            {
+                throw FeedFetchError(
+                    kind: .unsupportedScheme,
+                    message: "redirected to a \(targetScheme): URL, which podfresh never follows", status: status)
+            }
+            throw FeedFetchError(
+                kind: .httpStatus,
+                message: "HTTP \(status) \(response.status.reasonPhrase) without a usable Location", status: status)
+        default:
+            await HTTPNetwork.discard(response.body)
+            var message = "HTTP \(status) \(response.status.reasonPhrase)"
+            if let retryAfter = head.retryAfter {
+                message += " (retry after \(HTTPHeaderValues.string(from: retryAfter)))"
+            }
+            throw FeedFetchError(kind: .httpStatus, message: message, status: status, retryAfter: head.retryAfter)
         }
     }
 
-    private func makeHead(request: FeedRequest, response: HTTPClientResponse) -> FeedResponseHead {
-        let finalURL = response.url ?? request.url
-        let hops = response.history
+    private func makeHead(request: FeedRequest, exchange: HTTPNetwork.Exchange) -> FeedResponseHead {
+        let response = exchange.response
+        let finalURL = exchange.url
+        let hops = exchange.hops
         var redirects: [URL] = []
         var permanentRedirect: URL?
         if hops.count > 1 {
-            redirects = hops.dropFirst().compactMap { URL(string: $0.request.url) }
-            let statuses = hops.dropLast().map { $0.responseHead.status.code }
-            let isPermanent: (UInt) -> Bool = { $0 == 301 || $0 == 308 }
+            redirects = hops.dropFirst().map(\.url)
+            let statuses = hops.dropLast().map(\.status)
+            let isPermanent: (Int) -> Bool = { $0 == 301 || $0 == 308 }
             if statuses.allSatisfy(isPermanent) {
                 permanentRedirect = finalURL
             } else if let first = statuses.first, isPermanent(first) {
@@ -206,4 +244,10 @@ public struct HTTPFeedSource: FeedSource {
 /// Wraps an error thrown by a body consumer so it passes through the fetch unchanged.
 struct FeedFetchConsumerError: Error {
     let underlying: any Error
+}
+
+/// Carries a value between tasks of one structured scope where only one task uses it at a time.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
 }

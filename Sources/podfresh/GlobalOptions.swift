@@ -1,4 +1,5 @@
 import ArgumentParser
+import FeedFetching
 import FeedStorage
 import Foundation
 
@@ -34,26 +35,59 @@ struct GlobalOptions: ParsableArguments {
 
 /// Options of commands that fetch feeds.
 struct FetchOptions: ParsableArguments {
-    @Option(name: .long, help: "The most feeds fetched at the same time (1–64).")
-    var jobs: Int = 5
+    /// The defaults, measured under internet-like latency (Scripts/bench-internet.sh): enough fetches in flight that
+    /// slow servers do not hold every slot, and per host as many as a browser opens.
+    static let defaultJobs = 32
+    static let defaultPerHost = 6
+
+    @Option(name: .long, help: "The most feeds fetched at the same time (1–256).")
+    var jobs: Int = FetchOptions.defaultJobs
 
     @Option(
         name: .long,
         help: "The most feeds fetched at the same time from one host (1–64; on PostgreSQL, by all workers together).")
-    var perHost: Int = 2
+    var perHost: Int = FetchOptions.defaultPerHost
 
-    @Option(name: .long, help: "Give up on one feed after this long (e.g. 60s, 2m).")
+    @Option(name: .long, help: "Give up on one feed after this long in all (e.g. 60s, 2m).")
     var timeout = DurationArgument("60s")
+
+    @Option(
+        name: .long,
+        help: "Give up on a host whose name does not resolve, or that does not accept a connection, within this long.")
+    var connectTimeout = DurationArgument("10s")
+
+    @Option(
+        name: .long,
+        help: "Give up on a server that has not begun to answer a request within this long (connecting included).")
+    var firstByteTimeout = DurationArgument("30s")
 
     @Option(name: .long, help: "The largest feed body accepted, in megabytes.")
     var maxFeedSize: Int = 50
 
     func validate() throws {
-        guard (1...64).contains(jobs) else { throw ValidationError("Please give a --jobs between 1 and 64.") }
+        guard (1...256).contains(jobs) else { throw ValidationError("Please give a --jobs between 1 and 256.") }
         guard (1...64).contains(perHost) else { throw ValidationError("Please give a --per-host between 1 and 64.") }
         guard (1...2048).contains(maxFeedSize) else {
             throw ValidationError("Please give a --max-feed-size between 1 and 2048 (MB).")
         }
+        guard connectTimeout.seconds >= 0.1 else {
+            throw ValidationError("Please give a --connect-timeout of at least 100ms, such as 10s.")
+        }
+        guard firstByteTimeout.seconds >= 0.1 else {
+            throw ValidationError("Please give a --first-byte-timeout of at least 100ms, such as 30s.")
+        }
+    }
+
+    /// The fetch limits these options set. Connecting and the first byte never wait longer than the whole fetch.
+    var configuration: FetchConfiguration {
+        var configuration = FetchConfiguration(
+            connectTimeout: .seconds(min(connectTimeout.seconds, timeout.seconds)),
+            totalTimeout: timeout.duration,
+            maxBodyBytes: maxFeedSize * 1_000_000,
+            userAgent: PodfreshVersion.userAgent)
+        configuration.firstByteTimeout = .seconds(min(firstByteTimeout.seconds, timeout.seconds))
+        configuration.maxBodyBytesName = SettingNames.maxFeedSize
+        return configuration
     }
 }
 

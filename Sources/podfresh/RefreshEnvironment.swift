@@ -4,6 +4,7 @@ import FeedFetching
 import FeedParsing
 import FeedStorage
 import Foundation
+import HTTPTransport
 import RefreshEngine
 
 /// Everything a command needs, wired once: the store, the feed source over one shared HTTP client, the coordinator,
@@ -59,7 +60,7 @@ private func withEnvironment<Result: Sendable>(
     body: (RefreshEnvironment) async throws -> Result
 ) async throws -> Result {
     let clockOffset = try await store.claims?.clockOffset() ?? 0
-    return try await withFeedSource(fetch) { source in
+    return try await withFeedNetwork(fetch) { source, network in
         let coordinator = DataFetchCoordinator(maxConcurrent: fetch.jobs, maxPerHost: fetch.perHost)
         let updates = UIUpdateService()
         let renderer = ConsoleRenderer(mode: output)
@@ -76,7 +77,12 @@ private func withEnvironment<Result: Sendable>(
         configuration.hookTimeoutName = SettingNames.execTimeout
         configuration.parserOptions = SettingNames.parserOptions
         configuration.now = { Date().addingTimeInterval(clockOffset) }
-        configuration.downloads = downloads
+        // Downloads share the feeds' network: names resolved once, connections to a host reused by both.
+        configuration.downloads = downloads.map {
+            var settings = $0
+            settings.network = network
+            return settings
+        }
         // Standard output of `--json` is JSON Lines only; the hook's output goes to standard error there.
         if output == .json { configuration.hookOutput = .standardErrorOnly }
         let service = EpisodeUpdateService(
@@ -90,23 +96,28 @@ private func withEnvironment<Result: Sendable>(
     }
 }
 
-/// The feed source alone (HTTP over one client, and files), shut down when `body` returns or throws.
+/// The feed source alone (HTTP through one network, and files), shut down when `body` returns or throws.
 func withFeedSource<Result: Sendable>(
     _ fetch: FetchOptions,
     body: (any FeedSource) async throws -> Result
 ) async throws -> Result {
-    var configuration = FetchConfiguration(
-        connectTimeout: .seconds(min(10, fetch.timeout.seconds)),
-        totalTimeout: fetch.timeout.duration,
-        maxBodyBytes: fetch.maxFeedSize * 1_000_000,
-        userAgent: PodfreshVersion.userAgent)
-    configuration.maxBodyBytesName = SettingNames.maxFeedSize
-    return try await HTTPFeedSource.withSource(configuration: configuration) { http in
+    try await withFeedNetwork(fetch) { source, _ in try await body(source) }
+}
+
+/// The feed source and the network under it (one resolver, one connection pool per host), for downloads to share;
+/// shut down when `body` returns or throws.
+func withFeedNetwork<Result: Sendable>(
+    _ fetch: FetchOptions,
+    body: (any FeedSource, HTTPNetwork) async throws -> Result
+) async throws -> Result {
+    let configuration = fetch.configuration
+    return try await HTTPNetwork.withNetwork(resolver: HostResolver(policy: configuration.resolverPolicy)) { network in
         try await body(
             RoutingFeedSource(
-                http: http,
+                http: HTTPFeedSource(network: network, configuration: configuration),
                 file: FileFeedSource(
-                    maxBodyBytes: configuration.maxBodyBytes, maxBodyBytesName: SettingNames.maxFeedSize)))
+                    maxBodyBytes: configuration.maxBodyBytes, maxBodyBytesName: SettingNames.maxFeedSize)),
+            network)
     }
 }
 

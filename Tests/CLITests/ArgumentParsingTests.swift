@@ -7,7 +7,7 @@ import Testing
 struct ArgumentParsingTests {
     @Test(arguments: [
         ["refresh", "--jobs", "0"],
-        ["refresh", "--jobs", "65"],
+        ["refresh", "--jobs", "257"],
         ["refresh", "--per-host", "0"],
         ["refresh", "--all", "--force"],
         ["refresh", "--quiet", "--json"],

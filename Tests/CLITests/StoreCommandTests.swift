@@ -298,8 +298,11 @@ struct StoreCommandTests {
         let refresh = try await podfresh.run(["refresh", "--help"])
         let help = refresh.stdout.replacingOccurrences(of: "\n", with: " ").split(separator: " ").joined(separator: " ")
         #expect(
-            help.contains("--timeout <timeout> Give up on one feed after this long (e.g. 60s, 2m). (default: 60s)"),
+            help.contains(
+                "--timeout <timeout> Give up on one feed after this long in all (e.g. 60s, 2m). (default: 60s)"),
             "\(refresh.stdout)")
+        #expect(help.contains("(default: 10s)"), "--connect-timeout")
+        #expect(help.contains("(default: 30s)"), "--first-byte-timeout")
         #expect(help.contains("(default: 15m)"))
         #expect(help.contains("(default: 24h)"))
         #expect(!help.contains(".0s"), "no 900.0s")

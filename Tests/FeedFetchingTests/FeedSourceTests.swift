@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FeedFetching
 import Foundation
+import HTTPTransport
 import TestSupport
 import Testing
 
@@ -25,14 +26,14 @@ private func withSource<R>(
     let configuration = FetchConfiguration(
         connectTimeout: .seconds(2), totalTimeout: totalTimeout, maxBodyBytes: maxBodyBytes, maxRedirects: 5,
         userAgent: "podfresh/test", now: { now })
-    let client = HTTPFeedSource.makeClient(configuration: configuration)
+    let client = HTTPFeedSource.makeNetwork(configuration: configuration)
     do {
-        let result = try await body(HTTPFeedSource(client: client, configuration: configuration), server)
-        try await client.shutdown()
+        let result = try await body(HTTPFeedSource(network: client, configuration: configuration), server)
+        await client.shutdown()
         try await server.shutdown()
         return result
     } catch {
-        try? await client.shutdown()
+        await client.shutdown()
         try? await server.shutdown()
         throw error
     }

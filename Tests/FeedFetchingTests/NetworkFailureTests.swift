@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FeedFetching
 import Foundation
+import HTTPTransport
 import TestSupport
 import Testing
 
@@ -29,13 +30,13 @@ private func withRealisticSource<R>(
         decompressionRatioLimit: decompressionRatioLimit,
         userAgent: "podfresh/test"
     )
-    let client = HTTPFeedSource.makeClient(configuration: configuration)
+    let client = HTTPFeedSource.makeNetwork(configuration: configuration)
     do {
-        let result = try await body(HTTPFeedSource(client: client, configuration: configuration))
-        try await client.shutdown()
+        let result = try await body(HTTPFeedSource(network: client, configuration: configuration))
+        await client.shutdown()
         return result
     } catch {
-        try? await client.shutdown()
+        await client.shutdown()
         throw error
     }
 }
@@ -177,10 +178,10 @@ struct ConnectTimeoutTests {
             totalTimeout: .seconds(30),
             userAgent: "podfresh/test"
         )
-        let client = HTTPFeedSource.makeClient(configuration: configuration)
-        defer { Task { try? await client.shutdown() } }
+        let client = HTTPFeedSource.makeNetwork(configuration: configuration)
+        defer { Task { await client.shutdown() } }
         let (error, seconds) = await timedFailure(
-            HTTPFeedSource(client: client, configuration: configuration),
+            HTTPFeedSource(network: client, configuration: configuration),
             unanswered.url("/feed.xml")
         )
         let failure = try #require(error)

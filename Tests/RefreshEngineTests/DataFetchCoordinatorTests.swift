@@ -71,6 +71,33 @@ struct DataFetchCoordinatorTests {
     }
 
     @Test(.timeLimit(.minutes(1)))
+    func theBusiestHostKeepsItsSlotsAndNeverWaitsBehindSmallOnes() async {
+        // One host with 12 feeds (the run's critical path) and 12 hosts with one feed each, listed first.
+        let small = (1...12).map {
+            FeedTarget(id: Int64(100 + $0), url: URL(string: "https://small\($0).example/feed")!, title: "Small \($0)")
+        }
+        let big = (1...12).map {
+            FeedTarget(id: Int64($0), url: URL(string: "https://platform.example/feed\($0)")!, title: "Big \($0)")
+        }
+        let coordinator = DataFetchCoordinator(maxConcurrent: 4, maxPerHost: 2)
+        let probe = ConcurrencyProbe()
+        _ = await coordinator.run(small + big) { feed in
+            probe.enter(feed)
+            try? await Task.sleep(for: .milliseconds(feed.host == "platform.example" ? 5 : 40))
+            probe.leave(feed)
+            return RefreshOutcome(feed: feed, result: .notModified)
+        }
+        let started = probe.snapshot.started
+        // The big host starts first and gets its two slots back each time one of its feeds ends, so all of its
+        // feeds start before the last small one: the small hosts fill only the slots it cannot use.
+        #expect(started.prefix(2).allSatisfy { $0 <= 12 }, "\(started)")
+        let lastBig = started.lastIndex { $0 <= 12 } ?? 0
+        let lastSmall = started.lastIndex { $0 > 100 } ?? 0
+        #expect(lastBig < lastSmall, "\(started)")
+        #expect(probe.snapshot.maxPerHost <= 2)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
     func noHostGetsMoreThanItsShare() async {
         let coordinator = DataFetchCoordinator(maxConcurrent: 8, maxPerHost: 2)
         let probe = ConcurrencyProbe()

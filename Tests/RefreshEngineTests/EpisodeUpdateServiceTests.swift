@@ -3,6 +3,7 @@ import FeedFetching
 import FeedParsing
 import FeedStorage
 import Foundation
+import HTTPTransport
 import RefreshEngine
 import TestSupport
 import Testing
@@ -24,7 +25,7 @@ func rss(title: String = "Show", items: [String], extra: String = "") -> String 
 final class EngineHarness: @unchecked Sendable {
     let server: TestHTTPServer
     let store: FeedStore
-    let client: HTTPClient
+    let client: HTTPNetwork
     let coordinator: DataFetchCoordinator
     let service: EpisodeUpdateService
     let directory: URL
@@ -41,10 +42,10 @@ final class EngineHarness: @unchecked Sendable {
         let configuration = FetchConfiguration(
             connectTimeout: .seconds(2), totalTimeout: totalTimeout, maxBodyBytes: 1_000_000, userAgent: "podfresh-test"
         )
-        client = HTTPFeedSource.makeClient(configuration: configuration)
+        client = HTTPFeedSource.makeNetwork(configuration: configuration)
         coordinator = DataFetchCoordinator(maxConcurrent: jobs, maxPerHost: perHost)
         let source = RoutingFeedSource(
-            http: HTTPFeedSource(client: client, configuration: configuration), file: FileFeedSource())
+            http: HTTPFeedSource(network: client, configuration: configuration), file: FileFeedSource())
         service = EpisodeUpdateService(
             store: store, source: source, coordinator: coordinator,
             configuration: EpisodeUpdateConfiguration(hookCommand: hook, retryDelay: retryDelay))
@@ -61,7 +62,7 @@ final class EngineHarness: @unchecked Sendable {
     }
 
     func close() async {
-        try? await client.shutdown()
+        await client.shutdown()
         try? await server.shutdown()
         try? FileManager.default.removeItem(at: directory)
     }

@@ -98,6 +98,7 @@ public final class TestHTTPServer: @unchecked Sendable {
         var inFlight = 0
         var maxInFlight = 0
         var closedConnections = 0
+        var openedConnections = 0
     }
 
     let state = NIOLockedValueBox(State())
@@ -210,6 +211,13 @@ public final class TestHTTPServer: @unchecked Sendable {
 
     /// How many connections have been closed so far (by either side).
     public var closedConnections: Int { state.withLockedValue { $0.closedConnections } }
+
+    /// How many connections have been accepted so far.
+    public var openedConnections: Int { state.withLockedValue { $0.openedConnections } }
+
+    func connectionOpened() {
+        state.withLockedValue { $0.openedConnections += 1 }
+    }
 
     func connectionClosed() {
         state.withLockedValue { $0.closedConnections += 1 }
@@ -422,6 +430,11 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        server.connectionOpened()
+        context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -24,8 +24,8 @@ public final class DataFetchCoordinator: @unchecked Sendable {
     private var slotWaiters: [UUID: AsyncStream<Void>.Continuation] = [:]
 
     /// - Parameters:
-    ///   - maxConcurrent: The global limit (`--jobs`, default 5).
-    ///   - maxPerHost: The per-host limit (`--per-host`, default 2).
+    ///   - maxConcurrent: The global limit (`--jobs`).
+    ///   - maxPerHost: The per-host limit (`--per-host`).
     public init(maxConcurrent: Int = 5, maxPerHost: Int = 2) {
         self.maxConcurrent = max(1, maxConcurrent)
         self.maxPerHost = max(1, maxPerHost)
@@ -76,12 +76,23 @@ public final class DataFetchCoordinator: @unchecked Sendable {
         var runningPerHost: [String: Int] = [:]
         var running: [Int64: FeedTarget] = [:]
 
-        /// Claims the first pending feed whose host has room, or nil when none can start now.
+        /// Claims a pending feed of the host with the most work left (feeds waiting and running) among those with
+        /// room, the first of that host in the pending order; nil when none can start now. The busiest host's queue
+        /// is a run's critical path, so it starts first and never waits behind hosts with less to do.
         mutating func claimNext(from pending: inout [FeedTarget], globalLimit: Int, perHost: Int) -> FeedTarget? {
             guard running.count < globalLimit else { return nil }
-            guard let index = pending.firstIndex(where: { runningPerHost[$0.host, default: 0] < perHost }) else {
-                return nil
+            var left = runningPerHost
+            for feed in pending { left[feed.host, default: 0] += 1 }
+            var chosen: Int?
+            var most = 0
+            for (index, feed) in pending.enumerated() where runningPerHost[feed.host, default: 0] < perHost {
+                let count = left[feed.host, default: 0]
+                if count > most {
+                    chosen = index
+                    most = count
+                }
             }
+            guard let index = chosen else { return nil }
             let feed = pending.remove(at: index)
             running[feed.id] = feed
             runningPerHost[feed.host, default: 0] += 1

@@ -1,5 +1,6 @@
 public import EpisodeDownloads
 public import Foundation
+public import HTTPTransport
 
 /// How a run downloads episodes: where files go by default, how many at once, and the downloader's limits.
 public struct EpisodeDownloadSettings: Sendable {
@@ -15,6 +16,9 @@ public struct EpisodeDownloadSettings: Sendable {
     public var downloader: DownloadConfiguration
     /// At most this often a download's progress is published.
     public var progressInterval: Duration
+    /// The network downloads go through: the feed fetches' own in `refresh --download` (one resolver, one pool per
+    /// host); nil makes a network for the downloads alone.
+    public var network: HTTPNetwork?
 
     public init(
         directory: URL, fileNameTemplate: String = FileNaming.defaultTemplate, jobs: Int = 3, perHost: Int = 2,

@@ -126,7 +126,8 @@ public final class EpisodeDownloadQueue: Sendable {
         now: @escaping @Sendable () -> Date, publish: @escaping @Sendable (DataFetchEvent) -> Void,
         _ body: (EpisodeDownloadQueue) async throws -> Result
     ) async throws -> (Result, DownloadSummary) {
-        try await MediaDownloader.withDownloader(configuration: settings.downloader) { downloader in
+        try await MediaDownloader.withDownloader(configuration: settings.downloader, network: settings.network) {
+            downloader in
             let queue = EpisodeDownloadQueue(
                 store: store, downloader: downloader, settings: settings, hooks: hooks, now: now, publish: publish)
             do {

@@ -4,6 +4,7 @@ import FeedFetching
 import FeedParsing
 import FeedStorage
 import Foundation
+import HTTPTransport
 import RefreshEngine
 import TestSupport
 import Testing
@@ -48,17 +49,17 @@ func withEngine<R: Sendable>(
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let store = try FeedStore(path: directory.appendingPathComponent("podfresh.sqlite").path)
-    let client = HTTPFeedSource.makeClient(configuration: fetch)
+    let client = HTTPFeedSource.makeNetwork(configuration: fetch)
     do {
-        let source = HTTPFeedSource(client: client, configuration: fetch)
+        let source = HTTPFeedSource(network: client, configuration: fetch)
         let service = EpisodeUpdateService(
             store: store, source: source, coordinator: DataFetchCoordinator(maxConcurrent: 4, maxPerHost: 4),
             configuration: EpisodeUpdateConfiguration(parserOptions: parser, retryDelay: .milliseconds(20)))
         let result = try await body(Engine(directory: directory, store: store, service: service))
-        try await client.shutdown()
+        await client.shutdown()
         return result
     } catch {
-        try? await client.shutdown()
+        await client.shutdown()
         throw error
     }
 }

@@ -1,0 +1,249 @@
+public import AsyncHTTPClient
+public import Foundation
+public import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The one network layer of a process, shared by feed fetches and media downloads: names resolved concurrently and
+/// once (``HostResolver``), one connection pool per host that every request to that host reuses (HTTP/1.1
+/// keep-alive, or one HTTP/2 connection with several streams), redirects followed hop by hop through the same
+/// resolver and pools, and a host's addresses tried in turn when one does not connect.
+///
+/// AsyncHTTPClient resolves names itself through SwiftNIO's `getaddrinfo` queue (two lookups at a time on two
+/// cores) and offers no resolver of one's own; it does offer a per-client `dnsOverride`. So this layer keeps one
+/// client per host, profile and address, whose override sends the host's requests to the address this layer
+/// resolved; TLS still checks the certificate against the host's name (SNI is the host name).
+///
+/// ## Why this class is `@unchecked Sendable`
+/// Its mutable state (`clients`, `working`, `closed`) is touched only inside `lock.withLock {}`; clients are
+/// created under the lock (creating one does no I/O) and shut down outside it.
+public final class HTTPNetwork: @unchecked Sendable {
+    /// How a kind of request talks to servers: its pools are apart from other profiles'.
+    public struct Profile: Sendable, Hashable {
+        /// The largest decompressed/compressed ratio accepted for gzip/deflate bodies; nil: bodies are not
+        /// decompressed (media, asked for as identity).
+        public var decompressionRatioLimit: Int?
+        /// Opening a connection to one address.
+        public var connectTimeout: Duration
+        /// AsyncHTTPClient's own read timeout, a backstop behind the ``TransferWatch`` limits (set it above them).
+        public var readTimeout: Duration
+
+        public init(decompressionRatioLimit: Int?, connectTimeout: Duration, readTimeout: Duration) {
+            self.decompressionRatioLimit = decompressionRatioLimit
+            self.connectTimeout = connectTimeout
+            self.readTimeout = readTimeout
+        }
+    }
+
+    /// One answer that came at the end of a chain of redirects.
+    public struct Exchange: Sendable {
+        /// The final response; its body is not read yet.
+        public var response: HTTPClientResponse
+        /// Every URL asked, the first included, with the status it answered, in order.
+        public var hops: [Hop]
+        /// The URL the final response came from.
+        public var url: URL { hops.last?.url ?? URL(fileURLWithPath: "/") }
+    }
+
+    /// One request of a redirect chain and the status it got.
+    public struct Hop: Sendable, Hashable {
+        public var url: URL
+        public var status: Int
+    }
+
+    /// A redirect chain that cannot be followed.
+    public enum RedirectError: Error, Sendable, Hashable {
+        /// More hops than allowed.
+        case tooMany(Int)
+        /// A URL came back a second time.
+        case cycle
+    }
+
+    private struct ClientKey: Hashable {
+        var host: String
+        var address: String
+        var profile: Profile
+        var connectTimeout: Duration
+    }
+
+    /// The resolver every request of this network uses.
+    public let resolver: HostResolver
+    private let lock = NSLock()
+    private var clients: [ClientKey: HTTPClient] = [:]
+    /// The address that last connected, per host: later requests start there.
+    private var working: [String: String] = [:]
+    private var closed = false
+
+    /// A network over `resolver`; call ``shutdown()`` when done (or use ``withNetwork(resolver:_:)``).
+    public init(resolver: HostResolver = HostResolver()) {
+        self.resolver = resolver
+    }
+
+    /// A network that is shut down when `body` returns or throws.
+    public static func withNetwork<Result>(
+        resolver: HostResolver = HostResolver(), _ body: (HTTPNetwork) async throws -> Result
+    ) async throws -> Result {
+        let network = HTTPNetwork(resolver: resolver)
+        let result: Result
+        do {
+            result = try await body(network)
+        } catch {
+            await network.shutdown()
+            throw error
+        }
+        await network.shutdown()
+        return result
+    }
+
+    /// Shuts every client down; requests made afterwards fail.
+    public func shutdown() async {
+        let all = lock.withLock {
+            closed = true
+            let all = Array(clients.values)
+            clients.removeAll()
+            return all
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for client in all { group.addTask { try? await client.shutdown() } }
+        }
+    }
+
+    /// Connection pools open now (one per host, profile and address used).
+    public var poolCount: Int { lock.withLock { clients.count } }
+
+    // MARK: - Requests
+
+    /// Sends `request` (its URL is `url`) and follows redirects hop by hop, each through the resolver and the pool of
+    /// its own host. A redirect's body is read and dropped so its connection goes back to the pool.
+    ///
+    /// A 3xx without a usable `Location` (or one to a scheme other than http and https) is returned as it is.
+    ///
+    /// - Parameters:
+    ///   - watch: Told when each request starts, for the first-byte limit.
+    /// - Throws: ``NameLookupError``, ``RedirectError``, or what AsyncHTTPClient throws.
+    public func execute(
+        _ request: HTTPClientRequest, profile: Profile, maxRedirects: Int, deadline: NIODeadline,
+        watch: TransferWatch? = nil
+    ) async throws -> Exchange {
+        var request = request
+        guard var url = URL(string: request.url) else { throw HTTPClientError.invalidURL }
+        var hops: [Hop] = []
+        var visited: Set<String> = [url.absoluteString]
+        while true {
+            let response = try await send(request, to: url, profile: profile, deadline: deadline, watch: watch)
+            let status = Int(response.status.code)
+            hops.append(Hop(url: url, status: status))
+            guard [301, 302, 303, 307, 308].contains(status),
+                let location = response.headers.first(name: "Location"),
+                let target = URL(string: location, relativeTo: url)?.absoluteURL,
+                let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                target.host?.isEmpty == false
+            else {
+                return Exchange(response: response, hops: hops)
+            }
+            await Self.discard(response.body)
+            guard hops.count <= maxRedirects else { throw RedirectError.tooMany(maxRedirects) }
+            guard visited.insert(target.absoluteString).inserted else { throw RedirectError.cycle }
+            url = target
+            request.url = target.absoluteString
+        }
+    }
+
+    /// Reads and drops a body of up to `limit` bytes so its connection can be reused; a longer one is dropped
+    /// unread (the connection then closes).
+    public static func discard(_ body: HTTPClientResponse.Body, limit: Int = 64 * 1024) async {
+        var count = 0
+        do {
+            for try await buffer in body {
+                count += buffer.readableBytes
+                if count > limit { return }
+            }
+        } catch {}
+    }
+
+    /// One request to one URL: the host's addresses are tried in turn (the one that worked last first) until one
+    /// connects.
+    private func send(
+        _ request: HTTPClientRequest, to url: URL, profile: Profile, deadline: NIODeadline, watch: TransferWatch?
+    ) async throws -> HTTPClientResponse {
+        guard let host = url.host, !host.isEmpty else { throw HTTPClientError.invalidURL }
+        var addresses = try await resolver.addresses(for: host)
+        let key = host.lowercased()
+        if let last = lock.withLock({ working[key] }), let index = addresses.firstIndex(where: { $0.ip == last }),
+            index > 0
+        {
+            addresses.insert(addresses.remove(at: index), at: 0)
+        }
+        // With several addresses, each attempt gets part of the connect time, so a dead first address leaves time
+        // for the next (a simple form of RFC 8305's connection racing).
+        let attempts = Array(addresses.prefix(4))
+        let connectTimeout =
+            attempts.count > 1 ? max(profile.connectTimeout / attempts.count, .seconds(1)) : profile.connectTimeout
+        var lastError: (any Error)?
+        for (index, address) in attempts.enumerated() {
+            let client = try client(host: host, address: address, profile: profile, connectTimeout: connectTimeout)
+            watch?.requestStarted()
+            do {
+                let response = try await client.execute(request, deadline: deadline)
+                if attempts.count > 1 { lock.withLock { working[key] = address.ip } }
+                return response
+            } catch {
+                guard index < attempts.count - 1, Self.isConnectFailure(error), !Task.isCancelled else { throw error }
+                lastError = error
+            }
+        }
+        throw lastError ?? HTTPClientError.connectTimeout
+    }
+
+    private func client(
+        host: String, address: ResolvedAddress, profile: Profile, connectTimeout: Duration
+    ) throws
+        -> HTTPClient
+    {
+        let key = ClientKey(
+            host: host.lowercased(), address: address.ip, profile: profile, connectTimeout: connectTimeout)
+        return try lock.withLock {
+            guard !closed else { throw HTTPClientError.alreadyShutdown }
+            if let client = clients[key] { return client }
+            var configuration = HTTPClient.Configuration(
+                redirectConfiguration: .disallow,
+                timeout: .init(connect: TimeAmount(connectTimeout), read: TimeAmount(profile.readTimeout)),
+                decompression: profile.decompressionRatioLimit.map { .enabled(limit: .ratio($0)) } ?? .disabled)
+            configuration.httpVersion = .automatic
+            // A failed connection is reported at once (the caller tries the next address, or says why), instead of
+            // AsyncHTTPClient retrying it with backoff until the connect timeout.
+            configuration.connectionPool.retryConnectionEstablishment = false
+            // The URL keeps the host's name (Host header, SNI, certificate check); only the address comes from here.
+            configuration.dnsOverride = [host: address.ip]
+            configuration.dnsOverride[host.lowercased()] = address.ip
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            clients[key] = client
+            return client
+        }
+    }
+
+    /// True for an error that says this address did not connect (so another address may).
+    static func isConnectFailure(_ error: any Error) -> Bool {
+        switch error {
+        case let error as HTTPClientError:
+            return error == .connectTimeout
+        case let error as IOError:
+            return [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ETIMEDOUT, EADDRNOTAVAIL].contains(error.errnoCode)
+        case is NIOConnectionError:
+            return true
+        case ChannelError.connectTimeout:
+            return true
+        default:
+            return false
+        }
+    }
+}
