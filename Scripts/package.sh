@@ -109,7 +109,8 @@ rm -rf "$manual" && mkdir -p "$manual"
 "$generate_manual" "$binary" --date "$(date -u -d "@$epoch" +%F)" --section 1 --output-directory "$manual" >&2
 [ -s "$manual/podfresh.1" ] || fail "generate-manual wrote no podfresh.1"
 install -d -m 0755 "$root/usr/share/man/man1"
-gzip -9 -n -c "$manual/podfresh.1" >"$root/usr/share/man/man1/podfresh.1.gz"
+# A blank line in a discussion becomes a blank input line, which mdoc warns about: make it the paragraph break it is.
+sed 's/^$/.Pp/' "$manual/podfresh.1" | gzip -9 -n >"$root/usr/share/man/man1/podfresh.1.gz"
 
 install -d -m 0755 "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
     "$root/usr/share/fish/vendor_completions.d"

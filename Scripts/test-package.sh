@@ -9,6 +9,7 @@
 # and names every option --help shows, and the bash completion loads through bash-completion's own loader and
 # completes. Last, `dpkg --root … -r` removes every file of the package and leaves a user's database and downloads
 # byte for byte as they were.
+#   Scripts/test-package.sh [PACKAGE.deb]   # without an argument it builds the package first
 # Skips (exit 0, saying why) where dpkg-deb is missing (not a Debian-like system); installs dpkg-dev, man-db,
 # bash-completion and binutils when missing, with apt-get, as Scripts/install-deps.sh does.
 set -euo pipefail
@@ -46,8 +47,12 @@ pass() { checks=$((checks + 1)); echo "ok - $*"; }
 
 # MARK: - Build and inspect
 
-deb="$(bash Scripts/package.sh --output "$work/out" | tail -n 1)"
-[ -f "$deb" ] || fail "Scripts/package.sh made no package"
+if [ $# -gt 0 ]; then
+    deb="$(readlink -f "$1")"   # a package built before (or elsewhere): test it as it is
+else
+    deb="$(bash Scripts/package.sh --output "$work/out" | tail -n 1)"
+fi
+[ -f "$deb" ] || fail "no package: ${deb:-Scripts/package.sh made none}"
 version="$(sed -n 's/^ *static let current = "\(.*\)"$/\1/p' Sources/podfresh/RootCommand.swift)"
 arch="$(dpkg --print-architecture)"
 [ "$(basename "$deb")" = "podfresh_${version}_${arch}.deb" ] || fail "package named $(basename "$deb")"
@@ -100,7 +105,7 @@ mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
 touch "$root/var/lib/dpkg/status"
 dpkg_root=(dpkg --root="$root" --log=/dev/null --force-script-chrootless --force-depends)
 [ "$(id -u)" -eq 0 ] || dpkg_root+=(--force-not-root)
-"${dpkg_root[@]}" -i "$deb" >/dev/null
+"${dpkg_root[@]}" -i "$deb" >"$work/dpkg-i.log" 2>&1 || fail "dpkg --root -i: $(cat "$work/dpkg-i.log")"
 [ "$(dpkg-query --root="$root" -W -f '${Status} ${Version}' podfresh)" = "install ok installed $version" ] ||
     fail "dpkg --root does not list podfresh as installed"
 installed="$(dpkg-query --root="$root" -L podfresh)"
@@ -177,10 +182,10 @@ server.serve_forever()' "$repo/Feeds" "$port_file" &
     for _ in $(seq 50); do [ -s "$port_file" ] && break; sleep 0.1; done
     [ -s "$port_file" ] || fail "the test HTTP server did not start"
     url="http://127.0.0.1:$(cat "$port_file")/night-shift-radio.xml"
-    podfresh --database "$work/http.sqlite" add "$url" >"$work/http.log" 2>&1 || fail "add $url: $(cat "$work/http.log")"
-    podfresh --database "$work/http.sqlite" refresh --force >>"$work/http.log" 2>&1 ||
+    podfresh add --database "$work/http.sqlite" "$url" >"$work/http.log" 2>&1 || fail "add $url: $(cat "$work/http.log")"
+    podfresh refresh --database "$work/http.sqlite" --force >>"$work/http.log" 2>&1 ||
         fail "refresh over HTTP: $(cat "$work/http.log")"
-    podfresh --database "$work/http.sqlite" list | grep -q "Night Shift Radio" || fail "HTTP feed not listed"
+    podfresh list --database "$work/http.sqlite" | grep -q "Night Shift Radio" || fail "HTTP feed not listed"
     kill "$server_pid" && wait "$server_pid" 2>/dev/null || true
     server_pid=""
     pass "over HTTP (AsyncHTTPClient and NIO inside the binary): add, refresh --force, list"
@@ -224,9 +229,9 @@ complete_words() {   # the command line so far → what Tab offers, one per line
 }
 offered="$(complete_words 'podfresh li')" || fail "bash completion did not load (exit $?)"
 grep -qx 'list' <<<"$offered" || fail "Tab after 'podfresh li' offers: $offered"
-offered="$(complete_words 'podfresh refresh --ju')"
-grep -qx -- '--jobs' <<<"$offered" || fail "Tab after 'podfresh refresh --ju' offers: $offered"
-pass "bash completion loads from the package and completes 'li' → list, 'refresh --ju' → --jobs"
+offered="$(complete_words 'podfresh refresh --jo')"
+grep -qx -- '--jobs' <<<"$offered" || fail "Tab after 'podfresh refresh --jo' offers: $offered"
+pass "bash completion loads from the package and completes 'li' → list, 'refresh --jo' → --jobs"
 for shell in zsh fish; do
     if command -v "$shell" >/dev/null 2>&1; then
         script="$(dpkg-query --root="$root" -L podfresh | grep -E "/(_podfresh|podfresh\.fish)$" | grep "$shell")"
@@ -244,7 +249,7 @@ cp "$home/.local/share/podfresh/podfresh.sqlite" "$data/"
 head -c 100000 /dev/urandom >"$root/root/Podcasts/Night Shift Radio/episode.mp3"
 cp "$home/.local/share/podfresh/podfresh.sqlite" "$root/var/lib/podfresh/fleet.sqlite"
 (cd "$root" && find root var/lib/podfresh -type f -print0 | xargs -0 sha256sum) >"$work/user-data.sha256"
-"${dpkg_root[@]}" -r podfresh >/dev/null
+"${dpkg_root[@]}" -r podfresh >"$work/dpkg-r.log" 2>&1 || fail "dpkg --root -r: $(cat "$work/dpkg-r.log")"
 status="$(dpkg-query --root="$root" -W -f '${Status}' podfresh 2>/dev/null || true)"
 [ -z "$status" ] || [ "$status" = "unknown ok not-installed" ] || [ "$status" = "deinstall ok not-installed" ] ||
     fail "after dpkg -r, podfresh is: $status"
