@@ -151,7 +151,7 @@ install -m 0644 Scripts/packaging/fleet.env "$doc/examples/fleet.env"
     for checkout in .build/checkouts/*/; do
         name="$(basename "$checkout")"
         tag="$(git -C "$checkout" describe --tags --exact-match 2>/dev/null || git -C "$checkout" rev-parse --short HEAD)"
-        url="$(git -C "$checkout" remote get-url origin 2>/dev/null || echo "")"
+        url="$(sed -n "s#^ *\"location\" : \"\(.*/$name\)\(\.git\)\{0,1\}\",\$#\1#p" Package.resolved 2>/dev/null | head -n 1)"
         echo " - $name $tag${url:+ ($url)}"
     done
     echo
