@@ -37,7 +37,7 @@ struct GlobalOptions: ParsableArguments {
 struct FetchOptions: ParsableArguments {
     /// The defaults, measured under internet-like latency (Scripts/bench-internet.sh): enough fetches in flight that
     /// slow servers do not hold every slot, and per host as many as a browser opens.
-    static let defaultJobs = 32
+    static let defaultJobs = 128
     static let defaultPerHost = 6
 
     @Option(name: .long, help: "The most feeds fetched at the same time (1–256).")

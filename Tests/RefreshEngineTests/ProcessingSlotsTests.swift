@@ -61,4 +61,26 @@ struct ProcessingSlotsTests {
         permit.giveBack()
         #expect(slots.available == 2)
     }
+
+    @Test func newFetchesWaitWhileTheBacklogIsFullAndStartAsItDrains() async throws {
+        let slots = ProcessingSlots(count: 1, backlog: 2)
+        try await slots.acquire()
+        // Two answers wait for the one slot: the backlog is full.
+        let waiting = (0..<2).map { _ in Task { try await slots.acquire() } }
+        try await Task.sleep(for: .milliseconds(50))
+        let admitted = Holders()
+        let fetch = Task {
+            try await slots.admit()
+            admitted.enter()
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(admitted.most == 0, "a fetch started while the backlog was full")
+        slots.release()  // the first waiter takes the slot: one answer waits now, so the fetch may start
+        try await fetch.value
+        #expect(admitted.most == 1)
+        slots.release()
+        slots.release()
+        for task in waiting { try await task.value }
+        #expect(slots.available == 1)
+    }
 }

@@ -403,6 +403,8 @@ public final class EpisodeUpdateService: Sendable {
         let permit = ProcessingPermit(processingSlots)
         defer { permit.giveBack() }
         do {
+            // While many answers already wait for a slot, one more fetch in flight would only add to them.
+            try await processingSlots?.admit()
             let result = try await fetchFeed(request, permit: permit)
             if Task.isCancelled { return RefreshOutcome(feed: target, result: .cancelled) }
             switch result {

@@ -7,21 +7,65 @@ import Foundation
 /// a feed takes a slot when its response head has arrived (before its body is read) and gives it back after its
 /// merge. The body waits unread meanwhile (the server is held back by TCP, not buffered here).
 ///
+/// A body waiting for a slot is not read, but what the connection had already read and decompressed of it (tens to
+/// hundreds of kilobytes) waits in memory; so new fetches are admitted only while few answers wait
+/// (``admit()``): when the slots are the bottleneck (the CPU parsing), more fetches in flight would only pile up
+/// answers.
+///
 /// ## Why this class is `@unchecked Sendable`
-/// `free` and `waiters` are touched only inside `lock.withLock {}`; continuations are resumed outside it.
+/// `free`, `waiters` and `admissions` are touched only inside `lock.withLock {}`; continuations are resumed outside
+/// it.
 public final class ProcessingSlots: @unchecked Sendable {
     /// The number of slots.
     public let count: Int
+    /// The most answers waiting for a slot before new fetches wait to start.
+    public let backlog: Int
     private let lock = NSLock()
     private var free: Int
     private var waiters: [(id: UUID, continuation: CheckedContinuation<Void, any Error>)] = []
+    private var admissions: [(id: UUID, continuation: CheckedContinuation<Void, any Error>)] = []
 
     /// The default: two slots per core (one parsing while another waits for its body or the database), 4 to 16.
     public static var defaultCount: Int { min(16, max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)) }
 
-    public init(count: Int = ProcessingSlots.defaultCount) {
+    /// - Parameters:
+    ///   - count: The slots.
+    ///   - backlog: The most answers waiting for a slot while new fetches still start (default: twice the slots).
+    public init(count: Int = ProcessingSlots.defaultCount, backlog: Int? = nil) {
         self.count = max(1, count)
+        self.backlog = max(1, backlog ?? 2 * self.count)
         free = self.count
+    }
+
+    /// Waits, before a fetch starts, while ``backlog`` answers or more wait for a slot. Throws `CancellationError`
+    /// when the task is cancelled while it waits.
+    public func admit() async throws {
+        let id = UUID()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let admitted: Bool = lock.withLock {
+                    if waiters.count < backlog && admissions.isEmpty { return true }
+                    admissions.append((id, continuation))
+                    return false
+                }
+                if admitted { continuation.resume() }
+            }
+        } onCancel: {
+            let admission = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
+                guard let index = admissions.firstIndex(where: { $0.id == id }) else { return nil }
+                return admissions.remove(at: index).continuation
+            }
+            admission?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// The fetches that may start now that fewer answers wait (called under the lock).
+    private func admissionsDueLocked() -> [CheckedContinuation<Void, any Error>] {
+        var due: [CheckedContinuation<Void, any Error>] = []
+        while !admissions.isEmpty && waiters.count + due.count < backlog {
+            due.append(admissions.removeFirst().continuation)
+        }
+        return due
     }
 
     /// Waits for a slot, first come first served. Throws `CancellationError` when the task is cancelled while it
@@ -41,24 +85,29 @@ public final class ProcessingSlots: @unchecked Sendable {
                 if granted { continuation.resume() }
             }
         } onCancel: {
-            let waiter = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
-                guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return waiters.remove(at: index).continuation
+            let (waiter, due) = lock.withLock {
+                () -> (CheckedContinuation<Void, any Error>?, [CheckedContinuation<Void, any Error>]) in
+                guard let index = waiters.firstIndex(where: { $0.id == id }) else { return (nil, []) }
+                return (waiters.remove(at: index).continuation, admissionsDueLocked())
             }
             waiter?.resume(throwing: CancellationError())
+            for admission in due { admission.resume() }
         }
     }
 
     /// Gives a slot back (to the longest waiter, if any).
     public func release() {
-        let next = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
+        let (next, due) = lock.withLock {
+            () -> (CheckedContinuation<Void, any Error>?, [CheckedContinuation<Void, any Error>]) in
             if waiters.isEmpty {
                 free = min(count, free + 1)
-                return nil
+                return (nil, [])
             }
-            return waiters.removeFirst().continuation
+            let next = waiters.removeFirst().continuation
+            return (next, admissionsDueLocked())
         }
         next?.resume()
+        for admission in due { admission.resume() }
     }
 
     /// Slots free now.
