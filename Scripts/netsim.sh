@@ -95,6 +95,7 @@ up() {
   ip -n "$ns" link set pf-veth0 up
   ip -n "$ns" link set pf-veth1 up
 
+  ulimit -n "$(ulimit -Hn)" 2>/dev/null || true  # many listeners and connections in one process
   ip netns exec "$ns" "$bin" --layout "$layout" --corpus "$corpus" --cert "$st/server.pem" --key "$st/server.key" \
     --stats-out "$st/stats.json" > "$st/netsim.log" 2>&1 &
   echo $! > "$st/pid"

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import NIOCore
 import NIOPosix
@@ -31,7 +32,6 @@ enum NetSim {
         }
         guard let layoutPath = options["layout"] else { throw NetSimError("--layout is required") }
         let layout = try JSONDecoder().decode(Layout.self, from: Data(contentsOf: URL(fileURLWithPath: layoutPath)))
-        raiseFileLimit()
 
         let statistics = Statistics()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
@@ -63,20 +63,13 @@ enum NetSim {
             source.resume()
             sources.append(source)
         }
-        print(
-            "ready: \(layout.hosts.count) names, \(listeners.count) listeners, dns \(layout.dns.address):\(layout.dns.port), "
-                + "stats http://\(layout.control.address):\(layout.control.port)/stats")
-        fflush(stdout)
+        FileHandle.standardOutput.write(
+            Data(
+                ("ready: \(layout.hosts.count) names, \(listeners.count) listeners, dns \(layout.dns.address):\(layout.dns.port), "
+                    + "stats http://\(layout.control.address):\(layout.control.port)/stats\n").utf8))
         while true {
             try await Task.sleep(for: .seconds(3600))
+            _ = sources.count  // the signal sources live as long as the process
         }
-    }
-
-    /// Many listeners and client connections at once: lift the soft open-file limit to the hard one.
-    private static func raiseFileLimit() {
-        var limit = rlimit()
-        guard getrlimit(RLIMIT_NOFILE, &limit) == 0 else { return }
-        limit.rlim_cur = limit.rlim_max
-        _ = setrlimit(RLIMIT_NOFILE, &limit)
     }
 }

@@ -82,13 +82,19 @@ enum WebHosts {
         guard h2 else { return http1(channel) }
         return channel.configureHTTP2SecureUpgrade(
             h2ChannelConfigurator: { channel in
-                channel.configureHTTP2Pipeline(mode: .server, targetWindowSize: 1 << 20) { stream in
-                    stream.eventLoop.makeCompletedFuture {
-                        try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
-                        try stream.pipeline.syncOperations.addHandler(
-                            RequestHandler(listener: name, h2: true, context: context))
-                    }
-                }.map { _ in }
+                channel.eventLoop.makeCompletedFuture {
+                    var streams = NIOHTTP2Handler.StreamConfiguration()
+                    streams.targetWindowSize = 1 << 20
+                    _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+                        mode: .server, connectionConfiguration: .init(), streamConfiguration: streams,
+                        inboundStreamInitializer: { stream in
+                            stream.eventLoop.makeCompletedFuture {
+                                try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                                try stream.pipeline.syncOperations.addHandler(
+                                    RequestHandler(listener: name, h2: true, context: context))
+                            }
+                        })
+                }
             },
             http1ChannelConfigurator: http1)
     }
@@ -111,6 +117,8 @@ final class RequestHandler: ChannelInboundHandler {
     private var answering: String?
     private var sentBytes = 0
     private var isOpen = true
+    /// The request being answered is a HEAD: its answer has no body.
+    private var isHead = false
 
     init(listener: String, h2: Bool, context: WebContext) {
         self.listener = listener
@@ -147,6 +155,7 @@ final class RequestHandler: ChannelInboundHandler {
         context.statistics.requestStarted(host: listener, path: path, h2: h2)
         answering = path
         sentBytes = 0
+        isHead = head.method == .HEAD
         let feed = site?.feeds[path]
         let delay = feed?.delayMs ?? site?.host.delayMs ?? 0
         let loop = channelContext.eventLoop.assumeIsolated()
@@ -220,7 +229,7 @@ final class RequestHandler: ChannelInboundHandler {
         channelContext.write(
             wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
             promise: nil)
-        guard let body, body.readableBytes > 0 else {
+        guard let body, body.readableBytes > 0, !isHead else {
             finish(status: status, path: path, keepAlive: keepAlive, channelContext)
             return
         }

@@ -298,6 +298,14 @@ struct TimedRun: Sendable {
     }
 }
 
+/// Lines with their arrival times, appended by the task reading a pipe while the test waits for the process.
+final class LineLog: Sendable {
+    private let lines = Mutex<[(at: Duration, text: String)]>([])
+
+    func append(_ at: Duration, _ text: String) { lines.withLock { $0.append((at, text)) } }
+    var all: [(at: Duration, text: String)] { lines.withLock { $0 } }
+}
+
 enum Shell {
     struct Result {
         var status: Int32
@@ -350,7 +358,7 @@ enum Shell {
         process.standardOutput = out
         process.standardError = try FileHandle(forWritingTo: errFile)
         try process.run()
-        let lines = Mutex<[(at: Duration, text: String)]>([])
+        let lines = LineLog()
         let reader = Task.detached {
             var pending = Data()
             while true {
@@ -361,7 +369,7 @@ enum Shell {
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                     let text = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                     pending.removeSubrange(pending.startIndex...newline)
-                    lines.withLock { $0.append((now, text)) }
+                    lines.append(now, text)
                 }
             }
         }
@@ -377,7 +385,7 @@ enum Shell {
         let wall = clock.now - start
         await reader.value
         return TimedRun(
-            status: process.terminationStatus, wallTime: wall, lines: lines.withLock { $0 },
+            status: process.terminationStatus, wallTime: wall, lines: lines.all,
             stderr: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "")
     }
 }
