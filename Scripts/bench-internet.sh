@@ -100,9 +100,9 @@ for rep in $(seq "$REPS"); do
   if [ "$READER" = 1 ]; then
     RDB="$RUNS/reader.sqlite"; rm -f "$RDB" "$RDB"-*
     "${M[@]}" --tool "reader workers=5" --case "1 cold" --rep "$rep" -- \
-      "$PY" "$KIT/reader_refresh.py" "$RDB" "$LAY/urls" 5 || true
+      "$PY" "$ROOT/Scripts/internet_bench.py" run-with-test-ca "$KIT/reader_refresh.py" "$RDB" "$LAY/urls" 5 || true
     "${M[@]}" --tool "reader workers=5" --case "2 warm" --rep "$rep" -- \
-      "$PY" "$KIT/reader_refresh.py" "$RDB" "$LAY/urls" 5 || true
+      "$PY" "$ROOT/Scripts/internet_bench.py" run-with-test-ca "$KIT/reader_refresh.py" "$RDB" "$LAY/urls" 5 || true
     rm -f "$RDB" "$RDB"-*
   fi
 done

@@ -8,6 +8,8 @@ inside the namespace against the simulator's counters, and prints the table.
   internet_bench.py measure --out RESULTS.jsonl --plan plan.json --ns NAME --tool T --case C [--rep R]
                             [--count-cmd SHELLCMD] -- CMD ARGS...
       zeroes the simulator's counters, runs CMD inside the namespace under /usr/bin/time -v, appends one record
+  internet_bench.py run-with-test-ca SCRIPT ARGS...      (under the venv's python, inside the namespace)
+      runs a Python script with requests trusting $REQUESTS_CA_BUNDLE (for reader, which bypasses that variable)
   internet_bench.py table RESULTS.jsonl plan.json
       one markdown table: wall, CPU, peak RSS, requests, 304s, connections, DNS queries, most requests at once on one
       host, most lookups in flight, live feeds fetched, and each row's wall time as a multiple of the floor
@@ -276,7 +278,24 @@ def table(a):
         print(f"\nmedians of {max(len(rs) for rs in groups.values())} runs")
 
 
+def run_with_test_ca(argv):
+    """Runs a Python script trusting $REQUESTS_CA_BUNDLE (the namespace's bundle with the test CA) in requests.
+
+    reader sends prepared requests through its own session, so requests never reads REQUESTS_CA_BUNDLE and verifies
+    against certifi's bundle; pointing certifi there before requests is imported gives it the bundle the rest of the
+    namespace trusts (as a real machine's certifi holds the public CAs real feeds are signed by).
+    """
+    import certifi
+    import runpy
+    bundle = os.environ["REQUESTS_CA_BUNDLE"]
+    certifi.where = lambda: bundle
+    sys.argv = argv
+    runpy.run_path(argv[0], run_name="__main__")
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "run-with-test-ca":
+        return run_with_test_ca(sys.argv[2:])
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="what", required=True)
     lay = sub.add_parser("layout")

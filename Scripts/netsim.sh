@@ -96,8 +96,16 @@ up() {
   ip -n "$ns" link set pf-veth1 up
 
   ulimit -n "$(ulimit -Hn)" 2>/dev/null || true  # many listeners and connections in one process
-  ip netns exec "$ns" "$bin" --layout "$layout" --corpus "$corpus" --cert "$st/server.pem" --key "$st/server.key" \
-    --stats-out "$st/stats.json" > "$st/netsim.log" 2>&1 &
+  # In a subshell that closes every descriptor but 0-2 first: a caller waiting for this script to end (Foundation's
+  # Process, $(...)) must not wait for the simulator, which would otherwise hold that caller's pipes open.
+  (
+    for fd in /proc/self/fd/*; do
+      fd="${fd##*/}"
+      [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-" 2>/dev/null
+    done
+    exec ip netns exec "$ns" "$bin" --layout "$layout" --corpus "$corpus" --cert "$st/server.pem" \
+      --key "$st/server.key" --stats-out "$st/stats.json"
+  ) < /dev/null > "$st/netsim.log" 2>&1 &
   echo $! > "$st/pid"
   local url i
   url="$(control_url "$layout")"
