@@ -6,7 +6,8 @@
 # answer. Measures podfresh, newsboat (reload-threads 1 and 5) and lemon24's reader, cold and warm, in one run, and
 # prints one table with each row's wall time as a multiple of the floor the corpus sets.
 #
-#   Scripts/bench-internet.sh [N]        N feeds (default 1000; 100 for a quick run)
+#   Scripts/bench-internet.sh [N]        N feeds (default 1000), podfresh and its peers
+#   Scripts/bench-internet.sh quick      100 feeds, podfresh only (NEWSBOAT=0 READER=0 unless set): about a minute
 #
 # Environment:
 #   PODFRESH_BIN=path     the binary to measure (default: a release build of this tree)
@@ -22,6 +23,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 N="${1:-1000}"
+if [ "$N" = quick ]; then
+  N=100
+  NEWSBOAT="${NEWSBOAT:-0}"
+  READER="${READER:-0}"
+fi
 REPS="${REPS:-1}"
 NEWSBOAT="${NEWSBOAT:-1}"
 READER="${READER:-1}"
