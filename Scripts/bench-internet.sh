@@ -69,6 +69,7 @@ STAMP="$(date +%Y%m%d-%H%M%S)"
 OUT="$KIT/results-internet-c$N-$STAMP.jsonl"
 LOG="$KIT/results-internet-c$N-$STAMP.log"
 RUNS="$KIT/run-$NS"
+export NETSIM_STATE="$RUNS/netsim"  # the namespace's CA, certificate, simulator log and pid; removed with RUNS
 cleanup() { Scripts/netsim.sh down "$NS" >/dev/null 2>&1 || true; rm -rf "$RUNS"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
