@@ -29,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
     ],
     targets: [
         .systemLibrary(
@@ -150,6 +151,23 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        /// The simulated internet for Scripts/netsim.sh, Scripts/bench-internet.sh and InternetTests: a DNS server
+        /// with delays, NXDOMAIN and silence, and many HTTP/1.1, HTTPS and HTTP/2 hosts with delays and rate caps,
+        /// counting what every client does. Not part of the product.
+        .executableTarget(
+            name: "podfresh-netsim",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Scripts/NetSim",
+            swiftSettings: strictSettings
+        ),
+
         // MARK: - Tests
 
         /// A real HTTP/1.1 server on 127.0.0.1 (port 0) for tests, able to inject faults, and a throwaway PostgreSQL
@@ -249,6 +267,13 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
+            swiftSettings: strictSettings
+        ),
+        /// podfresh against the simulated internet (Scripts/netsim.sh, podfresh-netsim) in a network namespace; skipped
+        /// unless root with a working `ip netns`. Depends on both executables so `swift test` builds them.
+        .testTarget(
+            name: "InternetTests",
+            dependencies: ["podfresh", "podfresh-netsim"],
             swiftSettings: strictSettings
         ),
     ],

@@ -7,6 +7,11 @@ pkg-config --exists libxml-2.0 2>/dev/null || missing+=(libxml2-dev)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)   # the store tests read the file with the sqlite3 shell
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)   # the fetch tests make a self-signed certificate
+# The internet tests (Tests/InternetTests, as root) build a network namespace with ip, ask the simulator with curl, and
+# read its layout with python3 (Scripts/netsim.sh).
+command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
 # The PostgreSQL store's tests start a throwaway cluster (initdb, pg_ctl); no system service is needed or started.
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 if [ ${#missing[@]} -gt 0 ]; then
