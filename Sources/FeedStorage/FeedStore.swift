@@ -1,4 +1,5 @@
-public import FeedParsing
+public import FeedModels
+import FeedParsing
 public import Foundation
 import GRDB
 
@@ -11,7 +12,12 @@ import Glibc
 /// Every method is one transaction; the store is safe to share between tasks and between processes (WAL, a busy
 /// timeout). `synchronous = NORMAL` in WAL mode keeps the file consistent after a crash or `kill -9` at any moment
 /// (a committed transaction survives a process crash; a power cut may lose only the last ones, never consistency).
-public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRepository {
+///
+/// It answers the async repository protocols of `FeedModels` (``AsyncSubscriptionRepository`` and the rest), and keeps
+/// synchronous forms of the same methods for tests and tools.
+public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, AsyncRefreshRunRepository,
+    AsyncDownloadRepository, ExportableStore
+{
     private let writer: any DatabaseWriter
     /// True for a store opened with ``openForReading(path:upgradingOlderSchema:upgradeAdvice:)``: every write is refused before it reaches SQLite.
     private var readsOnly = false
@@ -279,6 +285,11 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
 
     // MARK: - Subscriptions
 
+    /// Adds a feed whose first fetch announces only its newest episode.
+    public func addSubscription(url: URL, title: String?, at date: Date) throws -> Subscription {
+        try addSubscription(url: url, title: title, at: date, backlog: nil)
+    }
+
     public func addSubscription(url: URL, title: String?, at date: Date, backlog: Int?) throws -> Subscription {
         let url = FeedURL.normalized(url)
         return try write { db in
@@ -426,6 +437,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
 
     // MARK: - Applying a check
 
+    /// Applies one feed check in a single transaction (see ``AsyncEpisodeRepository/applyAsync(_:)``), synchronously.
     public func apply(_ check: FeedCheck) throws -> MergeSummary {
         let columns = Self.columns(of: check)
         return try write { db in try applyBody(check, columns: columns, db: db) }
@@ -569,7 +581,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         let subscriptionID = subscription.id.databaseValue
         let seen = seenAt.databaseValue
         let run = runID.databaseValue
-        let announced = announceLimit.map { Self.newestKeys(of: feed, count: $0) }
+        let announced = announceLimit.map { feed.newestEpisodeKeys(count: $0) }
         for (index, episode) in feed.episodes.enumerated() where handled.insert(episode.id).inserted {
             let columns = allColumns[index]
             let key = episode.id.databaseValue
@@ -602,21 +614,6 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
             }
         }
         return summary
-    }
-
-    /// The identity keys of a feed's `count` newest episodes: by published date, undated ones after dated ones in
-    /// document order (feeds list newest first far more often than not).
-    public static func newestKeys(of feed: ParsedFeed, count: Int) -> Set<String> {
-        guard count > 0 else { return [] }
-        let ordered = feed.episodes.indices.sorted { a, b in
-            switch (feed.episodes[a].published, feed.episodes[b].published) {
-            case (let x?, let y?): return x != y ? x > y : a < b
-            case (.some, nil): return true
-            case (nil, .some): return false
-            case (nil, nil): return a < b
-            }
-        }
-        return Set(ordered.prefix(count).map { feed.episodes[$0].id })
     }
 
     // MARK: - Episodes
@@ -708,6 +705,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         }
     }
 
+    /// The newest finished run.
     public func lastRun() throws -> RefreshRun? {
         try lastRun(checkedFeeds: false)
     }

@@ -1,5 +1,5 @@
+public import FeedModels
 import FeedParsing
-public import FeedStorage
 import Foundation
 import PostgresNIO
 
@@ -123,7 +123,7 @@ extension PostgresFeedStore {
         var handled = Set<String>()
         var unchanged: [String] = []
         var inserts: [(key: String, fields: EpisodeFields, fingerprint: String, firstSeenRun: Int64?)] = []
-        let announced = announceLimit.map { FeedStore.newestKeys(of: feed, count: $0) }
+        let announced = announceLimit.map { feed.newestEpisodeKeys(count: $0) }
         for (index, episode) in feed.episodes.enumerated() where handled.insert(episode.id).inserted {
             let (f, fingerprint) = rows[index]
             if let stored = known[episode.id] {

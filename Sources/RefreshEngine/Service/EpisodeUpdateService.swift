@@ -1,6 +1,6 @@
 public import FeedFetching
+public import FeedModels
 public import FeedParsing
-public import FeedStorage
 public import Foundation
 
 /// Which feeds a refresh checks, and how (the cache policies of the design notes).
@@ -89,7 +89,7 @@ public final class EpisodeUpdateService: Sendable {
     /// The store as a whole, for downloads (set by the store initializer).
     private let store: (any FeedRepositories)?
 
-    /// A service over one store that keeps subscriptions, episodes and runs (SQLite's ``FeedStore``, or any other).
+    /// A service over one store that keeps subscriptions, episodes and runs (SQLite's `FeedStore`, or any other).
     /// When `claims` is given (a store several workers share), feeds are claimed under leases as `fleet` says.
     public convenience init(
         store: some FeedRepositories,

@@ -201,7 +201,7 @@ public struct EpisodeFields: Sendable, Hashable {
 
     // MARK: - List columns
 
-    static func enclosuresJSON(_ e: ParsedEpisode) -> String {
+    package static func enclosuresJSON(_ e: ParsedEpisode) -> String {
         json(e.enclosures) {
             .object([
                 ("url", .string($0.urlString)), ("length", $0.length.map { .int(Int($0)) } ?? .null),
@@ -210,7 +210,7 @@ public struct EpisodeFields: Sendable, Hashable {
         }
     }
 
-    static func transcriptsJSON(_ e: ParsedEpisode) -> String {
+    package static func transcriptsJSON(_ e: ParsedEpisode) -> String {
         json(e.transcripts) {
             .object([
                 ("url", .string($0.urlString)), ("type", .string($0.type)), ("language", .string($0.language)),
@@ -219,7 +219,7 @@ public struct EpisodeFields: Sendable, Hashable {
         }
     }
 
-    static func personsJSON(_ e: ParsedEpisode) -> String {
+    package static func personsJSON(_ e: ParsedEpisode) -> String {
         json(e.persons) {
             .object([
                 ("name", .string($0.name)), ("role", .string($0.role)), ("group", .string($0.group)),
@@ -228,7 +228,7 @@ public struct EpisodeFields: Sendable, Hashable {
         }
     }
 
-    static func alternateEnclosuresJSON(_ e: ParsedEpisode) -> String {
+    package static func alternateEnclosuresJSON(_ e: ParsedEpisode) -> String {
         json(e.alternateEnclosures) {
             .object([
                 ("url", .url($0.url)), ("type", .string($0.type)), ("length", $0.length.map { .int(Int($0)) } ?? .null),
