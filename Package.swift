@@ -197,6 +197,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "FeedModelsTests",
+            dependencies: ["FeedModels", "FeedParsing"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "FeedStorageTests",
             dependencies: ["FeedModels", "FeedStorage", "FeedParsing", "TestSupport"],
             swiftSettings: strictSettings

@@ -95,8 +95,10 @@ public struct EpisodeFields: Sendable, Hashable {
 
     /// A hash of every field: equal fingerprints mean nothing changed.
     ///
-    /// FNV-1a over the raw values, mixed exactly as the SQLite store mixes its column values (integers and booleans
-    /// as 64-bit words, reals by bit pattern, text as UTF-8), so a fingerprint means the same in both stores.
+    /// FNV-1a over the raw values (integers and booleans as 64-bit words, reals by bit pattern, text as UTF-8; each
+    /// value tagged by kind and followed by a separator): cheap on long show notes. Every store stores this one
+    /// fingerprint, so a fingerprint means the same in each; changing it would make every stored episode look
+    /// changed once.
     public var fingerprint: String {
         var hash = FNV1a()
         func mix(_ value: Int64?) {
@@ -201,7 +203,7 @@ public struct EpisodeFields: Sendable, Hashable {
 
     // MARK: - List columns
 
-    package static func enclosuresJSON(_ e: ParsedEpisode) -> String {
+    static func enclosuresJSON(_ e: ParsedEpisode) -> String {
         json(e.enclosures) {
             .object([
                 ("url", .string($0.urlString)), ("length", $0.length.map { .int(Int($0)) } ?? .null),
@@ -210,7 +212,7 @@ public struct EpisodeFields: Sendable, Hashable {
         }
     }
 
-    package static func transcriptsJSON(_ e: ParsedEpisode) -> String {
+    static func transcriptsJSON(_ e: ParsedEpisode) -> String {
         json(e.transcripts) {
             .object([
                 ("url", .string($0.urlString)), ("type", .string($0.type)), ("language", .string($0.language)),
@@ -219,7 +221,7 @@ public struct EpisodeFields: Sendable, Hashable {
         }
     }
 
-    package static func personsJSON(_ e: ParsedEpisode) -> String {
+    static func personsJSON(_ e: ParsedEpisode) -> String {
         json(e.persons) {
             .object([
                 ("name", .string($0.name)), ("role", .string($0.role)), ("group", .string($0.group)),
@@ -228,7 +230,7 @@ public struct EpisodeFields: Sendable, Hashable {
         }
     }
 
-    package static func alternateEnclosuresJSON(_ e: ParsedEpisode) -> String {
+    static func alternateEnclosuresJSON(_ e: ParsedEpisode) -> String {
         json(e.alternateEnclosures) {
             .object([
                 ("url", .url($0.url)), ("type", .string($0.type)), ("length", $0.length.map { .int(Int($0)) } ?? .null),

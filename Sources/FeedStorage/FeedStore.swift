@@ -528,17 +528,13 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
                 arguments: [checkedAt, check.status ?? 410, message, current.id])
             return summary
         }
-        if let target = check.movedTo.map(FeedURL.normalized), target != current.url,
-            target != current.refusedMoveTarget
-        {
+        if let target = MergePlan.moveTarget(of: check, from: current) {
             if let other = try Row.fetchOne(
                 db, sql: "SELECT id, title FROM subscription WHERE url = ? AND id <> ?",
                 arguments: [target.absoluteString, current.id])
             {
-                let otherTitle: String? = other["title"]
-                let otherID: Int64 = other["id"]
-                summary.moveRefused =
-                    "\(target.absoluteString) is already subscribed as \(otherID)\(otherTitle.map { " (\($0))" } ?? "")"
+                summary.moveRefused = MergePlan.refusedMove(
+                    to: target, otherID: other["id"], otherTitle: other["title"])
             } else {
                 try db.execute(
                     sql: "UPDATE subscription SET url = ?, movedFrom = ? WHERE id = ?",
@@ -549,71 +545,64 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         return summary
     }
 
-    /// Merges a feed's episodes: new ones inserted, changed ones updated, none deleted.
+    /// Merges a feed's episodes by its ``MergePlan``: new ones inserted, changed ones updated, none deleted.
     private func merge(
-        _ feed: ParsedFeed, columns allColumns: [EpisodeColumns], into subscription: Subscription, checkedAt: Date,
-        runID: Int64?,
-        announceLimit: Int?, db: Database
+        _ feed: ParsedFeed, columns: [EpisodeColumns], into subscription: Subscription, checkedAt: Date,
+        runID: Int64?, announceLimit: Int?, db: Database
     ) throws -> MergeSummary {
-        var known: [String: String] = [:]
+        var stored: [String: String] = [:]
         let rows = try Row.fetchCursor(
             db, sql: "SELECT key, fingerprint FROM episode WHERE subscriptionId = ?", arguments: [subscription.id])
-        while let row = try rows.next() { known[row["key"]] = row["fingerprint"] }
-        let insert = try db.cachedStatement(
-            sql: """
-                INSERT INTO episode (subscriptionId, key, fingerprint, guid, guidIsPermaLink, title, link, description, summary,
-                  published, duration, enclosures, episodeNumber, season, episodeType, explicit, image, transcripts, chapters,
-                  persons, alternateEnclosures, firstSeenAt, lastSeenAt, firstSeenRunId)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-        let update = try db.cachedStatement(
-            sql: """
-                UPDATE episode SET fingerprint = ?, guid = ?, guidIsPermaLink = ?, title = ?, link = ?, description = ?,
-                  summary = ?, published = ?, duration = ?, enclosures = ?, episodeNumber = ?, season = ?, episodeType = ?,
-                  explicit = ?, image = ?, transcripts = ?, chapters = ?, persons = ?, alternateEnclosures = ?, lastSeenAt = ?
-                WHERE subscriptionId = ? AND key = ?
-                """)
-        let touch = try db.cachedStatement(
-            sql: "UPDATE episode SET lastSeenAt = ? WHERE subscriptionId = ? AND key = ?")
-        let seenAt = checkedAt.timeIntervalSince1970
-        var summary = MergeSummary()
-        var handled = Set<String>()
+        while let row = try rows.next() { stored[row["key"]] = row["fingerprint"] }
+        let plan = MergePlan(
+            feed: feed, fingerprints: columns.map(\.fingerprint), stored: stored, announceLimit: announceLimit)
         let subscriptionID = subscription.id.databaseValue
-        let seen = seenAt.databaseValue
-        let run = runID.databaseValue
-        let announced = announceLimit.map { feed.newestEpisodeKeys(count: $0) }
-        for (index, episode) in feed.episodes.enumerated() where handled.insert(episode.id).inserted {
-            let columns = allColumns[index]
-            let key = episode.id.databaseValue
-            if let fingerprint = known[episode.id] {
-                if fingerprint == columns.fingerprint {
-                    try touch.execute(arguments: StatementArguments([seen, subscriptionID, key]))
-                } else {
-                    var values = [columns.fingerprint.databaseValue]
-                    values.reserveCapacity(columns.values.count + 4)
-                    values += columns.values
-                    values += [seen, subscriptionID, key]
-                    try update.execute(arguments: StatementArguments(values))
-                    summary.updatedCount += 1
-                }
-            } else {
-                var values = [subscriptionID, key, columns.fingerprint.databaseValue]
-                values.reserveCapacity(columns.values.count + 6)
-                values += columns.values
-                let announce = announced?.contains(episode.id) ?? true
-                values += [seen, seen, announce ? run : .null]
+        let seen = checkedAt.timeIntervalSince1970.databaseValue
+        if !plan.inserts.isEmpty {
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO episode (subscriptionId, key, fingerprint, guid, guidIsPermaLink, title, link, description, summary,
+                      published, duration, enclosures, episodeNumber, season, episodeType, explicit, image, transcripts, chapters,
+                      persons, alternateEnclosures, firstSeenAt, lastSeenAt, firstSeenRunId)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            for entry in plan.inserts {
+                let row = columns[entry.index]
+                var values = [
+                    subscriptionID, feed.episodes[entry.index].id.databaseValue, row.fingerprint.databaseValue,
+                ]
+                values.reserveCapacity(row.values.count + 6)
+                values += row.values
+                values += [seen, seen, MergePlan.firstSeenRun(of: entry, runID: runID).databaseValue]
                 try insert.execute(arguments: StatementArguments(values))
-                if announce {
-                    summary.newEpisodes.append(
-                        StoredEpisode(
-                            subscriptionID: subscription.id, key: episode.id, episode: episode, firstSeenAt: checkedAt,
-                            lastSeenAt: checkedAt, firstSeenRunID: runID))
-                } else {
-                    summary.backlogCount += 1
-                }
             }
         }
-        return summary
+        if !plan.updates.isEmpty {
+            let update = try db.cachedStatement(
+                sql: """
+                    UPDATE episode SET fingerprint = ?, guid = ?, guidIsPermaLink = ?, title = ?, link = ?, description = ?,
+                      summary = ?, published = ?, duration = ?, enclosures = ?, episodeNumber = ?, season = ?, episodeType = ?,
+                      explicit = ?, image = ?, transcripts = ?, chapters = ?, persons = ?, alternateEnclosures = ?, lastSeenAt = ?
+                    WHERE subscriptionId = ? AND key = ?
+                    """)
+            for index in plan.updates {
+                let row = columns[index]
+                var values = [row.fingerprint.databaseValue]
+                values.reserveCapacity(row.values.count + 4)
+                values += row.values
+                values += [seen, subscriptionID, feed.episodes[index].id.databaseValue]
+                try update.execute(arguments: StatementArguments(values))
+            }
+        }
+        if !plan.unchanged.isEmpty {
+            let touch = try db.cachedStatement(
+                sql: "UPDATE episode SET lastSeenAt = ? WHERE subscriptionId = ? AND key = ?")
+            for index in plan.unchanged {
+                try touch.execute(
+                    arguments: StatementArguments([seen, subscriptionID, feed.episodes[index].id.databaseValue]))
+            }
+        }
+        return plan.summary(of: feed, subscriptionID: subscription.id, checkedAt: checkedAt, runID: runID)
     }
 
     // MARK: - Episodes
