@@ -51,6 +51,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strictSettings
         ),
@@ -217,7 +218,7 @@ let package = Package(
         .testTarget(
             name: "EpisodeDownloadsTests",
             dependencies: [
-                "EpisodeDownloads", "TestSupport",
+                "EpisodeDownloads", "HTTPTransport", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictSettings

@@ -4,7 +4,6 @@ public import HTTPTransport
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -49,7 +48,7 @@ public struct MediaDownloader: Sendable {
     var profile: HTTPNetwork.Profile {
         HTTPNetwork.Profile(
             decompressionRatioLimit: nil, connectTimeout: configuration.connectTimeout,
-            readTimeout: configuration.stallTimeout)
+            readTimeout: configuration.stallTimeout + .seconds(5))
     }
 
     /// - Parameters:
@@ -85,7 +84,11 @@ public struct MediaDownloader: Sendable {
                 try await self.transfer(request, watch: watch, accepted: accepted, progress: progress)
             }
             group.addTask {
-                try await self.watchStalls(watch, url: request.url)
+                do {
+                    try await watch.watch(limits: self.limits)
+                } catch let exceeded as TransferLimitExceeded {
+                    throw self.limitError(exceeded, url: request.url, watch: watch)
+                }
                 return nil
             }
             defer { group.cancelAll() }
@@ -132,13 +135,12 @@ public struct MediaDownloader: Sendable {
                 httpRequest.headers.add(name: "Range", value: "bytes=\(offset)-")
                 httpRequest.headers.add(name: "If-Range", value: validator)
             }
-            watch.begin()
             let response: HTTPClientResponse
             let finalURL: URL
             do {
                 let exchange = try await network.execute(
                     httpRequest, profile: profile, maxRedirects: configuration.maxRedirects,
-                    deadline: Self.nioDeadline(deadline))
+                    deadline: Self.nioDeadline(deadline), watch: watch)
                 response = exchange.response
                 finalURL = exchange.url
             } catch {
@@ -224,12 +226,12 @@ public struct MediaDownloader: Sendable {
         let file = try PartFile(path: part, truncatingAt: start, url: url)
         defer { file.finish() }
         var size = start
-        watch.received(size, expected: total)
+        watch.bodyStarted(received: start, expected: total)
         do {
             for try await buffer in body {
                 try buffer.withUnsafeReadableBytes { try file.append($0) }
                 size += Int64(buffer.readableBytes)
-                watch.received(size, expected: total)
+                watch.received(buffer.readableBytes)
                 progress(
                     DownloadProgress(
                         receivedBytes: size, expectedBytes: total, resumedFrom: start, chunkBytes: buffer.readableBytes
@@ -275,24 +277,35 @@ public struct MediaDownloader: Sendable {
 
     // MARK: - Stalls and timeouts
 
-    /// Fails the download as stalled when no byte has arrived for the progress timeout; returns when cancelled.
-    private func watchStalls(_ watch: TransferWatch, url: URL) async throws {
-        let limit = configuration.stallTimeout
-        let tick = min(max(limit / 10, .milliseconds(20)), .seconds(1))
-        while !Task.isCancelled {
-            do {
-                try await Task.sleep(for: tick)
-            } catch {
-                return
-            }
-            if watch.idle() >= limit {
-                throw stalledError(url: url, watch: watch)
-            }
+    /// The limits the watchdog holds a download to: no answer or no byte for the stall timeout, a body slower than
+    /// the minimum rate, the whole download over the total timeout.
+    var limits: TransferLimits {
+        TransferLimits(
+            nameLookup: configuration.connectTimeout, connect: configuration.connectTimeout,
+            firstByte: configuration.stallTimeout, stall: configuration.stallTimeout,
+            minimumRate: configuration.minimumRate, total: configuration.totalTimeout)
+    }
+
+    private func limitError(_ exceeded: TransferLimitExceeded, url: URL, watch: TransferWatch) -> DownloadError {
+        switch exceeded.limit {
+        case .total:
+            return timeoutError(url: url, watch: watch)
+        case .minimumRate:
+            let (received, expected) = watch.counts
+            let got = expected.map { "got \(received) of \($0) bytes" } ?? "got \(received) bytes"
+            return DownloadError(
+                kind: .stalled,
+                message:
+                    "\(url.absoluteString): too slow: under \(exceeded.limits.minimumRate?.bytesPerSecond ?? 0) bytes/s "
+                    + "over \(Self.seconds(exceeded.duration)) (\(got); the .part is kept to resume)",
+                url: url)
+        case .nameLookup, .connect, .firstByte, .stall:
+            return stalledError(url: url, watch: watch)
         }
     }
 
     private func stalledError(url: URL, watch: TransferWatch) -> DownloadError {
-        let (received, expected) = watch.counts()
+        let (received, expected) = watch.counts
         let got = expected.map { "got \(received) of \($0) bytes" } ?? "got \(received) bytes"
         return DownloadError(
             kind: .stalled,
@@ -303,7 +316,7 @@ public struct MediaDownloader: Sendable {
     }
 
     private func timeoutError(url: URL, watch: TransferWatch) -> DownloadError {
-        let (received, expected) = watch.counts()
+        let (received, expected) = watch.counts
         let got = expected.map { "got \(received) of \($0) bytes" } ?? "got \(received) bytes"
         return DownloadError(
             kind: .timeout,
@@ -525,39 +538,5 @@ private final class PartFile {
             return DownloadError(kind: .notEnoughSpace, message: "\(what) \(path.path): \(reason)", url: url)
         }
         return DownloadError(kind: .io, message: "\(what) \(path.path): \(reason)", url: url)
-    }
-}
-
-/// When the last byte arrived and how many there are, shared between the transfer and its stall watchdog.
-final class TransferWatch: Sendable {
-    private struct State {
-        var lastProgress = ContinuousClock.now
-        var received: Int64 = 0
-        var expected: Int64?
-    }
-
-    private let state = Mutex(State())
-
-    /// A new request starts: the wait for its first byte counts from now.
-    func begin() {
-        state.withLock { $0.lastProgress = .now }
-    }
-
-    /// The file now holds `received` bytes.
-    func received(_ received: Int64, expected: Int64?) {
-        state.withLock {
-            $0.lastProgress = .now
-            $0.received = received
-            $0.expected = expected
-        }
-    }
-
-    /// How long since the last byte (or the request's start).
-    func idle() -> Duration {
-        state.withLock { $0.lastProgress.duration(to: .now) }
-    }
-
-    func counts() -> (Int64, Int64?) {
-        state.withLock { ($0.received, $0.expected) }
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+public import HTTPTransport
 
 /// One media file to download: where from, where to, and what the caller knows about it already.
 public struct MediaRequest: Sendable, Equatable {
@@ -127,6 +128,9 @@ public struct DownloadConfiguration: Sendable {
     public var totalTimeout: Duration
     /// Room left free beyond a file whose length is known.
     public var freeSpaceMargin: FreeSpace.Margin
+    /// The slowest average rate accepted over a window, so a server that trickles a byte now and then (and so never
+    /// stalls) still fails instead of holding a download slot for hours; nil for none.
+    public var minimumRate: MinimumRate? = MinimumRate(bytesPerSecond: 4_000, window: .seconds(60))
 
     /// Limits; the defaults suit a podcast episode on a slow line.
     public init(

@@ -89,11 +89,12 @@ public protocol FeedSource: Sendable {
     ///
     /// - Parameters:
     ///   - request: The URL and validators.
-    ///   - makeConsumer: Called once, on a successful (2xx) response, before any body byte.
+    ///   - makeConsumer: Called once, on a successful (2xx) response, before any body byte. It may wait (for a
+    ///     processing slot, say); the body is not read meanwhile, and its stall limit starts once it returns.
     /// - Returns: ``FeedFetchResult/notModified(_:)`` or ``FeedFetchResult/fetched(_:_:byteCount:)``.
     /// - Throws: ``FeedFetchError`` for transport and HTTP failures; an error thrown by the consumer, unchanged.
     func fetch<Consumer: FeedBodyConsumer>(
         _ request: FeedRequest,
-        consumer makeConsumer: (FeedResponseHead) throws -> Consumer
+        consumer makeConsumer: (FeedResponseHead) async throws -> Consumer
     ) async throws -> FeedFetchResult<Consumer>
 }

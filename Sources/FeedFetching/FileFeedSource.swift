@@ -16,7 +16,7 @@ public struct FileFeedSource: FeedSource {
 
     public func fetch<Consumer: FeedBodyConsumer>(
         _ request: FeedRequest,
-        consumer makeConsumer: (FeedResponseHead) throws -> Consumer
+        consumer makeConsumer: (FeedResponseHead) async throws -> Consumer
     ) async throws -> FeedFetchResult<Consumer> {
         guard request.url.isFileURL else {
             throw FeedFetchError(kind: .unsupportedScheme, message: "\(request.url.absoluteString) is not a file URL")
@@ -48,7 +48,7 @@ public struct FileFeedSource: FeedSource {
             throw FeedFetchError(kind: .file, message: "cannot open \(path): permission denied?")
         }
         defer { try? handle.close() }
-        let consumer = try makeConsumer(head)
+        let consumer = try await makeConsumer(head)
         var count = 0
         while true {
             try Task.checkCancellation()
@@ -85,7 +85,7 @@ public struct RoutingFeedSource: FeedSource {
 
     public func fetch<Consumer: FeedBodyConsumer>(
         _ request: FeedRequest,
-        consumer makeConsumer: (FeedResponseHead) throws -> Consumer
+        consumer makeConsumer: (FeedResponseHead) async throws -> Consumer
     ) async throws -> FeedFetchResult<Consumer> {
         switch request.url.scheme?.lowercased() {
         case "http", "https": return try await http.fetch(request, consumer: makeConsumer)

@@ -136,7 +136,8 @@ extension HTTPFeedSource {
         case .nameServerUnavailable:
             return FeedFetchError(
                 kind: .unreachable,
-                message: "cannot look up \(host): the name server did not answer (is the network down?)")
+                message: "cannot look up \(host): the name server gave no answer for it (a temporary failure, or no "
+                    + "network)")
         case .timedOut(let limit):
             return FeedFetchError(
                 kind: .unreachable,

@@ -39,17 +39,17 @@ public struct HTTPFeedSource: FeedSource {
     }
 
     /// How feed requests talk to servers: decompression with the ratio limit, and AsyncHTTPClient's read timeout as a
-    /// backstop behind the watchdog's first-byte and stall limits.
+    /// backstop behind the watchdog's limits (a body waiting for its consumer is not read, and must not time out).
     var profile: HTTPNetwork.Profile {
         HTTPNetwork.Profile(
             decompressionRatioLimit: configuration.decompressionRatioLimit,
             connectTimeout: configuration.connectTimeout,
-            readTimeout: max(configuration.firstByteTimeout, configuration.stallTimeout) + .seconds(5))
+            readTimeout: configuration.totalTimeout + .seconds(5))
     }
 
     public func fetch<Consumer: FeedBodyConsumer>(
         _ request: FeedRequest,
-        consumer makeConsumer: (FeedResponseHead) throws -> Consumer
+        consumer makeConsumer: (FeedResponseHead) async throws -> Consumer
     ) async throws -> FeedFetchResult<Consumer> {
         let scheme = request.url.scheme?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https", request.url.host?.isEmpty == false else {
@@ -94,7 +94,7 @@ public struct HTTPFeedSource: FeedSource {
     }
 
     private func transfer<Consumer: FeedBodyConsumer>(
-        _ request: FeedRequest, watch: TransferWatch, makeConsumer: (FeedResponseHead) throws -> Consumer
+        _ request: FeedRequest, watch: TransferWatch, makeConsumer: (FeedResponseHead) async throws -> Consumer
     ) async throws -> FeedFetchResult<Consumer> {
         var httpRequest = HTTPClientRequest(url: request.url.absoluteString)
         httpRequest.method = .GET
@@ -130,7 +130,11 @@ public struct HTTPFeedSource: FeedSource {
         let status = Int(response.status.code)
         let declaredLength = response.headers.first(name: "Content-Length")
             .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        watch.bodyStarted(expected: declaredLength.map(Int64.init))
+        if (200...299).contains(status) {
+            watch.headArrived()
+        } else {
+            watch.bodyStarted(expected: declaredLength.map(Int64.init))
+        }
         switch status {
         case 200...299:
             // A declared length over the limit is refused from the header, before a byte of the body is read;
@@ -143,7 +147,9 @@ public struct HTTPFeedSource: FeedSource {
                         "the feed is larger than \(limit)\(Self.named(configuration.maxBodyBytesName)): the server announces \(Self.megabytes(declared))"
                 )
             }
-            let consumer = try makeConsumer(head)
+            // Making the consumer may wait for a processing slot; the body's limits count from when it is ready.
+            let consumer = try await makeConsumer(head)
+            watch.bodyStarted(expected: declaredLength.map(Int64.init))
             var count = 0
             for try await buffer in response.body {
                 watch.received(buffer.readableBytes)

@@ -16,7 +16,7 @@ public struct RetryingFeedSource: FeedSource {
 
     public func fetch<Consumer: FeedBodyConsumer>(
         _ request: FeedRequest,
-        consumer makeConsumer: (FeedResponseHead) throws -> Consumer
+        consumer makeConsumer: (FeedResponseHead) async throws -> Consumer
     ) async throws -> FeedFetchResult<Consumer> {
         do {
             return try await base.fetch(request, consumer: makeConsumer)

@@ -4,6 +4,7 @@ public import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
+import NIOSSL
 
 #if canImport(Glibc)
 import Glibc
@@ -222,6 +223,7 @@ public final class HTTPNetwork: @unchecked Sendable {
             // A failed connection is reported at once (the caller tries the next address, or says why), instead of
             // AsyncHTTPClient retrying it with backoff until the connect timeout.
             configuration.connectionPool.retryConnectionEstablishment = false
+            configuration.tlsConfiguration = Self.tlsConfiguration
             // The URL keeps the host's name (Host header, SNI, certificate check); only the address comes from here.
             configuration.dnsOverride = [host: address.ip]
             configuration.dnsOverride[host.lowercased()] = address.ip
@@ -230,6 +232,22 @@ public final class HTTPNetwork: @unchecked Sendable {
             return client
         }
     }
+
+    /// The TLS settings every client shares: the system's trust roots read and parsed once. NIOSSL's default loads
+    /// and parses the whole CA bundle for every client's TLS context (tens of milliseconds and about a megabyte
+    /// each), which a client per host multiplied by hundreds; certificates given as values are shared by every
+    /// context. The bundle is the one NIOSSL itself reads on Linux; without one, NIOSSL's default stays.
+    static let tlsConfiguration: TLSConfiguration = {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        for path in ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"]
+        where FileManager.default.fileExists(atPath: path) {
+            if let roots = try? NIOSSLCertificate.fromPEMFile(path), !roots.isEmpty {
+                tls.trustRoots = .certificates(roots)
+            }
+            break
+        }
+        return tls
+    }()
 
     /// True for an error that says this address did not connect (so another address may).
     static func isConnectFailure(_ error: any Error) -> Bool {

@@ -89,6 +89,8 @@ public final class TransferWatch: Sendable {
         case starting
         /// The request is under way and no response head has come yet.
         case awaitingHead(since: ContinuousClock.Instant)
+        /// The head has come and the body waits for its reader (only the total limit applies).
+        case headArrived
         /// The body flows.
         case body
     }
@@ -113,6 +115,12 @@ public final class TransferWatch: Sendable {
     /// A request is sent (a redirect or a retry sends another): the first-byte wait counts from now.
     public func requestStarted(at now: ContinuousClock.Instant = .now) {
         state.withLock { $0.phase = .awaitingHead(since: now) }
+    }
+
+    /// The head has come, and the body will be read later (its reader is not ready yet): from now until
+    /// ``bodyStarted(received:expected:at:)`` only the total limit applies.
+    public func headArrived() {
+        state.withLock { $0.phase = .headArrived }
     }
 
     /// The head has come: the body's stall and rate limits apply from now. `received` counts bytes already on hand
@@ -151,7 +159,7 @@ public final class TransferWatch: Sendable {
             var next = state.started + limits.total
             if now >= next { return over(.total) }
             switch state.phase {
-            case .starting:
+            case .starting, .headArrived:
                 break
             case .awaitingHead(let since):
                 if now >= since + limits.firstByte { return over(.firstByte) }

@@ -15,7 +15,7 @@ struct RootCommand: AsyncParsableCommand {
             lock; 130/143 a refresh stopped by SIGINT/SIGTERM (feeds in flight were stored, the rest not checked; downloads in \
             flight keep their .part to resume).
             """,
-        version: PodfreshVersion.current,
+        version: PodfreshVersion.versionLine,
         subcommands: [
             Refresh.self, Watch.self, Download.self, Add.self, Remove.self, Move.self, SetSettings.self, List.self,
             Status.self,
@@ -67,7 +67,23 @@ struct RootCommand: AsyncParsableCommand {
     }
 }
 
-enum PodfreshVersion {
+enum PodfreshVersion: BuildStamped {
     static let current = "0.1.0"
     static let userAgent = "podfresh/\(current) (+https://github.com/podfresh/podfresh)"
+    /// What `--version` prints: the version and the commit built from, `0.1.0 (commit 3afec98c1d2e)`, or
+    /// `0.1.0 (commit unknown)` from a build that was not stamped. `Scripts/package.sh` reads the version from here.
+    static var versionLine: String { "\(current) (commit \(stampedCommit ?? "unknown"))" }
+}
+
+/// The commit a binary was built from, when its build was stamped.
+///
+/// `Scripts/package.sh` writes `Sources/podfresh/BuildStamp.generated.swift` (git-ignored) before its release build
+/// and removes it after: `extension PodfreshVersion { static var stampedCommit: String? { "3afec98c1d2e" } }`. A
+/// member declared on the type itself is chosen over this protocol extension's default, so with the file the stamp is
+/// used, and without it (a plain `swift build`, a clean clone) the commit is `nil`. Only this module is recompiled when
+/// the stamp changes; no compiler flag or package plugin is involved.
+protocol BuildStamped {}
+
+extension BuildStamped {
+    static var stampedCommit: String? { nil }
 }

@@ -1,5 +1,6 @@
 import EpisodeDownloads
 import Foundation
+import HTTPTransport
 import Synchronization
 import TestSupport
 import Testing
@@ -283,6 +284,28 @@ struct MediaDownloaderTests {
             #expect(error?.kind == .timeout, "\(error?.message ?? "")")
             #expect(started.duration(to: .now) < .seconds(4))
             #expect(!exists(destination))
+        }
+    }
+
+    @Test("a trickle that never stalls fails at the minimum rate, long before the total timeout; the .part stays")
+    func minimumRate() async throws {
+        var configuration = DownloadConfiguration(
+            stallTimeout: .seconds(5), totalTimeout: .seconds(60), freeSpaceMargin: .none)
+        configuration.minimumRate = MinimumRate(bytesPerSecond: 5_000, window: .milliseconds(500))
+        try await withDownloadSetup(configuration: configuration) { server, downloader, directory in
+            server.serveMedia(
+                "/ep.mp3", mediaBytes(100_000), fault: .trickle(bytes: 100, delay: .milliseconds(100)))
+            let destination = directory.appendingPathComponent("ep.mp3")
+            let started = ContinuousClock.now
+            let error = await expectDownloadError {
+                _ = try await downloader.download(
+                    MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
+            }
+            #expect(error?.kind == .stalled, "\(error?.message ?? "")")
+            #expect(error?.message.contains("too slow: under 5000 bytes/s") == true, "\(error?.message ?? "")")
+            #expect(started.duration(to: .now) < .seconds(4))
+            #expect(!exists(destination))
+            #expect(exists(URL(fileURLWithPath: destination.path + ".part")))
         }
     }
 

@@ -13,7 +13,7 @@ private final class ScriptedSource: FeedSource, @unchecked Sendable {
     init(_ script: [FeedFetchError?]) { self.script = script }
 
     func fetch<Consumer: FeedBodyConsumer>(
-        _ request: FeedRequest, consumer makeConsumer: (FeedResponseHead) throws -> Consumer
+        _ request: FeedRequest, consumer makeConsumer: (FeedResponseHead) async throws -> Consumer
     ) async throws -> FeedFetchResult<Consumer> {
         let next: FeedFetchError? = lock.withLock {
             attempts += 1
@@ -21,7 +21,7 @@ private final class ScriptedSource: FeedSource, @unchecked Sendable {
         }
         if let next { throw next }
         let head = FeedResponseHead(url: request.url, status: 200)
-        return .fetched(head, try makeConsumer(head), byteCount: 0)
+        return .fetched(head, try await makeConsumer(head), byteCount: 0)
     }
 }
 

@@ -31,6 +31,15 @@ struct TransferWatchTests {
         #expect(limitHit(watch, at: start + .milliseconds(1100)) == .stall)
     }
 
+    @Test func aBodyWaitingForItsReaderHitsNoLimitButTheTotal() {
+        let start = ContinuousClock.now
+        let watch = TransferWatch(start: start)
+        watch.requestStarted(at: start)
+        watch.headArrived()
+        #expect(limitHit(watch, at: start + .seconds(30)) == nil)
+        #expect(limitHit(watch, at: start + .seconds(61)) == .total)
+    }
+
     @Test func aTrickleThatNeverStallsHitsTheMinimumRate() {
         let start = ContinuousClock.now
         let watch = TransferWatch(start: start)

@@ -14,14 +14,14 @@ struct MemoryFeedSource: FeedSource {
 
     func fetch<Consumer: FeedBodyConsumer>(
         _ request: FeedRequest,
-        consumer makeConsumer: (FeedResponseHead) throws -> Consumer
+        consumer makeConsumer: (FeedResponseHead) async throws -> Consumer
     ) async throws -> FeedFetchResult<Consumer> {
         guard let bytes = documents[request.url] else {
             throw FeedFetchError(kind: .httpStatus, message: "HTTP 404", status: 404)
         }
         try await Task.sleep(for: .milliseconds(Int.random(in: 0...3)))
         let head = FeedResponseHead(url: request.url, status: 200)
-        let consumer = try makeConsumer(head)
+        let consumer = try await makeConsumer(head)
         // Two chunks, so the parser's streaming path runs.
         let middle = bytes.count / 2
         try bytes[..<middle].withUnsafeBytes { try consumer.consume($0) }

@@ -36,6 +36,8 @@ public struct EpisodeUpdateConfiguration: Sendable {
     public var now: @Sendable () -> Date
     /// `--download`: after each feed's merge, download its new episodes (feeds whose downloads are on); nil: none.
     public var downloads: EpisodeDownloadSettings?
+    /// How many fetched feeds are read, parsed and stored at once (``ProcessingSlots``); nil: as many as are fetched.
+    public var processingSlots: Int? = ProcessingSlots.defaultCount
 
     public init(
         parserOptions: FeedParserOptions = .init(),
@@ -88,6 +90,8 @@ public final class EpisodeUpdateService: Sendable {
     private let configuration: EpisodeUpdateConfiguration
     /// The store as a whole, for downloads (set by the store initializer).
     private let store: (any FeedRepositories)?
+    /// Bounds the feeds being read, parsed and stored at once (nil: no bound).
+    private let processingSlots: ProcessingSlots?
 
     /// A service over one store that keeps subscriptions, episodes and runs (SQLite's `FeedStore`, or any other).
     /// When `claims` is given (a store several workers share), feeds are claimed under leases as `fleet` says.
@@ -142,6 +146,7 @@ public final class EpisodeUpdateService: Sendable {
             ? RetryingFeedSource(wrapping: source, delay: configuration.retryDelay) : source
         self.coordinator = coordinator
         self.configuration = configuration
+        processingSlots = configuration.processingSlots.map { ProcessingSlots(count: $0) }
     }
 
     /// The subscriptions a refresh with `policy` would check now. `feedIDs` narrows it to those, checked now whatever
@@ -394,8 +399,11 @@ public final class EpisodeUpdateService: Sendable {
             conditional: !unconditional)
         // The first successful fetch of a subscription announces only its newest episodes; the rest is stored.
         let announceLimit = subscription.lastSuccessAt == nil ? max(0, subscription.backlog ?? 1) : nil
+        // The feed holds a processing slot from its response head to the end of its merge.
+        let permit = ProcessingPermit(processingSlots)
+        defer { permit.giveBack() }
         do {
-            let result = try await fetchFeed(request)
+            let result = try await fetchFeed(request, permit: permit)
             if Task.isCancelled { return RefreshOutcome(feed: target, result: .cancelled) }
             switch result {
             case .notModified(let head):
@@ -491,9 +499,16 @@ public final class EpisodeUpdateService: Sendable {
         }
     }
 
-    private func fetchFeed(_ request: FeedRequest) async throws -> FeedFetchResult<FeedParserConsumer> {
+    private func fetchFeed(
+        _ request: FeedRequest, permit: ProcessingPermit
+    ) async throws -> FeedFetchResult<
+        FeedParserConsumer
+    > {
         let options = configuration.parserOptions
-        return try await source.fetch(request) { head in FeedParserConsumer(head: head, options: options) }
+        return try await source.fetch(request) { head in
+            try await permit.take()
+            return FeedParserConsumer(head: head, options: options)
+        }
     }
 
     private func failureCheck(

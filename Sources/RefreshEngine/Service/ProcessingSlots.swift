@@ -1,0 +1,97 @@
+import Foundation
+
+/// How many fetched feeds are read, parsed and stored at the same time, apart from how many wait on the network.
+///
+/// A fetch spends most of its time waiting for a server; only the body, the parse and the merge need memory and CPU.
+/// So many fetches may wait at once (`--jobs`), while a few slots here bound what they hold once their answers come:
+/// a feed takes a slot when its response head has arrived (before its body is read) and gives it back after its
+/// merge. The body waits unread meanwhile (the server is held back by TCP, not buffered here).
+///
+/// ## Why this class is `@unchecked Sendable`
+/// `free` and `waiters` are touched only inside `lock.withLock {}`; continuations are resumed outside it.
+public final class ProcessingSlots: @unchecked Sendable {
+    /// The number of slots.
+    public let count: Int
+    private let lock = NSLock()
+    private var free: Int
+    private var waiters: [(id: UUID, continuation: CheckedContinuation<Void, any Error>)] = []
+
+    /// The default: two slots per core (one parsing while another waits for its body or the database), 4 to 16.
+    public static var defaultCount: Int { min(16, max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)) }
+
+    public init(count: Int = ProcessingSlots.defaultCount) {
+        self.count = max(1, count)
+        free = self.count
+    }
+
+    /// Waits for a slot, first come first served. Throws `CancellationError` when the task is cancelled while it
+    /// waits.
+    public func acquire() async throws {
+        let id = UUID()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let granted: Bool = lock.withLock {
+                    if free > 0 && waiters.isEmpty {
+                        free -= 1
+                        return true
+                    }
+                    waiters.append((id, continuation))
+                    return false
+                }
+                if granted { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
+                guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return waiters.remove(at: index).continuation
+            }
+            waiter?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Gives a slot back (to the longest waiter, if any).
+    public func release() {
+        let next = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
+            if waiters.isEmpty {
+                free = min(count, free + 1)
+                return nil
+            }
+            return waiters.removeFirst().continuation
+        }
+        next?.resume()
+    }
+
+    /// Slots free now.
+    public var available: Int { lock.withLock { free } }
+}
+
+/// One feed's hold on a ``ProcessingSlots`` slot: taken at most once however often the fetch makes a consumer (a
+/// retried fetch makes two), given back once.
+///
+/// ## Why this class is `@unchecked Sendable`
+/// `held` is touched only inside `lock.withLock {}`.
+final class ProcessingPermit: @unchecked Sendable {
+    private let slots: ProcessingSlots?
+    private let lock = NSLock()
+    private var held = false
+
+    init(_ slots: ProcessingSlots?) {
+        self.slots = slots
+    }
+
+    /// Takes a slot unless this permit holds one already.
+    func take() async throws {
+        guard let slots, !lock.withLock({ held }) else { return }
+        try await slots.acquire()
+        lock.withLock { held = true }
+    }
+
+    /// Gives the slot back, if one is held.
+    func giveBack() {
+        let wasHeld = lock.withLock {
+            defer { held = false }
+            return held
+        }
+        if wasHeld { slots?.release() }
+    }
+}
