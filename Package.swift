@@ -69,19 +69,28 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        /// The models every store shares, the async repository protocols the engine uses, and the pure storage rules
+        /// (no database: neither GRDB nor postgres-nio).
+        .target(
+            name: "FeedModels",
+            dependencies: ["FeedParsing"],
+            swiftSettings: strictSettings
+        ),
+        /// The SQLite store (GRDB) over FeedModels.
         .target(
             name: "FeedStorage",
             dependencies: [
-                "FeedParsing",
+                "FeedModels", "FeedParsing",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
         ),
-        /// The PostgreSQL store for a fleet of workers (postgres-nio); all of its SQL stays in this module.
+        /// The PostgreSQL store for a fleet of workers (postgres-nio) over FeedModels; all of its SQL stays in this
+        /// module, and it links neither FeedStorage nor GRDB.
         .target(
             name: "PostgresStorage",
             dependencies: [
-                "FeedStorage", "FeedParsing",
+                "FeedModels", "FeedParsing",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -91,7 +100,7 @@ let package = Package(
         .target(
             name: "RefreshEngine",
             dependencies: [
-                "FeedParsing", "FeedFetching", "FeedStorage", "EpisodeDownloads", "HTTPTransport",
+                "FeedParsing", "FeedFetching", "FeedModels", "EpisodeDownloads", "HTTPTransport",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -112,7 +121,7 @@ let package = Package(
         ),
         .target(
             name: "ConsoleOutput",
-            dependencies: ["RefreshEngine", "FeedParsing", "FeedStorage"],
+            dependencies: ["RefreshEngine", "FeedParsing", "FeedModels"],
             swiftSettings: strictSettings
         ),
         /// Refresh events → Prometheus values (swift-prometheus), and the small NIO HTTP/1 server for `/metrics`.
@@ -131,7 +140,8 @@ let package = Package(
         .executableTarget(
             name: "podfresh",
             dependencies: [
-                "FeedParsing", "FeedFetching", "FeedStorage", "PostgresStorage", "RefreshEngine", "ConsoleOutput",
+                "FeedParsing", "FeedFetching", "FeedModels", "FeedStorage", "PostgresStorage", "RefreshEngine",
+                "ConsoleOutput",
                 "RefreshMetrics", "EpisodeDownloads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -206,14 +216,20 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "FeedModelsTests",
+            dependencies: ["FeedModels", "FeedParsing"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "FeedStorageTests",
-            dependencies: ["FeedStorage", "FeedParsing", "TestSupport"],
+            dependencies: ["FeedModels", "FeedStorage", "FeedParsing", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "RefreshEngineTests",
             dependencies: [
-                "RefreshEngine", "FeedStorage", "FeedFetching", "FeedParsing", "HTTPTransport", "TestSupport",
+                "RefreshEngine", "FeedModels", "FeedStorage", "FeedFetching", "FeedParsing", "HTTPTransport",
+                "TestSupport",
             ],
             swiftSettings: strictSettings
         ),
@@ -227,13 +243,14 @@ let package = Package(
         ),
         .testTarget(
             name: "ConsoleOutputTests",
-            dependencies: ["ConsoleOutput", "RefreshEngine", "FeedParsing", "FeedStorage", "FeedFetching"],
+            dependencies: ["ConsoleOutput", "RefreshEngine", "FeedParsing", "FeedModels", "FeedFetching"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
-                "FeedParsing", "FeedFetching", "HTTPTransport", "FeedStorage", "RefreshEngine", "ConsoleOutput",
+                "FeedParsing", "FeedFetching", "HTTPTransport", "FeedModels", "FeedStorage", "RefreshEngine",
+                "ConsoleOutput",
                 "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
@@ -243,7 +260,8 @@ let package = Package(
         .testTarget(
             name: "PostgresStorageTests",
             dependencies: [
-                "TestSupport", "PostgresStorage", "FeedStorage", "FeedParsing", "FeedFetching", "RefreshEngine",
+                "TestSupport", "PostgresStorage", "FeedModels", "FeedStorage", "FeedParsing", "FeedFetching",
+                "RefreshEngine",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strictSettings
@@ -262,7 +280,7 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: [
-                "podfresh", "TestSupport", "FeedStorage", "FeedParsing",
+                "podfresh", "TestSupport", "FeedModels", "FeedStorage", "FeedParsing",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

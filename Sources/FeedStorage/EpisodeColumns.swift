@@ -1,8 +1,10 @@
+import FeedModels
 import FeedParsing
 import Foundation
 import GRDB
 
-/// How a ``ParsedEpisode`` is laid out in the `episode` table. Lists are JSON text; dates are Unix seconds.
+/// How a ``ParsedEpisode`` is laid out in the `episode` table: its ``EpisodeFields`` as SQLite values (lists are JSON
+/// text; dates are Unix seconds), and their one fingerprint (``EpisodeFields/fingerprint``, the same in every store).
 ///
 /// Built before the write transaction (it needs no database), so the single writer only runs SQL.
 struct EpisodeColumns: Sendable {
@@ -12,38 +14,17 @@ struct EpisodeColumns: Sendable {
     let fingerprint: String
 
     init(_ e: ParsedEpisode) {
-        let enclosures = EpisodeFields.enclosuresJSON(e)
-        let transcripts = EpisodeFields.transcriptsJSON(e)
-        let persons = EpisodeFields.personsJSON(e)
-        let alternates = EpisodeFields.alternateEnclosuresJSON(e)
+        self.init(EpisodeFields(e))
+    }
+
+    init(_ f: EpisodeFields) {
         let convertible: [(any DatabaseValueConvertible)?] = [
-            e.guid, e.guidIsPermaLink, e.title, e.linkString, e.description, e.summary,
-            e.published?.timeIntervalSince1970, e.duration, enclosures, e.episode, e.season, e.episodeType?.rawValue,
-            e.explicit, e.imageString, transcripts, e.chaptersString, persons, alternates,
+            f.guid, f.guidIsPermaLink, f.title, f.link, f.description, f.summary, f.published, f.duration,
+            f.enclosures, f.episodeNumber, f.season, f.episodeType, f.explicit, f.image, f.transcripts, f.chapters,
+            f.persons, f.alternateEnclosures,
         ]
         values = convertible.map { $0?.databaseValue ?? .null }
-        // FNV-1a over the raw values (bytes of text, bit patterns of numbers): cheap on long show notes.
-        var hash = FNV1a()
-        for value in values {
-            switch value.storage {
-            case .null: hash.mix(0)
-            case .int64(let number):
-                hash.mix(1)
-                hash.mix(word: UInt64(bitPattern: number))
-            case .double(let number):
-                hash.mix(2)
-                hash.mix(word: number.bitPattern)
-            case .string(let text):
-                hash.mix(3)
-                var text = text
-                text.withUTF8 { hash.mix($0) }
-            case .blob(let data):
-                hash.mix(4)
-                hash.mix(data)
-            }
-            hash.mix(0x1F)
-        }
-        fingerprint = String(hash.value, radix: 16)
+        fingerprint = f.fingerprint
     }
 
     static func storedEpisode(from row: Row) -> StoredEpisode {

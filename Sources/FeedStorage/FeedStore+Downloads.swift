@@ -1,3 +1,4 @@
+public import FeedModels
 import Foundation
 import GRDB
 

@@ -1,4 +1,5 @@
-public import FeedParsing
+public import FeedModels
+import FeedParsing
 public import Foundation
 import GRDB
 
@@ -11,7 +12,12 @@ import Glibc
 /// Every method is one transaction; the store is safe to share between tasks and between processes (WAL, a busy
 /// timeout). `synchronous = NORMAL` in WAL mode keeps the file consistent after a crash or `kill -9` at any moment
 /// (a committed transaction survives a process crash; a power cut may lose only the last ones, never consistency).
-public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRepository {
+///
+/// It answers the async repository protocols of `FeedModels` (``AsyncSubscriptionRepository`` and the rest), and keeps
+/// synchronous forms of the same methods for tests and tools.
+public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, AsyncRefreshRunRepository,
+    AsyncDownloadRepository, ExportableStore
+{
     private let writer: any DatabaseWriter
     /// True for a store opened with ``openForReading(path:upgradingOlderSchema:upgradeAdvice:)``: every write is refused before it reaches SQLite.
     private var readsOnly = false
@@ -279,6 +285,11 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
 
     // MARK: - Subscriptions
 
+    /// Adds a feed whose first fetch announces only its newest episode.
+    public func addSubscription(url: URL, title: String?, at date: Date) throws -> Subscription {
+        try addSubscription(url: url, title: title, at: date, backlog: nil)
+    }
+
     public func addSubscription(url: URL, title: String?, at date: Date, backlog: Int?) throws -> Subscription {
         let url = FeedURL.normalized(url)
         return try write { db in
@@ -426,6 +437,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
 
     // MARK: - Applying a check
 
+    /// Applies one feed check in a single transaction (see ``AsyncEpisodeRepository/applyAsync(_:)``), synchronously.
     public func apply(_ check: FeedCheck) throws -> MergeSummary {
         let columns = Self.columns(of: check)
         return try write { db in try applyBody(check, columns: columns, db: db) }
@@ -516,17 +528,13 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                 arguments: [checkedAt, check.status ?? 410, message, current.id])
             return summary
         }
-        if let target = check.movedTo.map(FeedURL.normalized), target != current.url,
-            target != current.refusedMoveTarget
-        {
+        if let target = MergePlan.moveTarget(of: check, from: current) {
             if let other = try Row.fetchOne(
                 db, sql: "SELECT id, title FROM subscription WHERE url = ? AND id <> ?",
                 arguments: [target.absoluteString, current.id])
             {
-                let otherTitle: String? = other["title"]
-                let otherID: Int64 = other["id"]
-                summary.moveRefused =
-                    "\(target.absoluteString) is already subscribed as \(otherID)\(otherTitle.map { " (\($0))" } ?? "")"
+                summary.moveRefused = MergePlan.refusedMove(
+                    to: target, otherID: other["id"], otherTitle: other["title"])
             } else {
                 try db.execute(
                     sql: "UPDATE subscription SET url = ?, movedFrom = ? WHERE id = ?",
@@ -537,86 +545,64 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         return summary
     }
 
-    /// Merges a feed's episodes: new ones inserted, changed ones updated, none deleted.
+    /// Merges a feed's episodes by its ``MergePlan``: new ones inserted, changed ones updated, none deleted.
     private func merge(
-        _ feed: ParsedFeed, columns allColumns: [EpisodeColumns], into subscription: Subscription, checkedAt: Date,
-        runID: Int64?,
-        announceLimit: Int?, db: Database
+        _ feed: ParsedFeed, columns: [EpisodeColumns], into subscription: Subscription, checkedAt: Date,
+        runID: Int64?, announceLimit: Int?, db: Database
     ) throws -> MergeSummary {
-        var known: [String: String] = [:]
+        var stored: [String: String] = [:]
         let rows = try Row.fetchCursor(
             db, sql: "SELECT key, fingerprint FROM episode WHERE subscriptionId = ?", arguments: [subscription.id])
-        while let row = try rows.next() { known[row["key"]] = row["fingerprint"] }
-        let insert = try db.cachedStatement(
-            sql: """
-                INSERT INTO episode (subscriptionId, key, fingerprint, guid, guidIsPermaLink, title, link, description, summary,
-                  published, duration, enclosures, episodeNumber, season, episodeType, explicit, image, transcripts, chapters,
-                  persons, alternateEnclosures, firstSeenAt, lastSeenAt, firstSeenRunId)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-        let update = try db.cachedStatement(
-            sql: """
-                UPDATE episode SET fingerprint = ?, guid = ?, guidIsPermaLink = ?, title = ?, link = ?, description = ?,
-                  summary = ?, published = ?, duration = ?, enclosures = ?, episodeNumber = ?, season = ?, episodeType = ?,
-                  explicit = ?, image = ?, transcripts = ?, chapters = ?, persons = ?, alternateEnclosures = ?, lastSeenAt = ?
-                WHERE subscriptionId = ? AND key = ?
-                """)
-        let touch = try db.cachedStatement(
-            sql: "UPDATE episode SET lastSeenAt = ? WHERE subscriptionId = ? AND key = ?")
-        let seenAt = checkedAt.timeIntervalSince1970
-        var summary = MergeSummary()
-        var handled = Set<String>()
+        while let row = try rows.next() { stored[row["key"]] = row["fingerprint"] }
+        let plan = MergePlan(
+            feed: feed, fingerprints: columns.map(\.fingerprint), stored: stored, announceLimit: announceLimit)
         let subscriptionID = subscription.id.databaseValue
-        let seen = seenAt.databaseValue
-        let run = runID.databaseValue
-        let announced = announceLimit.map { Self.newestKeys(of: feed, count: $0) }
-        for (index, episode) in feed.episodes.enumerated() where handled.insert(episode.id).inserted {
-            let columns = allColumns[index]
-            let key = episode.id.databaseValue
-            if let fingerprint = known[episode.id] {
-                if fingerprint == columns.fingerprint {
-                    try touch.execute(arguments: StatementArguments([seen, subscriptionID, key]))
-                } else {
-                    var values = [columns.fingerprint.databaseValue]
-                    values.reserveCapacity(columns.values.count + 4)
-                    values += columns.values
-                    values += [seen, subscriptionID, key]
-                    try update.execute(arguments: StatementArguments(values))
-                    summary.updatedCount += 1
-                }
-            } else {
-                var values = [subscriptionID, key, columns.fingerprint.databaseValue]
-                values.reserveCapacity(columns.values.count + 6)
-                values += columns.values
-                let announce = announced?.contains(episode.id) ?? true
-                values += [seen, seen, announce ? run : .null]
+        let seen = checkedAt.timeIntervalSince1970.databaseValue
+        if !plan.inserts.isEmpty {
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO episode (subscriptionId, key, fingerprint, guid, guidIsPermaLink, title, link, description, summary,
+                      published, duration, enclosures, episodeNumber, season, episodeType, explicit, image, transcripts, chapters,
+                      persons, alternateEnclosures, firstSeenAt, lastSeenAt, firstSeenRunId)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            for entry in plan.inserts {
+                let row = columns[entry.index]
+                var values = [
+                    subscriptionID, feed.episodes[entry.index].id.databaseValue, row.fingerprint.databaseValue,
+                ]
+                values.reserveCapacity(row.values.count + 6)
+                values += row.values
+                values += [seen, seen, MergePlan.firstSeenRun(of: entry, runID: runID).databaseValue]
                 try insert.execute(arguments: StatementArguments(values))
-                if announce {
-                    summary.newEpisodes.append(
-                        StoredEpisode(
-                            subscriptionID: subscription.id, key: episode.id, episode: episode, firstSeenAt: checkedAt,
-                            lastSeenAt: checkedAt, firstSeenRunID: runID))
-                } else {
-                    summary.backlogCount += 1
-                }
             }
         }
-        return summary
-    }
-
-    /// The identity keys of a feed's `count` newest episodes: by published date, undated ones after dated ones in
-    /// document order (feeds list newest first far more often than not).
-    public static func newestKeys(of feed: ParsedFeed, count: Int) -> Set<String> {
-        guard count > 0 else { return [] }
-        let ordered = feed.episodes.indices.sorted { a, b in
-            switch (feed.episodes[a].published, feed.episodes[b].published) {
-            case (let x?, let y?): return x != y ? x > y : a < b
-            case (.some, nil): return true
-            case (nil, .some): return false
-            case (nil, nil): return a < b
+        if !plan.updates.isEmpty {
+            let update = try db.cachedStatement(
+                sql: """
+                    UPDATE episode SET fingerprint = ?, guid = ?, guidIsPermaLink = ?, title = ?, link = ?, description = ?,
+                      summary = ?, published = ?, duration = ?, enclosures = ?, episodeNumber = ?, season = ?, episodeType = ?,
+                      explicit = ?, image = ?, transcripts = ?, chapters = ?, persons = ?, alternateEnclosures = ?, lastSeenAt = ?
+                    WHERE subscriptionId = ? AND key = ?
+                    """)
+            for index in plan.updates {
+                let row = columns[index]
+                var values = [row.fingerprint.databaseValue]
+                values.reserveCapacity(row.values.count + 4)
+                values += row.values
+                values += [seen, subscriptionID, feed.episodes[index].id.databaseValue]
+                try update.execute(arguments: StatementArguments(values))
             }
         }
-        return Set(ordered.prefix(count).map { feed.episodes[$0].id })
+        if !plan.unchanged.isEmpty {
+            let touch = try db.cachedStatement(
+                sql: "UPDATE episode SET lastSeenAt = ? WHERE subscriptionId = ? AND key = ?")
+            for index in plan.unchanged {
+                try touch.execute(
+                    arguments: StatementArguments([seen, subscriptionID, feed.episodes[index].id.databaseValue]))
+            }
+        }
+        return plan.summary(of: feed, subscriptionID: subscription.id, checkedAt: checkedAt, runID: runID)
     }
 
     // MARK: - Episodes
@@ -708,6 +694,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         }
     }
 
+    /// The newest finished run.
     public func lastRun() throws -> RefreshRun? {
         try lastRun(checkedFeeds: false)
     }

@@ -1,3 +1,4 @@
+import FeedModels
 import FeedParsing
 public import Foundation
 

@@ -1,4 +1,4 @@
-public import FeedStorage
+public import FeedModels
 import Foundation
 import PostgresNIO
 

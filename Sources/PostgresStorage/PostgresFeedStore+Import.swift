@@ -1,4 +1,4 @@
-public import FeedStorage
+public import FeedModels
 import Foundation
 import Logging
 import PostgresNIO
@@ -43,8 +43,8 @@ extension PostgresFeedStore {
     /// Any difference rolls everything back.
     ///
     /// - Parameters:
-    ///   - source: The SQLite store to copy (open it with
-    ///     ``FeedStore/openForReading(path:upgradingOlderSchema:upgradeAdvice:)`` to be sure it is never written).
+    ///   - source: The store to copy: the SQLite store (open it with `FeedStore.openForReading(path:)` to be sure it is
+    ///     never written).
     ///   - merge: Whether to merge into a target that already holds subscriptions.
     ///   - batchSize: Rows per page read and per `INSERT` (at most 1500: a subscription row binds 34 values, and
     ///     PostgreSQL takes 65 535 bound values in one statement).
@@ -52,7 +52,9 @@ extension PostgresFeedStore {
     /// - Throws: ``MigrationRefusedError`` when the target holds subscriptions and `merge` is false (nothing
     ///   written); ``StoreError`` `.database` when the counts do not check out (naming them), or for any error of
     ///   either database. Whatever is thrown, the target is left as it was.
-    public func importStore(_ source: FeedStore, merge: Bool, batchSize: Int = 500) async throws -> MigrationSummary {
+    public func importStore(
+        _ source: any ExportableStore, merge: Bool, batchSize: Int = 500
+    ) async throws -> MigrationSummary {
         let importer = StoreImporter(
             source: source, merge: merge, batchSize: max(1, min(batchSize, 1500)), location: location,
             logger: logger)
@@ -71,7 +73,7 @@ extension PostgresFeedStore {
 
 /// One copy of an SQLite store into PostgreSQL, on one connection inside one transaction.
 private struct StoreImporter: Sendable {
-    let source: FeedStore
+    let source: any ExportableStore
     let merge: Bool
     let batchSize: Int
     let location: PostgresLocation
@@ -94,7 +96,7 @@ private struct StoreImporter: Sendable {
         if before.subscriptions > 0, !merge {
             throw MigrationRefusedError(target: location, subscriptionCount: before.subscriptions)
         }
-        let bounds = try source.exportBounds()
+        let bounds = try await source.exportBounds()
         // A target without subscriptions has no episodes either (every episode belongs to one).
         let keepSubscriptionIDs = before.subscriptions == 0
         let keepRunIDs = before.runs == 0
@@ -104,7 +106,7 @@ private struct StoreImporter: Sendable {
         var read = TableCounts(subscriptions: 0, episodes: 0, runs: 0, downloads: 0)
         var after: Int64 = 0
         while true {
-            let page = try source.exportSubscriptions(
+            let page = try await source.exportSubscriptions(
                 after: after, through: bounds.lastSubscriptionID, limit: batchSize)
             guard let last = page.last else { break }
             after = last.id
@@ -119,7 +121,7 @@ private struct StoreImporter: Sendable {
         var runIDs: [Int64: Int64] = [:]
         after = 0
         while true {
-            let page = try source.exportRuns(after: after, through: bounds.lastRunID, limit: batchSize)
+            let page = try await source.exportRuns(after: after, through: bounds.lastRunID, limit: batchSize)
             guard let last = page.last else { break }
             after = last.id
             read.runs += page.count
@@ -131,7 +133,7 @@ private struct StoreImporter: Sendable {
         var episodes = MigrationSummary.Counts(source: bounds.episodes)
         after = 0
         while true {
-            let page = try source.exportEpisodes(after: after, through: bounds.lastEpisodeID, limit: batchSize)
+            let page = try await source.exportEpisodes(after: after, through: bounds.lastEpisodeID, limit: batchSize)
             guard let last = page.last else { break }
             after = last.id
             read.episodes += page.count
@@ -145,7 +147,7 @@ private struct StoreImporter: Sendable {
         var downloads = MigrationSummary.Counts(source: bounds.downloads)
         var position: ExportedDownload.Position?
         while true {
-            let page = try source.exportDownloads(
+            let page = try await source.exportDownloads(
                 after: position, through: bounds.lastDownloadRowID, limit: batchSize)
             guard let last = page.last else { break }
             position = last.position

@@ -1,14 +1,14 @@
+public import FeedModels
 import FeedParsing
-public import FeedStorage
 import Foundation
 import PostgresNIO
 
 extension PostgresFeedStore {
     /// Applies one feed check in one transaction, with the subscription's row locked for its length.
     ///
-    /// The same merge as the SQLite store's: new episodes inserted (announced, or counted as back catalogue past
-    /// ``FeedCheck/announceLimit``), changed ones updated, unchanged ones only marked seen, missing ones kept. The row
-    /// lock makes two merges of one feed (two workers, or a slow worker whose check is applied twice) take turns, and
+    /// The same merge as the SQLite store's, both carrying out the one ``MergePlan``: new episodes inserted
+    /// (announced, or counted as back catalogue past ``FeedCheck/announceLimit``), changed ones updated, unchanged ones
+    /// only marked seen, missing ones kept. The row lock makes two merges of one feed (two workers, or a slow worker whose check is applied twice) take turns, and
     /// the second finds the episodes the first stored, so it announces none of them again.
     ///
     /// The transaction runs in a task of its own: once started, it commits even when the caller is cancelled (a
@@ -83,9 +83,7 @@ extension PostgresFeedStore {
             // Only a 304 may move the feed (a permanent redirect to a body that did not change).
             guard case .notModified = check.result else { return summary }
         }
-        if let target = check.movedTo.map(FeedURL.normalized), target != current.url,
-            target != current.refusedMoveTarget
-        {
+        if let target = MergePlan.moveTarget(of: check, from: current) {
             var other: (id: Int64, title: String?)?
             for try await row in try await connection.query(
                 "SELECT id, title FROM subscription WHERE url = \(target.absoluteString) AND id <> \(current.id)",
@@ -94,8 +92,7 @@ extension PostgresFeedStore {
                 other = (row.0, row.1)
             }
             if let other {
-                summary.moveRefused =
-                    "\(target.absoluteString) is already subscribed as \(other.id)\(other.title.map { " (\($0))" } ?? "")"
+                summary.moveRefused = MergePlan.refusedMove(to: target, otherID: other.id, otherTitle: other.title)
             } else {
                 try await connection.query(
                     """
@@ -108,65 +105,52 @@ extension PostgresFeedStore {
         return summary
     }
 
-    /// Merges a feed's episodes: new ones inserted, changed ones updated, none deleted.
+    /// Merges a feed's episodes by its ``MergePlan``: new ones inserted, changed ones updated, none deleted.
     private func merge(
         _ feed: ParsedFeed, rows: [(fields: EpisodeFields, fingerprint: String)], into subscription: Subscription,
         checkedAt: Double, runID: Int64?, announceLimit: Int?, on connection: PostgresConnection
     ) async throws -> MergeSummary {
-        var known: [String: String] = [:]
+        var stored: [String: String] = [:]
         for try await (key, fingerprint) in try await connection.query(
             "SELECT key, fingerprint FROM episode WHERE subscription_id = \(subscription.id)", logger: logger
         ).decode((String, String).self) {
-            known[key] = fingerprint
+            stored[key] = fingerprint
         }
-        var summary = MergeSummary()
-        var handled = Set<String>()
-        var unchanged: [String] = []
-        var inserts: [(key: String, fields: EpisodeFields, fingerprint: String, firstSeenRun: Int64?)] = []
-        let announced = announceLimit.map { FeedStore.newestKeys(of: feed, count: $0) }
-        for (index, episode) in feed.episodes.enumerated() where handled.insert(episode.id).inserted {
+        let plan = MergePlan(
+            feed: feed, fingerprints: rows.map(\.fingerprint), stored: stored, announceLimit: announceLimit)
+        for index in plan.updates {
             let (f, fingerprint) = rows[index]
-            if let stored = known[episode.id] {
-                if stored == fingerprint {
-                    unchanged.append(episode.id)
-                    continue
-                }
-                try await connection.query(
-                    """
-                    UPDATE episode SET fingerprint = \(fingerprint), guid = \(f.guid),
-                      guid_is_permalink = \(f.guidIsPermaLink), title = \(f.title), link = \(f.link),
-                      description = \(f.description), summary = \(f.summary), published = \(f.published),
-                      duration = \(f.duration), enclosures = \(f.enclosures), episode_number = \(f.episodeNumber),
-                      season = \(f.season), episode_type = \(f.episodeType), explicit = \(f.explicit),
-                      image = \(f.image), transcripts = \(f.transcripts), chapters = \(f.chapters),
-                      persons = \(f.persons), alternate_enclosures = \(f.alternateEnclosures),
-                      last_seen_at = \(checkedAt)
-                    WHERE subscription_id = \(subscription.id) AND key = \(episode.id)
-                    """, logger: logger)
-                summary.updatedCount += 1
-            } else {
-                let announce = announced?.contains(episode.id) ?? true
-                inserts.append((episode.id, f, fingerprint, announce ? runID : nil))
-                if announce {
-                    let seen = Date(timeIntervalSince1970: checkedAt)
-                    summary.newEpisodes.append(
-                        StoredEpisode(
-                            subscriptionID: subscription.id, key: episode.id, episode: episode, firstSeenAt: seen,
-                            lastSeenAt: seen, firstSeenRunID: runID))
-                } else {
-                    summary.backlogCount += 1
-                }
-            }
+            try await connection.query(
+                """
+                UPDATE episode SET fingerprint = \(fingerprint), guid = \(f.guid),
+                  guid_is_permalink = \(f.guidIsPermaLink), title = \(f.title), link = \(f.link),
+                  description = \(f.description), summary = \(f.summary), published = \(f.published),
+                  duration = \(f.duration), enclosures = \(f.enclosures), episode_number = \(f.episodeNumber),
+                  season = \(f.season), episode_type = \(f.episodeType), explicit = \(f.explicit),
+                  image = \(f.image), transcripts = \(f.transcripts), chapters = \(f.chapters),
+                  persons = \(f.persons), alternate_enclosures = \(f.alternateEnclosures),
+                  last_seen_at = \(checkedAt)
+                WHERE subscription_id = \(subscription.id) AND key = \(feed.episodes[index].id)
+                """, logger: logger)
+        }
+        let inserts = plan.inserts.map { entry in
+            (
+                key: feed.episodes[entry.index].id, fields: rows[entry.index].fields,
+                fingerprint: rows[entry.index].fingerprint,
+                firstSeenRun: MergePlan.firstSeenRun(of: entry, runID: runID)
+            )
         }
         try await insertEpisodes(inserts, subscriptionID: subscription.id, checkedAt: checkedAt, on: connection)
-        if !unchanged.isEmpty {
+        if !plan.unchanged.isEmpty {
+            let unchanged = plan.unchanged.map { feed.episodes[$0].id }
             try await connection.query(
                 """
                 UPDATE episode SET last_seen_at = \(checkedAt)
                 WHERE subscription_id = \(subscription.id) AND key = ANY(\(unchanged))
                 """, logger: logger)
         }
-        return summary
+        return plan.summary(
+            of: feed, subscriptionID: subscription.id, checkedAt: Date(timeIntervalSince1970: checkedAt), runID: runID)
     }
 
     /// Inserts new episodes in one statement: each column a parallel array, expanded by `unnest`. The statement's

@@ -1,4 +1,4 @@
-public import FeedStorage
+public import FeedModels
 import Foundation
 public import Logging
 import PostgresNIO
@@ -6,7 +6,7 @@ import PostgresNIO
 /// The podfresh store on PostgreSQL, for a fleet of workers sharing one database: subscriptions, episodes and runs
 /// behind postgres-nio's connection pool, with bound parameters and one transaction per write.
 ///
-/// It keeps the SQLite ``FeedStore``'s guarantees: every merge is one transaction, nothing is ever deleted by a
+/// It keeps the SQLite `FeedStore`'s guarantees: every merge is one transaction, nothing is ever deleted by a
 /// merge, and merging the same check twice announces no episode twice (the subscription's row is locked for the
 /// merge, so two workers merging one feed take turns, and the second finds the episodes the first stored). The
 /// schema is created and migrated on first use (see `PostgresSchema`). All SQL for PostgreSQL lives in this module.

@@ -1,4 +1,4 @@
-import FeedStorage
+import FeedModels
 public import Foundation
 import NIOSSL
 import PostgresNIO

@@ -1,4 +1,4 @@
-import FeedStorage
+import FeedModels
 import Logging
 import PostgresNIO
 

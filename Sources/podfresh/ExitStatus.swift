@@ -1,6 +1,6 @@
 import ArgumentParser
 import ConsoleOutput
-import FeedStorage
+import FeedModels
 import RefreshEngine
 
 /// The exit statuses podfresh documents (README, `--help`).

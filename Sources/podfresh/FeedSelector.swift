@@ -1,5 +1,5 @@
 import ConsoleOutput
-import FeedStorage
+import FeedModels
 import Foundation
 
 /// Finds subscriptions from what a user typed: an id, a URL (or path), or part of a title.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import FeedFetching
-import FeedStorage
+import FeedModels
 import Foundation
 
 /// Options every command shares.

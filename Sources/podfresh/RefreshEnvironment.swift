@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import ConsoleOutput
 import FeedFetching
+import FeedModels
 import FeedParsing
-import FeedStorage
 import Foundation
 import HTTPTransport
 import RefreshEngine

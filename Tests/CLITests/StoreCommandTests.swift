@@ -1,4 +1,5 @@
 import ArgumentParser
+import FeedModels
 import FeedStorage
 import Foundation
 import TestSupport

@@ -1,3 +1,4 @@
+import FeedModels
 import FeedStorage
 import Foundation
 import TestSupport

@@ -1,7 +1,7 @@
 import ConsoleOutput
 import FeedFetching
+import FeedModels
 import FeedParsing
-import FeedStorage
 import Foundation
 import RefreshEngine
 import Testing

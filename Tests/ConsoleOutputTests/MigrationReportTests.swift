@@ -1,5 +1,5 @@
 import ConsoleOutput
-import FeedStorage
+import FeedModels
 import Testing
 
 /// What `podfresh migrate` prints for a copy: one line per table, downloads included, and the same counts in JSON.

@@ -1,6 +1,6 @@
 import ConsoleOutput
+import FeedModels
 import FeedParsing
-import FeedStorage
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import FeedModels
 import FeedParsing
 import FeedStorage
 import Foundation

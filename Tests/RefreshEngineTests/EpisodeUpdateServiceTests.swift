@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FeedFetching
+import FeedModels
 import FeedParsing
 import FeedStorage
 import Foundation

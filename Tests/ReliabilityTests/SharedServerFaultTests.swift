@@ -1,4 +1,5 @@
 import FeedFetching
+import FeedModels
 import FeedParsing
 import FeedStorage
 import Foundation

@@ -1,5 +1,5 @@
+public import FeedModels
 public import FeedParsing
-public import FeedStorage
 
 /// What `podfresh migrate` prints: where the copy went, how many subscriptions, episodes, runs and download records
 /// were copied (and, when merging, how many the target already had), and that the counts checked out; or with `--json`

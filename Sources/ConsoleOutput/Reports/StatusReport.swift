@@ -1,5 +1,5 @@
+public import FeedModels
 public import FeedParsing
-public import FeedStorage
 import Foundation
 
 /// What `podfresh status` prints: counts of subscriptions (due now, failing, gone, moved), a line for each feed that

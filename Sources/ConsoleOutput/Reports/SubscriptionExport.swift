@@ -1,5 +1,5 @@
+public import FeedModels
 import FeedParsing
-public import FeedStorage
 
 /// What `podfresh export` prints: every subscription as an OPML 2.0 document.
 public enum SubscriptionExport {

@@ -1,5 +1,5 @@
+public import FeedModels
 public import FeedParsing
-public import FeedStorage
 public import Foundation
 import RefreshEngine
 

@@ -1,4 +1,4 @@
-public import FeedStorage
+public import FeedModels
 public import Foundation
 public import RefreshEngine
 

@@ -1,3 +1,4 @@
+public import FeedModels
 import GRDB
 
 /// Reading the whole store back out, a page at a time, every column as stored: what `podfresh migrate` copies into

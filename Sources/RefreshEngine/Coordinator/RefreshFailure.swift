@@ -1,6 +1,6 @@
 public import FeedFetching
+public import FeedModels
 public import FeedParsing
-public import FeedStorage
 
 /// Why one feed's refresh failed, with a typed kind for decisions and a stable name for the store and JSON output.
 public struct RefreshFailure: Error, Sendable, Hashable, CustomStringConvertible {

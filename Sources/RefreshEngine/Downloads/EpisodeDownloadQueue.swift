@@ -1,6 +1,6 @@
 import EpisodeDownloads
+public import FeedModels
 public import FeedParsing
-public import FeedStorage
 public import Foundation
 import Synchronization
 

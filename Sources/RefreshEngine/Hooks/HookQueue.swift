@@ -1,5 +1,5 @@
+import FeedModels
 import FeedParsing
-import FeedStorage
 import Foundation
 
 /// Runs the `--exec` hook for announced episodes one at a time, beside the fetches: a slow hook never holds a fetch

@@ -1,4 +1,4 @@
-import FeedStorage
+import FeedModels
 
 /// What happens after a feed's check is stored: its new episodes' `--exec` hooks, and with `--download` the
 /// downloads of a feed whose downloads are on (then each new episode's hook waits for its download, to be given

@@ -1,6 +1,6 @@
 public import FeedFetching
+public import FeedModels
 public import FeedParsing
-public import FeedStorage
 public import Foundation
 
 /// Which feeds a refresh checks, and how (the cache policies of the design notes).
@@ -93,7 +93,7 @@ public final class EpisodeUpdateService: Sendable {
     /// Bounds the feeds being read, parsed and stored at once (nil: no bound).
     private let processingSlots: ProcessingSlots?
 
-    /// A service over one store that keeps subscriptions, episodes and runs (SQLite's ``FeedStore``, or any other).
+    /// A service over one store that keeps subscriptions, episodes and runs (SQLite's `FeedStore`, or any other).
     /// When `claims` is given (a store several workers share), feeds are claimed under leases as `fleet` says.
     public convenience init(
         store: some FeedRepositories,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ConsoleOutput
+import FeedModels
 import FeedStorage
 import Foundation
 import PostgresStorage

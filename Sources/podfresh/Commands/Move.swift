@@ -1,7 +1,7 @@
 import ArgumentParser
 import ConsoleOutput
 import FeedFetching
-import FeedStorage
+import FeedModels
 import Foundation
 import RefreshEngine
 

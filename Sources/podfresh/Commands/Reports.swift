@@ -1,7 +1,7 @@
 import ArgumentParser
 import ConsoleOutput
+import FeedModels
 import FeedParsing
-import FeedStorage
 import Foundation
 import RefreshEngine
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import ConsoleOutput
 import EpisodeDownloads
-import FeedStorage
+import FeedModels
 import Foundation
 
 extension RootCommand {

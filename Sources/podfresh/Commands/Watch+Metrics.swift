@@ -1,5 +1,5 @@
 import ConsoleOutput
-import FeedStorage
+import FeedModels
 import Foundation
 import RefreshEngine
 import RefreshMetrics

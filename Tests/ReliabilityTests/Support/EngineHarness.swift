@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import ConsoleOutput
 import FeedFetching
+import FeedModels
 import FeedParsing
 import FeedStorage
 import Foundation

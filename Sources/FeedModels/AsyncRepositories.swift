@@ -1,9 +1,8 @@
 public import Foundation
 
-// The repositories as a store on the network offers them: every call may wait for the server. They mirror
-// ``SubscriptionRepository``, ``EpisodeRepository`` and ``RefreshRunRepository``; the SQLite ``FeedStore`` conforms
-// through its synchronous methods (a synchronous method satisfies an `async` requirement), so one test suite and,
-// later, one engine can use either store.
+// The repositories every store offers, and the only way the engine reaches storage: every call may wait (for a
+// server, or for SQLite's writer). The SQLite store (`FeedStorage`) and the PostgreSQL store (`PostgresStorage`) both
+// conform, so one specification suite and one engine use either.
 
 /// Subscriptions, for stores whose calls wait on a server.
 public protocol AsyncSubscriptionRepository: Sendable {
@@ -11,9 +10,12 @@ public protocol AsyncSubscriptionRepository: Sendable {
     /// newest episodes (nil: 1).
     /// - Throws: ``StoreError`` `.duplicate` when the URL is already subscribed.
     func addSubscription(url: URL, title: String?, at date: Date, backlog: Int?) async throws -> Subscription
-    /// Points a subscription at another URL by hand (see ``SubscriptionRepository/moveSubscription(id:to:)``).
+    /// Points a subscription at another URL by hand; the old one is kept as `movedFrom` so the move can be undone.
+    /// Validators are dropped and the feed is due at once.
+    /// - Throws: ``StoreError`` `.notFound`, or `.duplicate` when another subscription has that URL.
     func moveSubscription(id: Int64, to url: URL) async throws -> Subscription
-    /// Moves a subscription back to the URL it had before its last move (see ``SubscriptionRepository/undoMove(id:)``).
+    /// Moves a subscription back to the URL it had before its last move, and stops that move from being followed
+    /// again. - Throws: ``StoreError`` `.notFound` when it never moved, `.duplicate` when the old URL is taken.
     func undoMove(id: Int64) async throws -> Subscription
     /// Removes a feed and its episodes. - Returns: false when no such id.
     @discardableResult func removeSubscription(id: Int64) async throws -> Bool
@@ -31,9 +33,10 @@ public protocol AsyncSubscriptionRepository: Sendable {
 
 /// Episodes and the merge of one feed check, for stores whose calls wait on a server.
 public protocol AsyncEpisodeRepository: Sendable {
-    /// Applies one feed check in a single transaction, exactly as ``EpisodeRepository/apply(_:)``: new episodes
-    /// inserted, changed ones updated, missing ones kept; nothing is ever deleted, and applying the same check twice
-    /// announces no episode twice.
+    /// Applies one feed check in a single transaction: merges episodes (new ones inserted, changed ones updated,
+    /// missing ones kept), the feed's metadata, validators, schedule, error state and move. A `.failed` result changes
+    /// only the feed's error state and schedule. Nothing is ever deleted, and applying the same check twice announces
+    /// no episode twice.
     func applyAsync(_ check: FeedCheck) async throws -> MergeSummary
     /// Stored episodes, newest first (by published date, else first-seen).
     func episodes(_ query: EpisodeQuery) async throws -> [StoredEpisode]
@@ -54,7 +57,3 @@ public protocol AsyncRefreshRunRepository: Sendable {
     /// The newest finished run; with `checkedFeeds`, the newest that checked at least one feed.
     func lastRun(checkedFeeds: Bool) async throws -> RefreshRun?
 }
-
-extension FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, AsyncRefreshRunRepository,
-    AsyncDownloadRepository
-{}

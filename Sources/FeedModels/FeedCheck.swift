@@ -1,7 +1,7 @@
 public import FeedParsing
 public import Foundation
 
-/// The result of one feed's check, applied to the store in one transaction by ``FeedStore/apply(_:)``.
+/// The result of one feed's check, applied to the store in one transaction by ``AsyncEpisodeRepository/applyAsync(_:)``.
 public struct FeedCheck: Sendable {
     /// What the check found.
     public enum Result: Sendable {
@@ -62,7 +62,7 @@ public struct FeedCheck: Sendable {
     }
 }
 
-/// What ``FeedStore/apply(_:)`` changed.
+/// What ``AsyncEpisodeRepository/applyAsync(_:)`` changed.
 public struct MergeSummary: Sendable, Hashable {
     /// Episodes stored for the first time and announced as new, in feed order.
     public var newEpisodes: [StoredEpisode]

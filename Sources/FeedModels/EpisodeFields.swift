@@ -95,8 +95,10 @@ public struct EpisodeFields: Sendable, Hashable {
 
     /// A hash of every field: equal fingerprints mean nothing changed.
     ///
-    /// FNV-1a over the raw values, mixed exactly as the SQLite store mixes its column values (integers and booleans
-    /// as 64-bit words, reals by bit pattern, text as UTF-8), so a fingerprint means the same in both stores.
+    /// FNV-1a over the raw values (integers and booleans as 64-bit words, reals by bit pattern, text as UTF-8; each
+    /// value tagged by kind and followed by a separator): cheap on long show notes. Every store stores this one
+    /// fingerprint, so a fingerprint means the same in each; changing it would make every stored episode look
+    /// changed once.
     public var fingerprint: String {
         var hash = FNV1a()
         func mix(_ value: Int64?) {

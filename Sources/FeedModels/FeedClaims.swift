@@ -1,6 +1,6 @@
 public import Foundation
 
-/// Every repository a command needs, as one store: SQLite's ``FeedStore`` or a store on a database server.
+/// Every repository a command needs, as one store: SQLite's `FeedStore` or a store on a database server.
 public typealias FeedRepositories = AsyncSubscriptionRepository & AsyncEpisodeRepository & AsyncRefreshRunRepository
     & AsyncDownloadRepository
 

@@ -1,0 +1,20 @@
+/// A store whose every row can be read out as stored, page by page, for copying it into another store
+/// (`podfresh migrate`): the SQLite store is one, and the PostgreSQL store copies from it.
+///
+/// Pages follow each table's id (or, for download records, their primary key) and stop at the bounds read first, so
+/// no row is read twice and rows added during the copy are left out.
+public protocol ExportableStore: Sendable {
+    /// How many rows each table holds and the highest id of each, read in one snapshot.
+    func exportBounds() async throws -> ExportBounds
+    /// Up to `limit` subscriptions with an id after `after` and at most `last`, by id.
+    func exportSubscriptions(after: Int64, through last: Int64, limit: Int) async throws -> [ExportedSubscription]
+    /// Up to `limit` episodes with an id after `after` and at most `last`, by id.
+    func exportEpisodes(after: Int64, through last: Int64, limit: Int) async throws -> [ExportedEpisode]
+    /// Up to `limit` refresh runs with an id after `after` and at most `last`, by id.
+    func exportRuns(after: Int64, through last: Int64, limit: Int) async throws -> [ExportedRun]
+    /// Up to `limit` download records after `position` (from the first when nil) within the bounds, by feed and
+    /// episode key.
+    func exportDownloads(
+        after position: ExportedDownload.Position?, through lastRowID: Int64, limit: Int
+    ) async throws -> [ExportedDownload]
+}
