@@ -344,14 +344,6 @@ public struct MediaDownloader: Sendable {
         }
         if let error = error as? HTTPClientError {
             switch error {
-            case .redirectLimitReached:
-                return DownloadError(
-                    kind: .tooManyRedirects,
-                    message: "\(url.absoluteString): more than \(configuration.maxRedirects) redirects", url: url)
-            case .redirectCycleDetected:
-                return DownloadError(
-                    kind: .tooManyRedirects, message: "\(url.absoluteString): the redirects go round in a circle",
-                    url: url)
             case .readTimeout:
                 return stalledError(url: url, watch: watch)
             case .deadlineExceeded:
@@ -451,10 +443,7 @@ public struct MediaDownloader: Sendable {
         return .now() + .nanoseconds(max(0, nanoseconds))
     }
 
-    static func seconds(_ duration: Duration) -> String {
-        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        return value == value.rounded() ? "\(Int64(value)) s" : String(format: "%.1f s", value)
-    }
+    static func seconds(_ duration: Duration) -> String { duration.secondsText }
 
     private static func reason(_ error: any Error) -> String {
         (error as NSError).localizedDescription

@@ -78,12 +78,8 @@ extension HTTPFeedSource {
         case .readTimeout, .deadlineExceeded:
             return FeedFetchError(
                 kind: .timeout,
-                message: "timed out: no complete answer within \(Self.seconds(configuration.totalTimeout))"
+                message: "timed out: no complete answer within \(configuration.totalTimeout.secondsText)"
             )
-        case .redirectLimitReached:
-            return FeedFetchError(kind: .tooManyRedirects, message: "more than \(configuration.maxRedirects) redirects")
-        case .redirectCycleDetected:
-            return FeedFetchError(kind: .tooManyRedirects, message: "the redirects go round in a circle")
         case .remoteConnectionClosed:
             return FeedFetchError(
                 kind: .transport,
@@ -110,16 +106,16 @@ extension HTTPFeedSource {
             return connectTimeout(host: host)
         case .firstByte:
             message =
-                "\(host) sent no answer within \(Self.seconds(exceeded.duration)) of the request (first-byte limit)"
+                "\(host) sent no answer within \(exceeded.duration.secondsText) of the request (first-byte limit)"
         case .stall:
-            message = "\(host) stopped sending: no byte for \(Self.seconds(exceeded.duration)) (stall limit; \(got))"
+            message = "\(host) stopped sending: no byte for \(exceeded.duration.secondsText) (stall limit; \(got))"
         case .minimumRate:
             let rate = exceeded.limits.minimumRate?.bytesPerSecond ?? 0
             message =
-                "\(host) sends too slowly: under \(rate) bytes/s over \(Self.seconds(exceeded.duration)) "
+                "\(host) sends too slowly: under \(rate) bytes/s over \(exceeded.duration.secondsText) "
                 + "(minimum-rate limit; \(got))"
         case .total:
-            message = "timed out: the whole fetch took longer than \(Self.seconds(exceeded.duration)) (\(got))"
+            message = "timed out: the whole fetch took longer than \(exceeded.duration.secondsText) (\(got))"
         }
         return FeedFetchError(kind: .timeout, message: message, limit: exceeded.limit)
     }
@@ -141,17 +137,11 @@ extension HTTPFeedSource {
         case .timedOut(let limit):
             return FeedFetchError(
                 kind: .unreachable,
-                message: "cannot look up \(host): the name server did not answer within \(Self.seconds(limit))",
+                message: "cannot look up \(host): the name server did not answer within \(limit.secondsText)",
                 limit: .nameLookup)
         case .failed(let reason):
             return FeedFetchError(kind: .unreachable, message: "cannot look up \(host): \(reason)")
         }
-    }
-
-    /// A duration in whole seconds, or tenths below ten.
-    static func seconds(_ duration: Duration) -> String {
-        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        return value == value.rounded() ? "\(Int64(value)) s" : String(format: "%.1f s", value)
     }
 
     /// A `getaddrinfo` failure: "no such name" is final; a resolver that cannot be reached points at the network.
@@ -232,7 +222,7 @@ extension HTTPFeedSource {
     private func connectTimeout(host: String) -> FeedFetchError {
         FeedFetchError(
             kind: .unreachable,
-            message: "could not connect to \(host) within \(Self.seconds(configuration.connectTimeout)): "
+            message: "could not connect to \(host) within \(configuration.connectTimeout.secondsText): "
                 + "no answer from the host or the network",
             limit: .connect
         )

@@ -143,11 +143,6 @@ public final class HostResolver: @unchecked Sendable {
         }
     }
 
-    /// Forgets every answer (`watch` keeps them across cycles; this is for callers that want fresh ones).
-    public func forgetAnswers() {
-        lock.withLock { entries = entries.filter { if case .resolving = $0.value { true } else { false } } }
-    }
-
     private func start(_ key: String, host: String) {
         let timeout = policy.lookupTimeout
         let timer = Task { [weak self] in

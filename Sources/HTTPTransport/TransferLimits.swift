@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// The separate limits on one HTTP transfer. Each one that is hit is named in the error it causes
@@ -38,6 +39,14 @@ public struct MinimumRate: Sendable, Hashable {
     public init(bytesPerSecond: Int = 1_000, window: Duration = .seconds(30)) {
         self.bytesPerSecond = bytesPerSecond
         self.window = window
+    }
+}
+
+extension Duration {
+    /// Whole seconds, or tenths of one for a fraction: `30 s`, `1.5 s` (how the limits read in messages).
+    public var secondsText: String {
+        let value = Double(components.seconds) + Double(components.attoseconds) / 1e18
+        return value == value.rounded() ? "\(Int64(value)) s" : String(format: "%.1f s", value)
     }
 }
 
