@@ -568,13 +568,12 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
                     """)
             for entry in plan.inserts {
                 let row = columns[entry.index]
-                var values = [
+                var arguments: StatementArguments = [
                     subscriptionID, feed.episodes[entry.index].id.databaseValue, row.fingerprint.databaseValue,
                 ]
-                values.reserveCapacity(row.values.count + 6)
-                values += row.values
-                values += [seen, seen, MergePlan.firstSeenRun(of: entry, runID: runID).databaseValue]
-                try insert.execute(arguments: StatementArguments(values))
+                arguments += row.arguments
+                arguments += [seen, seen, MergePlan.firstSeenRun(of: entry, runID: runID).databaseValue]
+                try insert.execute(arguments: arguments)
             }
         }
         if !plan.updates.isEmpty {
@@ -587,19 +586,17 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
                     """)
             for index in plan.updates {
                 let row = columns[index]
-                var values = [row.fingerprint.databaseValue]
-                values.reserveCapacity(row.values.count + 4)
-                values += row.values
-                values += [seen, subscriptionID, feed.episodes[index].id.databaseValue]
-                try update.execute(arguments: StatementArguments(values))
+                var arguments: StatementArguments = [row.fingerprint.databaseValue]
+                arguments += row.arguments
+                arguments += [seen, subscriptionID, feed.episodes[index].id.databaseValue]
+                try update.execute(arguments: arguments)
             }
         }
         if !plan.unchanged.isEmpty {
             let touch = try db.cachedStatement(
                 sql: "UPDATE episode SET lastSeenAt = ? WHERE subscriptionId = ? AND key = ?")
             for index in plan.unchanged {
-                try touch.execute(
-                    arguments: StatementArguments([seen, subscriptionID, feed.episodes[index].id.databaseValue]))
+                try touch.execute(arguments: [seen, subscriptionID, feed.episodes[index].id.databaseValue])
             }
         }
         return plan.summary(of: feed, subscriptionID: subscription.id, checkedAt: checkedAt, runID: runID)

@@ -1,8 +1,17 @@
 import FeedFetching
 import Foundation
+import Synchronization
 import Testing
 
 @testable import RefreshEngine
+
+/// A flag one task sets and another waits for.
+private final class Flag: Sendable {
+    private let value = Mutex(false)
+
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
+}
 
 /// Counts how many operations run at once, overall and per host.
 private final class ConcurrencyProbe: @unchecked Sendable {
@@ -233,6 +242,66 @@ struct DataFetchCoordinatorTests {
         #expect(state.runningPerHost.isEmpty && state.running.isEmpty && state.active.isEmpty)
         state.release(id: 3)
         #expect(state.runningPerHost.isEmpty, "releasing twice changes nothing")
+    }
+
+    @Test
+    func aFeedThatGaveItsHostSlotBackEarlyLetsTheHostsNextFeedStartAndIsReleasedOnce() {
+        var state = DataFetchCoordinator.State()
+        var pending = (1...3).map { FeedTarget(id: Int64($0), url: URL(string: "http://a.example/\($0)")!) }
+        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 1)?.id == 1)
+        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 1) == nil, "the host is full")
+        state.releaseHost(id: 1)
+        state.releaseHost(id: 1)
+        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 1)?.id == 2, "the host's slot came back")
+        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 1) == nil, "given back once, not twice")
+        #expect(state.running.count == 2, "a feed that gave its host slot back still runs")
+        state.release(id: 1)
+        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 1) == nil, "finishing frees no second slot")
+        state.release(id: 2)
+        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 1)?.id == 3)
+        state.release(id: 3)
+        #expect(state.runningPerHost.isEmpty && state.running.isEmpty && state.hostReleased.isEmpty)
+    }
+
+    @Test
+    func whileNoFetchIsAdmittedOnlyTheBusiestHostsFeedsStart() {
+        var state = DataFetchCoordinator.State()
+        var pending =
+            (1...2).map { FeedTarget(id: Int64($0), url: URL(string: "http://small.example/\($0)")!) }
+            + (3...6).map { FeedTarget(id: Int64($0), url: URL(string: "http://big.example/\($0)")!) }
+        let first = state.claimNext(from: &pending, globalLimit: 10, perHost: 2, busiestOnly: true)
+        let second = state.claimNext(from: &pending, globalLimit: 10, perHost: 2, busiestOnly: true)
+        #expect(first?.host == "big.example" && second?.host == "big.example")
+        #expect(state.hostWorkLeft[first!.id] == 4, "the host's work left when the feed was claimed")
+        #expect(
+            state.claimNext(from: &pending, globalLimit: 10, perHost: 2, busiestOnly: true) == nil,
+            "the busiest host is full, and the others wait while nothing is admitted")
+        #expect(state.claimNext(from: &pending, globalLimit: 10, perHost: 2)?.host == "small.example")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aBatchWhoseHostSlotIsGivenBackEarlyStartsTheHostsNextFeedWhileTheFirstIsStillRunning() async {
+        let coordinator = DataFetchCoordinator(maxConcurrent: 4, maxPerHost: 1)
+        let feeds = (1...2).map { FeedTarget(id: Int64($0), url: URL(string: "http://one.example/\($0)")!) }
+        let secondStarted = Flag()
+        let outcomes = await coordinator.run(feeds, admitting: nil) { feed, slot in
+            if feed.id == 1 {
+                slot.releaseHost()
+                // The first feed goes on (its parse and merge) until the host's next feed has started.
+                let deadline = ContinuousClock.now + .seconds(10)
+                while !secondStarted.isSet && ContinuousClock.now < deadline {
+                    try? await Task.sleep(for: .milliseconds(5))
+                }
+                if !secondStarted.isSet { return RefreshOutcome(feed: feed, result: .cancelled) }
+            } else {
+                secondStarted.set()
+            }
+            return RefreshOutcome(feed: feed, result: .notModified)
+        }
+        #expect(outcomes.count == 2)
+        #expect(
+            outcomes.allSatisfy { $0.result == .notModified },
+            "the host's next feed started only after the first had finished")
     }
 
     @Test(.timeLimit(.minutes(1)))

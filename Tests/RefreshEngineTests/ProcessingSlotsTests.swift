@@ -19,6 +19,14 @@ private final class Holders: Sendable {
     var most: Int { counts.withLock { $0.most } }
 }
 
+/// The order in which waiters got their slot.
+private final class Order: Sendable {
+    private let list = Mutex<[String]>([])
+
+    func append(_ name: String) { list.withLock { $0.append(name) } }
+    var names: [String] { list.withLock { $0 } }
+}
+
 @Suite(.timeLimit(.minutes(1)))
 struct ProcessingSlotsTests {
     @Test func noMoreHoldersThanSlotsAndEveryWaiterGetsOne() async throws {
@@ -62,25 +70,40 @@ struct ProcessingSlotsTests {
         #expect(slots.available == 2)
     }
 
-    @Test func newFetchesWaitWhileTheBacklogIsFullAndStartAsItDrains() async throws {
+    @Test func newFetchesAreNotAdmittedWhileTheBacklogIsFullAndAreAsItDrains() async throws {
         let slots = ProcessingSlots(count: 1, backlog: 2)
         try await slots.acquire()
+        #expect(slots.admitsNow)
         // Two answers wait for the one slot: the backlog is full.
         let waiting = (0..<2).map { _ in Task { try await slots.acquire() } }
         try await Task.sleep(for: .milliseconds(50))
-        let admitted = Holders()
-        let fetch = Task {
-            try await slots.admit()
-            admitted.enter()
-        }
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(admitted.most == 0, "a fetch started while the backlog was full")
-        slots.release()  // the first waiter takes the slot: one answer waits now, so the fetch may start
-        try await fetch.value
-        #expect(admitted.most == 1)
+        #expect(!slots.admitsNow, "a fetch may start while the backlog is full")
+        slots.release()  // the first waiter takes the slot: one answer waits now, so a fetch may start
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(slots.admitsNow)
         slots.release()
         slots.release()
         for task in waiting { try await task.value }
         #expect(slots.available == 1)
+    }
+
+    @Test func theWaiterWithTheHighestPriorityGetsTheNextSlotAndEqualsKeepTheirOrder() async throws {
+        let slots = ProcessingSlots(count: 1)
+        try await slots.acquire()
+        let order = Order()
+        var tasks: [Task<Void, any Error>] = []
+        // Queued one after the other: a low one, two of the busiest host, then a middle one.
+        for (name, priority) in [("low", 1), ("busy-1", 280), ("busy-2", 280), ("middle", 60)] {
+            tasks.append(
+                Task {
+                    try await slots.acquire(priority: priority)
+                    order.append(name)
+                    slots.release()
+                })
+            try await Task.sleep(for: .milliseconds(30))
+        }
+        slots.release()
+        for task in tasks { try await task.value }
+        #expect(order.names == ["busy-1", "busy-2", "middle", "low"])
     }
 }

@@ -75,11 +75,20 @@ public final class DataFetchCoordinator: @unchecked Sendable {
         var active: Set<Int64> = []
         var runningPerHost: [String: Int] = [:]
         var running: [Int64: FeedTarget] = [:]
+        /// Running feeds that gave their host's slot back early (``FetchSlot/releaseHost()``).
+        var hostReleased: Set<Int64> = []
+        /// For each running feed, its host's work left (feeds waiting and running) when it was claimed.
+        var hostWorkLeft: [Int64: Int] = [:]
 
         /// Claims a pending feed of the host with the most work left (feeds waiting and running) among those with
         /// room, the first of that host in the pending order; nil when none can start now. The busiest host's queue
         /// is a run's critical path, so it starts first and never waits behind hosts with less to do.
-        mutating func claimNext(from pending: inout [FeedTarget], globalLimit: Int, perHost: Int) -> FeedTarget? {
+        ///
+        /// With `busiestOnly` (the refresh admits no new fetch now: answers already wait for the CPU), only a feed of
+        /// the host with the most work left of all may start: the critical path keeps moving while the rest waits.
+        mutating func claimNext(
+            from pending: inout [FeedTarget], globalLimit: Int, perHost: Int, busiestOnly: Bool = false
+        ) -> FeedTarget? {
             guard running.count < globalLimit else { return nil }
             var left = runningPerHost
             for feed in pending { left[feed.host, default: 0] += 1 }
@@ -93,9 +102,11 @@ public final class DataFetchCoordinator: @unchecked Sendable {
                 }
             }
             guard let index = chosen else { return nil }
+            if busiestOnly, most < left.values.max() ?? 0 { return nil }
             let feed = pending.remove(at: index)
             running[feed.id] = feed
             runningPerHost[feed.host, default: 0] += 1
+            hostWorkLeft[feed.id] = most
             return feed
         }
 
@@ -105,6 +116,17 @@ public final class DataFetchCoordinator: @unchecked Sendable {
         mutating func release(id: Int64) {
             active.remove(id)
             guard let claimed = running.removeValue(forKey: id) else { return }
+            hostWorkLeft[id] = nil
+            if hostReleased.remove(id) == nil { releaseHostSlot(of: claimed) }
+        }
+
+        /// Gives back the host slot of running feed `id` while it keeps its place among the running (once).
+        mutating func releaseHost(id: Int64) {
+            guard let claimed = running[id], hostReleased.insert(id).inserted else { return }
+            releaseHostSlot(of: claimed)
+        }
+
+        private mutating func releaseHostSlot(of claimed: FeedTarget) {
             runningPerHost[claimed.host, default: 1] -= 1
             if runningPerHost[claimed.host] == 0 { runningPerHost[claimed.host] = nil }
         }
@@ -128,7 +150,26 @@ public final class DataFetchCoordinator: @unchecked Sendable {
         operation: @escaping @Sendable (FeedTarget) async -> RefreshOutcome,
         published: (@Sendable (RefreshOutcome) -> Void)? = nil
     ) async -> [RefreshOutcome] {
-        await run(initial: feeds, claim: nil, operation: operation, published: published)
+        await run(
+            initial: feeds, claim: nil, admitting: nil, operation: { feed, _ in await operation(feed) },
+            published: published)
+    }
+
+    /// Runs `operation` once for each feed as ``run(_:operation:published:)`` does, with two more controls for a
+    /// refresh whose feeds are parsed and stored after they arrive:
+    ///
+    /// - `admitting` is asked before each fetch starts; while it says no, only the busiest host's feeds start (the
+    ///   run's critical path keeps moving; no feed holds its host's slot while it waits to be admitted).
+    /// - `operation` is given the feed's ``FetchSlot``: once the host has answered, ``FetchSlot/releaseHost()`` lets
+    ///   the host's next feed start while this one is parsed and stored. The busiest host's queue is the run's
+    ///   critical path, so its slots must turn over at the pace of its answers, not of the database.
+    public func run(
+        _ feeds: [FeedTarget],
+        admitting: (@Sendable () -> Bool)?,
+        operation: @escaping @Sendable (FeedTarget, FetchSlot) async -> RefreshOutcome,
+        published: (@Sendable (RefreshOutcome) -> Void)? = nil
+    ) async -> [RefreshOutcome] {
+        await run(initial: feeds, claim: nil, admitting: admitting, operation: operation, published: published)
     }
 
     /// Runs feeds that `claim` hands out as fetch slots free up: the way a worker of a fleet takes work from a shared
@@ -142,16 +183,37 @@ public final class DataFetchCoordinator: @unchecked Sendable {
     public func run(
         claimingWith claim: @escaping @Sendable (_ freeSlots: Int) async -> FeedSupply,
         retryDelay: Duration = .milliseconds(250),
+        admitting: (@Sendable () -> Bool)? = nil,
+        operation: @escaping @Sendable (FeedTarget, FetchSlot) async -> RefreshOutcome,
+        published: (@Sendable (RefreshOutcome) -> Void)? = nil
+    ) async -> [RefreshOutcome] {
+        await run(
+            initial: [], claim: (claim, retryDelay), admitting: admitting, operation: operation, published: published)
+    }
+
+    /// Runs feeds that `claim` hands out, as ``run(claimingWith:retryDelay:admitting:operation:published:)`` does,
+    /// for an operation that needs no ``FetchSlot``.
+    public func run(
+        claimingWith claim: @escaping @Sendable (_ freeSlots: Int) async -> FeedSupply,
+        retryDelay: Duration = .milliseconds(250),
         operation: @escaping @Sendable (FeedTarget) async -> RefreshOutcome,
         published: (@Sendable (RefreshOutcome) -> Void)? = nil
     ) async -> [RefreshOutcome] {
-        await run(initial: [], claim: (claim, retryDelay), operation: operation, published: published)
+        await run(
+            initial: [], claim: (claim, retryDelay), admitting: nil, operation: { feed, _ in await operation(feed) },
+            published: published)
+    }
+
+    /// Gives back the host slot of running feed `id` (see ``FetchSlot/releaseHost()``).
+    fileprivate func releaseHost(of id: Int64) {
+        lock.withLock { state.releaseHost(id: id) }
     }
 
     private func run(
         initial feeds: [FeedTarget],
         claim: (supply: @Sendable (Int) async -> FeedSupply, retryDelay: Duration)?,
-        operation: @escaping @Sendable (FeedTarget) async -> RefreshOutcome,
+        admitting: (@Sendable () -> Bool)?,
+        operation: @escaping @Sendable (FeedTarget, FetchSlot) async -> RefreshOutcome,
         published: (@Sendable (RefreshOutcome) -> Void)?
     ) async -> [RefreshOutcome] {
         var progress = BatchProgress(total: 0)
@@ -193,28 +255,45 @@ public final class DataFetchCoordinator: @unchecked Sendable {
             lock.withLock { _ = slotWaiters.removeValue(forKey: waiterID) }
             wake.finish()
         }
-        await withTaskGroup(of: RefreshOutcome.self) { group in
+        // A feed that gives its host slot back early wakes the batch, so the host's next feed starts at once.
+        let (hostFreed, signalHostFreed) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        defer { signalHostFreed.finish() }
+        await withTaskGroup(of: Step.self) { group in
             var inFlight = 0
+            func listenForFreedHosts() {
+                group.addTask {
+                    var freed = hostFreed.makeAsyncIterator()
+                    return await freed.next() == nil ? .stopped : .hostFreed
+                }
+            }
+            listenForFreedHosts()
+            defer { group.cancelAll() }
             var slotFreedEvents = slotFreed.makeAsyncIterator()
             func startWhatFits() {
                 while !Task.isCancelled {
-                    let next: FeedTarget? = lock.withLock {
+                    let admitted = admitting?() ?? true
+                    let next: FetchSlot? = lock.withLock {
                         guard
-                            let feed = state.claimNext(from: &pending, globalLimit: maxConcurrent, perHost: maxPerHost)
+                            let feed = state.claimNext(
+                                from: &pending, globalLimit: maxConcurrent, perHost: maxPerHost,
+                                busiestOnly: !admitted)
                         else { return nil }
                         progress.running = Array(state.running.values).sorted { $0.id < $1.id }
                         publishLocked(.fetchStarted(feed))
                         publishLocked(.batchProgress(progress))
-                        return feed
+                        return FetchSlot(
+                            feed: feed, coordinator: self, hostWorkLeft: state.hostWorkLeft[feed.id] ?? 1,
+                            wake: signalHostFreed)
                     }
-                    guard let feed = next else { return }
+                    guard let slot = next else { return }
+                    let feed = slot.feed
                     inFlight += 1
                     group.addTask {
-                        if Task.isCancelled { return RefreshOutcome(feed: feed, result: .cancelled) }
+                        if Task.isCancelled { return .finished(RefreshOutcome(feed: feed, result: .cancelled)) }
                         // A fetch that has started runs to its end even when the run is stopped (an unstructured
                         // task does not inherit the cancellation): its merge commits and nothing is left half-done.
                         // Stopping only keeps new fetches from starting.
-                        return await Task { await operation(feed) }.value
+                        return .finished(await Task { await operation(feed, slot) }.value)
                     }
                 }
             }
@@ -265,7 +344,16 @@ public final class DataFetchCoordinator: @unchecked Sendable {
                     startWhatFits()
                     continue
                 }
-                guard let outcome = await group.next() else { break }
+                let step = await group.next()
+                guard case .finished(let outcome) = step else {
+                    if step == nil { break }
+                    if step == .hostFreed {
+                        listenForFreedHosts()
+                        startWhatFits()
+                    }
+                    // .stopped: the run was cancelled; the fetches in flight still finish.
+                    continue
+                }
                 inFlight -= 1
                 outcomes.append(outcome)
                 lock.withLock {
@@ -311,9 +399,35 @@ public final class DataFetchCoordinator: @unchecked Sendable {
         return outcomes
     }
 
+    /// What a batch's task group hears: a feed finished, a host slot was given back early, or the batch's signal
+    /// ended.
+    private enum Step: Sendable, Equatable {
+        case finished(RefreshOutcome)
+        case hostFreed
+        case stopped
+    }
+
     /// The failure of a feed the batch ended without starting although nobody stopped it.
     static let notStarted = RefreshFailure(
         kind: .internal, message: "not checked: the run ended before a fetch slot was free for it (a podfresh bug)")
+}
+
+/// A running fetch's hold on its host's slot under ``DataFetchCoordinator``'s per-host limit.
+public struct FetchSlot: Sendable {
+    let feed: FeedTarget
+    let coordinator: DataFetchCoordinator
+    /// The feeds of this feed's host that were waiting or running when it was claimed, itself included: how long the
+    /// host's queue was, which a refresh uses to let the busiest host's answers be processed first.
+    public let hostWorkLeft: Int
+    let wake: AsyncStream<Void>.Continuation
+
+    /// Gives the host's slot back while the feed keeps its place among the running: call it once the host has
+    /// answered (the body has arrived, or the fetch failed), before the parse and the merge. Calling it again, or
+    /// after the feed has finished, does nothing.
+    public func releaseHost() {
+        coordinator.releaseHost(of: feed.id)
+        wake.yield()
+    }
 }
 
 /// What a worker's claim on a shared store handed to ``DataFetchCoordinator/run(claimingWith:retryDelay:operation:)``.

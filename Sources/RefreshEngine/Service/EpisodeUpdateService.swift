@@ -280,8 +280,8 @@ public final class EpisodeUpdateService: Sendable {
         let targets = HostSpreading.order(selected.map(Self.target(for:)), host: \.host)
         let byID = Dictionary(selected.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let outcomes = await coordinator.run(
-            targets,
-            operation: { [self] target in
+            targets, admitting: admitting,
+            operation: { [self] target, slot in
                 guard let subscription = byID[target.id] else {
                     return RefreshOutcome(
                         feed: target,
@@ -290,7 +290,8 @@ public final class EpisodeUpdateService: Sendable {
                                 kind: .internal, message: "not checked: the subscription was not found in this run")))
                 }
                 return await refreshOne(
-                    subscription, lease: nil, policy: policy, runID: runID, deferred: deferred, after: after)
+                    subscription, lease: nil, slot: slot, policy: policy, runID: runID, deferred: deferred,
+                    after: after)
             }, published: after.published)
         return (outcomes, nil)
     }
@@ -341,7 +342,8 @@ public final class EpisodeUpdateService: Sendable {
                 }
                 return .feeds(fresh.feeds.map { Self.target(for: $0.subscription) })
             },
-            operation: { [self] target in
+            admitting: admitting,
+            operation: { [self] target, slot in
                 guard let (subscription, lease) = book.claimed(target.id) else {
                     return RefreshOutcome(
                         feed: target,
@@ -349,7 +351,8 @@ public final class EpisodeUpdateService: Sendable {
                             RefreshFailure(kind: .internal, message: "not checked: the feed's lease was not found")))
                 }
                 return await refreshOne(
-                    subscription, lease: lease, policy: policy, runID: runID, deferred: deferred, after: after)
+                    subscription, lease: lease, slot: slot, policy: policy, runID: runID, deferred: deferred,
+                    after: after)
             }, published: after.published)
         let unused = outcomes.filter { $0.result == .cancelled }.compactMap { book.claimed($0.feed.id)?.lease }
         if !unused.isEmpty { try? await claims.releaseLeases(unused) }
@@ -378,9 +381,17 @@ public final class EpisodeUpdateService: Sendable {
 
     // MARK: - One feed
 
+    /// Whether the coordinator may start another fetch: while many answers already wait for a processing slot, one
+    /// more fetch in flight would only add to them (nil: no processing slots, always).
+    private var admitting: (@Sendable () -> Bool)? {
+        guard let slots = processingSlots else { return nil }
+        return { slots.admitsNow }
+    }
+
     private func refreshOne(
         _ subscription: Subscription,
         lease: FeedLease?,
+        slot: FetchSlot?,
         policy: RefreshPolicy,
         runID: Int64,
         deferred: DeferredFailures,
@@ -400,12 +411,17 @@ public final class EpisodeUpdateService: Sendable {
         // The first successful fetch of a subscription announces only its newest episodes; the rest is stored.
         let announceLimit = subscription.lastSuccessAt == nil ? max(0, subscription.backlog ?? 1) : nil
         // The feed holds a processing slot from its response head to the end of its merge.
-        let permit = ProcessingPermit(processingSlots)
+        let permit = ProcessingPermit(processingSlots, priority: slot?.hostWorkLeft ?? 0)
         defer { permit.giveBack() }
         do {
-            // While many answers already wait for a slot, one more fetch in flight would only add to them.
-            try await processingSlots?.admit()
-            let result = try await fetchFeed(request, permit: permit)
+            let result: FeedFetchResult<FeedParserConsumer>
+            do {
+                result = try await fetchFeed(request, permit: permit)
+                slot?.releaseHost()
+            } catch {
+                slot?.releaseHost()
+                throw error
+            }
             if Task.isCancelled { return RefreshOutcome(feed: target, result: .cancelled) }
             switch result {
             case .notModified(let head):

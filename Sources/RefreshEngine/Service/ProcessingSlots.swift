@@ -9,11 +9,10 @@ import Foundation
 ///
 /// A body waiting for a slot is not read, but what the connection had already read and decompressed of it (tens to
 /// hundreds of kilobytes) waits in memory; so new fetches are admitted only while few answers wait
-/// (``admit()``): when the slots are the bottleneck (the CPU parsing), more fetches in flight would only pile up
-/// answers.
+/// (``admitsNow``, asked by the coordinator before it starts a fetch).
 ///
 /// ## Why this class is `@unchecked Sendable`
-/// `free`, `waiters` and `admissions` are touched only inside `lock.withLock {}`; continuations are resumed outside
+/// `free` and `waiters` are touched only inside `lock.withLock {}`; continuations are resumed outside
 /// it.
 public final class ProcessingSlots: @unchecked Sendable {
     /// The number of slots.
@@ -22,8 +21,7 @@ public final class ProcessingSlots: @unchecked Sendable {
     public let backlog: Int
     private let lock = NSLock()
     private var free: Int
-    private var waiters: [(id: UUID, continuation: CheckedContinuation<Void, any Error>)] = []
-    private var admissions: [(id: UUID, continuation: CheckedContinuation<Void, any Error>)] = []
+    private var waiters: [(id: UUID, priority: Int, continuation: CheckedContinuation<Void, any Error>)] = []
 
     /// The default: two slots per core (one parsing while another waits for its body or the database), 4 to 16.
     public static var defaultCount: Int { min(16, max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)) }
@@ -37,40 +35,16 @@ public final class ProcessingSlots: @unchecked Sendable {
         free = self.count
     }
 
-    /// Waits, before a fetch starts, while ``backlog`` answers or more wait for a slot. Throws `CancellationError`
-    /// when the task is cancelled while it waits.
-    public func admit() async throws {
-        let id = UUID()
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let admitted: Bool = lock.withLock {
-                    if waiters.count < backlog && admissions.isEmpty { return true }
-                    admissions.append((id, continuation))
-                    return false
-                }
-                if admitted { continuation.resume() }
-            }
-        } onCancel: {
-            let admission = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
-                guard let index = admissions.firstIndex(where: { $0.id == id }) else { return nil }
-                return admissions.remove(at: index).continuation
-            }
-            admission?.resume(throwing: CancellationError())
-        }
-    }
+    /// Whether a new fetch may start now: fewer than ``backlog`` answers wait for a slot. When the slots are the
+    /// bottleneck (the CPU parsing), more fetches in flight would only pile up answers.
+    public var admitsNow: Bool { lock.withLock { waiters.count < backlog } }
 
-    /// The fetches that may start now that fewer answers wait (called under the lock).
-    private func admissionsDueLocked() -> [CheckedContinuation<Void, any Error>] {
-        var due: [CheckedContinuation<Void, any Error>] = []
-        while !admissions.isEmpty && waiters.count + due.count < backlog {
-            due.append(admissions.removeFirst().continuation)
-        }
-        return due
-    }
-
-    /// Waits for a slot, first come first served. Throws `CancellationError` when the task is cancelled while it
-    /// waits.
-    public func acquire() async throws {
+    /// Waits for a slot: the waiter with the highest `priority` first, first come first served among equals. Throws
+    /// `CancellationError` when the task is cancelled while it waits.
+    ///
+    /// A refresh gives each feed its host's work left as its priority: the busiest host's feeds are the run's
+    /// critical path, and each of them waiting here holds one of that host's few connections.
+    public func acquire(priority: Int = 0) async throws {
         let id = UUID()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -79,35 +53,31 @@ public final class ProcessingSlots: @unchecked Sendable {
                         free -= 1
                         return true
                     }
-                    waiters.append((id, continuation))
+                    let place = waiters.firstIndex { $0.priority < priority } ?? waiters.endIndex
+                    waiters.insert((id, priority, continuation), at: place)
                     return false
                 }
                 if granted { continuation.resume() }
             }
         } onCancel: {
-            let (waiter, due) = lock.withLock {
-                () -> (CheckedContinuation<Void, any Error>?, [CheckedContinuation<Void, any Error>]) in
-                guard let index = waiters.firstIndex(where: { $0.id == id }) else { return (nil, []) }
-                return (waiters.remove(at: index).continuation, admissionsDueLocked())
+            let waiter = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
+                guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return waiters.remove(at: index).continuation
             }
             waiter?.resume(throwing: CancellationError())
-            for admission in due { admission.resume() }
         }
     }
 
-    /// Gives a slot back (to the longest waiter, if any).
+    /// Gives a slot back (to the first waiter, if any).
     public func release() {
-        let (next, due) = lock.withLock {
-            () -> (CheckedContinuation<Void, any Error>?, [CheckedContinuation<Void, any Error>]) in
+        let next = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
             if waiters.isEmpty {
                 free = min(count, free + 1)
-                return (nil, [])
+                return nil
             }
-            let next = waiters.removeFirst().continuation
-            return (next, admissionsDueLocked())
+            return waiters.removeFirst().continuation
         }
         next?.resume()
-        for admission in due { admission.resume() }
     }
 
     /// Slots free now.
@@ -121,17 +91,19 @@ public final class ProcessingSlots: @unchecked Sendable {
 /// `held` is touched only inside `lock.withLock {}`.
 final class ProcessingPermit: @unchecked Sendable {
     private let slots: ProcessingSlots?
+    private let priority: Int
     private let lock = NSLock()
     private var held = false
 
-    init(_ slots: ProcessingSlots?) {
+    init(_ slots: ProcessingSlots?, priority: Int = 0) {
         self.slots = slots
+        self.priority = priority
     }
 
     /// Takes a slot unless this permit holds one already.
     func take() async throws {
         guard let slots, !lock.withLock({ held }) else { return }
-        try await slots.acquire()
+        try await slots.acquire(priority: priority)
         lock.withLock { held = true }
     }
 
