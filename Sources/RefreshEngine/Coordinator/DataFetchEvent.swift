@@ -44,4 +44,58 @@ public enum DataFetchEvent: Sendable, Hashable {
     case downloadProblem(FeedTarget, message: String)
     /// Every queued download finished.
     case downloadsFinished(DownloadSummary)
+
+    // MARK: - Kind
+
+    /// Which case an event is, without its payload: what ``UIUpdateService`` handlers register for, and the `kind` a
+    /// notification carries. Adding a case above means adding it here too (the compiler insists); nothing else has
+    /// to restate it.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case batchStarted
+        case fetchStarted
+        case fetchCompleted
+        case fetchFailed
+        case fetchCancelled
+        case batchProgress
+        case networkOffline
+        case failuresConfirmed
+        case batchCompleted
+        case hookFailed
+        case idle
+        case downloadsQueued
+        case downloadStarted
+        case downloadProgressed
+        case downloadCompleted
+        case downloadFailed
+        case downloadRemoved
+        case downloadSkipped
+        case downloadProblem
+        case downloadsFinished
+    }
+
+    /// This event's case.
+    public var kind: Kind {
+        switch self {
+        case .batchStarted: .batchStarted
+        case .fetchStarted: .fetchStarted
+        case .fetchCompleted: .fetchCompleted
+        case .fetchFailed: .fetchFailed
+        case .fetchCancelled: .fetchCancelled
+        case .batchProgress: .batchProgress
+        case .networkOffline: .networkOffline
+        case .failuresConfirmed: .failuresConfirmed
+        case .batchCompleted: .batchCompleted
+        case .hookFailed: .hookFailed
+        case .idle: .idle
+        case .downloadsQueued: .downloadsQueued
+        case .downloadStarted: .downloadStarted
+        case .downloadProgressed: .downloadProgressed
+        case .downloadCompleted: .downloadCompleted
+        case .downloadFailed: .downloadFailed
+        case .downloadRemoved: .downloadRemoved
+        case .downloadSkipped: .downloadSkipped
+        case .downloadProblem: .downloadProblem
+        case .downloadsFinished: .downloadsFinished
+        }
+    }
 }
