@@ -69,8 +69,11 @@ final class JSONLinesOutput: OutputStyle {
                 ("cancelled", .bool(summary.wasCancelled)),
                 ("duration_seconds", .number((seconds * 1000).rounded() / 1000)),
             ])
-        case .hookFailed(let feed, let message):
-            emit([("event", .string("hook_failed")), ("feed_id", .int(Int(feed.id))), ("message", .string(message))])
+        case .hookFailed(let feed, let failure):
+            emit([
+                ("event", .string("hook_failed")), ("feed_id", .int(Int(feed.id))),
+                ("message", .string(EventText.hookFailure(failure))),
+            ])
         case .idle(let next):
             emit([("event", .string("idle")), ("next_check", .date(next))])
         case .downloadsQueued(let count):
@@ -111,10 +114,10 @@ final class JSONLinesOutput: OutputStyle {
                 ("id", .string(removal.episodeKey)), ("file", .string(removal.file)),
                 ("keep", .int(removal.keepNewest)),
             ])
-        case .downloadSkipped(let target, let reason):
+        case .downloadSkipped(let target, let skip):
             emit(
                 [("event", .string("download_skipped"))] + EventJSON.downloadFields(target) + [
-                    ("reason", .string(reason))
+                    ("reason", .string(DownloadText.reason(skip)))
                 ])
         case .downloadProblem(let feed, let message):
             emit([

@@ -42,7 +42,9 @@ final class LiveTerminalOutput: HumanStyle {
             .fetchFailed(let outcome) where outcome.failure == nil:
             switch outcome.result {
             case .gone, .removed, .dropped: printLine(EventText.outcomeLine(outcome))
-            case .updated where outcome.backlogCount > 0: printLine(EventText.outcomeLine(outcome))
+            case .updated where outcome.backlogCount > 0:
+                printLine(EventText.outcomeLine(outcome))
+                for line in EventText.warningLines(outcome) { printLine(line) }
             default: break
             }
             movedLines(outcome, showMove: true)

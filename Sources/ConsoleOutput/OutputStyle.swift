@@ -50,7 +50,10 @@ class HumanStyle: OutputStyle {
             }
         case .networkOffline(let message):
             printError("offline: \(message)")
-        case .hookFailed(let feed, let message), .downloadProblem(let feed, let message):
+        case .hookFailed(let feed, let failure):
+            printError(
+                "\(TerminalText.sanitize(feed.displayName)): \(TerminalText.sanitize(EventText.hookFailure(failure)))")
+        case .downloadProblem(let feed, let message):
             printError("\(TerminalText.sanitize(feed.displayName)): \(TerminalText.sanitize(message))")
         // The `where` binds to the second pattern only: a completed download, or a "failed" one without a failure.
         case .downloadCompleted(let outcome),
@@ -60,8 +63,8 @@ class HumanStyle: OutputStyle {
             if let failure = outcome.failure { printError(DownloadText.failed(outcome, failure)) }
         case .downloadRemoved(let removal):
             printLine(DownloadText.removed(removal))
-        case .downloadSkipped(let target, let reason):
-            printLine(DownloadText.skipped(target, reason: reason))
+        case .downloadSkipped(let target, let skip):
+            printLine(DownloadText.skipped(target, skip))
         case .downloadsFinished(let summary):
             if DownloadText.worthSaying(summary) { printLine(DownloadText.summaryLine(summary)) }
         case .batchStarted, .fetchStarted, .fetchCompleted, .fetchCancelled, .batchProgress, .batchCompleted, .idle,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConsoleOutput
 import FeedFetching
 import FeedModels
 import Foundation
@@ -23,7 +24,7 @@ struct GlobalOptions: ParsableArguments {
         do {
             _ = try databaseTarget
         } catch let error as DatabaseLocationError {
-            throw ValidationError(error.message)
+            throw ValidationError(StoreMessages.location(error))
         }
     }
 
@@ -86,7 +87,6 @@ struct FetchOptions: ParsableArguments {
             maxBodyBytes: maxFeedSize * 1_000_000,
             userAgent: PodfreshVersion.userAgent)
         configuration.firstByteTimeout = .seconds(min(firstByteTimeout.seconds, timeout.seconds))
-        configuration.maxBodyBytesName = SettingNames.maxFeedSize
         return configuration
     }
 }

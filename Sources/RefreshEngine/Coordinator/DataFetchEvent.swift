@@ -23,7 +23,7 @@ public enum DataFetchEvent: Sendable, Hashable {
     /// The batch ended.
     case batchCompleted(RefreshSummary)
     /// The `--exec` hook failed for one new episode of `feed` (it never fails the feed).
-    case hookFailed(FeedTarget, message: String)
+    case hookFailed(FeedTarget, HookFailure)
     /// Watch mode, after a cycle: nothing runs until `nextCheck` (nil: no feed will ever be due).
     case idle(nextCheck: Date?)
     /// `count` more episodes wait to be downloaded (``EpisodeDownloadQueue``).
@@ -39,7 +39,7 @@ public enum DataFetchEvent: Sendable, Hashable {
     /// Retention deleted a file podfresh had downloaded.
     case downloadRemoved(DownloadRemoval)
     /// An episode is not downloaded, and why (the user deleted its file by hand).
-    case downloadSkipped(DownloadTarget, reason: String)
+    case downloadSkipped(DownloadTarget, DownloadSkip)
     /// Something about a feed's downloads went wrong outside any one download (retention, the store).
     case downloadProblem(FeedTarget, message: String)
     /// Every queued download finished.
