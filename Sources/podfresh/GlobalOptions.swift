@@ -3,6 +3,7 @@ import ConsoleOutput
 import FeedFetching
 import FeedModels
 import Foundation
+import Measures
 
 /// Options every command shares.
 struct GlobalOptions: ParsableArguments {
@@ -107,7 +108,7 @@ struct FleetOptions: ParsableArguments {
         }
         guard lease.seconds > fetch.timeout.seconds else {
             throw ValidationError(
-                "Please give a --lease longer than --timeout (\(fetch.timeout.seconds) s): a lease must outlast a fetch."
+                "Please give a --lease longer than --timeout (\(Measure.duration(seconds: fetch.timeout.seconds))): a lease must outlast a fetch."
             )
         }
     }

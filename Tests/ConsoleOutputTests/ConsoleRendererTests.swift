@@ -262,6 +262,13 @@ struct ErrorTextTests {
                 .hasPrefix("--database: a file:// URL must name a file on this machine"))
     }
 
+    @Test func watchSaysWhenItTriesAgainInTheOneDurationStyle() {
+        let error = StoreError(kind: .database, message: "cannot reach PostgreSQL at db:5432")
+        #expect(
+            WatchMessages.retrying(after: error, in: 120)
+                == "cannot reach PostgreSQL at db:5432; trying again in 2m")
+    }
+
     @Test func errorsReadAsTheirMessagesWithRemediesNeverAsRawDumps() {
         #expect(
             ErrorText.line(

@@ -144,7 +144,7 @@ struct WatchService: Service {
             } catch is CancellationError {
                 return
             } catch {
-                environment.renderer.error("\(error); trying again in \(Int(storeRetry)) s")
+                environment.renderer.error(WatchMessages.retrying(after: error, in: storeRetry))
                 do { try await Task.sleep(for: .seconds(storeRetry)) } catch { return }
                 storeRetry = min(storeRetry * 2, 300)
                 continue
