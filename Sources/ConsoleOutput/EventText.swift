@@ -53,7 +53,10 @@ enum EventText {
 
     /// The lines under a feed's line that show its parser warnings (at most ``warningsShown``, then how many more).
     static func warningLines(_ outcome: RefreshOutcome) -> [String] {
-        var lines = outcome.warnings.prefix(warningsShown).map { "  warning: line \($0.line): \(safe($0.message))" }
+        var lines = outcome.warnings.prefix(warningsShown).map { warning in
+            // Line 0: the warning is about the whole document (its encoding, repeated ids), not one place in it.
+            "  warning: " + (warning.line > 0 ? "line \(warning.line): " : "") + safe(warning.message)
+        }
         let more = outcome.warnings.count - warningsShown
         if more > 0 {
             lines.append(

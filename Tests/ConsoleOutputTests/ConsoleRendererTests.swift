@@ -170,14 +170,14 @@ struct ConsoleRendererTests {
 extension ConsoleRendererTests {
     @Test func aFeedsWarningsAreShownUnderItsLine() {
         var outcome = RefreshOutcome(feed: feed, result: .updated(newEpisodes: [], updatedCount: 0))
-        outcome.warnings = (1...5).map { ParseWarning(line: $0 * 10, message: "Entity 'nbsp' not defined") }
+        outcome.warnings = (0...4).map { ParseWarning(line: $0 * 10, message: "Entity 'nbsp' not defined") }
         let (out, _) = render(.plain, [.fetchCompleted(outcome)])
         #expect(out.lines.first?.hasSuffix("0 new (5 warnings)") == true, "\(out.lines)")
         #expect(
             Array(out.lines.dropFirst()) == [
+                "  warning: Entity 'nbsp' not defined",
                 "  warning: line 10: Entity 'nbsp' not defined",
                 "  warning: line 20: Entity 'nbsp' not defined",
-                "  warning: line 30: Entity 'nbsp' not defined",
                 "  … and 2 more warnings (`podfresh parse https://a.example/feed.xml` shows them all)",
             ])
     }
