@@ -85,7 +85,7 @@ let package = Package(
         .target(
             name: "FeedStorage",
             dependencies: [
-                "FeedModels", "FeedParsing",
+                "FeedModels", "FeedParsing", "Measures",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
@@ -95,7 +95,7 @@ let package = Package(
         .target(
             name: "PostgresStorage",
             dependencies: [
-                "FeedModels", "FeedParsing",
+                "FeedModels", "FeedParsing", "Measures",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),

@@ -2,6 +2,7 @@ public import FeedModels
 import FeedParsing
 public import Foundation
 import GRDB
+import Measures
 
 #if canImport(Glibc)
 import Glibc
@@ -54,7 +55,8 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         } catch let error as DatabaseError {
             throw Self.failure(error, path: path)
         } catch {
-            throw StoreError(kind: .database, message: "cannot open the database \(path): \(error)")
+            throw StoreError(
+                kind: .database, message: "cannot open the database \(path): \(ErrorWords.describe(error))")
         }
     }
 
@@ -129,7 +131,8 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         } catch let error as DatabaseError {
             throw failure(error, path: path, writing: false)
         } catch {
-            throw StoreError(kind: .database, message: "cannot read the database \(path): \(error)")
+            throw StoreError(
+                kind: .database, message: "cannot read the database \(path): \(ErrorWords.describe(error))")
         }
     }
 
