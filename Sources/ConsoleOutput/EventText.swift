@@ -116,7 +116,8 @@ enum EventText {
 
     /// Watch mode between cycles.
     static func idle(until next: Date?, now: Date) -> String {
-        guard let next else { return "nothing to check: every feed is gone or complete" }
+        // A complete feed is next due at `distantFuture` (year 4001): that is never, not "in 721025d".
+        guard let next, next < .distantFuture else { return "nothing to check: every feed is gone or complete" }
         return "next check at \(RFC3339.string(from: next)) (\(fromNow(next, now: now)))"
     }
 

@@ -194,6 +194,13 @@ extension ConsoleRendererTests {
         #expect(never.text.hasSuffix("nothing due: every feed is gone or complete\n"))
     }
 
+    @Test func watchWaitingOnlyForCompleteFeedsSaysSoInsteadOfAYearFarAway() {
+        let (out, _) = render(.plain, [.idle(nextCheck: .distantFuture)])
+        #expect(out.lines == ["nothing to check: every feed is gone or complete"])
+        let (soon, _) = render(.plain, [.idle(nextCheck: Date(timeIntervalSince1970: 90))])
+        #expect(soon.lines == ["next check at 1970-01-01T00:01:30Z (in 1m 30s)"])
+    }
+
     @Test func aFailureSaysWhatToDoInTheOptionsWords() {
         let tooLarge = RefreshFailure(
             kind: .fetch(.tooLarge), message: "the feed is larger than the 50 MB limit",
