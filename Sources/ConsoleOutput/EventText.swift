@@ -114,6 +114,11 @@ enum EventText {
         return text
     }
 
+    /// Why no feed was blamed: the network itself was down for every one of the batch's `fetches` network fetches.
+    static func offline(fetches: Int) -> String {
+        "the network is unreachable: none of \(fetches) feed hosts could be resolved or connected to; no feed was counted as failing"
+    }
+
     /// Watch mode between cycles.
     static func idle(until next: Date?, now: Date) -> String {
         // A complete feed is next due at `distantFuture` (year 4001): that is never, not "in 721025d".

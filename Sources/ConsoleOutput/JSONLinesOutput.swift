@@ -54,7 +54,8 @@ final class JSONLinesOutput: OutputStyle {
                 ("running", .int(progress.running.count)), ("new_episodes", .int(progress.newEpisodes)),
                 ("failures", .int(progress.failures)),
             ])
-        case .networkOffline(let message):
+        case .networkOffline(let fetches):
+            let message = EventText.offline(fetches: fetches)
             emit([("event", .string("network_offline")), ("message", .string(message))])
         case .batchCompleted(let summary):
             let seconds = summary.endedAt.timeIntervalSince(summary.startedAt)

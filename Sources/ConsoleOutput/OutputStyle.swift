@@ -48,8 +48,8 @@ class HumanStyle: OutputStyle {
             for outcome in outcomes {
                 if let failure = outcome.failure { printError(EventText.failure(outcome.feed, failure)) }
             }
-        case .networkOffline(let message):
-            printError("offline: \(message)")
+        case .networkOffline(let fetches):
+            printError("offline: " + EventText.offline(fetches: fetches))
         case .hookFailed(let feed, let failure):
             printError(
                 "\(TerminalText.sanitize(feed.displayName)): \(TerminalText.sanitize(EventText.hookFailure(failure)))")

@@ -124,10 +124,13 @@ struct ConsoleRendererTests {
         }
         var events: [DataFetchEvent] = [.batchStarted(total: 3)]
         events += failures.map { .fetchFailed($0) }
-        events.append(.networkOffline(message: "the network is unreachable"))
+        events.append(.networkOffline(fetches: 3))
         events.append(summary(failures, offline: true))
         let (out, err) = render(.quiet, events)
-        #expect(err.lines == ["podfresh: offline: the network is unreachable"])
+        #expect(
+            err.lines == [
+                "podfresh: offline: the network is unreachable: none of 3 feed hosts could be resolved or connected to; no feed was counted as failing"
+            ])
         #expect(out.text.isEmpty)
     }
 

@@ -49,7 +49,7 @@ struct UIUpdateServiceTests {
 
     @Test func everyEventHasItsOwnKind() {
         let events: [DataFetchEvent] = [
-            .batchStarted(total: 0), .fetchStarted(feed), .fetchCancelled(feed), .networkOffline(message: "x"),
+            .batchStarted(total: 0), .fetchStarted(feed), .fetchCancelled(feed), .networkOffline(fetches: 1),
             .idle(nextCheck: nil), .downloadsQueued(count: 1),
         ]
         #expect(

@@ -14,9 +14,10 @@ public enum DataFetchEvent: Sendable, Hashable {
     case fetchCancelled(FeedTarget)
     /// The batch advanced.
     case batchProgress(BatchProgress)
-    /// The network itself is down: every fetch failed to resolve or connect. Said once per batch, and then no failure
-    /// that awaited this verdict (``RefreshFailure/awaitsNetworkVerdict``) counts.
-    case networkOffline(message: String)
+    /// The network itself is down: every one of the batch's `fetches` network fetches failed to resolve or connect.
+    /// Said once per batch, and then no failure that awaited this verdict (``RefreshFailure/awaitsNetworkVerdict``)
+    /// counts.
+    case networkOffline(fetches: Int)
     /// The network was up after all: these failures, which awaited the verdict, stand. Said once per batch, just
     /// before it ends, when there are any.
     case failuresConfirmed([RefreshOutcome])

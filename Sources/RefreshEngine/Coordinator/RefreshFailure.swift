@@ -44,7 +44,7 @@ public struct RefreshFailure: Error, Sendable, Hashable, CustomStringConvertible
     public var status: Int?
     /// True while the failure waits for the batch's verdict on the network: the host could not be reached, and if no
     /// host could, the network is down and the feed is not blamed. The batch ends with either
-    /// ``DataFetchEvent/networkOffline(message:)`` or ``DataFetchEvent/failuresConfirmed(_:)``.
+    /// ``DataFetchEvent/networkOffline(fetches:)`` or ``DataFetchEvent/failuresConfirmed(_:)``.
     public var awaitsNetworkVerdict: Bool
     /// What the user can do about it, when podfresh knows (the console words it).
     public var remedy: Remedy?

@@ -217,11 +217,7 @@ public final class EpisodeUpdateService: Sendable {
         let networkOffline = !networkFetches.isEmpty && unreachable.count == networkFetches.count
         var finalOutcomes = outcomes
         if networkOffline {
-            coordinator.publish(
-                .networkOffline(
-                    message:
-                        "the network is unreachable: none of \(networkFetches.count) feed hosts could be resolved or connected to; no feed was counted as failing"
-                ))
+            coordinator.publish(.networkOffline(fetches: networkFetches.count))
             let offlineIDs = Set(unreachable.map(\.subscriptionID))
             finalOutcomes = outcomes.map { outcome in
                 var outcome = outcome
@@ -639,7 +635,7 @@ public final class EpisodeUpdateService: Sendable {
 }
 
 /// Failures held back until the batch knows whether the whole network is down (the one place that holds them: output
-/// waits for ``DataFetchEvent/networkOffline(message:)`` or ``DataFetchEvent/failuresConfirmed(_:)``), plus the run's
+/// waits for ``DataFetchEvent/networkOffline(fetches:)`` or ``DataFetchEvent/failuresConfirmed(_:)``), plus the run's
 /// byte counts.
 ///
 /// ## Why this class is `@unchecked Sendable`
