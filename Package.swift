@@ -42,6 +42,11 @@ let package = Package(
             dependencies: ["CLibXML2"],
             swiftSettings: strictSettings
         ),
+        /// How every message writes a duration and a byte count (one style); no dependencies.
+        .target(
+            name: "Measures",
+            swiftSettings: strictSettings
+        ),
         /// The one network layer for feeds and media: concurrent, cached name resolution (getaddrinfo on threads of
         /// its own), one AsyncHTTPClient pool per host, redirects hop by hop, and the transfer limits' watchdog.
         .target(
@@ -59,7 +64,7 @@ let package = Package(
         .target(
             name: "FeedFetching",
             dependencies: [
-                "HTTPTransport",
+                "HTTPTransport", "Measures",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -80,7 +85,7 @@ let package = Package(
         .target(
             name: "FeedStorage",
             dependencies: [
-                "FeedModels", "FeedParsing",
+                "FeedModels", "FeedParsing", "Measures",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
@@ -90,7 +95,7 @@ let package = Package(
         .target(
             name: "PostgresStorage",
             dependencies: [
-                "FeedModels", "FeedParsing",
+                "FeedModels", "FeedParsing", "Measures",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -100,7 +105,7 @@ let package = Package(
         .target(
             name: "RefreshEngine",
             dependencies: [
-                "FeedParsing", "FeedFetching", "FeedModels", "EpisodeDownloads", "HTTPTransport",
+                "FeedParsing", "FeedFetching", "FeedModels", "EpisodeDownloads", "HTTPTransport", "Measures",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -111,7 +116,7 @@ let package = Package(
         .target(
             name: "EpisodeDownloads",
             dependencies: [
-                "FeedParsing", "HTTPTransport",
+                "FeedParsing", "HTTPTransport", "Measures",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -121,7 +126,7 @@ let package = Package(
         ),
         .target(
             name: "ConsoleOutput",
-            dependencies: ["RefreshEngine", "FeedParsing", "FeedModels"],
+            dependencies: ["RefreshEngine", "FeedFetching", "FeedParsing", "FeedModels", "Measures"],
             swiftSettings: strictSettings
         ),
         /// Refresh events → Prometheus values (swift-prometheus), and the small NIO HTTP/1 server for `/metrics`.
@@ -141,7 +146,7 @@ let package = Package(
             name: "podfresh",
             dependencies: [
                 "FeedParsing", "FeedFetching", "FeedModels", "FeedStorage", "PostgresStorage", "RefreshEngine",
-                "ConsoleOutput",
+                "ConsoleOutput", "Measures",
                 "RefreshMetrics", "EpisodeDownloads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -243,7 +248,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ConsoleOutputTests",
-            dependencies: ["ConsoleOutput", "RefreshEngine", "FeedParsing", "FeedModels", "FeedFetching"],
+            dependencies: ["ConsoleOutput", "RefreshEngine", "FeedParsing", "FeedModels", "FeedFetching", "Measures"],
             swiftSettings: strictSettings
         ),
         .testTarget(

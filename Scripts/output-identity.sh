@@ -28,6 +28,7 @@ normalise() {
     -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})/<time>/g' \
     -e 's/"duration_seconds":[0-9.e+-]+/"duration_seconds":<d>/g' \
     -e 's/ in [0-9]+\.[0-9] s$/ in <d> s/' \
+    -e 's/ in [0-9]+(\.[0-9])?s$/ in <d> s/' \
     -e 's/\(in [0-9hmsd ]+\)/(in <d>)/g' \
     -e 's/[0-9]+(s|m|h|d) ago/<ago>/g' \
     -e 's/\bin [0-9]+[smhd]( [0-9]+[smhd])*/in <d>/g'

@@ -1,5 +1,6 @@
 import FeedParsing
 import Foundation
+import Measures
 import RefreshEngine
 
 /// The lines the human styles print for events: every feed-supplied text goes through ``TerminalText/sanitize(_:)``.
@@ -34,6 +35,7 @@ enum EventText {
     /// A failed feed, for standard error: its name, the cause and, when it has a title, its URL.
     static func failure(_ feed: FeedTarget, _ failure: RefreshFailure) -> String {
         var line = "\(safe(feed.displayName)): \(safe(failure.message))"
+        if let remedy = failure.remedy { line += " (" + ErrorText.remedy(remedy) + ")" }
         if feed.title != nil { line += " (\(safe(feed.url.absoluteString)))" }
         return line
     }
@@ -46,8 +48,36 @@ enum EventText {
         return line
     }
 
-    /// The run's last line: counts by result, new episodes and the time taken.
+    /// How many of a feed's parser warnings are printed under its line.
+    static let warningsShown = 3
+
+    /// The lines under a feed's line that show its parser warnings (at most ``warningsShown``, then how many more).
+    static func warningLines(_ outcome: RefreshOutcome) -> [String] {
+        var lines = outcome.warnings.prefix(warningsShown).map { warning in
+            // Line 0: the warning is about the whole document (its encoding, repeated ids), not one place in it.
+            "  warning: " + (warning.line > 0 ? "line \(warning.line): " : "") + safe(warning.message)
+        }
+        let more = outcome.warnings.count - warningsShown
+        if more > 0 {
+            lines.append(
+                "  … and \(more) more warning\(more == 1 ? "" : "s") (`podfresh parse \(safe(outcome.feed.url.absoluteString))` shows them all)"
+            )
+        }
+        return lines
+    }
+
+    /// The run's last line: counts by result, new episodes and the time taken; when nothing was due, when the next
+    /// feed is.
     static func summaryLine(_ summary: RefreshSummary) -> String {
+        switch summary.nothingDue {
+        case .nextAt(let next):
+            return
+                "nothing due: the next feed is due at \(RFC3339.string(from: next)) (\(fromNow(next, now: summary.endedAt)))"
+        case .never:
+            return "nothing due: every feed is gone or complete"
+        case nil:
+            break
+        }
         let seconds = summary.endedAt.timeIntervalSince(summary.startedAt)
         let feeds = summary.outcomes.count
         var parts: [String] = []
@@ -70,7 +100,7 @@ enum EventText {
         let new = summary.newEpisodeCount
         let detail = parts.isEmpty ? "" : ": " + parts.joined(separator: ", ")
         return
-            "\(feeds) feed\(feeds == 1 ? "" : "s")\(detail); \(new) new episode\(new == 1 ? "" : "s") in \(String(format: "%.1f", seconds)) s"
+            "\(feeds) feed\(feeds == 1 ? "" : "s")\(detail); \(new) new episode\(new == 1 ? "" : "s") in \(Measure.duration(seconds: seconds))"
     }
 
     /// The live progress line: `[3/10] 2 new, 1 failed · Feed A, Feed B`.
@@ -84,10 +114,37 @@ enum EventText {
         return text
     }
 
+    /// Why no feed was blamed: the network itself was down for every one of the batch's `fetches` network fetches.
+    static func offline(fetches: Int) -> String {
+        "the network is unreachable: none of \(fetches) feed hosts could be resolved or connected to; no feed was counted as failing"
+    }
+
     /// Watch mode between cycles.
     static func idle(until next: Date?, now: Date) -> String {
-        guard let next else { return "nothing to check: every feed is gone or complete" }
-        let seconds = max(0, Int(next.timeIntervalSince(now).rounded()))
-        return "next check at \(RFC3339.string(from: next)) (in \(FeedScheduler.format(Double(seconds))))"
+        // A complete feed is next due at `distantFuture` (year 4001): that is never, not "in 721025d".
+        guard let next, next < .distantFuture else { return "nothing to check: every feed is gone or complete" }
+        return "next check at \(RFC3339.string(from: next)) (\(fromNow(next, now: now)))"
+    }
+
+    /// `in 2h 5m`: how long until `date`, to the second.
+    static func fromNow(_ date: Date, now: Date) -> String {
+        "in " + Measure.duration(seconds: max(0, date.timeIntervalSince(now).rounded()))
+    }
+
+    /// A failed `--exec` hook, naming the episode and how the hook ended:
+    /// `hook for "Title": timed out after 30s and was stopped with the processes it started (--exec-timeout)`.
+    static func hookFailure(_ failure: HookFailure) -> String {
+        let result = failure.result
+        let problem: String
+        if let launchError = result.launchError {
+            problem = "could not run: \(launchError)"
+        } else if result.timedOut {
+            let limit = result.timeout.map { " after \(Measure.duration($0))" } ?? ""
+            problem = "timed out\(limit) and was stopped with the processes it started (--exec-timeout)"
+        } else {
+            let tail = result.stderrTail.split(separator: "\n").last.map { ": \($0)" } ?? ""
+            problem = "exited with status \(result.exitStatus)\(tail)"
+        }
+        return "hook for \"\(failure.episode)\": \(problem)"
     }
 }

@@ -10,7 +10,7 @@ import Musl
 /// A capable terminal: a status area redrawn in place (at most ten times a second) under the lines printed above it
 /// (new episodes, files downloaded, problems), and a summary at the end. The area holds the refresh's progress line
 /// and, while files download, a line per download (bytes, rate, time left) and a total.
-final class LiveTerminalOutput: HumanStyle, OutputStyle {
+final class LiveTerminalOutput: HumanStyle {
     private var progress = BatchProgress(total: 0)
     private var idleText: String?
     private var areaLines = 0
@@ -31,72 +31,53 @@ final class LiveTerminalOutput: HumanStyle, OutputStyle {
         redraw(force: true)
     }
 
-    override func batchStarted(total: Int) {
-        progress = BatchProgress(total: total)
-        idleText = nil
-        redraw(force: true)
-    }
-
-    func refreshed(_ outcome: RefreshOutcome) {
-        switch outcome.result {
-        case .gone, .removed, .dropped: printLine(EventText.outcomeLine(outcome))
-        case .updated where outcome.backlogCount > 0: printLine(EventText.outcomeLine(outcome))
-        default: break
+    override func draw(_ event: DataFetchEvent) {
+        switch event {
+        case .batchStarted(let total):
+            progress = BatchProgress(total: total)
+            idleText = nil
+            redraw(force: true)
+        // The `where` binds to the second pattern only: a finished feed, or a "failed" one without a failure.
+        case .fetchCompleted(let outcome),
+            .fetchFailed(let outcome) where outcome.failure == nil:
+            switch outcome.result {
+            case .gone, .removed, .dropped: printLine(EventText.outcomeLine(outcome))
+            case .updated where outcome.backlogCount > 0:
+                printLine(EventText.outcomeLine(outcome))
+                for line in EventText.warningLines(outcome) { printLine(line) }
+            default: break
+            }
+            movedLines(outcome, showMove: true)
+            episodeLines(outcome, prefix: "  + ")
+        case .batchProgress(let progress):
+            self.progress = progress
+            redraw(force: false)
+        case .batchCompleted(let summary):
+            clearArea()
+            out.write(EventText.summaryLine(summary) + "\n")
+        case .idle(let next):
+            idleText = EventText.idle(until: next, now: now())
+            redraw(force: true)
+        case .downloadsQueued(let count):
+            downloads.queued += count
+            idleText = nil
+            redraw(force: true)
+        case .downloadStarted(let target):
+            downloads.start(target)
+            redraw(force: false)
+        case .downloadProgressed(let report):
+            downloads.update(report)
+            redraw(force: false)
+        case .downloadCompleted(let outcome), .downloadFailed(let outcome):
+            downloads.finish(outcome)
+            super.draw(event)
+        case .downloadsFinished(let summary):
+            downloads = DownloadBoard()
+            clearArea()
+            if DownloadText.worthSaying(summary) { out.write(DownloadText.summaryLine(summary) + "\n") }
+        default:
+            super.draw(event)
         }
-        movedLines(outcome, showMove: true)
-    }
-
-    func newEpisode(_ episode: EpisodeAnnouncement, of feed: FeedTarget) {
-        printLine(EventText.episodeLine(episode, of: feed, prefix: "  + "))
-    }
-
-    override func progressed(_ progress: BatchProgress) {
-        self.progress = progress
-        redraw(force: false)
-    }
-
-    func finished(_ summary: RefreshSummary) {
-        clearArea()
-        out.write(EventText.summaryLine(summary) + "\n")
-    }
-
-    func idle(until next: Date?) {
-        idleText = EventText.idle(until: next, now: now())
-        redraw(force: true)
-    }
-
-    // MARK: - Downloads
-
-    override func downloadsQueued(count: Int) {
-        downloads.queued += count
-        idleText = nil
-        redraw(force: true)
-    }
-
-    override func downloadStarted(_ target: DownloadTarget) {
-        downloads.start(target)
-        redraw(force: false)
-    }
-
-    override func downloadProgressed(_ report: DownloadProgressReport) {
-        downloads.update(report)
-        redraw(force: false)
-    }
-
-    override func downloaded(_ outcome: DownloadOutcome) {
-        downloads.finish(outcome)
-        super.downloaded(outcome)
-    }
-
-    override func downloadFailed(_ outcome: DownloadOutcome, _ failure: DownloadFailure) {
-        downloads.finish(outcome)
-        super.downloadFailed(outcome, failure)
-    }
-
-    override func downloadsFinished(_ summary: DownloadSummary) {
-        downloads = DownloadBoard()
-        clearArea()
-        if DownloadText.worthSaying(summary) { out.write(DownloadText.summaryLine(summary) + "\n") }
     }
 
     // MARK: - The status area

@@ -2,38 +2,21 @@ import Foundation
 import RefreshEngine
 
 /// One way of showing a refresh: the live terminal line, plain lines, cron's quiet lines or JSON Lines. The
-/// ``ConsoleRenderer`` picks one by ``OutputMode`` and calls it one update at a time, under its lock, so a style may
-/// keep state without guarding it.
+/// ``ConsoleRenderer`` picks one by ``OutputMode`` and hands it every event, one at a time, under its lock, so a style
+/// may keep state without guarding it.
+///
+/// A style draws an event in one place, its ``draw(_:)``: a new ``DataFetchEvent`` case is drawn by adding it to the
+/// switch of each style that has something to say about it (the JSON Lines style's switch is exhaustive; the human
+/// styles fall back to what ``HumanStyle`` draws for all three, and that to nothing).
 protocol OutputStyle: AnyObject {
-    func batchStarted(total: Int)
-    func feedStarted(_ feed: FeedTarget)
-    func refreshed(_ outcome: RefreshOutcome)
-    func newEpisode(_ episode: EpisodeAnnouncement, of feed: FeedTarget)
-    /// A failure; one that awaits the network verdict is only final once ``failuresConfirmed(_:)`` says so.
-    func failed(_ outcome: RefreshOutcome, _ failure: RefreshFailure)
-    /// The network was up after all: these held failures stand.
-    func failuresConfirmed(_ failed: [RefreshFailed])
-    func cancelled(_ feed: FeedTarget)
-    func progressed(_ progress: BatchProgress)
-    func offline(_ message: String)
-    func finished(_ summary: RefreshSummary)
-    func hookFailed(_ feed: FeedTarget, message: String)
-    func idle(until next: Date?)
+    /// Draws one event.
+    func draw(_ event: DataFetchEvent)
     /// A message outside any feed, as a whole line on standard error.
     func error(_ message: String)
-    func downloadsQueued(count: Int)
-    func downloadStarted(_ target: DownloadTarget)
-    func downloadProgressed(_ report: DownloadProgressReport)
-    func downloaded(_ outcome: DownloadOutcome)
-    func downloadFailed(_ outcome: DownloadOutcome, _ failure: DownloadFailure)
-    func fileRemoved(_ removal: DownloadRemoval)
-    func downloadSkipped(_ target: DownloadTarget, reason: String)
-    func downloadProblem(_ feed: FeedTarget, message: String)
-    func downloadsFinished(_ summary: DownloadSummary)
 }
 
 /// What the three human styles share: where they write, and the lines they write alike.
-class HumanStyle {
+class HumanStyle: OutputStyle {
     let out: any TextSink
     let err: any TextSink
     let now: @Sendable () -> Date
@@ -50,49 +33,51 @@ class HumanStyle {
     /// Writes a whole line to standard error.
     func printError(_ message: String) { err.write("podfresh: \(message)\n") }
 
-    func failed(_ outcome: RefreshOutcome, _ failure: RefreshFailure) {
-        if !failure.awaitsNetworkVerdict { printError(EventText.failure(outcome.feed, failure)) }
-    }
-
-    func failuresConfirmed(_ failed: [RefreshFailed]) {
-        for update in failed { printError(EventText.failure(update.outcome.feed, update.failure)) }
-    }
-
-    func offline(_ message: String) { printError("offline: \(message)") }
-
-    func hookFailed(_ feed: FeedTarget, message: String) {
-        printError("\(TerminalText.sanitize(feed.displayName)): \(TerminalText.sanitize(message))")
-    }
-
     func error(_ message: String) { printError(message) }
 
-    func batchStarted(total: Int) {}
-    func feedStarted(_ feed: FeedTarget) {}
-    func cancelled(_ feed: FeedTarget) {}
-    func progressed(_ progress: BatchProgress) {}
-
-    func downloadsQueued(count: Int) {}
-    func downloadStarted(_ target: DownloadTarget) {}
-    func downloadProgressed(_ report: DownloadProgressReport) {}
-
-    func downloaded(_ outcome: DownloadOutcome) { printLine(DownloadText.completed(outcome)) }
-
-    func downloadFailed(_ outcome: DownloadOutcome, _ failure: DownloadFailure) {
-        printError(DownloadText.failed(outcome, failure))
+    /// What the three human styles draw alike. Each style's own `draw` handles what it draws differently and hands
+    /// every other event here; what is not here (batch start and progress, the downloads' progress) shows nothing.
+    func draw(_ event: DataFetchEvent) {
+        switch event {
+        case .fetchFailed(let outcome):
+            // A failure that awaits the network verdict is only final once `failuresConfirmed` says so.
+            if let failure = outcome.failure, !failure.awaitsNetworkVerdict {
+                printError(EventText.failure(outcome.feed, failure))
+            }
+        case .failuresConfirmed(let outcomes):
+            for outcome in outcomes {
+                if let failure = outcome.failure { printError(EventText.failure(outcome.feed, failure)) }
+            }
+        case .networkOffline(let fetches):
+            printError("offline: " + EventText.offline(fetches: fetches))
+        case .hookFailed(let feed, let failure):
+            printError(
+                "\(TerminalText.sanitize(feed.displayName)): \(TerminalText.sanitize(EventText.hookFailure(failure)))")
+        case .downloadProblem(let feed, let message):
+            printError("\(TerminalText.sanitize(feed.displayName)): \(TerminalText.sanitize(message))")
+        // The `where` binds to the second pattern only: a completed download, or a "failed" one without a failure.
+        case .downloadCompleted(let outcome),
+            .downloadFailed(let outcome) where outcome.failure == nil:
+            printLine(DownloadText.completed(outcome))
+        case .downloadFailed(let outcome):
+            if let failure = outcome.failure { printError(DownloadText.failed(outcome, failure)) }
+        case .downloadRemoved(let removal):
+            printLine(DownloadText.removed(removal))
+        case .downloadSkipped(let target, let skip):
+            printLine(DownloadText.skipped(target, skip))
+        case .downloadsFinished(let summary):
+            if DownloadText.worthSaying(summary) { printLine(DownloadText.summaryLine(summary)) }
+        case .batchStarted, .fetchStarted, .fetchCompleted, .fetchCancelled, .batchProgress, .batchCompleted, .idle,
+            .downloadsQueued, .downloadStarted, .downloadProgressed:
+            break
+        }
     }
 
-    func fileRemoved(_ removal: DownloadRemoval) { printLine(DownloadText.removed(removal)) }
-
-    func downloadSkipped(_ target: DownloadTarget, reason: String) {
-        printLine(DownloadText.skipped(target, reason: reason))
-    }
-
-    func downloadProblem(_ feed: FeedTarget, message: String) {
-        printError("\(TerminalText.sanitize(feed.displayName)): \(TerminalText.sanitize(message))")
-    }
-
-    func downloadsFinished(_ summary: DownloadSummary) {
-        if DownloadText.worthSaying(summary) { printLine(DownloadText.summaryLine(summary)) }
+    /// The lines of a new episode of `feed`, one each.
+    func episodeLines(_ outcome: RefreshOutcome, prefix: String) {
+        for episode in outcome.newEpisodes {
+            printLine(EventText.episodeLine(episode, of: outcome.feed, prefix: prefix))
+        }
     }
 
     /// A move, a refused move: worth a line in every human style (quiet leaves out the move itself).

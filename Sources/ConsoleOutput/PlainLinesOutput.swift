@@ -2,21 +2,22 @@ import Foundation
 import RefreshEngine
 
 /// Not a terminal (a pipe, a file, a dumb terminal): one line per finished feed and per new episode, then a summary.
-final class PlainLinesOutput: HumanStyle, OutputStyle {
-    func refreshed(_ outcome: RefreshOutcome) {
-        printLine(EventText.outcomeLine(outcome))
-        movedLines(outcome, showMove: true)
-    }
-
-    func newEpisode(_ episode: EpisodeAnnouncement, of feed: FeedTarget) {
-        printLine(EventText.episodeLine(episode, of: feed, prefix: "  + "))
-    }
-
-    func finished(_ summary: RefreshSummary) {
-        printLine(EventText.summaryLine(summary))
-    }
-
-    func idle(until next: Date?) {
-        printLine(EventText.idle(until: next, now: now()))
+final class PlainLinesOutput: HumanStyle {
+    override func draw(_ event: DataFetchEvent) {
+        switch event {
+        // The `where` binds to the second pattern only: a finished feed, or a "failed" one without a failure.
+        case .fetchCompleted(let outcome),
+            .fetchFailed(let outcome) where outcome.failure == nil:
+            printLine(EventText.outcomeLine(outcome))
+            for line in EventText.warningLines(outcome) { printLine(line) }
+            movedLines(outcome, showMove: true)
+            episodeLines(outcome, prefix: "  + ")
+        case .batchCompleted(let summary):
+            printLine(EventText.summaryLine(summary))
+        case .idle(let next):
+            printLine(EventText.idle(until: next, now: now()))
+        default:
+            super.draw(event)
+        }
     }
 }

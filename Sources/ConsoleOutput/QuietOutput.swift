@@ -3,28 +3,26 @@ import RefreshEngine
 
 /// Cron mode: one line per new episode on standard output, problems on standard error, and nothing at all when
 /// nothing happened.
-final class QuietOutput: HumanStyle, OutputStyle {
-    func refreshed(_ outcome: RefreshOutcome) {
-        movedLines(outcome, showMove: false)
-        if case .gone(let message) = outcome.result {
+final class QuietOutput: HumanStyle {
+    override func draw(_ event: DataFetchEvent) {
+        switch event {
+        // The `where` binds to the second pattern only: a finished feed, or a "failed" one without a failure.
+        case .fetchCompleted(let outcome),
+            .fetchFailed(let outcome) where outcome.failure == nil:
+            movedLines(outcome, showMove: false)
             let name = TerminalText.sanitize(outcome.feed.displayName)
-            printError(
-                "\(name): gone: \(TerminalText.sanitize(message)) (\(outcome.feed.url.absoluteString)); it will not be checked again"
-            )
-        }
-        if case .dropped(let reason) = outcome.result {
-            printError("\(TerminalText.sanitize(outcome.feed.displayName)): \(TerminalText.sanitize(reason))")
+            if case .gone(let message) = outcome.result {
+                printError(
+                    "\(name): gone: \(TerminalText.sanitize(message)) (\(outcome.feed.url.absoluteString)); it will not be checked again"
+                )
+            }
+            if case .dropped(let reason) = outcome.result { printError("\(name): \(TerminalText.sanitize(reason))") }
+            episodeLines(outcome, prefix: "")
+        // Cron hears of files downloaded and of failures (standard error), not of summaries, retention or totals.
+        case .batchCompleted, .idle, .downloadRemoved, .downloadSkipped, .downloadsFinished:
+            break
+        default:
+            super.draw(event)
         }
     }
-
-    func newEpisode(_ episode: EpisodeAnnouncement, of feed: FeedTarget) {
-        printLine(EventText.episodeLine(episode, of: feed, prefix: ""))
-    }
-
-    func finished(_ summary: RefreshSummary) {}
-    func idle(until next: Date?) {}
-    // Cron hears of files downloaded and of failures (standard error), not of retention or totals.
-    override func fileRemoved(_ removal: DownloadRemoval) {}
-    override func downloadSkipped(_ target: DownloadTarget, reason: String) {}
-    override func downloadsFinished(_ summary: DownloadSummary) {}
 }

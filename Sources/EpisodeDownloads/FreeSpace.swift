@@ -1,4 +1,5 @@
 public import Foundation
+import Measures
 
 #if canImport(Glibc)
 import Glibc
@@ -61,8 +62,8 @@ public enum FreeSpace {
         throw DownloadError(
             kind: .notEnoughSpace,
             message:
-                "\(subject)not enough free space in \(directory.path): the file needs \(describe(needed)) "
-                + "(\(describe(required)) with the margin), \(describe(available)) free",
+                "\(subject)not enough free space in \(directory.path): the file needs \(Measure.bytes(needed)) "
+                + "(\(Measure.bytes(required)) with the margin), \(Measure.bytes(available)) free",
             url: url)
     }
 
@@ -73,18 +74,5 @@ public enum FreeSpace {
         guard needed > 0 else { return }
         try check(
             needed: needed, available: availableBytes(at: directory), margin: margin, directory: directory, url: url)
-    }
-
-    /// "12.3 MB", "512 bytes": decimal units, as `df -H` and download sizes are usually given.
-    static func describe(_ bytes: Int64) -> String {
-        if bytes < 1000 { return "\(bytes) bytes" }
-        let units = ["kB", "MB", "GB", "TB", "PB"]
-        var value = Double(bytes) / 1000
-        var unit = 0
-        while value >= 1000 && unit < units.count - 1 {
-            value /= 1000
-            unit += 1
-        }
-        return String(format: "%.1f", value) + " " + units[unit]
     }
 }

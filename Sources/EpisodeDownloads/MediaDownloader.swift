@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 public import HTTPTransport
+import Measures
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -297,7 +298,7 @@ public struct MediaDownloader: Sendable {
                 kind: .stalled,
                 message:
                     "\(url.absoluteString): too slow: under \(exceeded.limits.minimumRate?.bytesPerSecond ?? 0) bytes/s "
-                    + "over \(Self.seconds(exceeded.duration)) (\(got); the .part is kept to resume)",
+                    + "over \(Measure.duration(exceeded.duration)) (\(got); the .part is kept to resume)",
                 url: url)
         case .nameLookup, .connect, .firstByte, .stall:
             return stalledError(url: url, watch: watch)
@@ -310,7 +311,7 @@ public struct MediaDownloader: Sendable {
         return DownloadError(
             kind: .stalled,
             message:
-                "\(url.absoluteString): stalled: no byte arrived for \(Self.seconds(configuration.stallTimeout)) "
+                "\(url.absoluteString): stalled: no byte arrived for \(Measure.duration(configuration.stallTimeout)) "
                 + "(\(got); the .part is kept to resume)",
             url: url)
     }
@@ -321,7 +322,7 @@ public struct MediaDownloader: Sendable {
         return DownloadError(
             kind: .timeout,
             message:
-                "\(url.absoluteString): timed out: not complete within \(Self.seconds(configuration.totalTimeout)) "
+                "\(url.absoluteString): timed out: not complete within \(Measure.duration(configuration.totalTimeout)) "
                 + "(\(got))",
             url: url)
     }
@@ -354,7 +355,7 @@ public struct MediaDownloader: Sendable {
                 return DownloadError(
                     kind: .transport,
                     message: "\(url.absoluteString): cannot connect to \(host) within "
-                        + Self.seconds(configuration.connectTimeout),
+                        + Measure.duration(configuration.connectTimeout),
                     url: url)
             default:
                 break
@@ -373,7 +374,8 @@ public struct MediaDownloader: Sendable {
         case let error as NameLookupError:
             switch error.kind {
             case .noSuchHost: return "cannot resolve the host name \(host) (no such host)"
-            case .timedOut(let limit): return "cannot resolve the host name \(host): no answer within \(seconds(limit))"
+            case .timedOut(let limit):
+                return "cannot resolve the host name \(host): no answer within \(Measure.duration(limit))"
             case .nameServerUnavailable: return "cannot resolve the host name \(host): the name server did not answer"
             case .failed(let reason): return "cannot resolve the host name \(host): \(reason)"
             }
@@ -390,7 +392,7 @@ public struct MediaDownloader: Sendable {
         case let error as IOError:
             return "cannot connect to \(host): \(String(cString: strerror(error.errnoCode)))"
         default:
-            return "network error talking to \(host): \(error)"
+            return "network error talking to \(host): \(ErrorWords.describe(error))"
         }
     }
 
@@ -442,8 +444,6 @@ public struct MediaDownloader: Sendable {
         let nanoseconds = left.components.seconds * 1_000_000_000 + left.components.attoseconds / 1_000_000_000
         return .now() + .nanoseconds(max(0, nanoseconds))
     }
-
-    static func seconds(_ duration: Duration) -> String { duration.secondsText }
 
     private static func reason(_ error: any Error) -> String {
         (error as NSError).localizedDescription

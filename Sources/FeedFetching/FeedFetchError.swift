@@ -46,13 +46,20 @@ public struct FeedFetchError: Error, Hashable, CustomStringConvertible, Localize
     public let message: String
     /// For ``Kind/timeout`` and ``Kind/unreachable``: which of the fetch's limits was hit, when one was.
     public let limit: TransferLimit?
+    /// For ``Kind/tooLarge``: the byte limit on a feed's body that the feed went over (nil when the decompression ratio
+    /// was the limit).
+    public let maxBodyBytes: Int?
 
-    public init(kind: Kind, message: String, status: Int? = nil, retryAfter: Date? = nil, limit: TransferLimit? = nil) {
+    public init(
+        kind: Kind, message: String, status: Int? = nil, retryAfter: Date? = nil, limit: TransferLimit? = nil,
+        maxBodyBytes: Int? = nil
+    ) {
         self.kind = kind
         self.message = message
         self.status = status
         self.retryAfter = retryAfter
         self.limit = limit
+        self.maxBodyBytes = maxBodyBytes
     }
 
     /// True for failures worth one quick retry within a run (reset connections, a timeout of the client's own).

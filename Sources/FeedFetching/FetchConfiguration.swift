@@ -25,9 +25,6 @@ public struct FetchConfiguration: Sendable {
     public var userAgent: String
     /// The clock for `Retry-After` and `Expires`.
     public var now: @Sendable () -> Date
-    /// What the caller calls the body limit (a command-line flag, say), named in the message of a feed over it;
-    /// nil names none.
-    public var maxBodyBytesName: String?
 
     /// The limits a fetch runs under, each named in the error it causes.
     public var limits: TransferLimits {

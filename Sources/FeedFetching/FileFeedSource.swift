@@ -1,17 +1,14 @@
 import Foundation
+import Measures
 
 /// Reads feeds from `file://` URLs, streaming them through the consumer in 64 KiB chunks. A conditional request whose
 /// `lastModified` equals the file's modification time (as an HTTP-date) is answered "not modified".
 public struct FileFeedSource: FeedSource {
     private let maxBodyBytes: Int
-    private let maxBodyBytesName: String?
 
-    /// - Parameters:
-    ///   - maxBodyBytes: The largest file accepted.
-    ///   - maxBodyBytesName: What the caller calls that limit, named in the message of a file over it.
-    public init(maxBodyBytes: Int = 50_000_000, maxBodyBytesName: String? = nil) {
+    /// - Parameter maxBodyBytes: The largest file accepted.
+    public init(maxBodyBytes: Int = 50_000_000) {
         self.maxBodyBytes = maxBodyBytes
-        self.maxBodyBytesName = maxBodyBytesName
     }
 
     public func fetch<Consumer: FeedBodyConsumer>(
@@ -39,10 +36,8 @@ public struct FileFeedSource: FeedSource {
         }
         guard size <= maxBodyBytes else {
             throw FeedFetchError(
-                kind: .tooLarge,
-                message:
-                    "\(path) is larger than \(HTTPFeedSource.megabytes(maxBodyBytes))\(HTTPFeedSource.named(maxBodyBytesName))"
-            )
+                kind: .tooLarge, message: "\(path) is larger than the \(Measure.bytes(maxBodyBytes)) limit",
+                maxBodyBytes: maxBodyBytes)
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw FeedFetchError(kind: .file, message: "cannot open \(path): permission denied?")
@@ -62,10 +57,8 @@ public struct FileFeedSource: FeedSource {
             count += data.count
             if count > maxBodyBytes {
                 throw FeedFetchError(
-                    kind: .tooLarge,
-                    message:
-                        "\(path) is larger than \(HTTPFeedSource.megabytes(maxBodyBytes))\(HTTPFeedSource.named(maxBodyBytesName))"
-                )
+                    kind: .tooLarge, message: "\(path) is larger than the \(Measure.bytes(maxBodyBytes)) limit",
+                    maxBodyBytes: maxBodyBytes)
             }
             try data.withUnsafeBytes { try consumer.consume($0) }
         }

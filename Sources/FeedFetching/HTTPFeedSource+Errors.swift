@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HTTPTransport
+import Measures
 import NIOCore
 import NIOHTTPCompression
 import NIOPosix
@@ -67,7 +68,8 @@ extension HTTPFeedSource {
             if String(reflecting: type(of: error)).contains("HTTPParserError") {
                 return FeedFetchError(kind: .transport, message: "the server's answer is not valid HTTP or ended early")
             }
-            return FeedFetchError(kind: .transport, message: "network error talking to \(host): \(error)")
+            return FeedFetchError(
+                kind: .transport, message: "network error talking to \(host): \(ErrorWords.describe(error))")
         }
     }
 
@@ -78,7 +80,7 @@ extension HTTPFeedSource {
         case .readTimeout, .deadlineExceeded:
             return FeedFetchError(
                 kind: .timeout,
-                message: "timed out: no complete answer within \(configuration.totalTimeout.secondsText)"
+                message: "timed out: no complete answer within \(Measure.duration(configuration.totalTimeout))"
             )
         case .remoteConnectionClosed:
             return FeedFetchError(
@@ -88,7 +90,8 @@ extension HTTPFeedSource {
         case .cancelled:
             return FeedFetchError(kind: .transport, message: "the request was cancelled")
         default:
-            return FeedFetchError(kind: .transport, message: "HTTP error talking to \(host): \(error)")
+            return FeedFetchError(
+                kind: .transport, message: "HTTP error talking to \(host): \(ErrorWords.describe(error))")
         }
     }
 
@@ -106,16 +109,17 @@ extension HTTPFeedSource {
             return connectTimeout(host: host)
         case .firstByte:
             message =
-                "\(host) sent no answer within \(exceeded.duration.secondsText) of the request (first-byte limit)"
+                "\(host) sent no answer within \(Measure.duration(exceeded.duration)) of the request (first-byte limit)"
         case .stall:
-            message = "\(host) stopped sending: no byte for \(exceeded.duration.secondsText) (stall limit; \(got))"
+            message =
+                "\(host) stopped sending: no byte for \(Measure.duration(exceeded.duration)) (stall limit; \(got))"
         case .minimumRate:
             let rate = exceeded.limits.minimumRate?.bytesPerSecond ?? 0
             message =
-                "\(host) sends too slowly: under \(rate) bytes/s over \(exceeded.duration.secondsText) "
+                "\(host) sends too slowly: under \(rate) bytes/s over \(Measure.duration(exceeded.duration)) "
                 + "(minimum-rate limit; \(got))"
         case .total:
-            message = "timed out: the whole fetch took longer than \(exceeded.duration.secondsText) (\(got))"
+            message = "timed out: the whole fetch took longer than \(Measure.duration(exceeded.duration)) (\(got))"
         }
         return FeedFetchError(kind: .timeout, message: message, limit: exceeded.limit)
     }
@@ -137,7 +141,7 @@ extension HTTPFeedSource {
         case .timedOut(let limit):
             return FeedFetchError(
                 kind: .unreachable,
-                message: "cannot look up \(host): the name server did not answer within \(limit.secondsText)",
+                message: "cannot look up \(host): the name server did not answer within \(Measure.duration(limit))",
                 limit: .nameLookup)
         case .failed(let reason):
             return FeedFetchError(kind: .unreachable, message: "cannot look up \(host): \(reason)")
@@ -222,7 +226,7 @@ extension HTTPFeedSource {
     private func connectTimeout(host: String) -> FeedFetchError {
         FeedFetchError(
             kind: .unreachable,
-            message: "could not connect to \(host) within \(configuration.connectTimeout.secondsText): "
+            message: "could not connect to \(host) within \(Measure.duration(configuration.connectTimeout)): "
                 + "no answer from the host or the network",
             limit: .connect
         )

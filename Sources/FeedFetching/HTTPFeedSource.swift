@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 public import HTTPTransport
+import Measures
 import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
@@ -140,12 +141,11 @@ public struct HTTPFeedSource: FeedSource {
             // A declared length over the limit is refused from the header, before a byte of the body is read;
             // dropping the body closes the connection.
             if let declared = declaredLength, declared > configuration.maxBodyBytes {
-                let limit = Self.megabytes(configuration.maxBodyBytes)
                 throw FeedFetchError(
                     kind: .tooLarge,
                     message:
-                        "the feed is larger than \(limit)\(Self.named(configuration.maxBodyBytesName)): the server announces \(Self.megabytes(declared))"
-                )
+                        "the feed is larger than the \(Measure.bytes(configuration.maxBodyBytes)) limit: the server announces \(Measure.bytes(declared))",
+                    maxBodyBytes: configuration.maxBodyBytes)
             }
             // Making the consumer may wait for a processing slot; the body's limits count from when it is ready.
             let consumer = try await makeConsumer(head)
@@ -157,9 +157,8 @@ public struct HTTPFeedSource: FeedSource {
                 if count > configuration.maxBodyBytes {
                     throw FeedFetchError(
                         kind: .tooLarge,
-                        message:
-                            "the feed is larger than \(Self.megabytes(configuration.maxBodyBytes))\(Self.named(configuration.maxBodyBytesName))"
-                    )
+                        message: "the feed is larger than the \(Measure.bytes(configuration.maxBodyBytes)) limit",
+                        maxBodyBytes: configuration.maxBodyBytes)
                 }
                 do {
                     try buffer.withUnsafeReadableBytes { try consumer.consume($0) }
@@ -237,14 +236,6 @@ public struct HTTPFeedSource: FeedSource {
             redirects: redirects)
     }
 
-    /// " (NAME)" for a limit the caller named, else nothing.
-    static func named(_ name: String?) -> String {
-        name.map { " (\($0))" } ?? ""
-    }
-
-    static func megabytes(_ bytes: Int) -> String {
-        bytes >= 1_000_000 ? "\(bytes / 1_000_000) MB" : "\(bytes) bytes"
-    }
 }
 
 /// Wraps an error thrown by a body consumer so it passes through the fetch unchanged.

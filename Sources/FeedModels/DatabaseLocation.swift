@@ -21,9 +21,19 @@ public enum DatabaseLocation {
     ///
     /// - Throws: ``DatabaseLocationError`` for a URL whose scheme is neither PostgreSQL's nor `file`.
     public static func target(explicit: String?, environment: [String: String]) throws -> DatabaseTarget {
-        if let explicit, !explicit.isEmpty { return try DatabaseTarget(explicit, source: "--database") }
+        do {
+            if let explicit, !explicit.isEmpty { return try DatabaseTarget(explicit) }
+        } catch var error as DatabaseLocationError {
+            error.source = .explicit
+            throw error
+        }
         if let fromEnvironment = environment["PODFRESH_DATABASE"], !fromEnvironment.isEmpty {
-            return try DatabaseTarget(fromEnvironment, source: "PODFRESH_DATABASE")
+            do {
+                return try DatabaseTarget(fromEnvironment)
+            } catch var error as DatabaseLocationError {
+                error.source = .environment
+                throw error
+            }
         }
         return .sqlite(path: resolve(explicit: nil, environment: environment))
     }
@@ -44,12 +54,10 @@ public enum DatabaseTarget: Sendable, Hashable {
     /// Anything written `scheme://…` is a URL, decided by its scheme: PostgreSQL's two, or `file` (its path is an
     /// SQLite file). Anything else is a file path, so `~/podcasts:old/db.sqlite` stays a path.
     ///
-    /// - Parameters:
-    ///   - text: The value as given.
-    ///   - source: Where it came from (`--database`, `PODFRESH_DATABASE`), for the error message.
+    /// - Parameter text: The value as given.
     /// - Throws: ``DatabaseLocationError`` naming the scheme when it is none of those, or a `file://` URL names
     ///   another host.
-    public init(_ text: String, source: String = "--database") throws {
+    public init(_ text: String) throws {
         guard let scheme = Self.scheme(of: text) else {
             self = .sqlite(path: (text as NSString).expandingTildeInPath)
             return
@@ -62,13 +70,9 @@ public enum DatabaseTarget: Sendable, Hashable {
         {
             self = .sqlite(path: url.path)
         } else if scheme == "file" {
-            throw DatabaseLocationError(
-                message: "\(source): a file:// URL must name a file on this machine (file:///path/to/podfresh.sqlite)")
+            throw DatabaseLocationError(problem: .fileURLOnAnotherHost)
         } else {
-            throw DatabaseLocationError(
-                message:
-                    "\(source): unknown database scheme \"\(scheme)://\"; give a file path (SQLite) or a postgres:// or postgresql:// URL (PostgreSQL)"
-            )
+            throw DatabaseLocationError(problem: .unknownScheme(scheme))
         }
     }
 
@@ -83,13 +87,39 @@ public enum DatabaseTarget: Sendable, Hashable {
     }
 }
 
-/// A `--database` or `PODFRESH_DATABASE` value that names no database podfresh can use (a usage error).
+/// A database value that names no database podfresh can use (a usage error). It carries what is wrong and where
+/// the value came from; the console words it (and never repeats a password from the value).
 public struct DatabaseLocationError: Error, Hashable, CustomStringConvertible {
-    /// What is wrong and what to give instead; never repeats a password from the value.
-    public let message: String
+    /// What is wrong with the value.
+    public enum Problem: Sendable, Hashable {
+        /// A URL whose scheme (lowercased, without `://`) is neither PostgreSQL's nor `file`.
+        case unknownScheme(String)
+        /// A `file://` URL that names another host, or no path.
+        case fileURLOnAnotherHost
+    }
 
-    /// An error with this message.
-    public init(message: String) { self.message = message }
+    /// Where the value came from.
+    public enum Source: Sendable, Hashable {
+        /// Given explicitly (the command line's database option).
+        case explicit
+        /// The `PODFRESH_DATABASE` environment variable.
+        case environment
+    }
 
-    public var description: String { message }
+    public let problem: Problem
+    /// Where the value came from, when the caller said.
+    public var source: Source?
+
+    public init(problem: Problem, source: Source? = nil) {
+        self.problem = problem
+        self.source = source
+    }
+
+    /// The problem, for logs (the console words it for people).
+    public var description: String {
+        switch problem {
+        case .unknownScheme(let scheme): "unknown database scheme \"\(scheme)://\""
+        case .fileURLOnAnotherHost: "a file:// URL on another host"
+        }
+    }
 }

@@ -13,12 +13,27 @@ public struct StoreError: Error, Hashable, CustomStringConvertible, LocalizedErr
         case leaseLost = "lease-lost"
     }
 
-    public let kind: Kind
-    public let message: String
+    /// What the user can do about a problem with the database's location; the console words it with the option a
+    /// user types.
+    public enum Remedy: Sendable, Hashable {
+        /// Name a database file (the path given is empty, or a folder).
+        case giveAFilePath
+        /// Name another database file (this one is not podfresh's, or its folder is not usable).
+        case useAnotherPath
+        /// Run a command that writes, once, to upgrade a database an older podfresh wrote.
+        case upgradeByWriting
+    }
 
-    public init(kind: Kind, message: String) {
+    public let kind: Kind
+    /// What went wrong, on one line.
+    public let message: String
+    /// What to do about it, when the message alone does not say.
+    public let remedy: Remedy?
+
+    public init(kind: Kind, message: String, remedy: Remedy? = nil) {
         self.kind = kind
         self.message = message
+        self.remedy = remedy
     }
 
     public var description: String { message }

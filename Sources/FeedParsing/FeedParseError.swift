@@ -27,11 +27,14 @@ public struct FeedParseError: Error, Hashable, CustomStringConvertible, Localize
     public let message: String
     /// The 1-based line where the problem was found, when known.
     public let line: Int?
+    /// True for an OPML subscription list: not a feed, but a list of them to import.
+    public let isSubscriptionList: Bool
 
-    public init(kind: Kind, message: String, line: Int? = nil) {
+    public init(kind: Kind, message: String, line: Int? = nil, isSubscriptionList: Bool = false) {
         self.kind = kind
         self.message = message
         self.line = line
+        self.isSubscriptionList = isSubscriptionList
     }
 
     public var description: String {

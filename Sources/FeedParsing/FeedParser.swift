@@ -11,8 +11,6 @@ public struct FeedParserOptions: Sendable, Hashable {
     public var maxItemsPerEpisode: Int
     /// Warnings beyond this count are summarised in one final warning.
     public var maxWarnings: Int
-    /// What to do with an OPML subscription list instead (the caller's command, say), added to its error.
-    public var subscriptionListAdvice: String?
 
     public init(
         maxEpisodes: Int = 50_000, maxFieldBytes: Int = 1 << 20, maxItemsPerEpisode: Int = 100, maxWarnings: Int = 200
@@ -247,8 +245,10 @@ public final class FeedParser {
             let initial = min(4, bytes.count)
             context = xmlCreatePushParserCtxt(&handler, UnsafeMutableRawPointer(state), pointer, Int32(initial), nil)
             guard let context else { return }
-            xmlCtxtUseOptions(
-                context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_RECOVER.rawValue | XML_PARSE_NOCDATA.rawValue))
+            // No XML_PARSE_NOCDATA: with it libxml2 hands CDATA sections to `characters`, and one-line text must know
+            // which text came from CDATA (where a feed's HTML references arrive as literal text). `cdataBlock`
+            // captures the same bytes and marks them.
+            xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_RECOVER.rawValue))
             state.pointee.context = context
             offset = initial
         }
@@ -302,9 +302,8 @@ public final class FeedParser {
             return FeedParseError(kind: .notAFeed, message: "the document is an HTML page, not a feed")
         case "opml":
             return FeedParseError(
-                kind: .notAFeed,
-                message: "the document is an OPML subscription list, not a feed"
-                    + (state.pointee.options.subscriptionListAdvice.map { " (\($0))" } ?? ""))
+                kind: .notAFeed, message: "the document is an OPML subscription list, not a feed",
+                isSubscriptionList: true)
         default:
             return FeedParseError(
                 kind: .notAFeed, message: "root element <\(root)> is not rss, rdf:RDF or an Atom feed")
@@ -367,7 +366,10 @@ public final class FeedParser {
             guard let context, let bytes, length > 0 else { return }
             context.assumingMemoryBound(to: SAXState.self).pointee.characters(bytes, Int(length))
         }
-        handler.cdataBlock = handler.characters
+        handler.cdataBlock = { context, bytes, length in
+            guard let context, let bytes, length > 0 else { return }
+            context.assumingMemoryBound(to: SAXState.self).pointee.cdata(bytes, Int(length))
+        }
         handler.serror = { context, error in
             guard let context, let error else { return }
             context.assumingMemoryBound(to: SAXState.self).pointee.recordError(error)

@@ -2,6 +2,7 @@ public import FeedModels
 import FeedParsing
 public import Foundation
 import GRDB
+import Measures
 
 #if canImport(Glibc)
 import Glibc
@@ -19,7 +20,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
     AsyncDownloadRepository, ExportableStore
 {
     private let writer: any DatabaseWriter
-    /// True for a store opened with ``openForReading(path:upgradingOlderSchema:upgradeAdvice:)``: every write is refused before it reaches SQLite.
+    /// True for a store opened with ``openForReading(path:upgradingOlderSchema:)``: every write is refused before it reaches SQLite.
     private var readsOnly = false
 
     /// Opens (creating if needed) the database at `path` for reading and writing, creating parent folders, and
@@ -52,9 +53,10 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
-            throw StoreError(kind: .database, message: Self.describe(error, path: path))
+            throw Self.failure(error, path: path)
         } catch {
-            throw StoreError(kind: .database, message: "cannot open the database \(path): \(error)")
+            throw StoreError(
+                kind: .database, message: "cannot open the database \(path): \(ErrorWords.describe(error))")
         }
     }
 
@@ -76,13 +78,9 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
     /// - Parameters:
     ///   - upgradingOlderSchema: When the file was written by an older podfresh and may be written, upgrade it once
     ///     (the one time a reader writes, and may wait for a writer) instead of refusing it.
-    ///   - upgradeAdvice: How the caller's user upgrades the file, added to the error when it is not upgraded.
     /// - Throws: ``StoreError`` `.database` when the file cannot be read, is not a podfresh database, or has an
     ///   older schema than this podfresh that is not upgraded (a writing command upgrades it).
-    public static func openForReading(
-        path: String, upgradingOlderSchema: Bool = false,
-        upgradeAdvice: String = "open it once with a podfresh that may write it to upgrade it"
-    ) throws -> FeedStore {
+    public static func openForReading(path: String, upgradingOlderSchema: Bool = false) throws -> FeedStore {
         try checkPath(path)
         var status = stat()
         if stat(path, &status) != 0 {
@@ -94,7 +92,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         }
         if (status.st_mode & S_IFMT) == S_IFDIR {
             throw StoreError(
-                kind: .database, message: "\(path) is a folder, not a database file; give a file path with --database")
+                kind: .database, message: "\(path) is a folder, not a database file", remedy: .giveAFilePath)
         }
         if status.st_size == 0 { return try .inMemory() }
         do {
@@ -123,17 +121,18 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
                     return try FeedStore(path: path)
                 }
                 throw StoreError(
-                    kind: .database,
-                    message: "the database \(path) was written by an older podfresh; \(upgradeAdvice)")
+                    kind: .database, message: "the database \(path) was written by an older podfresh",
+                    remedy: .upgradeByWriting)
             case .podfresh(current: true):
                 return FeedStore(reader: queue)
             }
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
-            throw StoreError(kind: .database, message: describe(error, path: path, writing: false))
+            throw failure(error, path: path, writing: false)
         } catch {
-            throw StoreError(kind: .database, message: "cannot read the database \(path): \(error)")
+            throw StoreError(
+                kind: .database, message: "cannot read the database \(path): \(ErrorWords.describe(error))")
         }
     }
 
@@ -147,7 +146,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         self.writer = writer
     }
 
-    /// A store that only reads (``openForReading(path:upgradingOlderSchema:upgradeAdvice:)``): its write methods throw.
+    /// A store that only reads (``openForReading(path:upgradingOlderSchema:)``): its write methods throw.
     private init(reader: DatabaseQueue) {
         self.writer = reader
         self.readsOnly = true
@@ -163,7 +162,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
 
     private static func checkPath(_ path: String) throws {
         guard !path.isEmpty else {
-            throw StoreError(kind: .database, message: "the database path is empty; give a file path with --database")
+            throw StoreError(kind: .database, message: "the database path is empty", remedy: .giveAFilePath)
         }
     }
 
@@ -215,8 +214,8 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         StoreError(
             kind: .database,
             message:
-                "\(path) is not a podfresh database (an SQLite file of another program, left untouched); use another --database path"
-        )
+                "\(path) is not a podfresh database (an SQLite file of another program, left untouched)",
+            remedy: .useAnotherPath)
     }
 
     /// True when a read-only open failed only because SQLite could not create the `-wal`/`-shm` files (a read-only
@@ -235,10 +234,17 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         return "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute) + "?immutable=1"
     }
 
+    /// The store error for an SQLite error on the database at `path`.
+    static func failure(_ error: DatabaseError, path: String, writing: Bool = true) -> StoreError {
+        StoreError(
+            kind: .database, message: describe(error, path: path, writing: writing),
+            remedy: error.resultCode == .SQLITE_NOTADB ? .useAnotherPath : nil)
+    }
+
     static func describe(_ error: DatabaseError, path: String, writing: Bool = true) -> String {
         switch error.resultCode {
         case .SQLITE_NOTADB:
-            return "\(path) is not a podfresh database (not an SQLite file); use another --database path"
+            return "\(path) is not a podfresh database (not an SQLite file)"
         case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM:
             return
                 "cannot open the database \(path)\(writing ? " for writing" : "") (\(error.message ?? "permission denied")); check the path and its permissions"
@@ -271,7 +277,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
-            throw StoreError(kind: .database, message: Self.describe(error, path: writer.path))
+            throw Self.failure(error, path: writer.path)
         }
     }
 
@@ -279,7 +285,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         do {
             return try writer.read(body)
         } catch let error as DatabaseError {
-            throw StoreError(kind: .database, message: Self.describe(error, path: writer.path))
+            throw Self.failure(error, path: writer.path)
         }
     }
 

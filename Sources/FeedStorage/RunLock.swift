@@ -19,7 +19,7 @@ public struct RunLockError: Error, Hashable, CustomStringConvertible, LocalizedE
         if let command { text += " (\(command))" }
         if let pid { text += " with PID \(pid)" }
         if let since { text += " started \(RFC3339.string(from: since))" }
-        return text + " is using this database; try again later, or pass --wait to wait for it"
+        return text + " is using this database"
     }
 
     public var errorDescription: String? { description }
@@ -64,8 +64,8 @@ public final class RunLock: @unchecked Sendable {
                 throw StoreError(
                     kind: .database,
                     message:
-                        "cannot open the lock file \(lockPath): \(String(cString: strerror(errno))); check that the database's folder exists and is writable, or use another --database path"
-                )
+                        "cannot open the lock file \(lockPath): \(String(cString: strerror(errno))); check that the database's folder exists and is writable",
+                    remedy: .useAnotherPath)
             }
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {
                 let info =

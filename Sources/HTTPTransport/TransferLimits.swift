@@ -42,14 +42,6 @@ public struct MinimumRate: Sendable, Hashable {
     }
 }
 
-extension Duration {
-    /// Whole seconds, or tenths of one for a fraction: `30 s`, `1.5 s` (how the limits read in messages).
-    public var secondsText: String {
-        let value = Double(components.seconds) + Double(components.attoseconds) / 1e18
-        return value == value.rounded() ? "\(Int64(value)) s" : String(format: "%.1f s", value)
-    }
-}
-
 /// Which limit a transfer hit.
 public enum TransferLimit: String, Sendable, Hashable {
     case nameLookup = "name-lookup"

@@ -1,6 +1,7 @@
 public import FeedModels
 import Foundation
 public import Logging
+import Measures
 import PostgresNIO
 
 /// The podfresh store on PostgreSQL, for a fleet of workers sharing one database: subscriptions, episodes and runs
@@ -117,7 +118,7 @@ public struct PostgresFeedStore: AsyncSubscriptionRepository, AsyncEpisodeReposi
             if error.code == .connectionError || error.code == .serverClosedConnection
                 || error.code == .uncleanShutdown
             {
-                let cause = error.underlying.map { ": \($0)" } ?? ""
+                let cause = error.underlying.map { ": " + ErrorWords.describe($0) } ?? ""
                 return StoreError(
                     kind: .database,
                     message:
@@ -135,7 +136,7 @@ public struct PostgresFeedStore: AsyncSubscriptionRepository, AsyncEpisodeReposi
                     "lost PostgreSQL at \(location.host):\(location.port): no new connection could be made for a minute; check that the server runs and accepts connections to \(location.database)"
             )
         }
-        return StoreError(kind: .database, message: "PostgreSQL error on \(location): \(error)")
+        return StoreError(kind: .database, message: "PostgreSQL error on \(location): \(ErrorWords.describe(error))")
     }
 }
 

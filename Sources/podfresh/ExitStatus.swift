@@ -21,7 +21,7 @@ enum ExitStatus {
     /// - Returns: the error for `exit(withError:)`; a message, if any, was already printed.
     static func mapping(_ error: any Error) -> any Error {
         if let error = error as? StoreError {
-            Console.standard.error(error.message)
+            Console.standard.error(StoreMessages.line(error))
             return internalError
         }
         return error

@@ -1,7 +1,9 @@
 import ArgumentParser
+import ConsoleOutput
 import FeedFetching
 import FeedModels
 import Foundation
+import Measures
 
 /// Options every command shares.
 struct GlobalOptions: ParsableArguments {
@@ -23,7 +25,7 @@ struct GlobalOptions: ParsableArguments {
         do {
             _ = try databaseTarget
         } catch let error as DatabaseLocationError {
-            throw ValidationError(error.message)
+            throw ValidationError(StoreMessages.location(error))
         }
     }
 
@@ -86,7 +88,6 @@ struct FetchOptions: ParsableArguments {
             maxBodyBytes: maxFeedSize * 1_000_000,
             userAgent: PodfreshVersion.userAgent)
         configuration.firstByteTimeout = .seconds(min(firstByteTimeout.seconds, timeout.seconds))
-        configuration.maxBodyBytesName = SettingNames.maxFeedSize
         return configuration
     }
 }
@@ -107,7 +108,7 @@ struct FleetOptions: ParsableArguments {
         }
         guard lease.seconds > fetch.timeout.seconds else {
             throw ValidationError(
-                "Please give a --lease longer than --timeout (\(fetch.timeout.seconds) s): a lease must outlast a fetch."
+                "Please give a --lease longer than --timeout (\(Measure.duration(seconds: fetch.timeout.seconds))): a lease must outlast a fetch."
             )
         }
     }

@@ -65,17 +65,14 @@ private func withEnvironment<Result: Sendable>(
         let updates = UIUpdateService()
         let renderer = ConsoleRenderer(mode: output)
         renderer.attach(to: updates)
-        var policy =
+        let policy =
             schedule.map {
                 SchedulePolicy(
                     minInterval: $0.minInterval.seconds, maxInterval: $0.maxInterval.seconds,
                     revalidateEvery: $0.revalidateEvery.seconds)
             } ?? SchedulePolicy()
-        policy = SettingNames.named(policy)
         var configuration = EpisodeUpdateConfiguration(schedulePolicy: policy, hookCommand: hook)
         configuration.hookTimeout = hookTimeout
-        configuration.hookTimeoutName = SettingNames.execTimeout
-        configuration.parserOptions = SettingNames.parserOptions
         configuration.now = { Date().addingTimeInterval(clockOffset) }
         // Downloads share the feeds' network: names resolved once, connections to a host reused by both.
         configuration.downloads = downloads.map {
@@ -116,7 +113,7 @@ func withFeedNetwork<Result: Sendable>(
             RoutingFeedSource(
                 http: HTTPFeedSource(network: network, configuration: configuration),
                 file: FileFeedSource(
-                    maxBodyBytes: configuration.maxBodyBytes, maxBodyBytesName: SettingNames.maxFeedSize)),
+                    maxBodyBytes: configuration.maxBodyBytes)),
             network)
     }
 }

@@ -36,7 +36,7 @@ func withStore<Result: Sendable>(
         case .reading:
             // The first reader after an upgrade of podfresh upgrades the file, when it may write it.
             store = try FeedStore.openForReading(
-                path: path, upgradingOlderSchema: true, upgradeAdvice: SettingNames.upgradeAdvice)
+                path: path, upgradingOlderSchema: true)
         }
         return try await body(OpenStore(repositories: store, claims: nil, sqlitePath: path))
     case .postgres(let url):

@@ -94,7 +94,7 @@ struct ConsoleRendererTests {
                 .batchStarted(total: 2), .fetchCompleted(updated), .fetchCompleted(unchanged),
                 summary([updated, unchanged]),
             ])
-        #expect(out.lines.last == "2 feeds: 1 updated, 1 unchanged; 1 new episode in 1.5 s")
+        #expect(out.lines.last == "2 feeds: 1 updated, 1 unchanged; 1 new episode in 1.5s")
         #expect(out.lines.contains { $0.hasPrefix("updated") && $0.contains("1 new, 2 changed") })
         #expect(out.lines.contains("unchanged Local"))
     }
@@ -124,10 +124,13 @@ struct ConsoleRendererTests {
         }
         var events: [DataFetchEvent] = [.batchStarted(total: 3)]
         events += failures.map { .fetchFailed($0) }
-        events.append(.networkOffline(message: "the network is unreachable"))
+        events.append(.networkOffline(fetches: 3))
         events.append(summary(failures, offline: true))
         let (out, err) = render(.quiet, events)
-        #expect(err.lines == ["podfresh: offline: the network is unreachable"])
+        #expect(
+            err.lines == [
+                "podfresh: offline: the network is unreachable: none of 3 feed hosts could be resolved or connected to; no feed was counted as failing"
+            ])
         #expect(out.text.isEmpty)
     }
 
@@ -162,6 +165,131 @@ struct ConsoleRendererTests {
         }
         #expect(events == ["batch_started", "feed_failed", "batch_completed"])
         #expect(out.lines[1].contains(#""kind":"unreachable""#))
+    }
+}
+
+// MARK: - What a new user reads
+
+extension ConsoleRendererTests {
+    @Test func aFeedsWarningsAreShownUnderItsLine() {
+        var outcome = RefreshOutcome(feed: feed, result: .updated(newEpisodes: [], updatedCount: 0))
+        outcome.warnings = (0...4).map { ParseWarning(line: $0 * 10, message: "Entity 'nbsp' not defined") }
+        let (out, _) = render(.plain, [.fetchCompleted(outcome)])
+        #expect(out.lines.first?.hasSuffix("0 new (5 warnings)") == true, "\(out.lines)")
+        #expect(
+            Array(out.lines.dropFirst()) == [
+                "  warning: Entity 'nbsp' not defined",
+                "  warning: line 10: Entity 'nbsp' not defined",
+                "  warning: line 20: Entity 'nbsp' not defined",
+                "  … and 2 more warnings (`podfresh parse https://a.example/feed.xml` shows them all)",
+            ])
+    }
+
+    @Test(arguments: [OutputMode.plain, .tty])
+    func aRunWithNothingDueSaysWhenTheNextFeedIs(mode: OutputMode) {
+        var summary = RefreshSummary(outcomes: [], startedAt: when, endedAt: when)
+        summary.nothingDue = .nextAt(when.addingTimeInterval(2 * 3600 + 300))
+        let (out, _) = render(mode, [.batchStarted(total: 0), .batchCompleted(summary)])
+        #expect(
+            out.text.hasSuffix("nothing due: the next feed is due at 2024-10-27T05:38:20Z (in 2h 5m)\n"), "\(out.text)")
+        summary.nothingDue = .never
+        let (never, _) = render(mode, [.batchCompleted(summary)])
+        #expect(never.text.hasSuffix("nothing due: every feed is gone or complete\n"))
+    }
+
+    @Test func watchWaitingOnlyForCompleteFeedsSaysSoInsteadOfAYearFarAway() {
+        let (out, _) = render(.plain, [.idle(nextCheck: .distantFuture)])
+        #expect(out.lines == ["nothing to check: every feed is gone or complete"])
+        let (soon, _) = render(.plain, [.idle(nextCheck: Date(timeIntervalSince1970: 90))])
+        #expect(soon.lines == ["next check at 1970-01-01T00:01:30Z (in 1m 30s)"])
+    }
+
+    @Test func aFailureSaysWhatToDoInTheOptionsWords() {
+        let tooLarge = RefreshFailure(
+            kind: .fetch(.tooLarge), message: "the feed is larger than the 50 MB limit",
+            remedy: .raiseFeedSizeLimit(bytes: 50_000_000))
+        let list = RefreshFailure(
+            kind: .parse(.notAFeed),
+            message: "not a usable feed: the document is an OPML subscription list, not a feed",
+            remedy: .importSubscriptionList)
+        let other = FeedTarget(id: 5, url: URL(string: "https://b.example/list.opml")!)
+        let (_, err) = render(
+            .plain,
+            [
+                .fetchFailed(RefreshOutcome(feed: other, result: .failed(tooLarge))),
+                .fetchFailed(RefreshOutcome(feed: other, result: .failed(list))),
+            ])
+        #expect(
+            err.lines == [
+                "podfresh: https://b.example/list.opml: the feed is larger than the 50 MB limit (--max-feed-size)",
+                "podfresh: https://b.example/list.opml: not a usable feed: the document is an OPML subscription list, not a feed (use `podfresh import`)",
+            ])
+    }
+
+    @Test func aHookThatRanTooLongNamesItsOptionAndItsLimitInTheOneDurationStyle() throws {
+        let timedOut = HookFailure(
+            episode: "One",
+            result: HookResult(exitStatus: 137, timedOut: true, stderrTail: "", launchError: nil, timeout: .seconds(90))
+        )
+        let exited = HookFailure(
+            episode: "Two",
+            result: HookResult(exitStatus: 3, timedOut: false, stderrTail: "first\nno space left\n", launchError: nil))
+        let (_, err) = render(.plain, [.hookFailed(feed, timedOut), .hookFailed(feed, exited)])
+        #expect(err.lines.count == 2)
+        #expect(
+            err.lines.first?.hasSuffix(
+                "hook for \"One\": timed out after 1m 30s and was stopped with the processes it started (--exec-timeout)"
+            )
+                == true, "\(err.lines)")
+        #expect(err.lines.last?.hasSuffix("hook for \"Two\": exited with status 3: no space left") == true)
+        let (json, _) = render(.json, [.hookFailed(feed, exited)])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.text.utf8)) as? [String: Any])
+        #expect(object["message"] as? String == "hook for \"Two\": exited with status 3: no space left")
+    }
+}
+
+struct ErrorTextTests {
+    @Test func storeProblemsEndWithTheirRemedyInTheOptionsWords() {
+        #expect(
+            StoreMessages.line(
+                StoreError(kind: .database, message: "/tmp is a folder, not a database file", remedy: .giveAFilePath))
+                == "/tmp is a folder, not a database file; give a file path with --database")
+        #expect(
+            StoreMessages.line(
+                StoreError(kind: .database, message: "x is not a podfresh database", remedy: .useAnotherPath))
+                == "x is not a podfresh database; use another --database path")
+        #expect(StoreMessages.line(StoreError(kind: .notFound, message: "no such feed")) == "no such feed")
+    }
+
+    @Test func aDatabaseValueIsNamedByWhereItCameFromAndNeverRepeated() {
+        let error = DatabaseLocationError(problem: .unknownScheme("mysql"), source: .environment)
+        let line = StoreMessages.location(error)
+        #expect(line.hasPrefix("PODFRESH_DATABASE: unknown database scheme \"mysql://\""))
+        #expect(!line.contains("secret"))
+        #expect(
+            StoreMessages.location(DatabaseLocationError(problem: .fileURLOnAnotherHost, source: .explicit))
+                .hasPrefix("--database: a file:// URL must name a file on this machine"))
+    }
+
+    @Test func watchSaysWhenItTriesAgainInTheOneDurationStyle() {
+        let error = StoreError(kind: .database, message: "cannot reach PostgreSQL at db:5432")
+        #expect(
+            WatchMessages.retrying(after: error, in: 120)
+                == "cannot reach PostgreSQL at db:5432; trying again in 2m")
+    }
+
+    @Test func errorsReadAsTheirMessagesWithRemediesNeverAsRawDumps() {
+        #expect(
+            ErrorText.line(
+                FeedFetchError(kind: .tooLarge, message: "the feed is larger than the 1 kB limit", maxBodyBytes: 1000))
+                == "the feed is larger than the 1 kB limit (--max-feed-size)")
+        #expect(
+            ErrorText.line(FeedParseError(kind: .notAFeed, message: "an OPML list", isSubscriptionList: true))
+                == "an OPML list (use `podfresh import`)")
+        struct Odd: Error { var secret = "internal state" }
+        let odd = ErrorText.line(Odd())
+        #expect(odd.hasPrefix("unexpected error (") && !odd.contains("internal state"), "\(odd)")
     }
 }
 

@@ -44,10 +44,10 @@ struct DownloadOutputTests {
         let one = target("one", title: "First \u{202E}Episode")
         let two = target("two", title: "Second")
         let progress = DownloadProgressReport(
-            target: one, receivedBytes: 3 * 1_048_576, expectedBytes: 10 * 1_048_576, resumedFrom: 0,
-            bytesPerSecond: 1_048_576)
+            target: one, receivedBytes: 3_000_000, expectedBytes: 10_000_000, resumedFrom: 0,
+            bytesPerSecond: 1_000_000)
         let done = DownloadOutcome(
-            target: one, result: .completed(bytes: 10 * 1_048_576, resumedFrom: 0), seconds: 10)
+            target: one, result: .completed(bytes: 10_000_000, resumedFrom: 0), seconds: 10)
         let failed = DownloadOutcome(
             target: two,
             result: .failed(
@@ -67,9 +67,9 @@ struct DownloadOutputTests {
     @Test func theLiveTerminalDrawsALinePerDownloadWithRateAndTimeLeftAndATotal() {
         let (out, err) = render(.tty, Array(events.prefix(4)))
         let screen = out.text
-        #expect(screen.contains("↓ Cast Red: First Episode  3.0 MiB of 10.0 MiB  1.0 MiB/s  7 s left"), "\(screen)")
+        #expect(screen.contains("↓ Cast Red: First Episode  3 MB of 10 MB  1 MB/s  7s left"), "\(screen)")
         #expect(screen.contains("↓ Cast Red: Second  starting"))
-        #expect(screen.contains("downloads [0/2] 3.0 MiB · 1.0 MiB/s"))
+        #expect(screen.contains("downloads [0/2] 3 MB · 1 MB/s"))
         #expect(!screen.contains("\u{1B}[31m") && !screen.contains("\u{202E}"), "feed text cannot drive the terminal")
         #expect(err.text.isEmpty)
         // Three lines drawn (two downloads and the total): the next redraw moves up two lines and clears below.
@@ -79,10 +79,10 @@ struct DownloadOutputTests {
 
     @Test func theLiveTerminalPrintsFinishedDownloadsAboveAndClearsItsLinesAtTheEnd() {
         let (out, err) = render(.tty, events)
-        #expect(out.text.contains("downloaded Cast Red: First Episode → /media/Cast/one.mp3 (10.0 MiB in 10.0 s)\n"))
+        #expect(out.text.contains("downloaded Cast Red: First Episode → /media/Cast/one.mp3 (10 MB in 10s)\n"))
         #expect(
             out.text.hasSuffix(
-                "downloads: 1 downloaded (10.0 MiB), 1 failed, 1 removed (past the newest kept) in 12.0 s\n"))
+                "downloads: 1 downloaded (10 MB), 1 failed, 1 removed (past the newest kept) in 12s\n"))
         #expect(
             err.text == "podfresh: Cast Red: Second: download failed: https://cdn.example/two.mp3: HTTP 404 Not Found\n"
         )
@@ -92,16 +92,16 @@ struct DownloadOutputTests {
         let (out, err) = render(.plain, events)
         #expect(
             out.lines == [
-                "downloaded Cast Red: First Episode → /media/Cast/one.mp3 (10.0 MiB in 10.0 s)",
+                "downloaded Cast Red: First Episode → /media/Cast/one.mp3 (10 MB in 10s)",
                 "removed    Cast Red: /media/Cast/old.mp3 (keeps the newest 1)",
-                "downloads: 1 downloaded (10.0 MiB), 1 failed, 1 removed (past the newest kept) in 12.0 s",
+                "downloads: 1 downloaded (10 MB), 1 failed, 1 removed (past the newest kept) in 12s",
             ])
         #expect(err.lines.count == 1 && err.text.contains("download failed"))
     }
 
     @Test func cronHearsOfFilesDownloadedAndOfFailuresOnly() {
         let (out, err) = render(.quiet, events)
-        #expect(out.lines == ["downloaded Cast Red: First Episode → /media/Cast/one.mp3 (10.0 MiB in 10.0 s)"])
+        #expect(out.lines == ["downloaded Cast Red: First Episode → /media/Cast/one.mp3 (10 MB in 10s)"])
         #expect(err.lines.count == 1)
         let (silent, silentErr) = render(
             .quiet, [.downloadsFinished(DownloadSummary(startedAt: started, endedAt: started))])
@@ -120,13 +120,13 @@ struct DownloadOutputTests {
                 "download_completed", "download_removed", "downloads_completed",
             ])
         let progress = objects[3]
-        #expect(progress["bytes"] as? Int == 3 * 1_048_576 && progress["total_bytes"] as? Int == 10 * 1_048_576)
+        #expect(progress["bytes"] as? Int == 3_000_000 && progress["total_bytes"] as? Int == 10_000_000)
         #expect(progress["seconds_left"] as? Double == 7 && progress["id"] as? String == "one")
         #expect(progress["feed_id"] as? Int == 7 && progress["file"] as? String == "/media/Cast/one.mp3")
         let failed = objects[4]
         #expect(failed["kind"] as? String == "http_status" && failed["http_status"] as? Int == 404)
         #expect(failed["part_kept"] as? Bool == false)
-        #expect(objects[5]["bytes"] as? Int == 10 * 1_048_576)
+        #expect(objects[5]["bytes"] as? Int == 10_000_000)
         #expect(objects[7]["downloaded"] as? Int == 1 && objects[7]["failed"] as? Int == 1)
     }
 }

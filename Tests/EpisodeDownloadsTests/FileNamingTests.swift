@@ -136,7 +136,7 @@ struct FreeSpaceTests {
             Issue.record("2 GB fitted into 2.08 GB with a 5% margin")
         } catch {
             #expect(error.kind == .notEnoughSpace)
-            #expect(error.message.contains("needs 2.0 GB"), "\(error.message)")
+            #expect(error.message.contains("needs 2 GB"), "\(error.message)")
             #expect(error.message.contains("2.1 GB free"), "\(error.message)")
             #expect(error.message.contains("/srv/podcasts"))
         }

@@ -402,7 +402,7 @@ struct MediaDownloaderTests {
                     MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
             }
             #expect(error?.kind == .notEnoughSpace)
-            #expect(error?.message.contains("needs 1.0 kB") == true, "\(error?.message ?? "")")
+            #expect(error?.message.contains("needs 1 kB") == true, "\(error?.message ?? "")")
             #expect(!exists(destination))
             #expect(!exists(URL(fileURLWithPath: destination.path + ".part")))
         }

@@ -173,18 +173,20 @@ struct HTTPFeedSourceTests {
         }
     }
 
-    @Test func aLimitTheCallerNamedIsNamedInTheMessage() async throws {
+    @Test func aFileOverTheLimitCarriesTheLimitAndNamesNoFlag() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(
             "podfresh-big-\(UUID().uuidString).xml")
         try Data(count: 4096).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let source = FileFeedSource(maxBodyBytes: 1024, maxBodyBytesName: "--max-feed-size")
+        let source = FileFeedSource(maxBodyBytes: 1024)
         do {
             _ = try await source.fetch(FeedRequest(url: file, conditional: false), consumer: { _ in Collect() })
             Issue.record("a file over the limit was read")
         } catch let error as FeedFetchError {
             #expect(error.kind == .tooLarge)
-            #expect(error.message.hasSuffix("(--max-feed-size)"), "\(error.message)")
+            #expect(error.maxBodyBytes == 1024)
+            #expect(error.message.hasSuffix("is larger than the 1 kB limit"), "\(error.message)")
+            #expect(!error.message.contains("--"), "\(error.message)")
         }
     }
 

@@ -157,7 +157,7 @@ struct NetworkFailureTests {
             let (error, seconds) = await timedFailure(source, server.url("/feed.xml"))
             let failure = try #require(error)
             #expect(failure.kind == .tooLarge)
-            #expect(failure.message.contains("announces 5000 MB"))
+            #expect(failure.message.contains("larger than the 1 MB limit: the server announces 5 GB"))
             #expect(seconds < 5, "took \(seconds) s")
             // The client closed the connection instead of waiting for the body (while it is still running).
             let deadline = Date().addingTimeInterval(3)

@@ -171,7 +171,7 @@ struct FeedParserTests {
         let text = try String(decoding: TestFiles.fixture("xxe-file.xml"), as: UTF8.self).replacingOccurrences(
             of: "file:///etc/hostname", with: secret.absoluteString)
         let feed = try parse(text)
-        #expect(!feed.jsonDocument().contains(marker))
+        #expect(!String(describing: feed).contains(marker))
         #expect(feed.episodes.count == 1)
         #expect(feed.warnings.contains { $0.message.contains("secret") })
     }
@@ -180,7 +180,7 @@ struct FeedParserTests {
         let bytes = try TestFiles.fixture("billion-laughs.xml")
         do {
             let feed = try FeedParser.parse(bytes)
-            #expect(feed.jsonDocument().utf8.count < 10_000, "no entity was expanded")
+            #expect(String(describing: feed).utf8.count < 10_000, "no entity was expanded")
             #expect(!feed.warnings.isEmpty)
         } catch let error as FeedParseError {
             #expect(error.kind == .entityExpansion)
@@ -321,32 +321,6 @@ struct FeedParserTests {
             }
             #expect(chunked == whole, "\(name) in \(size)-byte chunks")
         }
-    }
-
-    @Test func theJSONDocumentHasEveryKeyAndParsesBack() throws {
-        let feed = try FeedParser.parse(try TestFiles.fixture("rss2-full.xml"))
-        let object = try #require(
-            try JSONSerialization.jsonObject(with: Data(feed.jsonDocument().utf8)) as? [String: Any])
-        #expect(
-            object.keys.sorted() == [
-                "author", "categories", "complete", "description", "episodes", "explicit", "format", "funding", "image",
-                "language",
-                "license", "link", "locations", "locked", "medium", "new_feed_url", "next_page", "podcast_guid",
-                "podroll", "title",
-                "trailers", "txt", "type", "update_frequency", "value", "warnings",
-            ])
-        let episode = try #require((object["episodes"] as? [[String: Any]])?.first)
-        #expect(
-            episode.keys.sorted() == [
-                "alternate_enclosures", "chapters", "description", "duration", "enclosures", "episode", "episode_type",
-                "explicit",
-                "guid", "id", "image", "license", "link", "locations", "persons", "published", "season",
-                "simple_chapters",
-                "soundbites", "summary", "title", "transcripts", "txt", "value",
-            ])
-        #expect(episode["published"] as? String == "2024-11-12T05:00:00Z")
-        #expect(episode["duration"] as? Int == 3723)
-        #expect(feed.jsonDocument().hasPrefix("{\"format\":\"rss2\",\"title\":\"Full Show\""))
     }
 }
 

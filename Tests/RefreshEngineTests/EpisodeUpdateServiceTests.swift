@@ -94,6 +94,32 @@ struct EpisodeUpdateServiceTests {
         _ = b
     }
 
+    @Test func aRunWithNothingDueSaysWhenTheFirstFeedIsDueNext() async throws {
+        let h = try await EngineHarness()
+        do {
+            // Given no subscription, nothing is due and nothing is said about when.
+            let empty = try await h.service.refresh(policy: .due)
+            #expect(empty.outcomes.isEmpty && empty.nothingDue == nil)
+            // When both feeds were just checked, the next run finds none due and names the earliest next check.
+            h.server.serveFeed("/a.xml", rss(items: ["a1"]))
+            h.server.serveFeed("/b.xml", rss(items: ["b1"]))
+            let a = try h.subscribe("/a.xml")
+            let b = try h.subscribe("/b.xml")
+            _ = try await h.service.refresh(policy: .due)
+            let idle = try await h.service.refresh(policy: .due)
+            #expect(idle.outcomes.isEmpty)
+            let checks = try [a.id, b.id].compactMap { try h.store.subscription(id: $0)?.nextCheckAt }
+            #expect(checks.count == 2)
+            #expect(idle.nothingDue == .nextAt(try #require(checks.min())))
+            // A run of every feed is not "nothing due".
+            #expect(try await h.service.refresh(policy: .all).nothingDue == nil)
+        } catch {
+            await h.close()
+            throw error
+        }
+        await h.close()
+    }
+
     @Test func aFeedThatGainsAnEpisodeReportsExactlyThatOne() async throws {
         let h = try await EngineHarness()
         defer { Task { await h.close() } }

@@ -238,7 +238,7 @@ struct TrustTests {
         h.coordinator.finishSubscribers()
         var hookFailures: [String] = []
         for await event in events {
-            if case .hookFailed(_, let message) = event { hookFailures.append(message) }
+            if case .hookFailed(_, let failure) = event { hookFailures.append(failure.episode) }
         }
         #expect(summary.updatedCount == 2)
         #expect(hookFailures.isEmpty, "\(hookFailures)")

@@ -18,40 +18,59 @@ final class Collector<Value: Sendable>: @unchecked Sendable {
 struct UIUpdateServiceTests {
     let feed = FeedTarget(id: 1, url: URL(string: "https://a.example/feed")!, title: "A")
 
-    func stored(_ id: String) -> EpisodeAnnouncement {
-        EpisodeAnnouncement(feedID: 1, episode: ParsedEpisode(id: id, title: id))
-    }
-
-    @Test func handlersReceiveOnlyTheTypeTheyRegisteredFor() {
+    @Test func handlersReceiveOnlyTheKindsTheyRegisteredFor() {
         let service = UIUpdateService(notificationCenter: nil)
-        let refreshed = Collector<PodcastRefreshed>()
-        let failures = Collector<RefreshFailed>()
-        service.register(for: PodcastRefreshed.self) { refreshed.append($0) }
-        service.register(for: RefreshFailed.self) { failures.append($0) }
-        service.deliver(.fetchCompleted(RefreshOutcome(feed: feed, result: .notModified)))
+        let completed = Collector<DataFetchEvent>()
+        let failures = Collector<DataFetchEvent>()
+        let everything = Collector<DataFetchEvent.Kind>()
+        service.register(for: .fetchCompleted) { completed.append($0) }
+        service.register(for: .fetchFailed, .networkOffline) { failures.append($0) }
+        service.registerForEveryEvent { everything.append($0.kind) }
+        let unchanged = RefreshOutcome(feed: feed, result: .notModified)
+        service.deliver(.fetchStarted(feed))
+        service.deliver(.fetchCompleted(unchanged))
         let failure = RefreshFailure(kind: .fetch(.httpStatus), message: "HTTP 404", status: 404)
-        service.deliver(.fetchFailed(RefreshOutcome(feed: feed, result: .failed(failure))))
-        #expect(refreshed.values.map(\.outcome.result) == [.notModified])
-        #expect(failures.values.map(\.failure) == [failure])
+        let failed = RefreshOutcome(feed: feed, result: .failed(failure))
+        service.deliver(.fetchFailed(failed))
+        #expect(completed.values == [.fetchCompleted(unchanged)])
+        #expect(failures.values == [.fetchFailed(failed)])
+        #expect(everything.values == [.fetchStarted, .fetchCompleted, .fetchFailed])
     }
 
-    @Test func aRefreshWithNewEpisodesBecomesOneUpdatePerEpisode() {
-        let outcome = RefreshOutcome(
-            feed: feed, result: .updated(newEpisodes: [stored("e1"), stored("e2")], updatedCount: 0))
-        let updates = UIUpdateService.updates(for: .fetchCompleted(outcome))
-        #expect(updates.count == 3)
-        #expect(updates.first is PodcastRefreshed)
-        #expect(updates.compactMap { ($0 as? NewEpisodeFound)?.episode.key } == ["e1", "e2"])
+    @Test func handlersRunInRegistrationOrder() {
+        let service = UIUpdateService(notificationCenter: nil)
+        let order = Collector<String>()
+        service.register(for: .batchStarted) { _ in order.append("first") }
+        service.registerForEveryEvent { _ in order.append("second") }
+        service.register(for: .batchStarted, .batchCompleted) { _ in order.append("third") }
+        service.deliver(.batchStarted(total: 1))
+        #expect(order.values == ["first", "second", "third"])
     }
 
-    @Test func notificationsArePostedSynchronouslyWithTheTypedUpdate() {
+    @Test func everyEventHasItsOwnKind() {
+        let events: [DataFetchEvent] = [
+            .batchStarted(total: 0), .fetchStarted(feed), .fetchCancelled(feed), .networkOffline(fetches: 1),
+            .idle(nextCheck: nil), .downloadsQueued(count: 1),
+        ]
+        #expect(
+            events.map(\.kind) == [
+                .batchStarted, .fetchStarted, .fetchCancelled, .networkOffline, .idle, .downloadsQueued,
+            ])
+        #expect(Set(DataFetchEvent.Kind.allCases.map(\.rawValue)).count == DataFetchEvent.Kind.allCases.count)
+    }
+
+    @Test func notificationsArePostedSynchronouslyWithTheEvent() {
         let center = NotificationCenter()
         let service = UIUpdateService(notificationCenter: center)
         let seen = Collector<String>()
-        let token = center.addObserver(forName: .refreshFailed, object: nil, queue: nil) { note in
-            if let update = note.userInfo?["update"] as? RefreshFailed { seen.append(update.failure.message) }
+        let token = center.addObserver(forName: .dataFetchEvent, object: nil, queue: nil) { note in
+            guard note.userInfo?["kind"] as? String == DataFetchEvent.Kind.fetchFailed.rawValue,
+                case .fetchFailed(let outcome) = note.userInfo?["event"] as? DataFetchEvent
+            else { return }
+            seen.append(outcome.failure?.message ?? "")
         }
         defer { center.removeObserver(token) }
+        service.deliver(.fetchStarted(feed))
         service.deliver(
             .fetchFailed(
                 RefreshOutcome(
@@ -64,7 +83,9 @@ struct UIUpdateServiceTests {
         let coordinator = DataFetchCoordinator(maxConcurrent: 2)
         let service = UIUpdateService(notificationCenter: nil)
         let refreshed = Collector<Int64>()
-        service.register(for: PodcastRefreshed.self) { refreshed.append($0.outcome.feed.id) }
+        service.register(for: .fetchCompleted) { event in
+            if case .fetchCompleted(let outcome) = event { refreshed.append(outcome.feed.id) }
+        }
         service.attach(to: coordinator)
         let targets = (1...10).map { FeedTarget(id: Int64($0), url: URL(string: "https://h\($0).example/")!) }
         _ = await coordinator.run(targets) { RefreshOutcome(feed: $0, result: .notModified) }

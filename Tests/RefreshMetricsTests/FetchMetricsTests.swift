@@ -106,7 +106,7 @@ final class HandClock: @unchecked Sendable {
         }
         var text = try await scrape(metrics)
         #expect(text.total("podfresh_feeds_checked_total") == 0, "held until the verdict")
-        metrics.record(.networkOffline(message: "the network is unreachable"))
+        metrics.record(.networkOffline(fetches: 2))
         metrics.record(.batchCompleted(summary))
         text = try await scrape(metrics)
         #expect(text.value("podfresh_feeds_checked_total", ["result": "network_offline"]) == 2)

@@ -86,6 +86,6 @@ public struct ParseSummary: Sendable {
 
     /// The error line for a feed that could not be fetched or parsed.
     public static func failure(_ input: String, _ error: any Error) -> String {
-        "\(input): \(error)"
+        "\(input): \(ErrorText.line(error))"
     }
 }

@@ -1,6 +1,7 @@
 public import FeedModels
 public import FeedParsing
 import Foundation
+import Measures
 
 /// What `podfresh status` prints: counts of subscriptions (due now, failing, gone, moved), a line for each feed that
 /// needs attention, and the last run with what conditional GET saved; or with `--json` one JSON object.
@@ -71,24 +72,16 @@ public struct StatusReport: Sendable {
                 "last run: \(RFC3339.string(from: last.startedAt)), \(last.feedsChecked) checked, \(last.feedsFailed) failed, \(last.newEpisodes) new episodes"
             if let hitRate = conditionalHitRate {
                 line +=
-                    "; conditional GET: \(Int((hitRate * 100).rounded()))% not modified, \(Self.bytes(last.bytesSaved)) saved, \(Self.bytes(last.bytesDownloaded)) downloaded"
+                    "; conditional GET: \(Int((hitRate * 100).rounded()))% not modified, \(Measure.bytes(last.bytesSaved)) saved, \(Measure.bytes(last.bytesDownloaded)) downloaded"
             }
             lines.append(line)
         } else {
             lines.append("last run: never")
         }
         lines.append(
-            "downloads on disk: \(downloads.files) \(downloads.files == 1 ? "file" : "files"), \(Self.bytes(Int(clamping: downloads.bytes)))"
+            "downloads on disk: \(downloads.files) \(downloads.files == 1 ? "file" : "files"), \(Measure.bytes(downloads.bytes))"
         )
         return lines
-    }
-
-    /// A byte count for people: "512 B", "1.5 KiB", "2.0 MiB", "3.1 GiB".
-    public static func bytes(_ count: Int) -> String {
-        if count < 1024 { return "\(count) B" }
-        if count < 1_048_576 { return String(format: "%.1f KiB", Double(count) / 1024) }
-        if count < 1_073_741_824 { return String(format: "%.1f MiB", Double(count) / 1_048_576) }
-        return String(format: "%.1f GiB", Double(count) / 1_073_741_824)
     }
 
     private static func name(_ subscription: Subscription) -> String {

@@ -1,6 +1,7 @@
 public import FeedModels
 public import FeedParsing
 public import Foundation
+import Measures
 import RefreshEngine
 
 /// What `podfresh list` prints: a table of subscriptions (episodes, last success, status, next check), a line saying
@@ -104,14 +105,14 @@ public struct SubscriptionList: Sendable {
         if subscription.isGone { return "never (gone)" }
         guard let next = subscription.nextCheckAt else { return "now (never checked)" }
         if next > now.addingTimeInterval(neverAfter) { return "never (\(subscription.nextCheckReason ?? "complete"))" }
-        let when = next <= now ? "now" : "in " + FeedScheduler.format(next.timeIntervalSince(now))
+        let when = next <= now ? "now" : "in " + Measure.duration(seconds: next.timeIntervalSince(now).rounded())
         return subscription.nextCheckReason.map { "\(when) (\(TerminalText.sanitize($0)))" } ?? when
     }
 
     /// How long ago `date` was: "just now" under a minute, else "5m ago", "2h 30m ago", "3d ago".
     static func ago(_ date: Date, now: Date) -> String {
         let seconds = now.timeIntervalSince(date)
-        return seconds < 60 ? "just now" : FeedScheduler.format(seconds) + " ago"
+        return seconds < 60 ? "just now" : Measure.duration(seconds: seconds.rounded()) + " ago"
     }
 
     // MARK: - JSON

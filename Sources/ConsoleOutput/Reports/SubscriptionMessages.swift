@@ -87,6 +87,6 @@ public enum SubscriptionMessages {
 
     /// `import` (standard error): the file is not OPML.
     public static func notOPML(_ file: String, _ error: any Error) -> String {
-        "\(file) is not an OPML subscription list: \(error)"
+        "\(file) is not an OPML subscription list: \(ErrorText.line(error))"
     }
 }

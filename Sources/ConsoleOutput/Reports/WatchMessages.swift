@@ -1,3 +1,5 @@
+import Measures
+
 /// The lines `watch` says about itself (not about feeds), for standard error.
 ///
 /// Each function returns the line without a newline and without the "podfresh: " that ``ConsoleRenderer/error(_:)``
@@ -15,5 +17,14 @@ public enum WatchMessages {
     /// - Parameter problem: The server's own description, naming the address and the cause.
     public static func metricsUnavailable(_ problem: String) -> String {
         "\(problem); watch did not start"
+    }
+
+    /// A cycle failed as a whole (the database went away): what happened, and when `watch` tries again.
+    ///
+    /// - Parameters:
+    ///   - error: Why the cycle failed.
+    ///   - seconds: How long `watch` waits before the next try.
+    public static func retrying(after error: any Error, in seconds: Double) -> String {
+        "\(ErrorText.line(error)); trying again in \(Measure.duration(seconds: seconds))"
     }
 }

@@ -80,6 +80,9 @@ struct SAXState {
     var keepCapturedText = false
     var captureDepth = -1
     var fieldTruncated = false
+    /// The captured element's text came (at least partly) from a CDATA section, where a feed's HTML entities
+    /// (`&#8364;`, `&eacute;`) arrive as literal text.
+    var capturedCDATA = false
     var xhtmlDepth = -1
     /// The element that just ended captured text (held in `text`).
     var hasValue = false
@@ -280,6 +283,7 @@ struct SAXState {
             if !episodeOpen { text.removeAll(keepingCapacity: true) }
             captureStart = text.count
             fieldTruncated = false
+            capturedCDATA = false
             if ns == .atom, el == .content || el == .summary || el == .subtitle || el == .title,
                 attribute(.type, of: frame) == "xhtml"
             {
@@ -421,6 +425,13 @@ struct SAXState {
         text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
     }
 
+    /// Text from a CDATA section: kept as it is, and marked so that one-line text decodes the HTML entities it holds.
+    mutating func cdata(_ bytes: UnsafePointer<xmlChar>, _ length: Int) {
+        guard captureDepth >= 0 else { return }
+        capturedCDATA = true
+        characters(bytes, length)
+    }
+
     mutating func appendText(_ string: String) {
         guard captureDepth >= 0, text.count - captureStart + string.utf8.count <= options.maxFieldBytes else { return }
         text.append(contentsOf: string.utf8)
@@ -434,11 +445,17 @@ struct SAXState {
         }
     }
 
-    /// The element's text as one line (whitespace runs collapsed); nil when it captured none.
+    /// The element's text as one line (whitespace runs collapsed); nil when it captured none. Text from a CDATA section
+    /// also has its HTML character references decoded (`&#8364;` → `€`): a title is plain text, and a feed that wraps
+    /// it in CDATA still writes its special characters as HTML does.
     var line: String? {
         guard hasValue else { return nil }
         return text.withUnsafeBufferPointer {
-            TextCleaning.string(from: UnsafeBufferPointer(rebasing: $0[captureStart...]), collapse: true)
+            let captured = UnsafeBufferPointer(rebasing: $0[captureStart...])
+            if capturedCDATA, captured.contains(0x26) {
+                return TextCleaning.decodingReferences(captured) { TextCleaning.string(from: $0, collapse: true) }
+            }
+            return TextCleaning.string(from: captured, collapse: true)
         }
     }
 

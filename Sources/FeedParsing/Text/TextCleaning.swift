@@ -240,6 +240,32 @@ enum TextCleaning {
         return string(from: UnsafeBufferPointer(start: out, count: length), collapse: true)
     }
 
+    /// `bytes` (UTF-8) with each numeric (`&#8364;`, `&#x20AC;`) or common named (`&eacute;`, `&amp;`) character
+    /// reference decoded, handed to `body`; an unknown name, or a reference to a character that must not reach output,
+    /// stays as it was written.
+    static func decodingReferences<T>(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> T
+    ) -> T {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        let count = bytes.count
+        while i < count {
+            let b = bytes[i]
+            if b == 0x26, let end = (i + 2..<min(count, i + 12)).first(where: { bytes[$0] == 0x3B }),
+                let character = decodeEntity(
+                    String(decoding: UnsafeBufferPointer(rebasing: bytes[i + 1..<end]), as: UTF8.self))
+            {
+                out.append(contentsOf: String(character).utf8)
+                i = end + 1
+                continue
+            }
+            out.append(b)
+            i += 1
+        }
+        return out.withUnsafeBufferPointer(body)
+    }
+
     static func decodeEntity(_ name: String) -> Character? {
         switch name {
         case "amp": return "&"
@@ -255,7 +281,15 @@ enum TextCleaning {
         case "lsquo": return "‘"
         case "rdquo": return "”"
         case "ldquo": return "“"
+        case "euro": return "€"
+        case "pound": return "£"
+        case "copy": return "©"
+        case "reg": return "®"
+        case "trade": return "™"
+        case "laquo": return "«"
+        case "raquo": return "»"
         default:
+            if let character = latin1Entities[name] { return character }
             if name.hasPrefix("#x") || name.hasPrefix("#X"), let v = UInt32(name.dropFirst(2), radix: 16) {
                 return referencedCharacter(v)
             }
@@ -270,3 +304,20 @@ extension String {
     /// UTF-16 and is slow on this hot path).
     var trimmedText: String { TextCleaning.clean(self) }
 }
+
+/// The Latin-1 letters' HTML entity names (`&eacute;` → `é`), the named references feeds use most after the ones above.
+private let latin1Entities: [String: Character] = {
+    let names = [
+        "Agrave", "Aacute", "Acirc", "Atilde", "Auml", "Aring", "AElig", "Ccedil", "Egrave", "Eacute", "Ecirc", "Euml",
+        "Igrave", "Iacute", "Icirc", "Iuml", "ETH", "Ntilde", "Ograve", "Oacute", "Ocirc", "Otilde", "Ouml", "times",
+        "Oslash", "Ugrave", "Uacute", "Ucirc", "Uuml", "Yacute", "THORN", "szlig", "agrave", "aacute", "acirc",
+        "atilde", "auml", "aring", "aelig", "ccedil", "egrave", "eacute", "ecirc", "euml", "igrave", "iacute", "icirc",
+        "iuml", "eth", "ntilde", "ograve", "oacute", "ocirc", "otilde", "ouml", "divide", "oslash", "ugrave", "uacute",
+        "ucirc", "uuml", "yacute", "thorn", "yuml",
+    ]
+    var table: [String: Character] = [:]
+    for (offset, name) in names.enumerated() {
+        table[name] = Character(Unicode.Scalar(UInt8(0xC0 + offset)))
+    }
+    return table
+}()

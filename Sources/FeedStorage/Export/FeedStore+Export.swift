@@ -3,7 +3,7 @@ import GRDB
 
 /// Reading the whole store back out, a page at a time, every column as stored: what `podfresh migrate` copies into
 /// another database. Only reads; works on a store opened with
-/// ``FeedStore/openForReading(path:upgradingOlderSchema:upgradeAdvice:)``.
+/// ``FeedStore/openForReading(path:upgradingOlderSchema:)``.
 ///
 /// Pages are keyset pages (`id > after … ORDER BY id LIMIT n`), so memory holds one page however large the file, and
 /// a page costs the same at the end of a table as at its start. Each page is its own read: bound every page by the

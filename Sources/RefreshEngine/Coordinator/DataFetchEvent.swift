@@ -14,16 +14,17 @@ public enum DataFetchEvent: Sendable, Hashable {
     case fetchCancelled(FeedTarget)
     /// The batch advanced.
     case batchProgress(BatchProgress)
-    /// The network itself is down: every fetch failed to resolve or connect. Said once per batch, and then no failure
-    /// that awaited this verdict (``RefreshFailure/awaitsNetworkVerdict``) counts.
-    case networkOffline(message: String)
+    /// The network itself is down: every one of the batch's `fetches` network fetches failed to resolve or connect.
+    /// Said once per batch, and then no failure that awaited this verdict (``RefreshFailure/awaitsNetworkVerdict``)
+    /// counts.
+    case networkOffline(fetches: Int)
     /// The network was up after all: these failures, which awaited the verdict, stand. Said once per batch, just
     /// before it ends, when there are any.
     case failuresConfirmed([RefreshOutcome])
     /// The batch ended.
     case batchCompleted(RefreshSummary)
     /// The `--exec` hook failed for one new episode of `feed` (it never fails the feed).
-    case hookFailed(FeedTarget, message: String)
+    case hookFailed(FeedTarget, HookFailure)
     /// Watch mode, after a cycle: nothing runs until `nextCheck` (nil: no feed will ever be due).
     case idle(nextCheck: Date?)
     /// `count` more episodes wait to be downloaded (``EpisodeDownloadQueue``).
@@ -39,9 +40,63 @@ public enum DataFetchEvent: Sendable, Hashable {
     /// Retention deleted a file podfresh had downloaded.
     case downloadRemoved(DownloadRemoval)
     /// An episode is not downloaded, and why (the user deleted its file by hand).
-    case downloadSkipped(DownloadTarget, reason: String)
+    case downloadSkipped(DownloadTarget, DownloadSkip)
     /// Something about a feed's downloads went wrong outside any one download (retention, the store).
     case downloadProblem(FeedTarget, message: String)
     /// Every queued download finished.
     case downloadsFinished(DownloadSummary)
+
+    // MARK: - Kind
+
+    /// Which case an event is, without its payload: what ``UIUpdateService`` handlers register for, and the `kind` a
+    /// notification carries. Adding a case above means adding it here too (the compiler insists); nothing else has
+    /// to restate it.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case batchStarted
+        case fetchStarted
+        case fetchCompleted
+        case fetchFailed
+        case fetchCancelled
+        case batchProgress
+        case networkOffline
+        case failuresConfirmed
+        case batchCompleted
+        case hookFailed
+        case idle
+        case downloadsQueued
+        case downloadStarted
+        case downloadProgressed
+        case downloadCompleted
+        case downloadFailed
+        case downloadRemoved
+        case downloadSkipped
+        case downloadProblem
+        case downloadsFinished
+    }
+
+    /// This event's case.
+    public var kind: Kind {
+        switch self {
+        case .batchStarted: .batchStarted
+        case .fetchStarted: .fetchStarted
+        case .fetchCompleted: .fetchCompleted
+        case .fetchFailed: .fetchFailed
+        case .fetchCancelled: .fetchCancelled
+        case .batchProgress: .batchProgress
+        case .networkOffline: .networkOffline
+        case .failuresConfirmed: .failuresConfirmed
+        case .batchCompleted: .batchCompleted
+        case .hookFailed: .hookFailed
+        case .idle: .idle
+        case .downloadsQueued: .downloadsQueued
+        case .downloadStarted: .downloadStarted
+        case .downloadProgressed: .downloadProgressed
+        case .downloadCompleted: .downloadCompleted
+        case .downloadFailed: .downloadFailed
+        case .downloadRemoved: .downloadRemoved
+        case .downloadSkipped: .downloadSkipped
+        case .downloadProblem: .downloadProblem
+        case .downloadsFinished: .downloadsFinished
+        }
+    }
 }

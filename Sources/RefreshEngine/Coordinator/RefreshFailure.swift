@@ -44,14 +44,27 @@ public struct RefreshFailure: Error, Sendable, Hashable, CustomStringConvertible
     public var status: Int?
     /// True while the failure waits for the batch's verdict on the network: the host could not be reached, and if no
     /// host could, the network is down and the feed is not blamed. The batch ends with either
-    /// ``DataFetchEvent/networkOffline(message:)`` or ``DataFetchEvent/failuresConfirmed(_:)``.
+    /// ``DataFetchEvent/networkOffline(fetches:)`` or ``DataFetchEvent/failuresConfirmed(_:)``.
     public var awaitsNetworkVerdict: Bool
+    /// What the user can do about it, when podfresh knows (the console words it).
+    public var remedy: Remedy?
 
-    public init(kind: Kind, message: String, status: Int? = nil, awaitsNetworkVerdict: Bool = false) {
+    /// What the user can do about a failure.
+    public enum Remedy: Sendable, Hashable {
+        /// The feed went over the byte limit on a feed's body (this many bytes): a higher limit would take it.
+        case raiseFeedSizeLimit(bytes: Int)
+        /// The document is a subscription list: import it instead of subscribing to it.
+        case importSubscriptionList
+    }
+
+    public init(
+        kind: Kind, message: String, status: Int? = nil, awaitsNetworkVerdict: Bool = false, remedy: Remedy? = nil
+    ) {
         self.kind = kind
         self.message = message
         self.status = status
         self.awaitsNetworkVerdict = awaitsNetworkVerdict
+        self.remedy = remedy
     }
 
     public var description: String { message }

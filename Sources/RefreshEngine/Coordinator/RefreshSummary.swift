@@ -11,6 +11,17 @@ public struct RefreshSummary: Sendable, Hashable {
     public var wasCancelled: Bool
     /// The downloads of `refresh --download` / `watch --download`, nil without.
     public var downloads: DownloadSummary?
+    /// When a run of due feeds found none due among its subscriptions: when the first is due next (nil when none ever
+    /// will be: every feed is gone or complete). Nil for any other run.
+    public var nothingDue: NothingDue?
+
+    /// Why a run of due feeds checked nothing.
+    public enum NothingDue: Sendable, Hashable {
+        /// The first feed is due at this time.
+        case nextAt(Date)
+        /// No feed will be due again: every one is gone or complete.
+        case never
+    }
 
     public init(
         outcomes: [RefreshOutcome], startedAt: Date, endedAt: Date, networkOffline: Bool = false,

@@ -55,6 +55,12 @@ public struct DownloadProgressReport: Sendable, Hashable {
     }
 }
 
+/// Why an episode is not downloaded (the console words it).
+public enum DownloadSkip: Sendable, Hashable {
+    /// The user deleted the file by hand: it is not downloaded again unless asked.
+    case deletedByHand
+}
+
 /// Why a download failed, in words a user can act on.
 public struct DownloadFailure: Sendable, Hashable {
     /// The cause, as `DownloadError.Kind`'s raw value (`http_status`, `not_media`, `short_body`, …), or `store`,

@@ -2,6 +2,7 @@ import EpisodeDownloads
 public import FeedModels
 public import FeedParsing
 public import Foundation
+import Measures
 import Synchronization
 
 #if canImport(Glibc)
@@ -104,9 +105,8 @@ public final class EpisodeDownloadQueue: Sendable {
         _ body: (EpisodeDownloadQueue) async throws -> Result
     ) async throws -> (Result, DownloadSummary) {
         let hooks = hook.map { hook in
-            HookQueue(command: hook.command, timeout: hook.timeout, output: hook.output, timeoutName: hook.timeoutName)
-            {
-                feed, problem in publish(.hookFailed(feed, message: problem))
+            HookQueue(command: hook.command, timeout: hook.timeout, output: hook.output) {
+                feed, failure in publish(.hookFailed(feed, failure))
             }
         }
         do {
@@ -168,7 +168,7 @@ public final class EpisodeDownloadQueue: Sendable {
                         DownloadTarget(
                             feed: feed, episodeKey: record.episodeKey, title: nil,
                             url: record.url ?? subscription.url, file: path),
-                        reason: "deleted by hand: not downloaded again (`podfresh download --again` downloads it)"))
+                        .deletedByHand))
             }
         }
         let window = try await newestWithMedia(subscription.id, count: newest)
@@ -465,7 +465,8 @@ public final class EpisodeDownloadQueue: Sendable {
                 failure = DownloadFailure(
                     kind: "stopped", message: "\(target.url.absoluteString): stopped before the end")
             default:
-                failure = DownloadFailure(kind: "internal", message: "\(target.url.absoluteString): \(error)")
+                failure = DownloadFailure(
+                    kind: "internal", message: "\(target.url.absoluteString): \(ErrorWords.describe(error))")
             }
             failure.partKept = (partBytes ?? 0) > 0
             if failure.partKept && error is CancellationError { failure.message += "; the .part is kept to resume" }
@@ -537,7 +538,8 @@ public final class EpisodeDownloadQueue: Sendable {
                 }
             }
         } catch {
-            publish(.downloadProblem(feed, message: "retention (keep \(keep)) not applied: \(error)"))
+            publish(
+                .downloadProblem(feed, message: "retention (keep \(keep)) not applied: \(ErrorWords.describe(error))"))
         }
     }
 }
@@ -560,16 +562,13 @@ public struct HookSettings: Sendable {
     public var command: String
     public var timeout: Duration
     public var output: HookOutput
-    public var timeoutName: String?
 
     public init(
-        command: String, timeout: Duration = NewEpisodeHook.defaultTimeout, output: HookOutput = .standardStreams,
-        timeoutName: String? = nil
+        command: String, timeout: Duration = NewEpisodeHook.defaultTimeout, output: HookOutput = .standardStreams
     ) {
         self.command = command
         self.timeout = timeout
         self.output = output
-        self.timeoutName = timeoutName
     }
 }
 

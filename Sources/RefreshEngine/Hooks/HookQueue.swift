@@ -21,11 +21,10 @@ final class HookQueue: Sendable {
     ///   - command: The hook, run with `/bin/sh -c`.
     ///   - timeout: How long one run may take before its process group is stopped (`--exec-timeout`).
     ///   - output: Where the hook's output lines go.
-    ///   - timeoutName: What the caller calls the timeout, named when a hook runs past it.
     ///   - report: Called with the feed and a one-line problem when a hook fails.
     init(
-        command: String, timeout: Duration, output: HookOutput, timeoutName: String? = nil,
-        report: @escaping @Sendable (FeedTarget, String) -> Void
+        command: String, timeout: Duration, output: HookOutput,
+        report: @escaping @Sendable (FeedTarget, HookFailure) -> Void
     ) {
         let (stream, continuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .unbounded)
         self.continuation = continuation
@@ -34,10 +33,7 @@ final class HookQueue: Sendable {
             for await job in stream {
                 let result = await NewEpisodeHook.run(
                     command: command, episode: job.episode, timeout: timeout, output: output)
-                if var problem = result.problemDescription {
-                    if result.timedOut, let timeoutName { problem += " (\(timeoutName))" }
-                    report(job.feed, "hook for \"\(job.name)\": \(problem)")
-                }
+                if result.failed { report(job.feed, HookFailure(episode: job.name, result: result)) }
             }
         }
     }
@@ -69,5 +65,18 @@ final class HookQueue: Sendable {
     func finish() async {
         continuation.finish()
         await worker.value
+    }
+}
+
+/// The `--exec` hook failed for one episode: which, and how it ended (its feed was stored all the same).
+public struct HookFailure: Sendable, Hashable {
+    /// The episode's title, or its identity key when it has none.
+    public var episode: String
+    /// How the hook's run ended.
+    public var result: HookResult
+
+    public init(episode: String, result: HookResult) {
+        self.episode = episode
+        self.result = result
     }
 }

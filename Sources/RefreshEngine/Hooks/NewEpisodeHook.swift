@@ -1,5 +1,6 @@
 import FeedParsing
 public import Foundation
+import Measures
 import Subprocess
 import SystemPackage
 
@@ -88,17 +89,8 @@ public struct HookResult: Sendable, Hashable {
         self.timeout = timeout
     }
 
-    /// nil when the hook succeeded; otherwise what went wrong, on one line.
-    public var problemDescription: String? {
-        if let launchError { return "could not run: \(launchError)" }
-        if timedOut {
-            let limit = timeout.map { " after \(NewEpisodeHook.format($0))" } ?? ""
-            return "timed out\(limit) and was stopped with the processes it started"
-        }
-        guard exitStatus != 0 else { return nil }
-        let tail = stderrTail.split(separator: "\n").last.map { ": \($0)" } ?? ""
-        return "exited with status \(exitStatus)\(tail)"
-    }
+    /// True when the hook could not run, ran past its timeout, or exited with a status other than 0.
+    public var failed: Bool { launchError != nil || timedOut || exitStatus != 0 }
 }
 
 /// One of the hook's two output streams.
@@ -201,7 +193,7 @@ public enum NewEpisodeHook {
                 exitStatus: -1,
                 timedOut: false,
                 stderrTail: errorTail.text,
-                launchError: "\(error)",
+                launchError: ErrorWords.describe(error),
                 timeout: timeout
             )
         }
@@ -293,14 +285,6 @@ public enum NewEpisodeHook {
             output.write(destination, pending)
             tail?.append(pending)
         }
-    }
-
-    /// `30s`, `2m`, `1.5s`: a duration as the options take it.
-    static func format(_ duration: Duration) -> String {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        if seconds >= 60, seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(Int(seconds / 60))m" }
-        if seconds == seconds.rounded() { return "\(Int(seconds))s" }
-        return "\(seconds)s"
     }
 }
 

@@ -1,4 +1,5 @@
 public import Foundation
+import Measures
 
 /// The rules a schedule keeps: bounds on the interval, revalidation, backoff.
 public struct SchedulePolicy: Sendable, Hashable {
@@ -12,9 +13,6 @@ public struct SchedulePolicy: Sendable, Hashable {
     public var backoffBase: Double
     /// The interval for a feed whose publishing rhythm is not known yet (seconds).
     public var defaultInterval: Double
-    /// What the caller calls the two bounds (command-line flags, say), named in the reason of a schedule they set.
-    public var minIntervalName = "minimum interval"
-    public var maxIntervalName = "maximum interval"
 
     public init(
         minInterval: Double = 15 * 60, maxInterval: Double = 24 * 3600, revalidateEvery: Double = 24 * 3600,
@@ -124,10 +122,10 @@ public enum FeedScheduler {
             }
             if interval < policy.minInterval {
                 interval = policy.minInterval
-                reason = "every \(format(interval)) (\(policy.minIntervalName))"
+                reason = "every \(format(interval)) (the shortest interval allowed)"
             } else if interval > policy.maxInterval {
                 interval = policy.maxInterval
-                reason = "every \(format(interval)) (\(policy.maxIntervalName))"
+                reason = "every \(format(interval)) (the longest interval allowed)"
             }
             let spread = interval * (0.95 + 0.1 * input.jitter)
             return ScheduleDecision(
@@ -213,14 +211,8 @@ public enum FeedScheduler {
         return frequency.map { $0 * interval }
     }
 
-    /// A short human form of an interval: `45s`, `15m`, `6h`, `1d 2h`.
-    public static func format(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded())
-        if s < 60 { return "\(s)s" }
-        if s < 3600 { return "\(s / 60)m" }
-        if s < 86_400 { return s % 3600 / 60 == 0 ? "\(s / 3600)h" : "\(s / 3600)h \(s % 3600 / 60)m" }
-        return s % 86_400 / 3600 == 0 ? "\(s / 86_400)d" : "\(s / 86_400)d \(s % 86_400 / 3600)h"
-    }
+    /// An interval in a reason, in the one style of every message (``Measure``).
+    static func format(_ seconds: Double) -> String { Measure.duration(seconds: seconds) }
 }
 
 /// Spreads feeds of one host over a run instead of fetching them all at once.

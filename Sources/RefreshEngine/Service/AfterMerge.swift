@@ -1,4 +1,5 @@
 import FeedModels
+import Measures
 
 /// What happens after a feed's check is stored: its new episodes' `--exec` hooks, and with `--download` the
 /// downloads of a feed whose downloads are on (then each new episode's hook waits for its download, to be given
@@ -41,7 +42,7 @@ struct AfterMerge: Sendable {
                 (hookEpisodes ?? []).map { ($0.identity, $0) }, uniquingKeysWith: { first, _ in first })
             downloads.enqueue(episodes, of: current, hooks: byKey, heldUntilReleased: true)
         } catch {
-            publish(.downloadProblem(feed, message: "downloads not started: \(error)"))
+            publish(.downloadProblem(feed, message: "downloads not started: \(ErrorWords.describe(error))"))
             for episode in hookEpisodes ?? [] { hooks?.enqueue(episode, of: feed) }
         }
     }

@@ -2,6 +2,7 @@ public import FeedFetching
 public import FeedModels
 public import FeedParsing
 public import Foundation
+import Measures
 
 /// Which feeds a refresh checks, and how (the cache policies of the design notes).
 public enum RefreshPolicy: String, Sendable, Hashable, CaseIterable {
@@ -24,8 +25,6 @@ public struct EpisodeUpdateConfiguration: Sendable {
     public var hookCommand: String?
     /// `--exec-timeout`: how long one run of the hook may take before its process group is stopped.
     public var hookTimeout: Duration = NewEpisodeHook.defaultTimeout
-    /// What the caller calls the hook timeout (a command-line flag, say), named when a hook runs past it.
-    public var hookTimeoutName: String?
     /// Where the hook's output lines go (podfresh's standard output and error; only standard error for `--json`).
     public var hookOutput: HookOutput = .standardStreams
     /// Retry a transient transport failure (reset, timeout) once within the run.
@@ -187,10 +186,9 @@ public final class EpisodeUpdateService: Sendable {
         let deferred = DeferredFailures()
         let hooks = configuration.hookCommand.map { command in
             HookQueue(
-                command: command, timeout: configuration.hookTimeout, output: configuration.hookOutput,
-                timeoutName: configuration.hookTimeoutName
+                command: command, timeout: configuration.hookTimeout, output: configuration.hookOutput
             ) {
-                [coordinator] feed, problem in coordinator.publish(.hookFailed(feed, message: problem))
+                [coordinator] feed, failure in coordinator.publish(.hookFailed(feed, failure))
             }
         }
         let outcomes: [RefreshOutcome]
@@ -219,11 +217,7 @@ public final class EpisodeUpdateService: Sendable {
         let networkOffline = !networkFetches.isEmpty && unreachable.count == networkFetches.count
         var finalOutcomes = outcomes
         if networkOffline {
-            coordinator.publish(
-                .networkOffline(
-                    message:
-                        "the network is unreachable: none of \(networkFetches.count) feed hosts could be resolved or connected to; no feed was counted as failing"
-                ))
+            coordinator.publish(.networkOffline(fetches: networkFetches.count))
             let offlineIDs = Set(unreachable.map(\.subscriptionID))
             finalOutcomes = outcomes.map { outcome in
                 var outcome = outcome
@@ -249,6 +243,9 @@ public final class EpisodeUpdateService: Sendable {
             outcomes: finalOutcomes, startedAt: startedAt, endedAt: configuration.now(),
             networkOffline: networkOffline, wasCancelled: Task.isCancelled)
         summary.downloads = downloadSummary
+        if policy == .due, feedIDs == nil, finalOutcomes.isEmpty, claimFailure == nil {
+            summary.nothingDue = try await nothingDue()
+        }
         if let claimFailure {
             // The store went away between claims: what ran is reported, and the run fails as a whole.
             coordinator.publish(.batchCompleted(summary))
@@ -264,6 +261,15 @@ public final class EpisodeUpdateService: Sendable {
         try await runs.finishRun(run)
         coordinator.publish(.batchCompleted(summary))
         return summary
+    }
+
+    /// Why nothing was due: when the first of the subscriptions is due next; nil without subscriptions.
+    private func nothingDue() async throws -> RefreshSummary.NothingDue? {
+        let all = try await subscriptions.subscriptions()
+        guard !all.isEmpty else { return nil }
+        let next = all.filter { !$0.isGone }.map { $0.nextCheckAt ?? configuration.now() }.min()
+        guard let next, next < .distantFuture else { return .never }
+        return .nextAt(next)
     }
 
     /// Checks the feeds (claiming them on a shared store), each merged and handed to `after`.
@@ -329,7 +335,7 @@ public final class EpisodeUpdateService: Sendable {
                 do {
                     result = try await claims.claimFeeds(request)
                 } catch {
-                    book.fail(error as? StoreError ?? StoreError(kind: .database, message: "\(error)"))
+                    book.fail(error as? StoreError ?? StoreError(kind: .database, message: ErrorWords.describe(error)))
                     return .exhausted
                 }
                 let fresh = book.take(result.claimed)
@@ -483,13 +489,16 @@ public final class EpisodeUpdateService: Sendable {
                 return RefreshOutcome(feed: target, result: .dropped(reason: error.message))
             } catch {
                 return await failed(
-                    target, subscription, RefreshFailure(kind: .store(.database), message: "\(error)"), now: now,
+                    target, subscription, RefreshFailure(kind: .store(.database), message: ErrorWords.describe(error)),
+                    now: now,
                     runID: runID, lease: lease, record: false)
             }
             return RefreshOutcome(feed: target, result: .gone(message: error.message), nextCheckReason: "gone (410)")
         } catch let error as FeedFetchError {
             if Task.isCancelled { return RefreshOutcome(feed: target, result: .cancelled) }
-            var failure = RefreshFailure(kind: .fetch(error.kind), message: error.message, status: error.status)
+            var failure = RefreshFailure(
+                kind: .fetch(error.kind), message: error.message, status: error.status,
+                remedy: error.maxBodyBytes.map { .raiseFeedSizeLimit(bytes: $0) })
             if error.kind == .unreachable, ["http", "https"].contains(subscription.url.scheme?.lowercased() ?? "") {
                 failure.awaitsNetworkVerdict = true
                 deferred.add(
@@ -503,16 +512,18 @@ public final class EpisodeUpdateService: Sendable {
                 target, subscription, failure, now: now, runID: runID, lease: lease, retryAfter: error.retryAfter)
         } catch let error as FeedParseError {
             let message = "not a usable feed: \(error.description)"
-            return await failed(
-                target, subscription, RefreshFailure(kind: .parse(error.kind), message: message, status: 200), now: now,
-                runID: runID, lease: lease)
+            let failure = RefreshFailure(
+                kind: .parse(error.kind), message: message, status: 200,
+                remedy: error.isSubscriptionList ? .importSubscriptionList : nil)
+            return await failed(target, subscription, failure, now: now, runID: runID, lease: lease)
         } catch let error as StoreError {
             return await failed(
                 target, subscription, RefreshFailure(kind: .store(error.kind), message: "database: \(error.message)"),
                 now: now, runID: runID, lease: lease, record: false)
         } catch {
             return await failed(
-                target, subscription, RefreshFailure(kind: .internal, message: "\(error)"), now: now, runID: runID,
+                target, subscription, RefreshFailure(kind: .internal, message: ErrorWords.describe(error)), now: now,
+                runID: runID,
                 lease: lease)
         }
     }
@@ -633,14 +644,14 @@ public final class EpisodeUpdateService: Sendable {
         } catch {
             return (
                 nil,
-                "\(announced), but it is not a readable feed (\(error)); staying at \(subscription.url.absoluteString)"
+                "\(announced), but it is not a readable feed (\(ErrorWords.describe(error))); staying at \(subscription.url.absoluteString)"
             )
         }
     }
 }
 
 /// Failures held back until the batch knows whether the whole network is down (the one place that holds them: output
-/// waits for ``DataFetchEvent/networkOffline(message:)`` or ``DataFetchEvent/failuresConfirmed(_:)``), plus the run's
+/// waits for ``DataFetchEvent/networkOffline(fetches:)`` or ``DataFetchEvent/failuresConfirmed(_:)``), plus the run's
 /// byte counts.
 ///
 /// ## Why this class is `@unchecked Sendable`

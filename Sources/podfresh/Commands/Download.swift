@@ -100,8 +100,7 @@ extension RootCommand {
                 let hook = exec.map { exec in
                     HookSettings(
                         command: exec, timeout: hookTimeout.execTimeout.duration,
-                        output: mode == .json ? .standardErrorOnly : .standardStreams,
-                        timeoutName: SettingNames.execTimeout)
+                        output: mode == .json ? .standardErrorOnly : .standardStreams)
                 }
                 let updates = UIUpdateService()
                 renderer.attach(to: updates)

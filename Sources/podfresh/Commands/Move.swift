@@ -63,10 +63,10 @@ extension RootCommand {
                     let moved = try await store.moveSubscription(id: subscription.id, to: target)
                     Console.standard.line(SubscriptionMessages.moved(moved, from: subscription.url))
                 } catch let error as StoreError where error.kind != .database {
-                    Console.standard.error(error.message)
+                    Console.standard.error(StoreMessages.line(error))
                     throw ExitCode.validationFailure
                 } catch let error as StoreError {
-                    Console.standard.error(error.message)
+                    Console.standard.error(StoreMessages.line(error))
                     throw ExitStatus.internalError
                 }
             }
@@ -77,12 +77,12 @@ extension RootCommand {
             try await withFeedSource(fetch) { source in
                 do {
                     let result = try await source.fetch(FeedRequest(url: url, conditional: false)) { head in
-                        FeedParserConsumer(head: head, options: SettingNames.parserOptions)
+                        FeedParserConsumer(head: head)
                     }
                     if case .fetched(_, let consumer, _) = result { _ = try consumer.finish() }
                     return nil
                 } catch {
-                    return "could not be read as a feed (\(error))"
+                    return "could not be read as a feed (\(ErrorText.line(error)))"
                 }
             }
         }

@@ -51,7 +51,7 @@ extension RootCommand {
 
         static func parse(_ url: URL, source: any FeedSource) async throws -> ParsedFeed {
             let result = try await source.fetch(FeedRequest(url: url, conditional: false)) { head in
-                FeedParserConsumer(head: head, options: SettingNames.parserOptions)
+                FeedParserConsumer(head: head)
             }
             switch result {
             case .fetched(_, let consumer, _): return try consumer.finish()

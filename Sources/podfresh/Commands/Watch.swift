@@ -58,7 +58,8 @@ extension RootCommand {
             do {
                 return try MetricsAddress(parsing: text)
             } catch {
-                throw ValidationError("--metrics \"\(text)\" is not HOST:PORT (such as 127.0.0.1:9464): \(error).")
+                throw ValidationError(
+                    "--metrics \"\(text)\" is not HOST:PORT (such as 127.0.0.1:9464): \(error.description).")
             }
         }
 
@@ -144,7 +145,7 @@ struct WatchService: Service {
             } catch is CancellationError {
                 return
             } catch {
-                environment.renderer.error("\(error); trying again in \(Int(storeRetry)) s")
+                environment.renderer.error(WatchMessages.retrying(after: error, in: storeRetry))
                 do { try await Task.sleep(for: .seconds(storeRetry)) } catch { return }
                 storeRetry = min(storeRetry * 2, 300)
                 continue

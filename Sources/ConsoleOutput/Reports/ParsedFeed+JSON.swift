@@ -1,7 +1,10 @@
+public import FeedParsing
+import Foundation
+
 extension ParsedFeed {
     /// The feed as the JSON document `podfresh parse --json` prints (documented in the README): every key always
     /// present (`null` or `[]` when absent), in a stable order, episodes in document order, dates in RFC 3339 UTC,
-    /// durations in seconds.
+    /// durations in seconds. The schema lives in ConsoleOutput with every other word and key podfresh prints.
     public func jsonDocument() -> String {
         jsonValue().serialized()
     }
