@@ -475,59 +475,13 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
             throw StoreError(kind: .notFound, message: "no subscription with id \(check.subscriptionID)")
         }
         var summary = MergeSummary()
-        let checkedAt = check.checkedAt.timeIntervalSince1970
-        let next = check.nextCheckAt?.timeIntervalSince1970
-        switch check.result {
-        case .fetched(let feed, let etag, let lastModified, let unconditional):
+        let state = CheckStatePlan(check)
+        if case .fetched(let feed, _, _, _) = check.result {
             summary = try merge(
                 feed, columns: columns, into: current, checkedAt: check.checkedAt, runID: check.runID,
                 announceLimit: check.announceLimit, db: db)
-            try db.execute(
-                sql: """
-                    UPDATE subscription SET
-                      title = COALESCE(?, title), link = COALESCE(?, link), image = COALESCE(?, image),
-                      description = COALESCE(?, description), author = COALESCE(?, author),
-                      language = COALESCE(?, language), etag = ?, lastModified = ?,
-                      lastCheckedAt = ?, lastSuccessAt = ?, lastUnconditionalAt = CASE WHEN ? THEN ? ELSE lastUnconditionalAt END,
-                      lastStatus = ?, failureCount = 0, lastErrorKind = NULL, lastError = NULL, isGone = 0, isComplete = ?,
-                      nextCheckAt = ?, nextCheckReason = ?, lastBodyBytes = COALESCE(?, lastBodyBytes),
-                      ttlMinutes = ?, syndicationUpdatePeriod = ?, syndicationUpdateFrequency = ?, podcastUpdateFrequency = ?
-                    WHERE id = ?
-                    """,
-                arguments: [
-                    feed.title, feed.link?.absoluteString, feed.image?.absoluteString, feed.description,
-                    feed.author, feed.language, etag, lastModified, checkedAt, checkedAt, unconditional, checkedAt,
-                    check.status ?? 200, feed.complete ?? false, next, check.nextCheckReason, check.bodyBytes,
-                    feed.ttl, feed.syndicationUpdatePeriod, feed.syndicationUpdateFrequency, feed.updateFrequency,
-                    current.id,
-                ])
-        case .notModified:
-            try db.execute(
-                sql: """
-                    UPDATE subscription SET lastCheckedAt = ?, lastSuccessAt = ?, lastStatus = ?, failureCount = 0,
-                      lastErrorKind = NULL, lastError = NULL, isGone = 0, nextCheckAt = ?, nextCheckReason = ?
-                    WHERE id = ?
-                    """,
-                arguments: [checkedAt, checkedAt, check.status ?? 304, next, check.nextCheckReason, current.id])
-        case .failed(let kind, let message):
-            try db.execute(
-                sql: """
-                    UPDATE subscription SET lastCheckedAt = ?, lastStatus = ?, failureCount = failureCount + 1,
-                      lastErrorKind = ?, lastError = ?, nextCheckAt = ?, nextCheckReason = ?
-                    WHERE id = ?
-                    """,
-                arguments: [checkedAt, check.status, kind, message, next, check.nextCheckReason, current.id])
-            return summary
-        case .gone(let message):
-            try db.execute(
-                sql: """
-                    UPDATE subscription SET lastCheckedAt = ?, lastStatus = ?, isGone = 1, lastErrorKind = 'gone',
-                      lastError = ?, nextCheckAt = NULL, nextCheckReason = 'gone (410)'
-                    WHERE id = ?
-                    """,
-                arguments: [checkedAt, check.status ?? 410, message, current.id])
-            return summary
         }
+        try Self.write(state, subscriptionID: current.id, db: db)
         if let target = MergePlan.moveTarget(of: check, from: current) {
             if let other = try Row.fetchOne(
                 db, sql: "SELECT id, title FROM subscription WHERE url = ? AND id <> ?",
@@ -543,6 +497,41 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
             }
         }
         return summary
+    }
+
+    /// Writes a check's ``CheckStatePlan`` to the subscription's row (and what a fetched body says of the feed).
+    private static func write(_ state: CheckStatePlan, subscriptionID: Int64, db: Database) throws {
+        try db.execute(
+            sql: """
+                UPDATE subscription SET lastCheckedAt = ?, lastSuccessAt = COALESCE(?, lastSuccessAt),
+                  lastUnconditionalAt = COALESCE(?, lastUnconditionalAt), lastStatus = ?,
+                  failureCount = CASE ? WHEN 'reset' THEN 0 WHEN 'increment' THEN failureCount + 1 ELSE failureCount END,
+                  lastErrorKind = ?, lastError = ?, isGone = COALESCE(?, isGone), nextCheckAt = ?, nextCheckReason = ?
+                WHERE id = ?
+                """,
+            arguments: [
+                state.lastCheckedAt.timeIntervalSince1970, state.lastSuccessAt?.timeIntervalSince1970,
+                state.lastUnconditionalAt?.timeIntervalSince1970, state.lastStatus, state.failureCount.rawValue,
+                state.lastErrorKind, state.lastError, state.isGone, state.nextCheckAt?.timeIntervalSince1970,
+                state.nextCheckReason, subscriptionID,
+            ])
+        guard let feed = state.fetched else { return }
+        try db.execute(
+            sql: """
+                UPDATE subscription SET
+                  title = COALESCE(?, title), link = COALESCE(?, link), image = COALESCE(?, image),
+                  description = COALESCE(?, description), author = COALESCE(?, author),
+                  language = COALESCE(?, language), etag = ?, lastModified = ?, isComplete = ?,
+                  lastBodyBytes = COALESCE(?, lastBodyBytes), ttlMinutes = ?, syndicationUpdatePeriod = ?,
+                  syndicationUpdateFrequency = ?, podcastUpdateFrequency = ?
+                WHERE id = ?
+                """,
+            arguments: [
+                feed.title, feed.link?.absoluteString, feed.image?.absoluteString, feed.description, feed.author,
+                feed.language, feed.etag, feed.lastModified, feed.isComplete, feed.bodyBytes, feed.ttlMinutes,
+                feed.syndicationUpdatePeriod, feed.syndicationUpdateFrequency, feed.podcastUpdateFrequency,
+                subscriptionID,
+            ])
     }
 
     /// Merges a feed's episodes by its ``MergePlan``: new ones inserted, changed ones updated, none deleted.
