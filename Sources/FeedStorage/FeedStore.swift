@@ -400,22 +400,13 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         }
     }
 
-    public func updateMetadata(id: Int64, title: String?, link: URL?, image: URL?) throws {
-        try write { db in
-            try db.execute(
-                sql:
-                    "UPDATE subscription SET title = COALESCE(?, title), link = COALESCE(?, link), image = COALESCE(?, image) WHERE id = ?",
-                arguments: [title, link?.absoluteString, image?.absoluteString, id])
-        }
-    }
-
     static func subscription(from row: Row) -> Subscription? {
         guard let url = URL(string: row["url"]) else { return nil }
         return Subscription(
             id: row["id"], url: url, title: row["title"],
             link: (row["link"] as String?).flatMap(URL.init(string:)),
-            image: (row["image"] as String?).flatMap(URL.init(string:)),
-            addedAt: Date(timeIntervalSince1970: row["addedAt"]),
+            image: (row["image"] as String?).flatMap(URL.init(string:)), description: row["description"],
+            author: row["author"], language: row["language"], addedAt: Date(timeIntervalSince1970: row["addedAt"]),
             etag: row["etag"], lastModified: row["lastModified"],
             lastCheckedAt: date(row["lastCheckedAt"]), lastSuccessAt: date(row["lastSuccessAt"]),
             lastUnconditionalAt: date(row["lastUnconditionalAt"]), lastStatus: row["lastStatus"],
@@ -695,15 +686,16 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         return try read { db in
             try Row.fetchOne(
                 db, sql: "SELECT * FROM refreshRun WHERE endedAt IS NOT NULL\(condition) ORDER BY id DESC LIMIT 1"
-            ).map { row in
-                RefreshRun(
-                    id: row["id"], startedAt: Date(timeIntervalSince1970: row["startedAt"]),
-                    endedAt: Self.date(row["endedAt"]),
-                    feedsChecked: row["feedsChecked"], feedsFailed: row["feedsFailed"],
-                    feedsNotModified: row["feedsNotModified"], newEpisodes: row["newEpisodes"],
-                    bytesDownloaded: row["bytesDownloaded"], bytesSaved: row["bytesSaved"])
-            }
+            ).map(Self.run(from:))
         }
+    }
+
+    static func run(from row: Row) -> RefreshRun {
+        RefreshRun(
+            id: row["id"], startedAt: Date(timeIntervalSince1970: row["startedAt"]), endedAt: Self.date(row["endedAt"]),
+            feedsChecked: row["feedsChecked"], feedsFailed: row["feedsFailed"],
+            feedsNotModified: row["feedsNotModified"], newEpisodes: row["newEpisodes"],
+            bytesDownloaded: row["bytesDownloaded"], bytesSaved: row["bytesSaved"])
     }
 
     /// Runs `PRAGMA integrity_check` and returns its answer (`ok` when the file is sound).

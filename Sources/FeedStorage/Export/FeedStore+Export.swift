@@ -37,29 +37,12 @@ extension FeedStore {
     }
 
     /// Up to `limit` subscriptions with ids after `after` and at most `last`, by id.
-    public func exportSubscriptions(after: Int64, through last: Int64, limit: Int) throws -> [ExportedSubscription] {
+    public func exportSubscriptions(after: Int64, through last: Int64, limit: Int) throws -> [Subscription] {
         try read { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM subscription WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
                 arguments: [after, last, limit]
-            ).map { row in
-                ExportedSubscription(
-                    id: row["id"], url: row["url"], title: row["title"], link: row["link"], image: row["image"],
-                    description: row["description"], author: row["author"], language: row["language"],
-                    addedAt: row["addedAt"], etag: row["etag"], lastModified: row["lastModified"],
-                    lastCheckedAt: row["lastCheckedAt"], lastSuccessAt: row["lastSuccessAt"],
-                    lastUnconditionalAt: row["lastUnconditionalAt"], lastStatus: row["lastStatus"],
-                    failureCount: row["failureCount"], lastErrorKind: row["lastErrorKind"],
-                    lastError: row["lastError"], isGone: row["isGone"], isComplete: row["isComplete"],
-                    nextCheckAt: row["nextCheckAt"], nextCheckReason: row["nextCheckReason"],
-                    movedFrom: row["movedFrom"], lastBodyBytes: row["lastBodyBytes"], ttlMinutes: row["ttlMinutes"],
-                    syndicationUpdatePeriod: row["syndicationUpdatePeriod"],
-                    syndicationUpdateFrequency: row["syndicationUpdateFrequency"],
-                    podcastUpdateFrequency: row["podcastUpdateFrequency"], backlog: row["backlog"],
-                    refusedMoveTarget: row["refusedMoveTarget"], downloadsEnabled: row["downloadsEnabled"] ?? false,
-                    keepNewest: row["keepNewest"], downloadDirectory: row["downloadDirectory"],
-                    fileNameTemplate: row["fileNameTemplate"])
-            }
+            ).compactMap(Self.subscription(from:))
         }
     }
 
@@ -88,18 +71,12 @@ extension FeedStore {
     }
 
     /// Up to `limit` refresh runs with ids after `after` and at most `last`, by id.
-    public func exportRuns(after: Int64, through last: Int64, limit: Int) throws -> [ExportedRun] {
+    public func exportRuns(after: Int64, through last: Int64, limit: Int) throws -> [RefreshRun] {
         try read { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM refreshRun WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
                 arguments: [after, last, limit]
-            ).map { row in
-                ExportedRun(
-                    id: row["id"], startedAt: row["startedAt"], endedAt: row["endedAt"],
-                    feedsChecked: row["feedsChecked"], feedsFailed: row["feedsFailed"],
-                    feedsNotModified: row["feedsNotModified"], newEpisodes: row["newEpisodes"],
-                    bytesDownloaded: row["bytesDownloaded"], bytesSaved: row["bytesSaved"])
-            }
+            ).map(Self.run(from:))
         }
     }
 
@@ -109,8 +86,8 @@ extension FeedStore {
     /// The table has no id: pages follow its primary key, so no record is read twice, and the rowid bound leaves out
     /// records added after ``exportBounds()`` (a record changed since is read as it is now).
     public func exportDownloads(
-        after position: ExportedDownload.Position?, through lastRowID: Int64, limit: Int
-    ) throws -> [ExportedDownload] {
+        after position: DownloadRecord.Position?, through lastRowID: Int64, limit: Int
+    ) throws -> [DownloadRecord] {
         try read { db in
             var sql = "SELECT * FROM download WHERE rowid <= ?"
             var arguments: StatementArguments = [lastRowID]
@@ -120,14 +97,7 @@ extension FeedStore {
             }
             sql += " ORDER BY subscriptionId, episodeKey LIMIT ?"
             arguments += [limit]
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                ExportedDownload(
-                    subscriptionID: row["subscriptionId"], episodeKey: row["episodeKey"], state: row["state"],
-                    partPath: row["partPath"], filePath: row["filePath"], bytes: row["bytes"], etag: row["etag"],
-                    lastModified: row["lastModified"], url: row["url"], startedAt: row["startedAt"],
-                    downloadedAt: row["downloadedAt"], lastError: row["lastError"],
-                    deletedByUser: row["deletedByUser"], removedByRetention: row["removedByRetention"])
-            }
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.download(from:))
         }
     }
 }
