@@ -4,8 +4,8 @@ import GRDB
 
 // Download settings and records on SQLite (see ``AsyncDownloadRepository``). Each method is one transaction.
 extension FeedStore {
-    public func updateDownloadSettings(id: Int64, _ settings: DownloadSettings) throws -> Subscription {
-        try write { db in
+    public func updateDownloadSettings(id: Int64, _ settings: DownloadSettings) async throws -> Subscription {
+        try await write { db in
             let current = try Self.existingSubscription(id: id, db: db)
             let (enabled, keep, directory, template) = settings.applied(to: current)
             try db.execute(
@@ -19,9 +19,9 @@ extension FeedStore {
         }
     }
 
-    public func episodesToDownload(subscriptionID: Int64, newest: Int) throws -> [StoredEpisode] {
+    public func episodesToDownload(subscriptionID: Int64, newest: Int) async throws -> [StoredEpisode] {
         guard newest > 0 else { return [] }
-        return try read { db in
+        return try await read { db in
             let episodes = try Row.fetchAll(
                 db,
                 sql: """
@@ -39,26 +39,26 @@ extension FeedStore {
     }
 
     @discardableResult
-    public func recordDownloadStarted(_ start: DownloadStart) throws -> DownloadRecord {
-        try change(start.subscriptionID, start.episodeKey, .started(start))
+    public func recordDownloadStarted(_ start: DownloadStart) async throws -> DownloadRecord {
+        try await change(start.subscriptionID, start.episodeKey, .started(start))
             ?? Self.noDownload(start.subscriptionID, start.episodeKey)
     }
 
     @discardableResult
-    public func recordDownloadCompleted(_ completion: DownloadCompletion) throws -> DownloadRecord {
-        try change(completion.subscriptionID, completion.episodeKey, .completed(completion))
+    public func recordDownloadCompleted(_ completion: DownloadCompletion) async throws -> DownloadRecord {
+        try await change(completion.subscriptionID, completion.episodeKey, .completed(completion))
             ?? Self.noDownload(completion.subscriptionID, completion.episodeKey)
     }
 
     @discardableResult
     public func recordDownloadFailed(
         subscriptionID: Int64, episodeKey: String, error: String, partialBytes: Int64?
-    ) throws -> Bool {
-        try change(subscriptionID, episodeKey, .failed(error: error, partialBytes: partialBytes)) != nil
+    ) async throws -> Bool {
+        try await change(subscriptionID, episodeKey, .failed(error: error, partialBytes: partialBytes)) != nil
     }
 
-    public func filesPastRetention(subscriptionID: Int64, keepNewest: Int) throws -> [DownloadRecord] {
-        try read { db in
+    public func filesPastRetention(subscriptionID: Int64, keepNewest: Int) async throws -> [DownloadRecord] {
+        try await read { db in
             let records = try Row.fetchAll(
                 db,
                 sql: """
@@ -74,28 +74,28 @@ extension FeedStore {
     }
 
     @discardableResult
-    public func markRemovedByRetention(subscriptionID: Int64, episodeKey: String) throws -> Bool {
-        try change(subscriptionID, episodeKey, .removedByRetention) != nil
+    public func markRemovedByRetention(subscriptionID: Int64, episodeKey: String) async throws -> Bool {
+        try await change(subscriptionID, episodeKey, .removedByRetention) != nil
     }
 
     @discardableResult
-    public func markDeletedByUser(subscriptionID: Int64, episodeKey: String) throws -> Bool {
-        try change(subscriptionID, episodeKey, .deletedByUser) != nil
+    public func markDeletedByUser(subscriptionID: Int64, episodeKey: String) async throws -> Bool {
+        try await change(subscriptionID, episodeKey, .deletedByUser) != nil
     }
 
     @discardableResult
-    public func allowDownloadAgain(subscriptionID: Int64, episodeKey: String) throws -> Bool {
-        try change(subscriptionID, episodeKey, .allowedAgain) != nil
+    public func allowDownloadAgain(subscriptionID: Int64, episodeKey: String) async throws -> Bool {
+        try await change(subscriptionID, episodeKey, .allowedAgain) != nil
     }
 
-    public func downloadUsage() throws -> [Int64: DownloadUsage] {
-        try read { db in
+    public func downloadUsage() async throws -> [Int64: DownloadUsage] {
+        try await read { db in
             DownloadPlan.usage(of: try Row.fetchAll(db, sql: "SELECT * FROM download").map(Self.download(from:)))
         }
     }
 
-    public func download(subscriptionID: Int64, episodeKey: String) throws -> DownloadRecord? {
-        try read { db in
+    public func download(subscriptionID: Int64, episodeKey: String) async throws -> DownloadRecord? {
+        try await read { db in
             try Row.fetchOne(
                 db, sql: "SELECT * FROM download WHERE subscriptionId = ? AND episodeKey = ?",
                 arguments: [subscriptionID, episodeKey]
@@ -103,8 +103,8 @@ extension FeedStore {
         }
     }
 
-    public func downloads(subscriptionID: Int64?) throws -> [DownloadRecord] {
-        try read { db in
+    public func downloads(subscriptionID: Int64?) async throws -> [DownloadRecord] {
+        try await read { db in
             if let subscriptionID {
                 return try Row.fetchAll(
                     db, sql: "SELECT * FROM download WHERE subscriptionId = ? ORDER BY episodeKey",
@@ -123,10 +123,10 @@ extension FeedStore {
     /// writes nothing.
     private func change(
         _ subscriptionID: Int64, _ episodeKey: String, _ change: DownloadChange
-    ) throws
+    ) async throws
         -> DownloadRecord?
     {
-        try write { db in
+        try await write { db in
             let current = try Row.fetchOne(
                 db, sql: "SELECT * FROM download WHERE subscriptionId = ? AND episodeKey = ?",
                 arguments: [subscriptionID, episodeKey]

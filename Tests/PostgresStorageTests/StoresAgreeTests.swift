@@ -204,7 +204,7 @@ struct StoresAgreeTests {
             #expect(sqliteOutcome.episodes[index] == postgresOutcome.episodes[index], "\(name)")
         }
         // and every episode carries the same fingerprint in both, the one of its fields as last merged
-        let sqliteFingerprints = try sqlite.exportEpisodes(after: 0, through: .max, limit: 100_000)
+        let sqliteFingerprints = try await sqlite.exportEpisodes(after: 0, through: .max, limit: 100_000)
             .map { "\($0.subscriptionID) \(hex($0.key)) \($0.fingerprint)" }.sorted()
         let postgresFingerprints = try cluster.psql(
             database: String(url.split(separator: "/").last ?? ""),

@@ -12,8 +12,8 @@ import GRDB
 extension FeedStore {
     /// How many subscriptions, episodes, runs and download records the store holds, and each table's highest id
     /// (the `download` table's highest rowid), in one read.
-    public func exportBounds() throws -> ExportBounds {
-        try read { db in
+    public func exportBounds() async throws -> ExportBounds {
+        try await read { db in
             let row = try Row.fetchOne(
                 db,
                 sql: """
@@ -37,8 +37,8 @@ extension FeedStore {
     }
 
     /// Up to `limit` subscriptions with ids after `after` and at most `last`, by id.
-    public func exportSubscriptions(after: Int64, through last: Int64, limit: Int) throws -> [Subscription] {
-        try read { db in
+    public func exportSubscriptions(after: Int64, through last: Int64, limit: Int) async throws -> [Subscription] {
+        try await read { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM subscription WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
                 arguments: [after, last, limit]
@@ -47,8 +47,8 @@ extension FeedStore {
     }
 
     /// Up to `limit` episodes with ids after `after` and at most `last`, by id.
-    public func exportEpisodes(after: Int64, through last: Int64, limit: Int) throws -> [ExportedEpisode] {
-        try read { db in
+    public func exportEpisodes(after: Int64, through last: Int64, limit: Int) async throws -> [ExportedEpisode] {
+        try await read { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM episode WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
                 arguments: [after, last, limit]
@@ -71,8 +71,8 @@ extension FeedStore {
     }
 
     /// Up to `limit` refresh runs with ids after `after` and at most `last`, by id.
-    public func exportRuns(after: Int64, through last: Int64, limit: Int) throws -> [RefreshRun] {
-        try read { db in
+    public func exportRuns(after: Int64, through last: Int64, limit: Int) async throws -> [RefreshRun] {
+        try await read { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM refreshRun WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
                 arguments: [after, last, limit]
@@ -87,8 +87,8 @@ extension FeedStore {
     /// records added after ``exportBounds()`` (a record changed since is read as it is now).
     public func exportDownloads(
         after position: DownloadRecord.Position?, through lastRowID: Int64, limit: Int
-    ) throws -> [DownloadRecord] {
-        try read { db in
+    ) async throws -> [DownloadRecord] {
+        try await read { db in
             var sql = "SELECT * FROM download WHERE rowid <= ?"
             var arguments: StatementArguments = [lastRowID]
             if let position {
