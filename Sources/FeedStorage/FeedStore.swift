@@ -159,33 +159,41 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
     private static let queue = DispatchQueue(label: "podfresh.sqlite", attributes: .concurrent)
 
     /// Runs blocking `work` on ``queue`` and returns its result. The caller resumes only after `work`, and everything
-    /// it captured, was released: a store its caller lets go of closes its file at once (SQLite then removes the
-    /// `-wal`/`-shm` files), as a synchronous call would.
+    /// it captured, was released, and the result is handed over rather than copied: a store its caller lets go of
+    /// closes its file at once (SQLite then removes the `-wal`/`-shm` files), as a synchronous call would.
     private static func offThePool<T: Sendable>(
         _ work: @escaping @Sendable () throws -> T
     ) async -> Result<T, any Error> {
         let box = Work(work)
-        return await withCheckedContinuation { continuation in
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async {
-                let result = box.run()
-                continuation.resume(returning: result)
+                box.run()
+                continuation.resume()
             }
         }
+        return box.take()
     }
 
-    /// Blocking work handed to ``queue``, run once and dropped before its caller resumes.
+    /// Blocking work handed to ``queue``: run once, dropped before its caller resumes, its result taken by the caller.
     ///
-    /// `@unchecked Sendable`: `work` is set at init and taken exactly once, by the one Dispatch block that runs it;
-    /// nothing else reads or writes it.
+    /// `@unchecked Sendable`: `work` and `result` are written by the one Dispatch block that runs it, before it resumes
+    /// the caller, and `result` is read once by the caller after that resumption, which orders the two.
     private final class Work<T>: @unchecked Sendable {
         private var work: (@Sendable () throws -> T)?
+        private var result: Result<T, any Error>?
 
         init(_ work: @escaping @Sendable () throws -> T) { self.work = work }
 
-        func run() -> Result<T, any Error> {
+        func run() {
             guard let work else { preconditionFailure("blocking work run twice") }
             self.work = nil
-            return Result { try work() }
+            result = Result { try work() }
+        }
+
+        func take() -> Result<T, any Error> {
+            guard let result else { preconditionFailure("blocking work taken before it ran") }
+            self.result = nil
+            return result
         }
     }
 
