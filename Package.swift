@@ -286,6 +286,8 @@ let package = Package(
             name: "CLITests",
             dependencies: [
                 "podfresh", "TestSupport", "FeedModels", "FeedStorage", "FeedParsing",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -211,7 +211,7 @@ public struct MediaDownloader: Sendable {
             if let total, written != total {
                 throw Self.shortBody(url: url, got: written, of: total, cause: nil)
             }
-            try Self.commit(part, to: request.destination, url: url)
+            try await blockingIO { try Self.commit(part, to: request.destination, url: url) }
             return DownloadedMedia(
                 file: request.destination, finalURL: finalURL, byteCount: written, resumedFrom: start,
                 etag: etag, lastModified: lastModified, contentType: contentType)
@@ -224,13 +224,13 @@ public struct MediaDownloader: Sendable {
         deadline: ContinuousClock.Instant,
         url: URL, watch: TransferWatch, progress: @Sendable (DownloadProgress) -> Void
     ) async throws -> Int64 {
-        let file = try PartFile(path: part, truncatingAt: start, url: url)
+        let file = try await blockingIO { try PartFile(path: part, truncatingAt: start, url: url) }
         defer { file.finish() }
         var size = start
         watch.bodyStarted(received: start, expected: total)
         do {
             for try await buffer in body {
-                try buffer.withUnsafeReadableBytes { try file.append($0) }
+                try await blockingIO { try buffer.withUnsafeReadableBytes { try file.append($0) } }
                 size += Int64(buffer.readableBytes)
                 watch.received(buffer.readableBytes)
                 progress(
@@ -251,7 +251,7 @@ public struct MediaDownloader: Sendable {
             }
             throw classified
         }
-        try file.sync()
+        try await blockingIO { try file.sync() }
         return size
     }
 
@@ -477,8 +477,17 @@ struct ContentRange: Equatable {
     }
 }
 
+/// Runs a blocking file operation (open, write, fsync, rename) on NIO's thread pool, so that a slow disk never holds a
+/// thread of Swift's cooperative pool; the calling task waits for it.
+private func blockingIO<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await NIOThreadPool.singleton.runIfActive(body)
+}
+
 /// The `.part` file being written: a descriptor opened for writing, positioned at the resume offset.
-private final class PartFile {
+///
+/// `@unchecked Sendable` because its calls run on NIO's thread pool (``blockingIO(_:)``) while the one download task
+/// that owns it waits for each: it is used by one thread at a time, in order, and never shared between downloads.
+private final class PartFile: @unchecked Sendable {
     private var descriptor: Int32
     private let path: URL
     private let url: URL

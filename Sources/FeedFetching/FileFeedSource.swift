@@ -1,5 +1,6 @@
 import Foundation
 import Measures
+import NIOPosix
 
 /// Reads feeds from `file://` URLs, streaming them through the consumer in 64 KiB chunks. A conditional request whose
 /// `lastModified` equals the file's modification time (as an HTTP-date) is answered "not modified".
@@ -19,17 +20,23 @@ public struct FileFeedSource: FeedSource {
             throw FeedFetchError(kind: .unsupportedScheme, message: "\(request.url.absoluteString) is not a file URL")
         }
         let path = request.url.path
-        let attributes: [FileAttributeKey: Any]
+        // Every file operation runs on NIO's thread pool: a slow disk never holds a thread of the cooperative pool.
+        let (isFolder, modificationDate, size): (Bool, Date?, Int)
         do {
-            attributes = try FileManager.default.attributesOfItem(atPath: path)
+            (isFolder, modificationDate, size) = try await NIOThreadPool.singleton.runIfActive {
+                let attributes = try FileManager.default.attributesOfItem(atPath: path)
+                return (
+                    attributes[.type] as? FileAttributeType == .typeDirectory,
+                    attributes[.modificationDate] as? Date, (attributes[.size] as? NSNumber)?.intValue ?? 0
+                )
+            }
         } catch {
             throw FeedFetchError(kind: .file, message: "cannot read \(path): no such file")
         }
-        if attributes[.type] as? FileAttributeType == .typeDirectory {
+        if isFolder {
             throw FeedFetchError(kind: .file, message: "\(path) is a folder, not a feed file")
         }
-        let modified = (attributes[.modificationDate] as? Date).map(HTTPHeaderValues.string(from:))
-        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+        let modified = modificationDate.map(HTTPHeaderValues.string(from:))
         let head = FeedResponseHead(url: request.url, status: 200, lastModified: modified)
         if request.conditional, let modified, request.lastModified == modified {
             return .notModified(FeedResponseHead(url: request.url, status: 304, lastModified: modified))
@@ -39,7 +46,8 @@ public struct FileFeedSource: FeedSource {
                 kind: .tooLarge, message: "\(path) is larger than the \(Measure.bytes(maxBodyBytes)) limit",
                 maxBodyBytes: maxBodyBytes)
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        guard let handle = try? await NIOThreadPool.singleton.runIfActive({ FileHandle(forReadingAtPath: path) })
+        else {
             throw FeedFetchError(kind: .file, message: "cannot open \(path): permission denied?")
         }
         defer { try? handle.close() }
@@ -49,7 +57,7 @@ public struct FileFeedSource: FeedSource {
             try Task.checkCancellation()
             let data: Data
             do {
-                data = try handle.read(upToCount: 65_536) ?? Data()
+                data = try await NIOThreadPool.singleton.runIfActive { try handle.read(upToCount: 65_536) ?? Data() }
             } catch {
                 throw FeedFetchError(kind: .file, message: "cannot read \(path): \(error.localizedDescription)")
             }

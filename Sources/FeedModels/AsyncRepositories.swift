@@ -27,8 +27,6 @@ public protocol AsyncSubscriptionRepository: Sendable {
     func subscription(url: URL) async throws -> Subscription?
     /// Subscriptions that are not gone and whose next check is nil or at/before `date`, by id.
     func dueSubscriptions(at date: Date) async throws -> [Subscription]
-    /// Sets the title (and link/image when given) of a subscription.
-    func updateMetadata(id: Int64, title: String?, link: URL?, image: URL?) async throws
 }
 
 /// Episodes and the merge of one feed check, for stores whose calls wait on a server.

@@ -90,12 +90,17 @@ public struct MergePlan: Sendable, Hashable {
     // MARK: - Moves
 
     /// The URL a check asks the subscription to move to, normalised, or nil when there is nothing to try: no move,
-    /// the URL it already has, or the target of a move the user undid (never followed again).
+    /// a check that neither fetched the feed nor got a 304 (a failure or a 410 never moves it), the URL it already
+    /// has, or the target of a move the user undid (never followed again).
     ///
     /// The store then looks for another subscription under that URL: if there is one, the move is refused
     /// (``refusedMove(to:otherID:otherTitle:)``); if not, the subscription takes the URL and keeps its old one as
     /// `movedFrom`.
     public static func moveTarget(of check: FeedCheck, from subscription: Subscription) -> URL? {
+        switch check.result {
+        case .fetched, .notModified: break
+        case .failed, .gone: return nil
+        }
         guard let target = check.movedTo.map(FeedURL.normalized), target != subscription.url,
             target != subscription.refusedMoveTarget
         else { return nil }

@@ -9,6 +9,10 @@ public struct Subscription: Sendable, Hashable, Identifiable {
     /// The show's website.
     public var link: URL?
     public var image: URL?
+    /// The feed's description, author and language, from its last fetch.
+    public var description: String?
+    public var author: String?
+    public var language: String?
     public var addedAt: Date
     /// `ETag` of the last 200 response.
     public var etag: String?
@@ -64,6 +68,9 @@ public struct Subscription: Sendable, Hashable, Identifiable {
         title: String? = nil,
         link: URL? = nil,
         image: URL? = nil,
+        description: String? = nil,
+        author: String? = nil,
+        language: String? = nil,
         addedAt: Date,
         etag: String? = nil,
         lastModified: String? = nil,
@@ -107,6 +114,9 @@ public struct Subscription: Sendable, Hashable, Identifiable {
         self.title = title
         self.link = link
         self.image = image
+        self.description = description
+        self.author = author
+        self.language = language
         self.addedAt = addedAt
         self.etag = etag
         self.lastModified = lastModified

@@ -14,8 +14,9 @@ import Glibc
 /// timeout). `synchronous = NORMAL` in WAL mode keeps the file consistent after a crash or `kill -9` at any moment
 /// (a committed transaction survives a process crash; a power cut may lose only the last ones, never consistency).
 ///
-/// It answers the async repository protocols of `FeedModels` (``AsyncSubscriptionRepository`` and the rest), and keeps
-/// synchronous forms of the same methods for tests and tools.
+/// It answers the async repository protocols of `FeedModels` (``AsyncSubscriptionRepository`` and the rest) through
+/// GRDB's own queues: every read and write runs there, and the calling task waits without holding a thread of Swift's
+/// cooperative pool.
 public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, AsyncRefreshRunRepository,
     AsyncDownloadRepository, ExportableStore
 {
@@ -133,6 +134,60 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         } catch {
             throw StoreError(
                 kind: .database, message: "cannot read the database \(path): \(ErrorWords.describe(error))")
+        }
+    }
+
+    /// Opens the database at `path` as ``init(path:)`` does, on a thread of its own: opening migrates, and may wait
+    /// for another process's writer, so no thread of the cooperative pool is held meanwhile.
+    public static func open(path: String) async throws -> FeedStore {
+        try await offThePool { try FeedStore(path: path) }.get()
+    }
+
+    /// Opens the database at `path` for reading as ``openForReading(path:upgradingOlderSchema:)`` does, on a thread
+    /// of its own (it may upgrade an older file, and wait for a writer to do so).
+    public static func open(forReadingAt path: String, upgradingOlderSchema: Bool = false) async throws -> FeedStore {
+        try await offThePool { try openForReading(path: path, upgradingOlderSchema: upgradingOlderSchema) }.get()
+    }
+
+    /// Where blocking database work runs: threads of Dispatch's own, never Swift's cooperative pool.
+    private static let queue = DispatchQueue(label: "podfresh.sqlite", attributes: .concurrent)
+
+    /// Runs blocking `work` on ``queue`` and returns its result. The caller resumes only after `work`, and everything
+    /// it captured, was released, and the result is handed over rather than copied: a store its caller lets go of
+    /// closes its file at once (SQLite then removes the `-wal`/`-shm` files), as a synchronous call would.
+    private static func offThePool<T: Sendable>(
+        _ work: @escaping @Sendable () throws -> T
+    ) async -> Result<T, any Error> {
+        let box = Work(work)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
+                box.run()
+                continuation.resume()
+            }
+        }
+        return box.take()
+    }
+
+    /// Blocking work handed to ``queue``: run once, dropped before its caller resumes, its result taken by the caller.
+    ///
+    /// `@unchecked Sendable`: `work` and `result` are written by the one Dispatch block that runs it, before it resumes
+    /// the caller, and `result` is read once by the caller after that resumption, which orders the two.
+    private final class Work<T>: @unchecked Sendable {
+        private var work: (@Sendable () throws -> T)?
+        private var result: Result<T, any Error>?
+
+        init(_ work: @escaping @Sendable () throws -> T) { self.work = work }
+
+        func run() {
+            guard let work else { preconditionFailure("blocking work run twice") }
+            self.work = nil
+            result = Result { try work() }
+        }
+
+        func take() -> Result<T, any Error> {
+            guard let result else { preconditionFailure("blocking work taken before it ran") }
+            self.result = nil
+            return result
         }
     }
 
@@ -259,9 +314,21 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         }
     }
 
-    func write<T>(_ body: (Database) throws -> T) throws -> T {
+    // MARK: - Access off the cooperative pool
+
+    /// Runs `body` in a write transaction; the calling task waits without holding a thread of the cooperative pool
+    /// (SQLite may wait up to the busy timeout for another process). Once started, the write always completes, even
+    /// when the calling task is cancelled: a stopped refresh still commits what it started.
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try refuseWritesWhenReading()
-        return try storeErrors { try writer.write(body) }
+        let writer = self.writer
+        return try value(await Self.offThePool { try writer.write(body) })
+    }
+
+    /// Runs `body` in a read transaction, the calling task waiting without holding a thread of the cooperative pool.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let writer = self.writer
+        return try value(await Self.offThePool { try writer.read(body) })
     }
 
     private func refuseWritesWhenReading() throws {
@@ -270,20 +337,12 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         }
     }
 
-    /// Runs `body`, turning a database error into a ``StoreError`` that names the file.
-    private func storeErrors<T>(_ body: () throws -> T) throws -> T {
+    /// `result`'s value, a database error turned into a ``StoreError`` that names the file.
+    private func value<T>(_ result: Result<T, any Error>) throws -> T {
         do {
-            return try body()
+            return try result.get()
         } catch let error as StoreError {
             throw error
-        } catch let error as DatabaseError {
-            throw Self.failure(error, path: writer.path)
-        }
-    }
-
-    func read<T>(_ body: (Database) throws -> T) throws -> T {
-        do {
-            return try writer.read(body)
         } catch let error as DatabaseError {
             throw Self.failure(error, path: writer.path)
         }
@@ -292,13 +351,13 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
     // MARK: - Subscriptions
 
     /// Adds a feed whose first fetch announces only its newest episode.
-    public func addSubscription(url: URL, title: String?, at date: Date) throws -> Subscription {
-        try addSubscription(url: url, title: title, at: date, backlog: nil)
+    public func addSubscription(url: URL, title: String?, at date: Date) async throws -> Subscription {
+        try await addSubscription(url: url, title: title, at: date, backlog: nil)
     }
 
-    public func addSubscription(url: URL, title: String?, at date: Date, backlog: Int?) throws -> Subscription {
+    public func addSubscription(url: URL, title: String?, at date: Date, backlog: Int?) async throws -> Subscription {
         let url = FeedURL.normalized(url)
-        return try write { db in
+        return try await write { db in
             if try Row.fetchOne(db, sql: "SELECT id FROM subscription WHERE url = ?", arguments: [url.absoluteString])
                 != nil
             {
@@ -311,9 +370,9 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         }
     }
 
-    public func moveSubscription(id: Int64, to url: URL) throws -> Subscription {
+    public func moveSubscription(id: Int64, to url: URL) async throws -> Subscription {
         let url = FeedURL.normalized(url)
-        return try write { db in
+        return try await write { db in
             let current = try Self.existingSubscription(id: id, db: db)
             guard url != current.url else { return current }
             try Self.refuseTakenURL(url, except: id, db: db)
@@ -328,8 +387,8 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         }
     }
 
-    public func undoMove(id: Int64) throws -> Subscription {
-        try write { db in
+    public func undoMove(id: Int64) async throws -> Subscription {
+        try await write { db in
             let current = try Self.existingSubscription(id: id, db: db)
             guard let previous = current.movedFrom else {
                 throw StoreError(kind: .notFound, message: "subscription \(id) has not moved: there is no move to undo")
@@ -365,28 +424,28 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
     }
 
     @discardableResult
-    public func removeSubscription(id: Int64) throws -> Bool {
-        try write { db in
+    public func removeSubscription(id: Int64) async throws -> Bool {
+        try await write { db in
             try db.execute(sql: "DELETE FROM subscription WHERE id = ?", arguments: [id])
             return db.changesCount > 0
         }
     }
 
-    public func subscriptions() throws -> [Subscription] {
-        try read { db in
+    public func subscriptions() async throws -> [Subscription] {
+        try await read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM subscription ORDER BY id").compactMap(Self.subscription(from:))
         }
     }
 
-    public func subscription(id: Int64) throws -> Subscription? {
-        try read { db in
+    public func subscription(id: Int64) async throws -> Subscription? {
+        try await read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE id = ?", arguments: [id]).flatMap(
                 Self.subscription(from:))
         }
     }
 
-    public func subscription(url: URL) throws -> Subscription? {
-        try read { db in
+    public func subscription(url: URL) async throws -> Subscription? {
+        try await read { db in
             try Row.fetchOne(
                 db, sql: "SELECT * FROM subscription WHERE url = ?",
                 arguments: [FeedURL.normalizedString(url.absoluteString)]
@@ -395,8 +454,8 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         }
     }
 
-    public func dueSubscriptions(at date: Date) throws -> [Subscription] {
-        try read { db in
+    public func dueSubscriptions(at date: Date) async throws -> [Subscription] {
+        try await read { db in
             try Row.fetchAll(
                 db,
                 sql:
@@ -406,22 +465,13 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         }
     }
 
-    public func updateMetadata(id: Int64, title: String?, link: URL?, image: URL?) throws {
-        try write { db in
-            try db.execute(
-                sql:
-                    "UPDATE subscription SET title = COALESCE(?, title), link = COALESCE(?, link), image = COALESCE(?, image) WHERE id = ?",
-                arguments: [title, link?.absoluteString, image?.absoluteString, id])
-        }
-    }
-
     static func subscription(from row: Row) -> Subscription? {
         guard let url = URL(string: row["url"]) else { return nil }
         return Subscription(
             id: row["id"], url: url, title: row["title"],
             link: (row["link"] as String?).flatMap(URL.init(string:)),
-            image: (row["image"] as String?).flatMap(URL.init(string:)),
-            addedAt: Date(timeIntervalSince1970: row["addedAt"]),
+            image: (row["image"] as String?).flatMap(URL.init(string:)), description: row["description"],
+            author: row["author"], language: row["language"], addedAt: Date(timeIntervalSince1970: row["addedAt"]),
             etag: row["etag"], lastModified: row["lastModified"],
             lastCheckedAt: date(row["lastCheckedAt"]), lastSuccessAt: date(row["lastSuccessAt"]),
             lastUnconditionalAt: date(row["lastUnconditionalAt"]), lastStatus: row["lastStatus"],
@@ -443,32 +493,18 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
 
     // MARK: - Applying a check
 
-    /// Applies one feed check in a single transaction (see ``AsyncEpisodeRepository/applyAsync(_:)``), synchronously.
-    public func apply(_ check: FeedCheck) throws -> MergeSummary {
+    /// Applies one feed check in a single transaction (see ``AsyncEpisodeRepository/applyAsync(_:)``). The episode
+    /// rows are computed before the transaction, so the single writer only runs SQL; once queued, the merge always
+    /// completes, so a cancelled refresh still commits in-flight merges.
+    public func applyAsync(_ check: FeedCheck) async throws -> MergeSummary {
         let columns = Self.columns(of: check)
-        return try write { db in try applyBody(check, columns: columns, db: db) }
+        return try await write { db in try self.applyBody(check, columns: columns, db: db) }
     }
 
     /// The episode rows of a fetched feed, computed before the write transaction.
     private static func columns(of check: FeedCheck) -> [EpisodeColumns] {
         guard case .fetched(let feed, _, _, _) = check.result else { return [] }
         return feed.episodes.map(EpisodeColumns.init)
-    }
-
-    /// ``apply(_:)`` for async callers: the merge runs on the database's writer queue, and the calling task waits
-    /// without holding a thread of the cooperative pool (a blocked pool thread would stop other feeds from parsing
-    /// while a merge runs). Once the write is queued it always completes: a cancelled refresh still commits
-    /// in-flight merges.
-    public func applyAsync(_ check: FeedCheck) async throws -> MergeSummary {
-        try refuseWritesWhenReading()
-        let writer = self.writer
-        let columns = Self.columns(of: check)
-        let result: Result<MergeSummary, any Error> = await withCheckedContinuation { continuation in
-            writer.asyncWrite(
-                { db in try self.applyBody(check, columns: columns, db: db) },
-                completion: { _, result in continuation.resume(returning: result) })
-        }
-        return try storeErrors { try result.get() }
     }
 
     private func applyBody(_ check: FeedCheck, columns: [EpisodeColumns], db: Database) throws -> MergeSummary {
@@ -481,59 +517,13 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
             throw StoreError(kind: .notFound, message: "no subscription with id \(check.subscriptionID)")
         }
         var summary = MergeSummary()
-        let checkedAt = check.checkedAt.timeIntervalSince1970
-        let next = check.nextCheckAt?.timeIntervalSince1970
-        switch check.result {
-        case .fetched(let feed, let etag, let lastModified, let unconditional):
+        let state = CheckStatePlan(check)
+        if case .fetched(let feed, _, _, _) = check.result {
             summary = try merge(
                 feed, columns: columns, into: current, checkedAt: check.checkedAt, runID: check.runID,
                 announceLimit: check.announceLimit, db: db)
-            try db.execute(
-                sql: """
-                    UPDATE subscription SET
-                      title = COALESCE(?, title), link = COALESCE(?, link), image = COALESCE(?, image),
-                      description = COALESCE(?, description), author = COALESCE(?, author),
-                      language = COALESCE(?, language), etag = ?, lastModified = ?,
-                      lastCheckedAt = ?, lastSuccessAt = ?, lastUnconditionalAt = CASE WHEN ? THEN ? ELSE lastUnconditionalAt END,
-                      lastStatus = ?, failureCount = 0, lastErrorKind = NULL, lastError = NULL, isGone = 0, isComplete = ?,
-                      nextCheckAt = ?, nextCheckReason = ?, lastBodyBytes = COALESCE(?, lastBodyBytes),
-                      ttlMinutes = ?, syndicationUpdatePeriod = ?, syndicationUpdateFrequency = ?, podcastUpdateFrequency = ?
-                    WHERE id = ?
-                    """,
-                arguments: [
-                    feed.title, feed.link?.absoluteString, feed.image?.absoluteString, feed.description,
-                    feed.author, feed.language, etag, lastModified, checkedAt, checkedAt, unconditional, checkedAt,
-                    check.status ?? 200, feed.complete ?? false, next, check.nextCheckReason, check.bodyBytes,
-                    feed.ttl, feed.syndicationUpdatePeriod, feed.syndicationUpdateFrequency, feed.updateFrequency,
-                    current.id,
-                ])
-        case .notModified:
-            try db.execute(
-                sql: """
-                    UPDATE subscription SET lastCheckedAt = ?, lastSuccessAt = ?, lastStatus = ?, failureCount = 0,
-                      lastErrorKind = NULL, lastError = NULL, isGone = 0, nextCheckAt = ?, nextCheckReason = ?
-                    WHERE id = ?
-                    """,
-                arguments: [checkedAt, checkedAt, check.status ?? 304, next, check.nextCheckReason, current.id])
-        case .failed(let kind, let message):
-            try db.execute(
-                sql: """
-                    UPDATE subscription SET lastCheckedAt = ?, lastStatus = ?, failureCount = failureCount + 1,
-                      lastErrorKind = ?, lastError = ?, nextCheckAt = ?, nextCheckReason = ?
-                    WHERE id = ?
-                    """,
-                arguments: [checkedAt, check.status, kind, message, next, check.nextCheckReason, current.id])
-            return summary
-        case .gone(let message):
-            try db.execute(
-                sql: """
-                    UPDATE subscription SET lastCheckedAt = ?, lastStatus = ?, isGone = 1, lastErrorKind = 'gone',
-                      lastError = ?, nextCheckAt = NULL, nextCheckReason = 'gone (410)'
-                    WHERE id = ?
-                    """,
-                arguments: [checkedAt, check.status ?? 410, message, current.id])
-            return summary
         }
+        try Self.write(state, subscriptionID: current.id, db: db)
         if let target = MergePlan.moveTarget(of: check, from: current) {
             if let other = try Row.fetchOne(
                 db, sql: "SELECT id, title FROM subscription WHERE url = ? AND id <> ?",
@@ -549,6 +539,41 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
             }
         }
         return summary
+    }
+
+    /// Writes a check's ``CheckStatePlan`` to the subscription's row (and what a fetched body says of the feed).
+    private static func write(_ state: CheckStatePlan, subscriptionID: Int64, db: Database) throws {
+        try db.execute(
+            sql: """
+                UPDATE subscription SET lastCheckedAt = ?, lastSuccessAt = COALESCE(?, lastSuccessAt),
+                  lastUnconditionalAt = COALESCE(?, lastUnconditionalAt), lastStatus = ?,
+                  failureCount = CASE ? WHEN 'reset' THEN 0 WHEN 'increment' THEN failureCount + 1 ELSE failureCount END,
+                  lastErrorKind = ?, lastError = ?, isGone = COALESCE(?, isGone), nextCheckAt = ?, nextCheckReason = ?
+                WHERE id = ?
+                """,
+            arguments: [
+                state.lastCheckedAt.timeIntervalSince1970, state.lastSuccessAt?.timeIntervalSince1970,
+                state.lastUnconditionalAt?.timeIntervalSince1970, state.lastStatus, state.failureCount.rawValue,
+                state.lastErrorKind, state.lastError, state.isGone, state.nextCheckAt?.timeIntervalSince1970,
+                state.nextCheckReason, subscriptionID,
+            ])
+        guard let feed = state.fetched else { return }
+        try db.execute(
+            sql: """
+                UPDATE subscription SET
+                  title = COALESCE(?, title), link = COALESCE(?, link), image = COALESCE(?, image),
+                  description = COALESCE(?, description), author = COALESCE(?, author),
+                  language = COALESCE(?, language), etag = ?, lastModified = ?, isComplete = ?,
+                  lastBodyBytes = COALESCE(?, lastBodyBytes), ttlMinutes = ?, syndicationUpdatePeriod = ?,
+                  syndicationUpdateFrequency = ?, podcastUpdateFrequency = ?
+                WHERE id = ?
+                """,
+            arguments: [
+                feed.title, feed.link?.absoluteString, feed.image?.absoluteString, feed.description, feed.author,
+                feed.language, feed.etag, feed.lastModified, feed.isComplete, feed.bodyBytes, feed.ttlMinutes,
+                feed.syndicationUpdatePeriod, feed.syndicationUpdateFrequency, feed.podcastUpdateFrequency,
+                subscriptionID,
+            ])
     }
 
     /// Merges a feed's episodes by its ``MergePlan``: new ones inserted, changed ones updated, none deleted.
@@ -610,22 +635,22 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
 
     // MARK: - Episodes
 
-    public func episodes(_ query: EpisodeQuery) throws -> [StoredEpisode] {
+    public func episodes(_ query: EpisodeQuery) async throws -> [StoredEpisode] {
         var (sql, arguments) = Self.episodeSelection(query, columns: "*")
         sql += " ORDER BY COALESCE(published, firstSeenAt) DESC, id DESC"
         if let limit = query.limit {
             sql += " LIMIT ?"
             arguments += [limit]
         }
-        return try read { db in
+        return try await read { [sql, arguments] db in
             try Row.fetchAll(db, sql: sql, arguments: arguments).map(EpisodeColumns.storedEpisode(from:))
         }
     }
 
     /// How many stored episodes match `query`, ignoring its limit (so a listing can say how many it left out).
-    public func countEpisodes(_ query: EpisodeQuery) throws -> Int {
+    public func countEpisodes(_ query: EpisodeQuery) async throws -> Int {
         let (sql, arguments) = Self.episodeSelection(query, columns: "COUNT(*)")
-        return try read { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
+        return try await read { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
     }
 
     /// `SELECT columns FROM episode WHERE …` for the query's filters (no order, no limit).
@@ -649,8 +674,8 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         return (sql, arguments)
     }
 
-    public func episodeCounts() throws -> [Int64: Int] {
-        try read { db in
+    public func episodeCounts() async throws -> [Int64: Int] {
+        try await read { db in
             var counts: [Int64: Int] = [:]
             for row in try Row.fetchAll(
                 db, sql: "SELECT subscriptionId, COUNT(*) AS n FROM episode GROUP BY subscriptionId")
@@ -661,8 +686,8 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         }
     }
 
-    public func recentPublishedDates(subscriptionID: Int64, limit: Int) throws -> [Date] {
-        try read { db in
+    public func recentPublishedDates(subscriptionID: Int64, limit: Int) async throws -> [Date] {
+        try await read { db in
             try Double.fetchAll(
                 db,
                 sql:
@@ -674,16 +699,16 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
 
     // MARK: - Runs
 
-    public func beginRun(at date: Date) throws -> RefreshRun {
-        try write { db in
+    public func beginRun(at date: Date) async throws -> RefreshRun {
+        try await write { db in
             try db.execute(
                 sql: "INSERT INTO refreshRun (startedAt) VALUES (?)", arguments: [date.timeIntervalSince1970])
             return RefreshRun(id: db.lastInsertedRowID, startedAt: date)
         }
     }
 
-    public func finishRun(_ run: RefreshRun) throws {
-        try write { db in
+    public func finishRun(_ run: RefreshRun) async throws {
+        try await write { db in
             try db.execute(
                 sql: """
                     UPDATE refreshRun SET endedAt = ?, feedsChecked = ?, feedsFailed = ?, feedsNotModified = ?, newEpisodes = ?,
@@ -698,30 +723,31 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
     }
 
     /// The newest finished run.
-    public func lastRun() throws -> RefreshRun? {
-        try lastRun(checkedFeeds: false)
+    public func lastRun() async throws -> RefreshRun? {
+        try await lastRun(checkedFeeds: false)
     }
 
     /// The newest finished run; with `checkedFeeds`, the newest that checked at least one feed (what `episodes --new`
     /// means by "the last refresh": a run that had nothing due found nothing, but hid nothing either).
-    public func lastRun(checkedFeeds: Bool) throws -> RefreshRun? {
+    public func lastRun(checkedFeeds: Bool) async throws -> RefreshRun? {
         let condition = checkedFeeds ? " AND feedsChecked > 0" : ""
-        return try read { db in
+        return try await read { db in
             try Row.fetchOne(
                 db, sql: "SELECT * FROM refreshRun WHERE endedAt IS NOT NULL\(condition) ORDER BY id DESC LIMIT 1"
-            ).map { row in
-                RefreshRun(
-                    id: row["id"], startedAt: Date(timeIntervalSince1970: row["startedAt"]),
-                    endedAt: Self.date(row["endedAt"]),
-                    feedsChecked: row["feedsChecked"], feedsFailed: row["feedsFailed"],
-                    feedsNotModified: row["feedsNotModified"], newEpisodes: row["newEpisodes"],
-                    bytesDownloaded: row["bytesDownloaded"], bytesSaved: row["bytesSaved"])
-            }
+            ).map(Self.run(from:))
         }
     }
 
+    static func run(from row: Row) -> RefreshRun {
+        RefreshRun(
+            id: row["id"], startedAt: Date(timeIntervalSince1970: row["startedAt"]), endedAt: Self.date(row["endedAt"]),
+            feedsChecked: row["feedsChecked"], feedsFailed: row["feedsFailed"],
+            feedsNotModified: row["feedsNotModified"], newEpisodes: row["newEpisodes"],
+            bytesDownloaded: row["bytesDownloaded"], bytesSaved: row["bytesSaved"])
+    }
+
     /// Runs `PRAGMA integrity_check` and returns its answer (`ok` when the file is sound).
-    public func integrityCheck() throws -> String {
-        try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ") }
+    public func integrityCheck() async throws -> String {
+        try await read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ") }
     }
 }

@@ -26,145 +26,79 @@ extension PostgresFeedStore: AsyncDownloadRepository {
 
     public func episodesToDownload(subscriptionID: Int64, newest: Int) async throws -> [StoredEpisode] {
         guard newest > 0 else { return [] }
-        let columns = Self.episodeColumns.split(separator: ",")
-            .map { "e." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")
-        return try await rows(
-            """
-            SELECT \(unescaped: columns) FROM (
-              SELECT * FROM episode WHERE subscription_id = \(subscriptionID)
-              ORDER BY COALESCE(published, first_seen_at) DESC, id DESC LIMIT \(newest)
-            ) AS e
-            LEFT JOIN download AS d ON d.subscription_id = e.subscription_id AND d.episode_key = e.key
-            WHERE d.subscription_id IS NULL
-               OR (d.state = 'in-progress' AND NOT d.deleted_by_user AND NOT d.removed_by_retention)
-            ORDER BY COALESCE(e.published, e.first_seen_at) DESC, e.id DESC
-            """
-        ).map(Self.storedEpisode(from:))
+        return try await transaction { connection in
+            var episodes: [StoredEpisode] = []
+            for try await row in try await connection.query(
+                """
+                SELECT \(unescaped: Self.episodeColumns) FROM episode WHERE subscription_id = \(subscriptionID)
+                ORDER BY COALESCE(published, first_seen_at) DESC, id DESC LIMIT \(newest)
+                """, logger: logger)
+            {
+                episodes.append(try Self.storedEpisode(from: row))
+            }
+            var records: [String: DownloadRecord] = [:]
+            for try await row in try await connection.query(
+                "SELECT \(unescaped: Self.downloadColumns) FROM download WHERE subscription_id = \(subscriptionID)",
+                logger: logger)
+            {
+                let record = try Self.download(from: row)
+                records[record.episodeKey] = record
+            }
+            return DownloadPlan.episodesToDownload(episodes, records: records)
+        }
     }
 
     @discardableResult
     public func recordDownloadStarted(_ start: DownloadStart) async throws -> DownloadRecord {
-        try await transaction { connection in
-            try await Self.requireEpisode(start.subscriptionID, start.episodeKey, on: connection, store: self)
-            let rows = try await connection.query(
-                """
-                INSERT INTO download (subscription_id, episode_key, state, part_path, file_path, etag, last_modified,
-                  url, started_at)
-                VALUES (\(start.subscriptionID), \(start.episodeKey), 'in-progress', \(start.partPath),
-                  \(start.filePath), \(start.etag), \(start.lastModified), \(start.url.absoluteString),
-                  \(start.startedAt.timeIntervalSince1970))
-                ON CONFLICT (subscription_id, episode_key) DO UPDATE SET
-                  state = 'in-progress', part_path = excluded.part_path, file_path = excluded.file_path, bytes = NULL,
-                  etag = excluded.etag, last_modified = excluded.last_modified, url = excluded.url,
-                  started_at = excluded.started_at, downloaded_at = NULL, last_error = NULL, deleted_by_user = false,
-                  removed_by_retention = false
-                RETURNING \(unescaped: Self.downloadColumns)
-                """, logger: logger)
-            return try await Self.firstDownload(rows, start.subscriptionID, start.episodeKey)
-        }
+        try await change(start.subscriptionID, start.episodeKey, .started(start))
+            ?? Self.noDownload(start.subscriptionID, start.episodeKey)
     }
 
     @discardableResult
     public func recordDownloadCompleted(_ completion: DownloadCompletion) async throws -> DownloadRecord {
-        try await transaction { connection in
-            try await Self.requireEpisode(
-                completion.subscriptionID, completion.episodeKey, on: connection, store: self)
-            let at = completion.downloadedAt.timeIntervalSince1970
-            let rows = try await connection.query(
-                """
-                INSERT INTO download (subscription_id, episode_key, state, file_path, bytes, etag, last_modified, url,
-                  started_at, downloaded_at)
-                VALUES (\(completion.subscriptionID), \(completion.episodeKey), 'complete', \(completion.filePath),
-                  \(completion.bytes), \(completion.etag), \(completion.lastModified), \(completion.url.absoluteString),
-                  \(at), \(at))
-                ON CONFLICT (subscription_id, episode_key) DO UPDATE SET
-                  state = 'complete', part_path = NULL, file_path = excluded.file_path, bytes = excluded.bytes,
-                  etag = excluded.etag, last_modified = excluded.last_modified, url = excluded.url,
-                  started_at = COALESCE(download.started_at, excluded.started_at),
-                  downloaded_at = excluded.downloaded_at, last_error = NULL, deleted_by_user = false,
-                  removed_by_retention = false
-                RETURNING \(unescaped: Self.downloadColumns)
-                """, logger: logger)
-            return try await Self.firstDownload(rows, completion.subscriptionID, completion.episodeKey)
-        }
+        try await change(completion.subscriptionID, completion.episodeKey, .completed(completion))
+            ?? Self.noDownload(completion.subscriptionID, completion.episodeKey)
     }
 
     @discardableResult
     public func recordDownloadFailed(
         subscriptionID: Int64, episodeKey: String, error: String, partialBytes: Int64?
     ) async throws -> Bool {
-        try await !rows(
-            """
-            UPDATE download SET last_error = \(error), bytes = COALESCE(\(partialBytes), bytes)
-            WHERE subscription_id = \(subscriptionID) AND episode_key = \(episodeKey) AND state = 'in-progress'
-            RETURNING 1
-            """
-        ).isEmpty
+        try await change(subscriptionID, episodeKey, .failed(error: error, partialBytes: partialBytes)) != nil
     }
 
     public func filesPastRetention(subscriptionID: Int64, keepNewest: Int) async throws -> [DownloadRecord] {
         let columns = Self.downloadColumns.split(separator: ",")
             .map { "d." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")
-        return try await rows(
+        let records = try await rows(
             """
             SELECT \(unescaped: columns) FROM download AS d
             JOIN episode AS e ON e.subscription_id = d.subscription_id AND e.key = d.episode_key
-            WHERE d.subscription_id = \(subscriptionID) AND d.state = 'complete' AND NOT d.removed_by_retention
-              AND NOT d.deleted_by_user
+            WHERE d.subscription_id = \(subscriptionID)
             ORDER BY COALESCE(e.published, e.first_seen_at) DESC, e.id DESC
-            OFFSET \(max(keepNewest, 0))
             """
         ).map(Self.download(from:))
+        return DownloadPlan.pastRetention(records, keepNewest: keepNewest)
     }
 
     @discardableResult
     public func markRemovedByRetention(subscriptionID: Int64, episodeKey: String) async throws -> Bool {
-        try await !rows(
-            """
-            UPDATE download SET removed_by_retention = true
-            WHERE subscription_id = \(subscriptionID) AND episode_key = \(episodeKey) RETURNING 1
-            """
-        ).isEmpty
+        try await change(subscriptionID, episodeKey, .removedByRetention) != nil
     }
 
     @discardableResult
     public func markDeletedByUser(subscriptionID: Int64, episodeKey: String) async throws -> Bool {
-        try await !rows(
-            """
-            UPDATE download SET deleted_by_user = true
-            WHERE subscription_id = \(subscriptionID) AND episode_key = \(episodeKey) RETURNING 1
-            """
-        ).isEmpty
+        try await change(subscriptionID, episodeKey, .deletedByUser) != nil
     }
 
     @discardableResult
     public func allowDownloadAgain(subscriptionID: Int64, episodeKey: String) async throws -> Bool {
-        try await !rows(
-            """
-            UPDATE download SET
-              state = CASE WHEN deleted_by_user OR removed_by_retention THEN 'in-progress' ELSE state END,
-              downloaded_at = CASE WHEN deleted_by_user OR removed_by_retention THEN NULL ELSE downloaded_at END,
-              deleted_by_user = false, removed_by_retention = false
-            WHERE subscription_id = \(subscriptionID) AND episode_key = \(episodeKey) RETURNING 1
-            """
-        ).isEmpty
+        try await change(subscriptionID, episodeKey, .allowedAgain) != nil
     }
 
     public func downloadUsage() async throws -> [Int64: DownloadUsage] {
-        var usage: [Int64: DownloadUsage] = [:]
-        for row in try await rows(
-            """
-            SELECT subscription_id, count(*) AS files, COALESCE(sum(bytes), 0)::bigint AS bytes FROM download
-            WHERE state = 'complete' AND NOT removed_by_retention AND NOT deleted_by_user
-            GROUP BY subscription_id
-            """)
-        {
-            let r = RowReader(row)
-            if let id = try r.int64("subscription_id") {
-                usage[id] = DownloadUsage(files: try r.integer("files") ?? 0, bytes: try r.int64("bytes") ?? 0)
-            }
-        }
-        return usage
+        DownloadPlan.usage(
+            of: try await rows("SELECT \(unescaped: Self.downloadColumns) FROM download").map(Self.download(from:)))
     }
 
     public func download(subscriptionID: Int64, episodeKey: String) async throws -> DownloadRecord? {
@@ -192,21 +126,58 @@ extension PostgresFeedStore: AsyncDownloadRepository {
 
     // MARK: - Helpers
 
-    private static func requireEpisode(
-        _ subscriptionID: Int64, _ key: String, on connection: PostgresConnection, store: PostgresFeedStore
-    ) async throws {
-        let rows = try await connection.query(
-            "SELECT 1 FROM episode WHERE subscription_id = \(subscriptionID) AND key = \(key)", logger: store.logger)
-        for try await _ in rows { return }
-        throw StoreError(kind: .notFound, message: "no episode \"\(key)\" in subscription \(subscriptionID)")
+    /// Carries out the ``DownloadPlan`` for `change` in one transaction: reads the episode's record with its row
+    /// locked (and whether the episode is stored), stores the planned record with every column, and returns it as
+    /// stored; nil when the plan writes nothing.
+    private func change(
+        _ subscriptionID: Int64, _ episodeKey: String, _ change: DownloadChange
+    ) async throws
+        -> DownloadRecord?
+    {
+        try await transaction { connection in
+            var current: DownloadRecord?
+            for try await row in try await connection.query(
+                """
+                SELECT \(unescaped: Self.downloadColumns) FROM download
+                WHERE subscription_id = \(subscriptionID) AND episode_key = \(episodeKey) FOR UPDATE
+                """, logger: logger)
+            {
+                current = try Self.download(from: row)
+            }
+            var episodeStored = false
+            if change.mayCreateRecord {
+                for try await _ in try await connection.query(
+                    "SELECT 1 FROM episode WHERE subscription_id = \(subscriptionID) AND key = \(episodeKey)",
+                    logger: logger)
+                {
+                    episodeStored = true
+                }
+            }
+            let plan = try DownloadPlan(
+                change, subscriptionID: subscriptionID, episodeKey: episodeKey, current: current,
+                episodeStored: episodeStored)
+            guard let r = plan.record else { return nil }
+            let rows = try await connection.query(
+                """
+                INSERT INTO download (\(unescaped: Self.downloadColumns))
+                VALUES (\(r.subscriptionID), \(r.episodeKey), \(r.state.rawValue), \(r.partPath), \(r.filePath),
+                  \(r.bytes), \(r.etag), \(r.lastModified), \(r.url?.absoluteString),
+                  \(r.startedAt?.timeIntervalSince1970), \(r.downloadedAt?.timeIntervalSince1970), \(r.lastError),
+                  \(r.deletedByUser), \(r.removedByRetention))
+                ON CONFLICT (subscription_id, episode_key) DO UPDATE SET
+                  state = excluded.state, part_path = excluded.part_path, file_path = excluded.file_path,
+                  bytes = excluded.bytes, etag = excluded.etag, last_modified = excluded.last_modified,
+                  url = excluded.url, started_at = excluded.started_at, downloaded_at = excluded.downloaded_at,
+                  last_error = excluded.last_error, deleted_by_user = excluded.deleted_by_user,
+                  removed_by_retention = excluded.removed_by_retention
+                RETURNING \(unescaped: Self.downloadColumns)
+                """, logger: logger)
+            for try await row in rows { return try Self.download(from: row) }
+            return nil
+        }
     }
 
-    private static func firstDownload(
-        _ rows: PostgresRowSequence, _ subscriptionID: Int64, _ key: String
-    )
-        async throws -> DownloadRecord
-    {
-        for try await row in rows { return try download(from: row) }
+    private static func noDownload(_ subscriptionID: Int64, _ key: String) throws -> DownloadRecord {
         throw StoreError(kind: .notFound, message: "no download of \"\(key)\" in subscription \(subscriptionID)")
     }
 

@@ -107,21 +107,27 @@ extension PostgresFeedStore {
 
     public func lastRun(checkedFeeds: Bool) async throws -> RefreshRun? {
         let condition = checkedFeeds ? " AND feeds_checked > 0" : ""
-        let rows = try await rows(
+        return try await rows(
             """
-            SELECT id, started_at, ended_at, feeds_checked, feeds_failed, feeds_not_modified, new_episodes,
-              bytes_downloaded, bytes_saved
+            SELECT \(unescaped: Self.runColumns)
             FROM refresh_run WHERE ended_at IS NOT NULL\(unescaped: condition) ORDER BY id DESC LIMIT 1
-            """)
-        return try rows.first.map { row in
-            let r = RowReader(row)
-            return RefreshRun(
-                id: try r.int64("id") ?? 0, startedAt: try r.date("started_at") ?? Date(timeIntervalSince1970: 0),
-                endedAt: try r.date("ended_at"), feedsChecked: try r.integer("feeds_checked") ?? 0,
-                feedsFailed: try r.integer("feeds_failed") ?? 0,
-                feedsNotModified: try r.integer("feeds_not_modified") ?? 0,
-                newEpisodes: try r.integer("new_episodes") ?? 0,
-                bytesDownloaded: try r.integer("bytes_downloaded") ?? 0, bytesSaved: try r.integer("bytes_saved") ?? 0)
-        }
+            """
+        ).first.map(Self.run(from:))
+    }
+
+    /// The `refresh_run` table's columns, in the order ``run(from:)`` reads and a copy writes them.
+    static let runColumns = """
+        id, started_at, ended_at, feeds_checked, feeds_failed, feeds_not_modified, new_episodes, bytes_downloaded,
+        bytes_saved
+        """
+
+    static func run(from row: PostgresRow) throws -> RefreshRun {
+        let r = RowReader(row)
+        return RefreshRun(
+            id: try r.int64("id") ?? 0, startedAt: try r.date("started_at") ?? Date(timeIntervalSince1970: 0),
+            endedAt: try r.date("ended_at"), feedsChecked: try r.integer("feeds_checked") ?? 0,
+            feedsFailed: try r.integer("feeds_failed") ?? 0, feedsNotModified: try r.integer("feeds_not_modified") ?? 0,
+            newEpisodes: try r.integer("new_episodes") ?? 0, bytesDownloaded: try r.integer("bytes_downloaded") ?? 0,
+            bytesSaved: try r.integer("bytes_saved") ?? 0)
     }
 }

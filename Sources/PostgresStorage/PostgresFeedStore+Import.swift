@@ -145,7 +145,7 @@ private struct StoreImporter: Sendable {
         }
 
         var downloads = MigrationSummary.Counts(source: bounds.downloads)
-        var position: ExportedDownload.Position?
+        var position: DownloadRecord.Position?
         while true {
             let page = try await source.exportDownloads(
                 after: position, through: bounds.lastDownloadRowID, limit: batchSize)
@@ -238,17 +238,17 @@ private struct StoreImporter: Sendable {
     /// Writes the page's subscriptions the target does not have yet (by normalised URL) and maps every source id to
     /// its target row. - Returns: how many were written.
     func copySubscriptions(
-        _ page: [ExportedSubscription], keepingIDs: Bool, into ids: inout [Int64: Int64],
+        _ page: [Subscription], keepingIDs: Bool, into ids: inout [Int64: Int64],
         on connection: PostgresConnection
     ) async throws -> Int {
-        let urls = page.map { FeedURL.normalizedString($0.url) }
+        let urls = page.map { FeedURL.normalizedString($0.url.absoluteString) }
         var present: [String: Int64] = [:]
         for try await (id, url) in try await connection.query(
             "SELECT id, url FROM subscription WHERE url = ANY(\(Array(Set(urls))))", logger: logger
         ).decode((Int64, String).self) {
             present[url] = id
         }
-        var fresh: [(row: ExportedSubscription, url: String)] = []
+        var fresh: [(row: Subscription, url: String)] = []
         var freshURLs = Set<String>()
         for (row, url) in zip(page, urls) where present[url] == nil && freshURLs.insert(url).inserted {
             fresh.append((row, url))
@@ -265,36 +265,37 @@ private struct StoreImporter: Sendable {
             present[url] = id
             tuples.append(
                 Self.tuple(&binds) { b in
+                    // In the order of `subscriptionColumns`.
                     b.append(id)
                     b.append(url)
                     b.append(s.title)
-                    b.append(s.link)
-                    b.append(s.image)
+                    b.append(s.link?.absoluteString)
+                    b.append(s.image?.absoluteString)
                     b.append(s.description)
                     b.append(s.author)
                     b.append(s.language)
-                    b.append(s.addedAt)
+                    b.append(s.addedAt.timeIntervalSince1970)
                     b.append(s.etag)
                     b.append(s.lastModified)
-                    b.append(s.lastCheckedAt)
-                    b.append(s.lastSuccessAt)
-                    b.append(s.lastUnconditionalAt)
+                    b.append(s.lastCheckedAt?.timeIntervalSince1970)
+                    b.append(s.lastSuccessAt?.timeIntervalSince1970)
+                    b.append(s.lastUnconditionalAt?.timeIntervalSince1970)
                     b.append(s.lastStatus)
                     b.append(s.failureCount)
                     b.append(s.lastErrorKind)
                     b.append(s.lastError)
                     b.append(s.isGone)
                     b.append(s.isComplete)
-                    b.append(s.nextCheckAt)
+                    b.append(s.nextCheckAt?.timeIntervalSince1970)
                     b.append(s.nextCheckReason)
-                    b.append(s.movedFrom)
+                    b.append(s.movedFrom?.absoluteString)
                     b.append(s.lastBodyBytes)
                     b.append(s.ttlMinutes)
                     b.append(s.syndicationUpdatePeriod)
                     b.append(s.syndicationUpdateFrequency)
                     b.append(s.podcastUpdateFrequency)
                     b.append(s.backlog)
-                    b.append(s.refusedMoveTarget)
+                    b.append(s.refusedMoveTarget?.absoluteString)
                     b.append(s.downloadsEnabled)
                     b.append(s.keepNewest)
                     b.append(s.downloadDirectory)
@@ -304,12 +305,7 @@ private struct StoreImporter: Sendable {
         try await connection.query(
             PostgresQuery(
                 unsafeSQL: """
-                    INSERT INTO subscription (id, url, title, link, image, description, author, language, added_at,
-                      etag, last_modified, last_checked_at, last_success_at, last_unconditional_at, last_status,
-                      failure_count, last_error_kind, last_error, is_gone, is_complete, next_check_at,
-                      next_check_reason, moved_from, last_body_bytes, ttl_minutes, syndication_update_period,
-                      syndication_update_frequency, podcast_update_frequency, backlog, refused_move_target,
-                      downloads_enabled, keep_newest, download_directory, file_name_template)
+                    INSERT INTO subscription (\(PostgresFeedStore.subscriptionColumns))
                     VALUES \(tuples.joined(separator: ", "))
                     """, binds: binds), logger: logger)
         for (row, url) in zip(page, urls) { ids[row.id] = present[url] }
@@ -322,26 +318,21 @@ private struct StoreImporter: Sendable {
     /// to its target row. A run counts as present when the target has one that started and ended at the same
     /// instants with the same counts (a merge repeated). - Returns: how many were written.
     func copyRuns(
-        _ page: [ExportedRun], keepingIDs: Bool, into ids: inout [Int64: Int64], on connection: PostgresConnection
+        _ page: [RefreshRun], keepingIDs: Bool, into ids: inout [Int64: Int64], on connection: PostgresConnection
     ) async throws -> Int {
-        var fresh: [ExportedRun] = []
+        var fresh: [RefreshRun] = []
         if keepingIDs {
             fresh = page
         } else {
             var present: [RunIdentity: Int64] = [:]
-            let rows = try await connection.query(
+            for try await row in try await connection.query(
                 """
-                SELECT id, started_at, ended_at, feeds_checked, feeds_failed, feeds_not_modified, new_episodes,
-                  bytes_downloaded, bytes_saved
-                FROM refresh_run WHERE started_at = ANY(\(page.map(\.startedAt)))
+                SELECT \(unescaped: PostgresFeedStore.runColumns) FROM refresh_run
+                WHERE started_at = ANY(\(page.map(\.startedAt.timeIntervalSince1970)))
                 """, logger: logger)
-            for try await (id, startedAt, endedAt, checked, failed, notModified, new, downloaded, saved) in rows.decode(
-                (Int64, Double, Double?, Int64, Int64, Int64, Int64, Int64, Int64).self)
             {
-                let run = ExportedRun(
-                    id: id, startedAt: startedAt, endedAt: endedAt, feedsChecked: checked, feedsFailed: failed,
-                    feedsNotModified: notModified, newEpisodes: new, bytesDownloaded: downloaded, bytesSaved: saved)
-                present[RunIdentity(run)] = id
+                let run = try PostgresFeedStore.run(from: row)
+                present[RunIdentity(run)] = run.id
             }
             for run in page {
                 if let id = present[RunIdentity(run)] {
@@ -359,9 +350,10 @@ private struct StoreImporter: Sendable {
             ids[run.id] = id
             tuples.append(
                 Self.tuple(&binds) { b in
+                    // In the order of `runColumns`.
                     b.append(id)
-                    b.append(run.startedAt)
-                    b.append(run.endedAt)
+                    b.append(run.startedAt.timeIntervalSince1970)
+                    b.append(run.endedAt?.timeIntervalSince1970)
                     b.append(run.feedsChecked)
                     b.append(run.feedsFailed)
                     b.append(run.feedsNotModified)
@@ -373,8 +365,7 @@ private struct StoreImporter: Sendable {
         try await connection.query(
             PostgresQuery(
                 unsafeSQL: """
-                    INSERT INTO refresh_run (id, started_at, ended_at, feeds_checked, feeds_failed,
-                      feeds_not_modified, new_episodes, bytes_downloaded, bytes_saved)
+                    INSERT INTO refresh_run (\(PostgresFeedStore.runColumns))
                     VALUES \(tuples.joined(separator: ", "))
                     """, binds: binds), logger: logger)
         return fresh.count
@@ -382,9 +373,9 @@ private struct StoreImporter: Sendable {
 
     /// A run without its id: what tells one run from another across databases.
     struct RunIdentity: Hashable {
-        let run: ExportedRun
+        let run: RefreshRun
 
-        init(_ run: ExportedRun) {
+        init(_ run: RefreshRun) {
             var run = run
             run.id = 0
             self.run = run
@@ -468,7 +459,7 @@ private struct StoreImporter: Sendable {
     /// the subscription their episode was copied to; a record the target has is left as it is. - Returns: how many
     /// were written.
     func copyDownloads(
-        _ page: [ExportedDownload], subscriptionIDs: [Int64: Int64], on connection: PostgresConnection
+        _ page: [DownloadRecord], subscriptionIDs: [Int64: Int64], on connection: PostgresConnection
     ) async throws -> Int {
         var binds = PostgresBindings()
         var tuples: [String] = []
@@ -482,17 +473,18 @@ private struct StoreImporter: Sendable {
             }
             tuples.append(
                 Self.tuple(&binds) { b in
+                    // In the order of `downloadColumns`.
                     b.append(subscriptionID)
                     b.append(d.episodeKey)
-                    b.append(d.state)
+                    b.append(d.state.rawValue)
                     b.append(d.partPath)
                     b.append(d.filePath)
                     b.append(d.bytes)
                     b.append(d.etag)
                     b.append(d.lastModified)
-                    b.append(d.url)
-                    b.append(d.startedAt)
-                    b.append(d.downloadedAt)
+                    b.append(d.url?.absoluteString)
+                    b.append(d.startedAt?.timeIntervalSince1970)
+                    b.append(d.downloadedAt?.timeIntervalSince1970)
                     b.append(d.lastError)
                     b.append(d.deletedByUser)
                     b.append(d.removedByRetention)

@@ -24,11 +24,15 @@ extension PostgresFeedStore {
             rows = []
         }
         let store = self
-        if rows.isEmpty, check.movedTo == nil, let update = Self.stateUpdate(check) {
-            // A check without episodes or a move changes one row: one statement, atomic by itself, fenced in its
+        let state = CheckStatePlan(check)
+        if state.fetched == nil, check.movedTo == nil {
+            // A check without a body or a move changes one row: one statement, atomic by itself, fenced in its
             // WHERE clause (a 304 costs one round trip, not a transaction's five).
             return try await Task {
-                guard try await !store.rows(update).isEmpty else {
+                guard
+                    try await !store.rows(Self.stateUpdate(state, id: check.subscriptionID, lease: check.lease))
+                        .isEmpty
+                else {
                     throw try await store.whyNoRow(check)
                 }
                 return MergeSummary()
@@ -36,52 +40,35 @@ extension PostgresFeedStore {
         }
         return try await Task {
             try await store.transaction { connection in
-                try await store.apply(check, rows: rows, on: connection)
+                try await store.apply(check, state: state, rows: rows, on: connection)
             }
         }.value
     }
 
     private func apply(
-        _ check: FeedCheck, rows: [(fields: EpisodeFields, fingerprint: String)], on connection: PostgresConnection
+        _ check: FeedCheck, state: CheckStatePlan, rows: [(fields: EpisodeFields, fingerprint: String)],
+        on connection: PostgresConnection
     ) async throws -> MergeSummary {
         let current = try await Self.lockedSubscription(id: check.subscriptionID, on: connection, store: self)
         var summary = MergeSummary()
-        let checkedAt = check.checkedAt.timeIntervalSince1970
-        let next = check.nextCheckAt?.timeIntervalSince1970
-        switch check.result {
-        case .fetched(let feed, let etag, let lastModified, let unconditional):
+        var lease = check.lease
+        if case .fetched(let feed, _, _, _) = check.result {
             try await Self.fence(check, on: connection, store: self)
+            lease = nil  // checked and cleared
             summary = try await merge(
-                feed, rows: rows, into: current, checkedAt: checkedAt, runID: check.runID,
-                announceLimit: check.announceLimit, on: connection)
-            try await connection.query(
-                """
-                UPDATE subscription SET
-                  title = COALESCE(\(feed.title), title), link = COALESCE(\(feed.link?.absoluteString), link),
-                  image = COALESCE(\(feed.image?.absoluteString), image),
-                  description = COALESCE(\(feed.description), description),
-                  author = COALESCE(\(feed.author), author), language = COALESCE(\(feed.language), language),
-                  etag = \(etag), last_modified = \(lastModified),
-                  last_checked_at = \(checkedAt), last_success_at = \(checkedAt),
-                  last_unconditional_at = CASE WHEN \(unconditional) THEN \(checkedAt) ELSE last_unconditional_at END,
-                  last_status = \(check.status ?? 200), failure_count = 0, last_error_kind = NULL, last_error = NULL,
-                  is_gone = false, is_complete = \(feed.complete ?? false),
-                  next_check_at = \(next), next_check_reason = \(check.nextCheckReason),
-                  last_body_bytes = COALESCE(\(check.bodyBytes), last_body_bytes),
-                  ttl_minutes = \(feed.ttl), syndication_update_period = \(feed.syndicationUpdatePeriod),
-                  syndication_update_frequency = \(feed.syndicationUpdateFrequency),
-                  podcast_update_frequency = \(feed.updateFrequency)
-                WHERE id = \(current.id)
-                """, logger: logger)
-        case .notModified, .failed, .gone:
-            // The same fenced UPDATE as a check without a move (`stateUpdate`); the row is locked and exists, so no
-            // row back means the lease is no longer this check's.
-            guard let update = Self.stateUpdate(check) else { break }
-            var applied = false
-            for try await _ in try await connection.query(update, logger: logger) { applied = true }
-            guard applied else { throw Self.leaseLost }
-            // Only a 304 may move the feed (a permanent redirect to a body that did not change).
-            guard case .notModified = check.result else { return summary }
+                feed, rows: rows, into: current, checkedAt: check.checkedAt.timeIntervalSince1970,
+                runID: check.runID, announceLimit: check.announceLimit, on: connection)
+        }
+        // The row is locked and exists, so no row back means the lease is no longer this check's.
+        var applied = false
+        for try await _ in try await connection.query(
+            Self.stateUpdate(state, id: current.id, lease: lease), logger: logger)
+        {
+            applied = true
+        }
+        guard applied else { throw Self.leaseLost }
+        if let fetched = state.fetched {
+            try await connection.query(Self.feedUpdate(fetched, id: current.id), logger: logger)
         }
         if let target = MergePlan.moveTarget(of: check, from: current) {
             var other: (id: Int64, title: String?)?
@@ -203,43 +190,42 @@ extension PostgresFeedStore {
             """, logger: logger)
     }
 
-    /// The one UPDATE that records a 304, a failure or a 410, fenced by the check's lease when it has one (and then
-    /// clearing it); it returns the row's id when it applied. Nil for a check with episodes.
-    static func stateUpdate(_ check: FeedCheck) -> PostgresQuery? {
-        let checkedAt = check.checkedAt.timeIntervalSince1970
-        let next = check.nextCheckAt?.timeIntervalSince1970
-        let id = check.subscriptionID
-        let token = check.lease?.token
+    /// The one UPDATE that writes a check's ``CheckStatePlan``, fenced by `lease` when given (and then clearing it);
+    /// it returns the row's id when it applied.
+    static func stateUpdate(_ state: CheckStatePlan, id: Int64, lease: FeedLease?) -> PostgresQuery {
         // With a lease: cleared, and required to be current. Without: left as it is.
-        let clear = token == nil ? "" : ", lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL"
-        let fenced = token == nil ? "" : " AND lease_expires_at > clock_timestamp() AND lease_token = "
-        switch check.result {
-        case .fetched: return nil
-        case .notModified:
-            return """
-                UPDATE subscription SET last_checked_at = \(checkedAt), last_success_at = \(checkedAt),
-                  last_status = \(check.status ?? 304), failure_count = 0, last_error_kind = NULL, last_error = NULL,
-                  is_gone = false, next_check_at = \(next), next_check_reason = \(check.nextCheckReason)\(unescaped: clear)
-                WHERE id = \(id)\(unescaped: fenced)\(unescaped: token.map(String.init) ?? "")
-                RETURNING id
-                """
-        case .failed(let kind, let message):
-            return """
-                UPDATE subscription SET last_checked_at = \(checkedAt), last_status = \(check.status),
-                  failure_count = failure_count + 1, last_error_kind = \(kind), last_error = \(message),
-                  next_check_at = \(next), next_check_reason = \(check.nextCheckReason)\(unescaped: clear)
-                WHERE id = \(id)\(unescaped: fenced)\(unescaped: token.map(String.init) ?? "")
-                RETURNING id
-                """
-        case .gone(let message):
-            return """
-                UPDATE subscription SET last_checked_at = \(checkedAt), last_status = \(check.status ?? 410),
-                  is_gone = true, last_error_kind = 'gone', last_error = \(message), next_check_at = NULL,
-                  next_check_reason = 'gone (410)'\(unescaped: clear)
-                WHERE id = \(id)\(unescaped: fenced)\(unescaped: token.map(String.init) ?? "")
-                RETURNING id
-                """
-        }
+        let clear = lease == nil ? "" : ", lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL"
+        let fenced = lease.map { " AND lease_expires_at > clock_timestamp() AND lease_token = \($0.token)" } ?? ""
+        return """
+            UPDATE subscription SET last_checked_at = \(state.lastCheckedAt.timeIntervalSince1970),
+              last_success_at = COALESCE(\(state.lastSuccessAt?.timeIntervalSince1970), last_success_at),
+              last_unconditional_at = COALESCE(\(state.lastUnconditionalAt?.timeIntervalSince1970), last_unconditional_at),
+              last_status = \(state.lastStatus),
+              failure_count = CASE \(state.failureCount.rawValue)
+                WHEN 'reset' THEN 0 WHEN 'increment' THEN failure_count + 1 ELSE failure_count END,
+              last_error_kind = \(state.lastErrorKind), last_error = \(state.lastError),
+              is_gone = COALESCE(\(state.isGone), is_gone), next_check_at = \(state.nextCheckAt?.timeIntervalSince1970),
+              next_check_reason = \(state.nextCheckReason)\(unescaped: clear)
+            WHERE id = \(id)\(unescaped: fenced)
+            RETURNING id
+            """
+    }
+
+    /// The UPDATE that writes what a fetched body says of the feed.
+    static func feedUpdate(_ feed: CheckStatePlan.Fetched, id: Int64) -> PostgresQuery {
+        """
+        UPDATE subscription SET
+          title = COALESCE(\(feed.title), title), link = COALESCE(\(feed.link?.absoluteString), link),
+          image = COALESCE(\(feed.image?.absoluteString), image),
+          description = COALESCE(\(feed.description), description),
+          author = COALESCE(\(feed.author), author), language = COALESCE(\(feed.language), language),
+          etag = \(feed.etag), last_modified = \(feed.lastModified), is_complete = \(feed.isComplete),
+          last_body_bytes = COALESCE(\(feed.bodyBytes), last_body_bytes), ttl_minutes = \(feed.ttlMinutes),
+          syndication_update_period = \(feed.syndicationUpdatePeriod),
+          syndication_update_frequency = \(feed.syndicationUpdateFrequency),
+          podcast_update_frequency = \(feed.podcastUpdateFrequency)
+        WHERE id = \(id)
+        """
     }
 
     /// Why a fenced one-row update changed nothing: the feed was removed, or the check's lease is not current.

@@ -3,12 +3,14 @@ public import Foundation
 import PostgresNIO
 
 extension PostgresFeedStore {
+    /// The `subscription` table's columns, in the order ``subscription(from:)`` reads and a copy writes them (the
+    /// lease columns are a worker's, not the feed's).
     static let subscriptionColumns = """
-        id, url, title, link, image, added_at, etag, last_modified, last_checked_at, last_success_at,
-        last_unconditional_at, last_status, failure_count, last_error_kind, last_error, is_gone, is_complete,
-        next_check_at, next_check_reason, moved_from, last_body_bytes, ttl_minutes, syndication_update_period,
-        syndication_update_frequency, podcast_update_frequency, backlog, refused_move_target, downloads_enabled,
-        keep_newest, download_directory, file_name_template
+        id, url, title, link, image, description, author, language, added_at, etag, last_modified, last_checked_at,
+        last_success_at, last_unconditional_at, last_status, failure_count, last_error_kind, last_error, is_gone,
+        is_complete, next_check_at, next_check_reason, moved_from, last_body_bytes, ttl_minutes,
+        syndication_update_period, syndication_update_frequency, podcast_update_frequency, backlog,
+        refused_move_target, downloads_enabled, keep_newest, download_directory, file_name_template
         """
 
     public func addSubscription(url: URL, title: String?, at date: Date, backlog: Int?) async throws -> Subscription {
@@ -97,15 +99,6 @@ extension PostgresFeedStore {
         ).compactMap(Self.subscription(from:))
     }
 
-    public func updateMetadata(id: Int64, title: String?, link: URL?, image: URL?) async throws {
-        _ = try await rows(
-            """
-            UPDATE subscription SET title = COALESCE(\(title), title), link = COALESCE(\(link?.absoluteString), link),
-              image = COALESCE(\(image?.absoluteString), image)
-            WHERE id = \(id)
-            """)
-    }
-
     // MARK: - Inside transactions
 
     /// The subscription with `id`, its row locked until the transaction ends.
@@ -140,6 +133,7 @@ extension PostgresFeedStore {
         }
         return Subscription(
             id: id, url: url, title: try r.text("title"), link: try r.url("link"), image: try r.url("image"),
+            description: try r.text("description"), author: try r.text("author"), language: try r.text("language"),
             addedAt: addedAt, etag: try r.text("etag"), lastModified: try r.text("last_modified"),
             lastCheckedAt: try r.date("last_checked_at"), lastSuccessAt: try r.date("last_success_at"),
             lastUnconditionalAt: try r.date("last_unconditional_at"), lastStatus: try r.integer("last_status"),

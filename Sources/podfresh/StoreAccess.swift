@@ -32,11 +32,11 @@ func withStore<Result: Sendable>(
     case .sqlite(let path):
         let store: FeedStore
         switch access {
-        case .readWrite: store = try FeedStore(path: path)
+        case .readWrite: store = try await FeedStore.open(path: path)
         case .reading:
             // The first reader after an upgrade of podfresh upgrades the file, when it may write it.
-            store = try FeedStore.openForReading(
-                path: path, upgradingOlderSchema: true)
+            store = try await FeedStore.open(
+                forReadingAt: path, upgradingOlderSchema: true)
         }
         return try await body(OpenStore(repositories: store, claims: nil, sqlitePath: path))
     case .postgres(let url):

@@ -21,6 +21,12 @@ struct ArgumentParsingTests {
         ["move", "1", "https://example.com/feed.xml", "--undo"],
         ["move", "1", "ftp://example.com/feed.xml"],
         ["list", "--database", ""],
+        ["refresh", "--exec", "true", "--exec-timeout", "0"],
+        ["refresh", "--exec", "true", "--exec-timeout", "soon"],
+        ["watch", "--exec", "true", "--exec-timeout", "0s"],
+        ["download", "--jobs", "0"],
+        ["download", "--latest", "0"],
+        ["refresh", "--offline", "--download"],
     ])
     func aUsageErrorIsFoundWithoutRunningAndExits64(arguments: [String]) {
         do {
@@ -43,5 +49,16 @@ struct ArgumentParsingTests {
         #expect(add.backlog == 0)
         let move = try #require(try RootCommand.parseAsRoot(["move", "2", "--undo"]) as? RootCommand.Move)
         #expect(move.undo && move.url == nil && move.feed == "2")
+    }
+
+    @Test(arguments: ["9464", "127.0.0.1", "127.0.0.1:70000", "127.0.0.1:http", "::1:9464"])
+    func aMetricsValueThatIsNotHostAndPortIsAUsageErrorNamingIt(value: String) {
+        do {
+            _ = try RootCommand.parseAsRoot(["watch", "--metrics", value])
+            Issue.record("--metrics \(value) parsed")
+        } catch {
+            #expect(RootCommand.exitCode(for: error) == .validationFailure)
+            #expect(RootCommand.message(for: error).contains("--metrics \"\(value)\" is not HOST:PORT"))
+        }
     }
 }

@@ -68,17 +68,6 @@ struct ExecHookTests {
         #expect(result.stderrLines.contains("hook says hi"), "\(result.stderr)")
     }
 
-    @Test func aZeroOrUnreadableExecTimeoutIsAUsageError() async throws {
-        let podfresh = try Podfresh()
-        defer { podfresh.cleanUp() }
-        for value in ["0", "soon"] {
-            let result = try await podfresh.run(["refresh", "--exec", "true", "--exec-timeout", value])
-            #expect(result.status == 64, "\(value): \(result.stderr)")
-        }
-        let watch = try await podfresh.run(["watch", "--exec", "true", "--exec-timeout", "0s"])
-        #expect(watch.status == 64, "\(watch.stderr)")
-    }
-
     private func pidsWritten(to path: String) -> [pid_t] {
         ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { pid_t($0) }
     }

@@ -1,4 +1,6 @@
 import Foundation
+import Subprocess
+import SystemPackage
 import Testing
 
 /// What one run of the built `podfresh` binary printed and how it exited.
@@ -79,36 +81,61 @@ struct Podfresh: Sendable {
         return process
     }
 
-    /// Runs the binary to completion (killed after `timeout` seconds).
+    /// Runs the binary to completion through swift-subprocess (killed after `timeout` seconds), collecting both
+    /// outputs without holding a thread of the cooperative pool.
     func run(_ arguments: [String], timeout: Double = 60, input: Data? = nil) async throws -> ProcessResult {
-        let out = Pipe()
-        let err = Pipe()
-        let inputPipe = input.map { _ in Pipe() }
-        let process = try start(arguments, stdout: out, stderr: err, stdin: inputPipe)
-        if let input, let inputPipe {
-            // Written from another task so a large input never blocks this one; closing the pipe is the end of file.
-            Task.detached {
-                inputPipe.fileHandleForWriting.write(input)
-                try? inputPipe.fileHandleForWriting.close()
-            }
+        let executable: FilePath
+        var commandArguments: [String]
+        if let command = launcher.first {
+            executable = FilePath(command)
+            commandArguments = Array(launcher.dropFirst()) + [Self.binary.path] + arguments
+        } else {
+            executable = FilePath(Self.binary.path)
+            commandArguments = arguments
         }
-        // Read both pipes while the process runs so a full pipe never blocks it.
-        async let stdoutData = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
-        async let stderrData = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
+        var overrides: [Environment.Key: String?] = ["PODFRESH_DATABASE": databasePath, "TERM": "dumb"]
+        for (name, value) in environment {
+            if let key = Environment.Key(rawValue: name) { overrides[key] = value }
+        }
+        let configuration = Subprocess.Configuration(
+            executable: .path(executable), arguments: Arguments(commandArguments),
+            environment: .inherit.updating(overrides),
+            workingDirectory: FilePath((workingDirectory ?? Self.packageRoot).path))
+        let limit = 64 * 1024 * 1024
+        let bytes = input.map(Array.init) ?? []
+        let result = try await withThrowingTaskGroup(of: ProcessResult?.self) { group in
+            group.addTask {
+                let run = try await Subprocess.run(
+                    configuration, input: .array(bytes), output: .string(limit: limit), error: .string(limit: limit))
+                let status: Int32
+                switch run.terminationStatus {
+                case .exited(let code): status = code
+                case .signaled(let signal): status = 128 + signal
+                }
+                return ProcessResult(
+                    status: status, stdout: run.standardOutput, stderr: run.standardError)
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(timeout))
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+        guard let result else {
+            Issue.record("podfresh \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
+            return ProcessResult(status: -1, stdout: "", stderr: "")
+        }
+        return result
+    }
+
+    /// Waits, polling, for a process from ``start(_:stdout:stderr:stdin:)`` to end (at most `timeout` seconds), without
+    /// blocking a thread of the cooperative pool as `waitUntilExit()` would.
+    static func exit(of process: Process, timeout: Double = 60) async {
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
-            if Date() > deadline {
-                process.terminate()
-                Issue.record("podfresh \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
-                break
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        process.waitUntilExit()
-        return ProcessResult(
-            status: process.terminationStatus,
-            stdout: String(decoding: await stdoutData, as: UTF8.self),
-            stderr: String(decoding: await stderrData, as: UTF8.self))
+        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning { Issue.record("the process did not end within \(timeout) s") }
+        process.waitUntilExit()  // ended: returns at once, and makes its status readable
     }
 
     func cleanUp() {

@@ -193,67 +193,67 @@ struct RefreshOverHTTPTests {
 
     @Test(.timeLimit(.minutes(2)))
     func addRefreshTwiceGainMoveAndFail() async throws {
-        let server = try await TestHTTPServer.start()
-        let podfresh = try Podfresh()
-        defer {
-            podfresh.cleanUp()
-            Task { try? await server.shutdown() }
+        try await withTestHTTPServer { server in
+            let podfresh = try Podfresh()
+            defer { podfresh.cleanUp() }
+            server.serveFeed("/one.xml", Self.feed("One", ["a1"]))
+            server.serveFeed("/two.xml", Self.feed("Two", ["b1"]))
+            server.setRoute(
+                "/html",
+                TestResponse(
+                    status: 200, headers: [("Content-Type", "text/html")], text: "<html><body>no</body></html>"))
+
+            // add fetches once, names the feed, and refuses what is not a feed
+            let added = try await podfresh.run([
+                "add", server.url("/one.xml").absoluteString, server.url("/two.xml").absoluteString,
+                server.url("/html").absoluteString,
+            ])
+            #expect(added.status == 1)
+            #expect(added.stderr.contains("not subscribed to \(server.url("/html").absoluteString)"), "\(added.stderr)")
+            let list = try await podfresh.run(["list", "--json"])
+            let feeds = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+            #expect(feeds.compactMap { $0["title"] as? String }.sorted() == ["One", "Two"])
+
+            // a second run is all 304
+            let before = server.requests.count
+            let second = try await podfresh.run(["refresh", "--all", "--json"])
+            #expect(second.status == 0)
+            let events = second.stdout.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            #expect(
+                events.filter { $0["event"] as? String == "feed_refreshed" }.allSatisfy {
+                    $0["status"] as? String == "not_modified"
+                })
+            #expect(events.last?["new_episodes"] as? Int == 0)
+            #expect(server.requests.dropFirst(before).allSatisfy { $0.headers["if-none-match"] != nil })
+
+            // a feed gains an episode; only that feed is named on the command line
+            server.serveFeed("/one.xml", Self.feed("One", ["a2", "a1"]))
+            let gained = try await podfresh.run(["refresh", "--quiet", "one"])
+            #expect(gained.status == 0)
+            #expect(gained.stdoutLines.count == 1 && gained.stdout.contains("a2"), "\(gained.stdout)")
+            let newOnly = try await podfresh.run(["episodes", "--new", "--json"])
+            #expect(newOnly.stdoutLines.count == 1)
+
+            // the feed moves permanently; then its new home fails
+            server.setRoute("/two.xml", .redirect(301, to: "/two-new.xml"))
+            server.serveFeed("/two-new.xml", Self.feed("Two", ["b2", "b1"]))
+            let moved = try await podfresh.run(["refresh", "--all"])
+            #expect(moved.status == 0)
+            #expect(moved.stdout.contains("two-new.xml"), "\(moved.stdout)")
+            server.setRoute("/two-new.xml", TestResponse(status: 500, text: "down"))
+            let failed = try await podfresh.run(["refresh", "--all", "--quiet"])
+            #expect(failed.status == 1)
+            #expect(failed.stderr.contains("HTTP 500"))
+            #expect(failed.stdout.isEmpty)
+            let status = try await podfresh.run(["status", "--json"])
+            let summary = try #require(
+                try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+            #expect((summary["failing"] as? [Any])?.count == 1)
+            #expect((summary["moved"] as? [Any])?.count == 1)
+            let episodes = try await podfresh.run(["episodes", "--json", "--limit", "50"])
+            #expect(episodes.stdoutLines.count == 4, "nothing was lost")
         }
-        server.serveFeed("/one.xml", Self.feed("One", ["a1"]))
-        server.serveFeed("/two.xml", Self.feed("Two", ["b1"]))
-        server.setRoute(
-            "/html",
-            TestResponse(status: 200, headers: [("Content-Type", "text/html")], text: "<html><body>no</body></html>"))
-
-        // add fetches once, names the feed, and refuses what is not a feed
-        let added = try await podfresh.run([
-            "add", server.url("/one.xml").absoluteString, server.url("/two.xml").absoluteString,
-            server.url("/html").absoluteString,
-        ])
-        #expect(added.status == 1)
-        #expect(added.stderr.contains("not subscribed to \(server.url("/html").absoluteString)"), "\(added.stderr)")
-        let list = try await podfresh.run(["list", "--json"])
-        let feeds = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
-        #expect(feeds.compactMap { $0["title"] as? String }.sorted() == ["One", "Two"])
-
-        // a second run is all 304
-        let before = server.requests.count
-        let second = try await podfresh.run(["refresh", "--all", "--json"])
-        #expect(second.status == 0)
-        let events = second.stdout.split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
-        #expect(
-            events.filter { $0["event"] as? String == "feed_refreshed" }.allSatisfy {
-                $0["status"] as? String == "not_modified"
-            })
-        #expect(events.last?["new_episodes"] as? Int == 0)
-        #expect(server.requests.dropFirst(before).allSatisfy { $0.headers["if-none-match"] != nil })
-
-        // a feed gains an episode; only that feed is named on the command line
-        server.serveFeed("/one.xml", Self.feed("One", ["a2", "a1"]))
-        let gained = try await podfresh.run(["refresh", "--quiet", "one"])
-        #expect(gained.status == 0)
-        #expect(gained.stdoutLines.count == 1 && gained.stdout.contains("a2"), "\(gained.stdout)")
-        let newOnly = try await podfresh.run(["episodes", "--new", "--json"])
-        #expect(newOnly.stdoutLines.count == 1)
-
-        // the feed moves permanently; then its new home fails
-        server.setRoute("/two.xml", .redirect(301, to: "/two-new.xml"))
-        server.serveFeed("/two-new.xml", Self.feed("Two", ["b2", "b1"]))
-        let moved = try await podfresh.run(["refresh", "--all"])
-        #expect(moved.status == 0)
-        #expect(moved.stdout.contains("two-new.xml"), "\(moved.stdout)")
-        server.setRoute("/two-new.xml", TestResponse(status: 500, text: "down"))
-        let failed = try await podfresh.run(["refresh", "--all", "--quiet"])
-        #expect(failed.status == 1)
-        #expect(failed.stderr.contains("HTTP 500"))
-        #expect(failed.stdout.isEmpty)
-        let status = try await podfresh.run(["status", "--json"])
-        let summary = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
-        #expect((summary["failing"] as? [Any])?.count == 1)
-        #expect((summary["moved"] as? [Any])?.count == 1)
-        let episodes = try await podfresh.run(["episodes", "--json", "--limit", "50"])
-        #expect(episodes.stdoutLines.count == 4, "nothing was lost")
     }
 }

@@ -72,7 +72,7 @@ struct TrustCommandTests {
                 "\(stderr.text)")
             #expect(server.requests.count == 1, "no new fetch starts after the signal")
             let store = try FeedStore(path: podfresh.databasePath)
-            #expect(try store.episodes(EpisodeQuery()).count == 1, "the fetch in flight was stored")
+            #expect(try await store.episodes(EpisodeQuery()).count == 1, "the fetch in flight was stored")
         }
     }
 
@@ -169,12 +169,12 @@ struct TrustCommandTests {
             let moved = try await podfresh.run(["move", "1", server.url("/new.xml").absoluteString])
             #expect(moved.status == 0, "\(moved.stderr)")
             var store = try FeedStore(path: podfresh.databasePath)
-            #expect(try store.subscription(id: 1)?.url == server.url("/new.xml"))
+            #expect(try await store.subscription(id: 1)?.url == server.url("/new.xml"))
 
             let undone = try await podfresh.run(["move", "1", "--undo"])
             #expect(undone.status == 0, "\(undone.stderr)")
             store = try FeedStore(path: podfresh.databasePath)
-            #expect(try store.subscription(id: 1)?.url.absoluteString == old)
+            #expect(try await store.subscription(id: 1)?.url.absoluteString == old)
             let nothingToUndo = try await podfresh.run(["move", "1", "--undo"])
             #expect(nothingToUndo.status == 64, "\(nothingToUndo.stderr)")
         }

@@ -41,6 +41,21 @@ private func withRealisticSource<R>(
     }
 }
 
+/// Runs `body` with the network of a feed source for `configuration`, shut down before returning.
+private func withNetwork<R>(
+    configuration: FetchConfiguration, _ body: (HTTPNetwork) async throws -> R
+) async throws -> R {
+    let client = HTTPFeedSource.makeNetwork(configuration: configuration)
+    do {
+        let result = try await body(client)
+        await client.shutdown()
+        return result
+    } catch {
+        await client.shutdown()
+        throw error
+    }
+}
+
 /// The error a fetch ends with, and how long it took.
 private func timedFailure(_ source: HTTPFeedSource, _ url: URL) async -> (error: FeedFetchError?, seconds: Double) {
     let clock = ContinuousClock()
@@ -104,65 +119,68 @@ struct NetworkFailureTests {
     }
 
     @Test func anUntrustedCertificateFailsOnceAtOnceInWordsForPeople() async throws {
-        let server = try await TestTLSServer.start()
-        defer { Task { try? await server.shutdown() } }
-        try await withRealisticSource { source in
-            let (error, seconds) = await timedFailure(source, server.url("/feed.xml"))
-            let failure = try #require(error)
-            #expect(failure.kind == .tls)
-            #expect(!failure.isTransient)
-            #expect(failure.message.contains("certificate of 127.0.0.1 is not trusted"))
-            for jargon in ["NIOSSL", "BoringSSL", "handshakeFailed", "sslError", ".cc", "/", "error:"] {
-                #expect(!failure.message.contains(jargon), "\(failure.message)")
+        try await withTestTLSServer { server in
+            try await withRealisticSource { source in
+                let (error, seconds) = await timedFailure(source, server.url("/feed.xml"))
+                let failure = try #require(error)
+                #expect(failure.kind == .tls)
+                #expect(!failure.isTransient)
+                #expect(failure.message.contains("certificate of 127.0.0.1 is not trusted"))
+                for jargon in ["NIOSSL", "BoringSSL", "handshakeFailed", "sslError", ".cc", "/", "error:"] {
+                    #expect(!failure.message.contains(jargon), "\(failure.message)")
+                }
+                #expect(seconds < 5, "took \(seconds) s")
+                #expect(server.connectionCount == 1, "handshakes: \(server.connectionCount)")
             }
-            #expect(seconds < 5, "took \(seconds) s")
-            #expect(server.connectionCount == 1, "handshakes: \(server.connectionCount)")
         }
     }
 
     @Test func aCorruptGzipBodyIsReportedAsCorruptNotAsABomb() async throws {
-        let server = try await TestHTTPServer.start()
-        defer { Task { try? await server.shutdown() } }
-        let notGzip = Array("<rss><channel><title>plain text, not gzip</title></channel></rss>".utf8)
-        server.setRoute("/feed.xml", TestResponse(status: 200, headers: [("Content-Encoding", "gzip")], body: notGzip))
-        try await withRealisticSource { source in
-            let failure = try #require(await timedFailure(source, server.url("/feed.xml")).error)
-            #expect(failure.kind == .corruptBody)
-            #expect(failure.message.contains("corrupt"))
-            #expect(!failure.message.contains("bomb"))
+        try await withTestHTTPServer { server in
+            let notGzip = Array("<rss><channel><title>plain text, not gzip</title></channel></rss>".utf8)
+            server.setRoute(
+                "/feed.xml", TestResponse(status: 200, headers: [("Content-Encoding", "gzip")], body: notGzip))
+            try await withRealisticSource { source in
+                let failure = try #require(await timedFailure(source, server.url("/feed.xml")).error)
+                #expect(failure.kind == .corruptBody)
+                #expect(failure.message.contains("corrupt"))
+                #expect(!failure.message.contains("bomb"))
+            }
         }
     }
 
     @Test func aRealGzipBombStillStopsAtTheRatioLimit() async throws {
         let bomb = try gzippedZeros(level: 9, megabytes: 20)
-        let server = try await TestHTTPServer.start()
-        defer { Task { try? await server.shutdown() } }
-        server.setRoute("/feed.xml", TestResponse(status: 200, headers: [("Content-Encoding", "gzip")], body: bomb))
-        try await withRealisticSource(maxBodyBytes: 100_000_000, decompressionRatioLimit: 100) { source in
-            let failure = try #require(await timedFailure(source, server.url("/feed.xml")).error)
-            #expect(failure.kind == .tooLarge)
-            #expect(failure.message.contains("expands more than 100×"))
+        try await withTestHTTPServer { server in
+            server.setRoute("/feed.xml", TestResponse(status: 200, headers: [("Content-Encoding", "gzip")], body: bomb))
+            try await withRealisticSource(maxBodyBytes: 100_000_000, decompressionRatioLimit: 100) { source in
+                let failure = try #require(await timedFailure(source, server.url("/feed.xml")).error)
+                #expect(failure.kind == .tooLarge)
+                #expect(failure.message.contains("expands more than 100×"))
+            }
         }
     }
 
     @Test func aContentLengthOverTheLimitIsRefusedFromTheHeader() async throws {
-        let server = try await TestHTTPServer.start()
-        defer { Task { try? await server.shutdown() } }
-        // 5 GB announced, 16 bytes sent, then the connection is held open: only the header can end this quickly.
-        server.setRoute(
-            "/feed.xml",
-            TestResponse(status: 200, body: Array("<rss><channel>..".utf8), fault: .declaredLength(5_000_000_000))
-        )
-        try await withRealisticSource(maxBodyBytes: 1_000_000, totalTimeout: .seconds(20)) { source in
-            let (error, seconds) = await timedFailure(source, server.url("/feed.xml"))
-            let failure = try #require(error)
-            #expect(failure.kind == .tooLarge)
-            #expect(failure.message.contains("larger than the 1 MB limit: the server announces 5 GB"))
-            #expect(seconds < 5, "took \(seconds) s")
-            // The client closed the connection instead of waiting for the body (while it is still running).
-            let deadline = Date().addingTimeInterval(3)
-            while server.closedConnections == 0 && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(server.closedConnections == 1)
+        try await withTestHTTPServer { server in
+            // 5 GB announced, 16 bytes sent, then the connection is held open: only the header can end this quickly.
+            server.setRoute(
+                "/feed.xml",
+                TestResponse(status: 200, body: Array("<rss><channel>..".utf8), fault: .declaredLength(5_000_000_000))
+            )
+            try await withRealisticSource(maxBodyBytes: 1_000_000, totalTimeout: .seconds(20)) { source in
+                let (error, seconds) = await timedFailure(source, server.url("/feed.xml"))
+                let failure = try #require(error)
+                #expect(failure.kind == .tooLarge)
+                #expect(failure.message.contains("larger than the 1 MB limit: the server announces 5 GB"))
+                #expect(seconds < 5, "took \(seconds) s")
+                // The client closed the connection instead of waiting for the body (while it is still running).
+                let deadline = Date().addingTimeInterval(3)
+                while server.closedConnections == 0 && Date() < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(server.closedConnections == 1)
+            }
         }
     }
 }
@@ -178,16 +196,16 @@ struct ConnectTimeoutTests {
             totalTimeout: .seconds(30),
             userAgent: "podfresh/test"
         )
-        let client = HTTPFeedSource.makeNetwork(configuration: configuration)
-        defer { Task { await client.shutdown() } }
-        let (error, seconds) = await timedFailure(
-            HTTPFeedSource(network: client, configuration: configuration),
-            unanswered.url("/feed.xml")
-        )
-        let failure = try #require(error)
-        #expect(failure.kind == .unreachable)
-        #expect(failure.message.contains("could not connect to 127.0.0.1 within"))
-        #expect(seconds >= 0.9 && seconds < 5, "took \(seconds) s")
+        try await withNetwork(configuration: configuration) { client in
+            let (error, seconds) = await timedFailure(
+                HTTPFeedSource(network: client, configuration: configuration),
+                unanswered.url("/feed.xml")
+            )
+            let failure = try #require(error)
+            #expect(failure.kind == .unreachable)
+            #expect(failure.message.contains("could not connect to 127.0.0.1 within"))
+            #expect(seconds >= 0.9 && seconds < 5, "took \(seconds) s")
+        }
     }
 }
 
@@ -195,14 +213,15 @@ struct ConnectTimeoutTests {
 @Suite(.timeLimit(.minutes(1)))
 struct TLSProtocolMismatchTests {
     @Test func anHTTPSURLOnAPlainHTTPServerIsAFinalTLSFailure() async throws {
-        let server = try await TestHTTPServer.start()
-        defer { Task { try? await server.shutdown() } }
-        try await withRealisticSource { source in
-            let (error, seconds) = await timedFailure(source, URL(string: "https://127.0.0.1:\(server.port)/feed.xml")!)
-            let failure = try #require(error)
-            #expect(failure.kind == .tls)
-            #expect(failure.message.contains("TLS handshake with 127.0.0.1:\(server.port) failed"))
-            #expect(seconds < 5, "took \(seconds) s")
+        try await withTestHTTPServer { server in
+            try await withRealisticSource { source in
+                let (error, seconds) = await timedFailure(
+                    source, URL(string: "https://127.0.0.1:\(server.port)/feed.xml")!)
+                let failure = try #require(error)
+                #expect(failure.kind == .tls)
+                #expect(failure.message.contains("TLS handshake with 127.0.0.1:\(server.port) failed"))
+                #expect(seconds < 5, "took \(seconds) s")
+            }
         }
     }
 }

@@ -121,6 +121,11 @@ struct MergePlanTests {
         #expect(target("HTTPS://A.example/feed") == nil, "the URL it has, spelt otherwise")
         #expect(target("https://undone.example/feed") == nil, "a move the user undid is never followed again")
         #expect(target("https://B.example/feed#x") == URL(string: "https://b.example/feed"), "normalised")
+        for result: FeedCheck.Result in [.failed(kind: "http", message: "HTTP 500"), .gone(message: "HTTP 410")] {
+            let check = FeedCheck(
+                subscriptionID: 1, checkedAt: t0, result: result, movedTo: URL(string: "https://b.example/feed"))
+            #expect(MergePlan.moveTarget(of: check, from: current) == nil, "a failure or a 410 never moves the feed")
+        }
         #expect(
             MergePlan.refusedMove(to: URL(string: "https://b.example/feed")!, otherID: 4, otherTitle: "B")
                 == "https://b.example/feed is already subscribed as 4 (B)")

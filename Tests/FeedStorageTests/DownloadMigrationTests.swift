@@ -19,7 +19,7 @@ private func sqlite(_ path: String, _ sql: String) throws -> String {
 
 /// The SQLite migration that adds download settings and records.
 struct DownloadMigrationTests {
-    @Test func aDatabaseOfThePreviousVersionIsUpgradedKeepingEverything() throws {
+    @Test func aDatabaseOfThePreviousVersionIsUpgradedKeepingEverything() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.path("podfresh.sqlite")
@@ -48,7 +48,7 @@ struct DownloadMigrationTests {
         // … a reader refuses to upgrade it without being allowed to, and a writer upgrades it losing nothing.
         #expect(throws: StoreError.self) { _ = try FeedStore.openForReading(path: path) }
         let store = try FeedStore(path: path)
-        let subscription = try #require(try store.subscription(id: 7))
+        let subscription = try #require(try await store.subscription(id: 7))
         #expect(subscription.title == "Show")
         #expect(subscription.etag == "\"v1\"")
         #expect(subscription.failureCount == 2)
@@ -56,21 +56,21 @@ struct DownloadMigrationTests {
         #expect(!subscription.downloadsEnabled, "downloads are off until set")
         #expect(subscription.keepNewest == nil && subscription.downloadDirectory == nil)
         #expect(subscription.fileNameTemplate == nil)
-        #expect(try store.episodes(EpisodeQuery(subscriptionID: 7)).map(\.key) == ["e1"])
-        #expect(try store.lastRun()?.feedsChecked == 1)
-        #expect(try store.downloadUsage().isEmpty)
+        #expect(try await store.episodes(EpisodeQuery(subscriptionID: 7)).map(\.key) == ["e1"])
+        #expect(try await store.lastRun()?.feedsChecked == 1)
+        #expect(try await store.downloadUsage().isEmpty)
 
         // The new parts work on the upgraded file.
-        let on = try store.updateDownloadSettings(id: 7, DownloadSettings(enabled: true, keepNewest: .set(2)))
+        let on = try await store.updateDownloadSettings(id: 7, DownloadSettings(enabled: true, keepNewest: .set(2)))
         #expect(on.downloadsEnabled && on.keepNewest == 2)
-        try store.recordDownloadCompleted(
+        try await store.recordDownloadCompleted(
             DownloadCompletion(
                 subscriptionID: 7, episodeKey: "e1", filePath: "/d/e1.mp3", bytes: 10,
                 url: URL(string: "https://cdn.example/e1.mp3")!,
                 downloadedAt: Date(timeIntervalSince1970: 1_730_000_100)
             ))
-        #expect(try store.download(subscriptionID: 7, episodeKey: "e1")?.isOnDisk == true)
-        #expect(try store.integrityCheck() == "ok")
+        #expect(try await store.download(subscriptionID: 7, episodeKey: "e1")?.isOnDisk == true)
+        #expect(try await store.integrityCheck() == "ok")
         #expect(try sqlite(path, "PRAGMA foreign_key_check") == "")
     }
 }

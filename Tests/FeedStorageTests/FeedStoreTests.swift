@@ -34,7 +34,7 @@ private func fetched(_ episodes: [ParsedEpisode], title: String = "Show", comple
 }
 
 struct FeedStoreTests {
-    @Test func migrationCreatesTheSchemaInWALMode() throws {
+    @Test func migrationCreatesTheSchemaInWALMode() async throws {
         let temp = try TemporaryStore()
         defer { temp.remove() }
         // Given a new file, when it is opened, then every table exists and the journal is WAL.
@@ -43,24 +43,25 @@ struct FeedStoreTests {
             "PRAGMA journal_mode; SELECT name FROM sqlite_master WHERE type='table' ORDER BY name;")
         #expect(output.contains("wal"))
         for table in ["subscription", "episode", "refreshRun", "grdb_migrations"] { #expect(output.contains(table)) }
-        #expect(try temp.store.integrityCheck() == "ok")
+        #expect(try await temp.store.integrityCheck() == "ok")
     }
 
-    @Test func dataSurvivesReopening() throws {
+    @Test func dataSurvivesReopening() async throws {
         let temp = try TemporaryStore()
         defer { temp.remove() }
-        let added = try temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
-        _ = try temp.store.apply(
+        let added = try await temp.store.addSubscription(
+            url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
+        _ = try await temp.store.applyAsync(
             FeedCheck(subscriptionID: added.id, checkedAt: t0, status: 200, result: fetched([episode("e1")])))
         let reopened = try FeedStore(path: temp.path)
-        #expect(try reopened.subscriptions().map(\.title) == ["Show"])
-        #expect(try reopened.episodes(EpisodeQuery()).map(\.key) == ["e1"])
+        #expect(try await reopened.subscriptions().map(\.title) == ["Show"])
+        #expect(try await reopened.episodes(EpisodeQuery()).map(\.key) == ["e1"])
     }
 
     @Test func theAsyncMergeStoresWhatTheSyncMergeStoresEvenWhenItsTaskIsCancelled() async throws {
         let temp = try TemporaryStore()
         defer { temp.remove() }
-        let feed = try temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
+        let feed = try await temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
         let store = temp.store
         // Given a task that is cancelled before it merges, when it merges, then the merge still commits.
         let merge = Task {
@@ -72,7 +73,7 @@ struct FeedStoreTests {
         merge.cancel()
         let summary = try await merge.value
         #expect(summary.newEpisodes.map(\.key) == ["e2", "e1"])
-        #expect(try store.episodes(EpisodeQuery(subscriptionID: feed.id)).map(\.key).sorted() == ["e1", "e2"])
+        #expect(try await store.episodes(EpisodeQuery(subscriptionID: feed.id)).map(\.key).sorted() == ["e1", "e2"])
         // And a second async merge of the same feed finds nothing new, like the synchronous one.
         let again = try await store.applyAsync(
             FeedCheck(
@@ -85,134 +86,137 @@ struct FeedStoreTests {
         }
     }
 
-    @Test func aDuplicateURLIsRefusedAndRemovingCascades() throws {
+    @Test func aDuplicateURLIsRefusedAndRemovingCascades() async throws {
         let temp = try TemporaryStore()
         defer { temp.remove() }
         let url = URL(string: "https://a.example/feed")!
-        let added = try temp.store.addSubscription(url: url, title: nil, at: t0)
-        #expect { _ = try temp.store.addSubscription(url: url, title: nil, at: t0) } throws: {
+        let added = try await temp.store.addSubscription(url: url, title: nil, at: t0)
+        await #expect { _ = try await temp.store.addSubscription(url: url, title: nil, at: t0) } throws: {
             ($0 as? StoreError)?.kind == .duplicate
         }
-        _ = try temp.store.apply(FeedCheck(subscriptionID: added.id, checkedAt: t0, result: fetched([episode("e1")])))
-        #expect(try temp.store.removeSubscription(id: added.id))
-        #expect(try temp.store.episodes(EpisodeQuery()).isEmpty)
-        #expect(try !temp.store.removeSubscription(id: added.id))
+        _ = try await temp.store.applyAsync(
+            FeedCheck(subscriptionID: added.id, checkedAt: t0, result: fetched([episode("e1")])))
+        #expect(try await temp.store.removeSubscription(id: added.id))
+        #expect(try await temp.store.episodes(EpisodeQuery()).isEmpty)
+        await #expect(try !temp.store.removeSubscription(id: added.id))
     }
 
-    @Test func mergeInsertsNewUpdatesChangedAndNeverDeletes() throws {
+    @Test func mergeInsertsNewUpdatesChangedAndNeverDeletes() async throws {
         let temp = try TemporaryStore()
         defer { temp.remove() }
-        let feed = try temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
+        let feed = try await temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
         // Given two stored episodes
-        let first = try temp.store.apply(
+        let first = try await temp.store.applyAsync(
             FeedCheck(
                 subscriptionID: feed.id, checkedAt: t0, result: fetched([episode("e2"), episode("e1")]), runID: 7))
         #expect(first.newEpisodes.map(\.key) == ["e2", "e1"])
         #expect(first.newEpisodes.first?.firstSeenRunID == 7)
         // When the same feed comes again, nothing is new or changed
-        let same = try temp.store.apply(
+        let same = try await temp.store.applyAsync(
             FeedCheck(
                 subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(60),
                 result: fetched([episode("e2"), episode("e1")])))
         #expect(same.newEpisodes.isEmpty && same.updatedCount == 0)
         // When one title changes and e1 is dropped, e2 is updated and e1 is kept
-        let changed = try temp.store.apply(
+        let changed = try await temp.store.applyAsync(
             FeedCheck(
                 subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(120),
                 result: fetched([episode("e3"), episode("e2", title: "Renamed")])))
         #expect(changed.newEpisodes.map(\.key) == ["e3"])
         #expect(changed.updatedCount == 1)
-        let stored = try temp.store.episodes(EpisodeQuery(subscriptionID: feed.id))
+        let stored = try await temp.store.episodes(EpisodeQuery(subscriptionID: feed.id))
         #expect(Set(stored.map(\.key)) == ["e1", "e2", "e3"])
         #expect(stored.first { $0.key == "e2" }?.episode.title == "Renamed")
         #expect(stored.first { $0.key == "e2" }?.firstSeenAt == t0)
         #expect(stored.first { $0.key == "e2" }?.lastSeenAt == t0.addingTimeInterval(120))
         // An empty feed deletes nothing
-        _ = try temp.store.apply(
+        _ = try await temp.store.applyAsync(
             FeedCheck(subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(180), result: fetched([])))
-        #expect(try temp.store.episodes(EpisodeQuery(subscriptionID: feed.id)).count == 3)
+        #expect(try await temp.store.episodes(EpisodeQuery(subscriptionID: feed.id)).count == 3)
     }
 
-    @Test func duplicateKeysInOneFeedKeepTheFirst() throws {
+    @Test func duplicateKeysInOneFeedKeepTheFirst() async throws {
         let temp = try TemporaryStore()
         defer { temp.remove() }
-        let feed = try temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
-        let summary = try temp.store.apply(
+        let feed = try await temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
+        let summary = try await temp.store.applyAsync(
             FeedCheck(
                 subscriptionID: feed.id, checkedAt: t0,
                 result: fetched([episode("d", title: "First"), episode("d", title: "Second")])))
         #expect(summary.newEpisodes.map(\.episode.title) == ["First"])
-        #expect(try temp.store.episodes(EpisodeQuery()).map(\.episode.title) == ["First"])
+        #expect(try await temp.store.episodes(EpisodeQuery()).map(\.episode.title) == ["First"])
     }
 
-    @Test func aFailedCheckTouchesOnlyTheErrorState() throws {
+    @Test func aFailedCheckTouchesOnlyTheErrorState() async throws {
         let temp = try TemporaryStore()
         defer { temp.remove() }
-        let feed = try temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
-        _ = try temp.store.apply(
+        let feed = try await temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
+        _ = try await temp.store.applyAsync(
             FeedCheck(subscriptionID: feed.id, checkedAt: t0, status: 200, result: fetched([episode("e1")])))
         for n in 1...2 {
-            _ = try temp.store.apply(
+            _ = try await temp.store.applyAsync(
                 FeedCheck(
                     subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(Double(n)), status: 500,
                     result: .failed(kind: "http-status", message: "HTTP 500"),
                     movedTo: URL(string: "https://b.example/")))
         }
-        let stored = try #require(try temp.store.subscription(id: feed.id))
+        let stored = try #require(try await temp.store.subscription(id: feed.id))
         #expect(stored.failureCount == 2)
         #expect(stored.lastError == "HTTP 500" && stored.lastErrorKind == "http-status")
         #expect(stored.etag == "\"e1\"")
         #expect(stored.url.absoluteString == "https://a.example/feed", "a failed check never moves a feed")
-        #expect(try temp.store.episodes(EpisodeQuery()).count == 1)
-        _ = try temp.store.apply(
+        #expect(try await temp.store.episodes(EpisodeQuery()).count == 1)
+        _ = try await temp.store.applyAsync(
             FeedCheck(subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(9), status: 304, result: .notModified))
-        #expect(try temp.store.subscription(id: feed.id)?.failureCount == 0)
-        #expect(try temp.store.subscription(id: feed.id)?.lastError == nil)
+        #expect(try await temp.store.subscription(id: feed.id)?.failureCount == 0)
+        #expect(try await temp.store.subscription(id: feed.id)?.lastError == nil)
     }
 
-    @Test func dueSelectionHonoursNextCheckAndGone() throws {
+    @Test func dueSelectionHonoursNextCheckAndGone() async throws {
         let temp = try TemporaryStore()
         defer { temp.remove() }
-        let fresh = try temp.store.addSubscription(url: URL(string: "https://a.example/1")!, title: nil, at: t0)
-        let later = try temp.store.addSubscription(url: URL(string: "https://a.example/2")!, title: nil, at: t0)
-        let past = try temp.store.addSubscription(url: URL(string: "https://a.example/3")!, title: nil, at: t0)
-        let gone = try temp.store.addSubscription(url: URL(string: "https://a.example/4")!, title: nil, at: t0)
-        _ = try temp.store.apply(
+        let fresh = try await temp.store.addSubscription(url: URL(string: "https://a.example/1")!, title: nil, at: t0)
+        let later = try await temp.store.addSubscription(url: URL(string: "https://a.example/2")!, title: nil, at: t0)
+        let past = try await temp.store.addSubscription(url: URL(string: "https://a.example/3")!, title: nil, at: t0)
+        let gone = try await temp.store.addSubscription(url: URL(string: "https://a.example/4")!, title: nil, at: t0)
+        _ = try await temp.store.applyAsync(
             FeedCheck(
                 subscriptionID: later.id, checkedAt: t0, result: .notModified, nextCheckAt: t0.addingTimeInterval(3600))
         )
-        _ = try temp.store.apply(
+        _ = try await temp.store.applyAsync(
             FeedCheck(
                 subscriptionID: past.id, checkedAt: t0, result: .notModified, nextCheckAt: t0.addingTimeInterval(-1)))
-        _ = try temp.store.apply(
+        _ = try await temp.store.applyAsync(
             FeedCheck(subscriptionID: gone.id, checkedAt: t0, status: 410, result: .gone(message: "HTTP 410")))
-        #expect(try temp.store.dueSubscriptions(at: t0).map(\.id) == [fresh.id, past.id])
+        #expect(try await temp.store.dueSubscriptions(at: t0).map(\.id) == [fresh.id, past.id])
         #expect(
-            try temp.store.dueSubscriptions(at: t0.addingTimeInterval(7200)).map(\.id) == [fresh.id, later.id, past.id])
-        #expect(try temp.store.subscription(id: gone.id)?.isGone == true)
+            try await temp.store.dueSubscriptions(at: t0.addingTimeInterval(7200)).map(\.id) == [
+                fresh.id, later.id, past.id,
+            ])
+        #expect(try await temp.store.subscription(id: gone.id)?.isGone == true)
     }
 
-    @Test func movesApplyInTheSameTransactionOrAreRefused() throws {
+    @Test func movesApplyInTheSameTransactionOrAreRefused() async throws {
         let temp = try TemporaryStore()
         defer { temp.remove() }
-        let a = try temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
-        let b = try temp.store.addSubscription(url: URL(string: "https://b.example/feed")!, title: "Bee", at: t0)
-        let refused = try temp.store.apply(
+        let a = try await temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
+        let b = try await temp.store.addSubscription(url: URL(string: "https://b.example/feed")!, title: "Bee", at: t0)
+        let refused = try await temp.store.applyAsync(
             FeedCheck(subscriptionID: a.id, checkedAt: t0, result: fetched([episode("e")]), movedTo: b.url))
         #expect(refused.movedTo == nil)
         #expect(refused.moveRefused?.contains("already subscribed as \(b.id) (Bee)") == true)
-        let moved = try temp.store.apply(
+        let moved = try await temp.store.applyAsync(
             FeedCheck(
                 subscriptionID: a.id, checkedAt: t0, result: .notModified,
                 movedTo: URL(string: "https://c.example/feed")))
         #expect(moved.movedTo?.absoluteString == "https://c.example/feed")
-        #expect(try temp.store.subscription(id: a.id)?.movedFrom?.absoluteString == "https://a.example/feed")
+        #expect(try await temp.store.subscription(id: a.id)?.movedFrom?.absoluteString == "https://a.example/feed")
     }
 
-    @Test func everyEpisodeFieldRoundTrips() throws {
+    @Test func everyEpisodeFieldRoundTrips() async throws {
         let temp = try TemporaryStore()
         defer { temp.remove() }
-        let feed = try temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
+        let feed = try await temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
         let full = ParsedEpisode(
             id: "k", guid: "g", guidIsPermaLink: false, title: "T", link: URL(string: "https://a.example/e"),
             description: "<p>d</p>",
@@ -237,51 +241,55 @@ struct FeedStoreTests {
                     url: URL(string: "https://a.example/e.opus"), type: "audio/opus", length: 9, bitrate: 64000.5,
                     title: "Opus", isDefault: true)
             ])
-        _ = try temp.store.apply(FeedCheck(subscriptionID: feed.id, checkedAt: t0, result: fetched([full])))
-        #expect(try temp.store.episodes(EpisodeQuery()).first?.episode == full)
+        _ = try await temp.store.applyAsync(FeedCheck(subscriptionID: feed.id, checkedAt: t0, result: fetched([full])))
+        #expect(try await temp.store.episodes(EpisodeQuery()).first?.episode == full)
     }
 
-    @Test func queriesFilterAndOrderNewestFirst() throws {
+    @Test func queriesFilterAndOrderNewestFirst() async throws {
         let temp = try TemporaryStore()
         defer { temp.remove() }
-        let feed = try temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
-        let other = try temp.store.addSubscription(url: URL(string: "https://b.example/feed")!, title: nil, at: t0)
-        _ = try temp.store.apply(
+        let feed = try await temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
+        let other = try await temp.store.addSubscription(
+            url: URL(string: "https://b.example/feed")!, title: nil, at: t0)
+        _ = try await temp.store.applyAsync(
             FeedCheck(
                 subscriptionID: feed.id, checkedAt: t0,
                 result: fetched([
                     episode("old", published: t0.addingTimeInterval(-86_400 * 10)), episode("new", published: t0),
                     episode("undated", published: nil),
                 ]), runID: 1))
-        _ = try temp.store.apply(
+        _ = try await temp.store.applyAsync(
             FeedCheck(
                 subscriptionID: other.id, checkedAt: t0,
                 result: fetched([episode("x", published: t0.addingTimeInterval(-60))]), runID: 2))
-        #expect(try temp.store.episodes(EpisodeQuery(subscriptionID: feed.id)).map(\.key) == ["undated", "new", "old"])
         #expect(
-            try temp.store.episodes(EpisodeQuery(since: t0.addingTimeInterval(-3600))).map(\.key) == [
+            try await temp.store.episodes(EpisodeQuery(subscriptionID: feed.id)).map(\.key) == [
+                "undated", "new", "old",
+            ])
+        #expect(
+            try await temp.store.episodes(EpisodeQuery(since: t0.addingTimeInterval(-3600))).map(\.key) == [
                 "undated", "new", "x",
             ])
-        #expect(try temp.store.episodes(EpisodeQuery(runID: 2)).map(\.key) == ["x"])
-        #expect(try temp.store.episodes(EpisodeQuery(limit: 1)).count == 1)
-        #expect(try temp.store.episodeCounts() == [feed.id: 3, other.id: 1])
+        #expect(try await temp.store.episodes(EpisodeQuery(runID: 2)).map(\.key) == ["x"])
+        #expect(try await temp.store.episodes(EpisodeQuery(limit: 1)).count == 1)
+        #expect(try await temp.store.episodeCounts() == [feed.id: 3, other.id: 1])
         #expect(
-            try temp.store.recentPublishedDates(subscriptionID: feed.id, limit: 5) == [
+            try await temp.store.recentPublishedDates(subscriptionID: feed.id, limit: 5) == [
                 t0, t0.addingTimeInterval(-86_400 * 10),
             ])
     }
 
-    @Test func runsAreRecorded() throws {
+    @Test func runsAreRecorded() async throws {
         let temp = try TemporaryStore()
         defer { temp.remove() }
-        #expect(try temp.store.lastRun() == nil)
-        var run = try temp.store.beginRun(at: t0)
+        #expect(try await temp.store.lastRun() == nil)
+        var run = try await temp.store.beginRun(at: t0)
         run.endedAt = t0.addingTimeInterval(5)
         run.feedsChecked = 3
         run.feedsNotModified = 2
         run.bytesSaved = 1000
-        try temp.store.finishRun(run)
-        #expect(try temp.store.lastRun() == run)
+        try await temp.store.finishRun(run)
+        #expect(try await temp.store.lastRun() == run)
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -289,15 +297,21 @@ struct FeedStoreTests {
         let temp = try TemporaryStore()
         defer { temp.remove() }
         let second = try FeedStore(path: temp.path)
-        let ids = try (0..<20).map {
-            try temp.store.addSubscription(url: URL(string: "https://a.example/\($0)")!, title: nil, at: t0).id
+        var ids: [Int64] = []
+        for index in 0..<20 {
+            ids.append(
+                try await temp.store.addSubscription(
+                    url: URL(string: "https://a.example/\(index)")!, title: nil, at: t0
+                )
+                .id)
         }
+        let subscriptionIDs = ids
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, store) in [temp.store, second].enumerated() {
                 group.addTask {
                     for round in 0..<100 {
-                        let id = ids[(round + index * 7) % ids.count]
-                        _ = try store.apply(
+                        let id = subscriptionIDs[(round + index * 7) % subscriptionIDs.count]
+                        _ = try await store.applyAsync(
                             FeedCheck(
                                 subscriptionID: id, checkedAt: t0, result: fetched([episode("s\(index)-\(round)")])))
                     }
@@ -305,8 +319,8 @@ struct FeedStoreTests {
             }
             try await group.waitForAll()
         }
-        #expect(try temp.store.episodes(EpisodeQuery()).count == 200)
-        #expect(try second.integrityCheck() == "ok")
+        #expect(try await temp.store.episodes(EpisodeQuery()).count == 200)
+        #expect(try await second.integrityCheck() == "ok")
     }
 
     @Test func aFileThatIsNotADatabaseIsAClearError() throws {

@@ -61,25 +61,25 @@ struct StoreOpeningTests {
         #expect(try files(in: folder) == ["notes.sqlite"])
     }
 
-    @Test func aNewEmptyFileIsSetUpAsAPodfreshDatabase() throws {
+    @Test func aNewEmptyFileIsSetUpAsAPodfreshDatabase() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.path("empty.sqlite")
         #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         let store = try FeedStore(path: path)
-        #expect(try store.subscriptions().isEmpty)
-        #expect(try store.integrityCheck() == "ok")
+        #expect(try await store.subscriptions().isEmpty)
+        #expect(try await store.integrityCheck() == "ok")
     }
 
     // MARK: - Reading only
 
-    @Test func openingAMissingFileForReadingCreatesNothing() throws {
+    @Test func openingAMissingFileForReadingCreatesNothing() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.path("not-yet/podfresh.sqlite")
         let store = try FeedStore.openForReading(path: path)
-        #expect(try store.subscriptions().isEmpty)
-        #expect(try store.episodes(EpisodeQuery()).isEmpty)
+        #expect(try await store.subscriptions().isEmpty)
+        #expect(try await store.episodes(EpisodeQuery()).isEmpty)
         #expect(try files(in: folder).isEmpty, "neither the folder nor the file was created")
     }
 
@@ -104,41 +104,43 @@ struct StoreOpeningTests {
         _ = try FeedStore.openForReading(path: path)
     }
 
-    @Test func aReaderAskedToUpgradesAWritableOlderDatabaseOnce() throws {
+    @Test func aReaderAskedToUpgradesAWritableOlderDatabaseOnce() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.path("podfresh.sqlite")
-        _ = try FeedStore(path: path).addSubscription(url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
+        _ = try await FeedStore(path: path).addSubscription(
+            url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
         try sqlite(
             path,
             "DELETE FROM grdb_migrations WHERE identifier = 'normalised subscription URLs'; PRAGMA wal_checkpoint(TRUNCATE);"
         )
         let reader = try FeedStore.openForReading(path: path, upgradingOlderSchema: true)
-        #expect(try reader.subscriptions().map(\.title) == ["A"])
+        #expect(try await reader.subscriptions().map(\.title) == ["A"])
         // Upgraded for good: a plain reader now opens it.
-        #expect(try FeedStore.openForReading(path: path).subscriptions().count == 1)
+        await #expect(try FeedStore.openForReading(path: path).subscriptions().count == 1)
     }
 
-    @Test func aReadingStoreCannotWrite() throws {
+    @Test func aReadingStoreCannotWrite() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.path("podfresh.sqlite")
-        _ = try FeedStore(path: path).addSubscription(url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
+        _ = try await FeedStore(path: path).addSubscription(
+            url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
         let reader = try FeedStore.openForReading(path: path)
-        #expect(throws: StoreError.self) {
-            _ = try reader.addSubscription(url: URL(string: "https://b.example/feed")!, title: nil, at: t0)
+        await #expect(throws: StoreError.self) {
+            _ = try await reader.addSubscription(url: URL(string: "https://b.example/feed")!, title: nil, at: t0)
         }
-        #expect(try reader.subscriptions().map(\.title) == ["A"])
+        #expect(try await reader.subscriptions().map(\.title) == ["A"])
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func readersDoNotWaitForAWriteTransactionInAnotherProcess() throws {
+    func readersDoNotWaitForAWriteTransactionInAnotherProcess() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.path("podfresh.sqlite")
         let writer = try FeedStore(path: path)
-        let feed = try writer.addSubscription(url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
-        _ = try writer.apply(
+        let feed = try await writer.addSubscription(url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
+        _ = try await writer.applyAsync(
             FeedCheck(
                 subscriptionID: feed.id, checkedAt: t0, status: 200,
                 result: .fetched(
@@ -157,10 +159,10 @@ struct StoreOpeningTests {
         // committed state, while the writer still holds its transaction.
         let started = ContinuousClock.now
         let reader = try FeedStore.openForReading(path: path)
-        #expect(try reader.subscriptions().map(\.title) == ["A"])
-        #expect(try reader.episodes(EpisodeQuery()).map(\.key) == ["e1"])
-        #expect(try reader.countEpisodes(EpisodeQuery()) == 1)
-        #expect(try reader.lastRun() == nil)
+        #expect(try await reader.subscriptions().map(\.title) == ["A"])
+        #expect(try await reader.episodes(EpisodeQuery()).map(\.key) == ["e1"])
+        #expect(try await reader.countEpisodes(EpisodeQuery()) == 1)
+        #expect(try await reader.lastRun() == nil)
         #expect(ContinuousClock.now - started < .seconds(10))
         #expect(held.isHolding)
     }
@@ -197,39 +199,40 @@ struct StoreOpeningTests {
         #expect(FeedURL.normalizedString(input) == expected)
     }
 
-    @Test func urlsDifferingInCaseOrFragmentAreOneSubscription() throws {
+    @Test func urlsDifferingInCaseOrFragmentAreOneSubscription() async throws {
         let store = try FeedStore.inMemory()
-        let added = try store.addSubscription(url: URL(string: "HTTPS://Example.COM/feed.xml#top")!, title: nil, at: t0)
+        let added = try await store.addSubscription(
+            url: URL(string: "HTTPS://Example.COM/feed.xml#top")!, title: nil, at: t0)
         #expect(added.url.absoluteString == "https://example.com/feed.xml")
-        #expect {
-            _ = try store.addSubscription(url: URL(string: "https://EXAMPLE.com/feed.xml")!, title: nil, at: t0)
+        await #expect {
+            _ = try await store.addSubscription(url: URL(string: "https://EXAMPLE.com/feed.xml")!, title: nil, at: t0)
         } throws: { error in
             (error as? StoreError)?.kind == .duplicate
         }
-        #expect(try store.subscription(url: URL(string: "https://example.com/feed.xml#other")!)?.id == added.id)
+        #expect(try await store.subscription(url: URL(string: "https://example.com/feed.xml#other")!)?.id == added.id)
     }
 
-    @Test func aMoveIsComparedNormalised() throws {
+    @Test func aMoveIsComparedNormalised() async throws {
         let store = try FeedStore.inMemory()
-        let a = try store.addSubscription(url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
-        _ = try store.addSubscription(url: URL(string: "https://b.example/feed")!, title: "B", at: t0)
+        let a = try await store.addSubscription(url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
+        _ = try await store.addSubscription(url: URL(string: "https://b.example/feed")!, title: "B", at: t0)
         // A "move" to another spelling of the same URL is no move …
-        let same = try store.apply(
+        let same = try await store.applyAsync(
             FeedCheck(
                 subscriptionID: a.id, checkedAt: t0, result: .notModified,
                 movedTo: URL(string: "HTTPS://A.EXAMPLE/feed#x")))
         #expect(same.movedTo == nil && same.moveRefused == nil)
         // … and a move to another spelling of a subscribed URL is refused, naming it.
-        let taken = try store.apply(
+        let taken = try await store.applyAsync(
             FeedCheck(
                 subscriptionID: a.id, checkedAt: t0, result: .notModified,
                 movedTo: URL(string: "https://B.example/feed")))
         #expect(taken.movedTo == nil)
         #expect(taken.moveRefused?.contains("https://b.example/feed") == true)
-        #expect(try store.subscription(id: a.id)?.url.absoluteString == "https://a.example/feed")
+        #expect(try await store.subscription(id: a.id)?.url.absoluteString == "https://a.example/feed")
     }
 
-    @Test func existingRowsAreNormalisedAndDuplicatesMergedKeepingEveryEpisode() throws {
+    @Test func existingRowsAreNormalisedAndDuplicatesMergedKeepingEveryEpisode() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.path("podfresh.sqlite")
@@ -248,26 +251,28 @@ struct StoreOpeningTests {
             """)
         // … opening for writing migrates them: one subscription per feed, every distinct episode kept.
         let store = try FeedStore(path: path)
-        let subscriptions = try store.subscriptions()
+        let subscriptions = try await store.subscriptions()
         #expect(subscriptions.map(\.url.absoluteString) == ["https://example.com/feed", "https://other.example/Feed"])
         #expect(subscriptions.first?.title == "Show")
         #expect(
-            try store.episodes(EpisodeQuery(subscriptionID: 1)).map(\.key).sorted() == ["only-1", "only-2", "shared"])
-        #expect(try store.integrityCheck() == "ok")
+            try await store.episodes(EpisodeQuery(subscriptionID: 1)).map(\.key).sorted() == [
+                "only-1", "only-2", "shared",
+            ])
+        #expect(try await store.integrityCheck() == "ok")
     }
 
     // MARK: - Runs and counts
 
-    @Test func theLastRunThatCheckedFeedsSkipsRunsThatCheckedNothing() throws {
+    @Test func theLastRunThatCheckedFeedsSkipsRunsThatCheckedNothing() async throws {
         let store = try FeedStore.inMemory()
-        var first = try store.beginRun(at: t0)
+        var first = try await store.beginRun(at: t0)
         first.endedAt = t0
         first.feedsChecked = 2
-        try store.finishRun(first)
-        var empty = try store.beginRun(at: t0.addingTimeInterval(60))
+        try await store.finishRun(first)
+        var empty = try await store.beginRun(at: t0.addingTimeInterval(60))
         empty.endedAt = t0.addingTimeInterval(60)
-        try store.finishRun(empty)
-        #expect(try store.lastRun()?.id == empty.id)
-        #expect(try store.lastRun(checkedFeeds: true)?.id == first.id)
+        try await store.finishRun(empty)
+        #expect(try await store.lastRun()?.id == empty.id)
+        #expect(try await store.lastRun(checkedFeeds: true)?.id == first.id)
     }
 }

@@ -29,10 +29,10 @@ struct MigrationTests {
     @Test(arguments: [2, 500])
     func everySubscriptionEpisodeAndRunIsCopiedWithItsIDAndReadsBackTheSame(batchSize: Int) async throws {
         // Given an SQLite database built by the real store from real feeds
-        let source = try SourceDatabase.make()
+        let source = try await SourceDatabase.make()
         defer { source.remove() }
         let sqlite = try FeedStore.openForReading(path: source.path)
-        let bounds = try sqlite.exportBounds()
+        let bounds = try await sqlite.exportBounds()
         #expect(bounds.subscriptions == 5)
         #expect(bounds.runs == 3)
         #expect(bounds.episodes >= 5)
@@ -122,7 +122,7 @@ struct MigrationTests {
         #expect(
             try cluster.psql(database: database, "SELECT author, language FROM subscription WHERE id = \(source.moved)")
                 == "Ada Morrow|en-gb")
-        let fingerprints = try sqlite.exportEpisodes(after: 0, through: .max, limit: 1000)
+        let fingerprints = try await sqlite.exportEpisodes(after: 0, through: .max, limit: 1000)
             .map { "\($0.id)|\($0.fingerprint)" }.joined(separator: "\n")
         #expect(try cluster.psql(database: database, "SELECT id, fingerprint FROM episode ORDER BY id") == fingerprints)
         #expect(
@@ -135,11 +135,11 @@ struct MigrationTests {
     @Test(arguments: [1, 3, 500])
     func everyDownloadRecordIsCopiedWithEveryFieldUnderItsSubscription(batchSize: Int) async throws {
         // Given an SQLite database holding download records of every kind, in three feeds
-        let source = try SourceDatabase.make()
+        let source = try await SourceDatabase.make()
         defer { source.remove() }
         let sqlite = try FeedStore.openForReading(path: source.path)
         #expect(source.downloads.count == 4)
-        #expect(try sqlite.exportBounds().downloads == 4)
+        #expect(try await sqlite.exportBounds().downloads == 4)
         let complete = try #require(source.downloads.first { $0.episodeKey == "nsr-003" })
         #expect(complete.state == .complete && complete.isOnDisk)
         #expect(complete.partPath == nil && complete.filePath == "/srv/podcasts/Night Shift/003.mp3")
@@ -187,7 +187,7 @@ struct MigrationTests {
     }
 
     @Test func mergingKeepsTheTargetsDownloadRecordAndCopiesTheOthersUnderTheTargetsSubscriptions() async throws {
-        let source = try SourceDatabase.make()
+        let source = try await SourceDatabase.make()
         defer { source.remove() }
         let cluster = try TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "migrate_merge_downloads")
@@ -224,7 +224,7 @@ struct MigrationTests {
         try await PostgresFeedStore.withStore(url: url) { target in
             #expect(try await target.download(subscriptionID: kept.id, episodeKey: "nsr-003") == own)
             let sqlite = try FeedStore.openForReading(path: source.path)
-            let sourceURLs = Dictionary(uniqueKeysWithValues: try sqlite.subscriptions().map { ($0.id, $0.url) })
+            let sourceURLs = Dictionary(uniqueKeysWithValues: try await sqlite.subscriptions().map { ($0.id, $0.url) })
             let targetIDs = Dictionary(uniqueKeysWithValues: try await target.subscriptions().map { ($0.url, $0.id) })
             var expected: [DownloadRecord] = [own]
             for record in source.downloads where record.episodeKey != "nsr-003" {
@@ -268,11 +268,11 @@ struct MigrationTests {
         #expect(feed.episodes.count == 1234)
         do {
             let store = try FeedStore(path: path)
-            let run = try store.beginRun(at: SourceDatabase.t0)
-            let subscription = try store.addSubscription(
+            let run = try await store.beginRun(at: SourceDatabase.t0)
+            let subscription = try await store.addSubscription(
                 url: URL(string: "https://large.example.org/feed.xml")!, title: nil, at: SourceDatabase.t0,
                 backlog: nil)
-            _ = try store.apply(
+            _ = try await store.applyAsync(
                 FeedCheck(
                     subscriptionID: subscription.id, checkedAt: SourceDatabase.t0, status: 200,
                     result: .fetched(feed, etag: nil, lastModified: nil, unconditional: true), runID: run.id,
@@ -290,14 +290,14 @@ struct MigrationTests {
         #expect(summary.episodes == .init(source: 1234, copied: 1234, alreadyPresent: 0))
         try await PostgresFeedStore.withStore(url: url) { target in
             let episodes = try await target.episodes(EpisodeQuery())
-            #expect(episodes == (try sqlite.episodes(EpisodeQuery())))
+            #expect(episodes == (try await sqlite.episodes(EpisodeQuery())))
             #expect(try await target.countEpisodes(EpisodeQuery(runID: 1)) == 10, "announced in the run")
         }
     }
 
     @Test func theSourceFileIsByteIdenticalAfterwardsAndNothingAppearsBesideIt() async throws {
         // Given a closed SQLite database alone in its folder
-        let source = try SourceDatabase.make()
+        let source = try await SourceDatabase.make()
         defer { source.remove() }
         let before = try source.files()
         #expect(before.keys.sorted() == ["podfresh.sqlite"], "the store closed cleanly: \(before.keys.sorted())")
@@ -313,7 +313,7 @@ struct MigrationTests {
     }
 
     @Test func aTargetThatHoldsSubscriptionsIsRefusedWithoutMergeAndNothingIsWritten() async throws {
-        let source = try SourceDatabase.make()
+        let source = try await SourceDatabase.make()
         defer { source.remove() }
         let cluster = try TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "migrate_refused")
@@ -341,10 +341,10 @@ struct MigrationTests {
     }
 
     @Test func mergingKeepsTheTargetsRowsAndASecondMergeCopiesNothingTwice() async throws {
-        let source = try SourceDatabase.make()
+        let source = try await SourceDatabase.make()
         defer { source.remove() }
         let sqlite = try FeedStore.openForReading(path: source.path)
-        let bounds = try sqlite.exportBounds()
+        let bounds = try await sqlite.exportBounds()
         let cluster = try TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "migrate_merge")
         let database = databaseName(url)
@@ -381,7 +381,7 @@ struct MigrationTests {
             #expect(stillKept.etag == nil, "the target's row keeps its own state")
             #expect(subscriptions.contains { $0.id == other.id })
             // the moved feed's episodes now belong to the target's subscription
-            let sourceEpisodes = try sqlite.episodes(EpisodeQuery(subscriptionID: source.moved))
+            let sourceEpisodes = try await sqlite.episodes(EpisodeQuery(subscriptionID: source.moved))
             let mergedEpisodes = try await target.episodes(EpisodeQuery(subscriptionID: kept.id))
             #expect(mergedEpisodes.map(\.key) == sourceEpisodes.map(\.key))
             #expect(mergedEpisodes.map(\.episode) == sourceEpisodes.map(\.episode))
@@ -391,7 +391,7 @@ struct MigrationTests {
             #expect(failing.lastErrorKind == "timeout")
         }
         // the runs were appended, and first_seen_run_id follows them: run 1 of the source found the same episodes
-        let firstRunEpisodes = try sqlite.episodes(EpisodeQuery(runID: source.runs[0])).count
+        let firstRunEpisodes = try await sqlite.episodes(EpisodeQuery(runID: source.runs[0])).count
         #expect(
             try cluster.psql(
                 database: database,
@@ -412,7 +412,7 @@ struct MigrationTests {
     }
 
     @Test func aCopyThatFailsPartWayLeavesTheTargetAsItWas() async throws {
-        let source = try SourceDatabase.make()
+        let source = try await SourceDatabase.make()
         defer { source.remove() }
         let cluster = try TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "migrate_fails")
@@ -437,7 +437,7 @@ struct MigrationTests {
     }
 
     @Test func aCopyThatFailsOnTheDownloadRecordsLeavesTheTargetAsItWas() async throws {
-        let source = try SourceDatabase.make()
+        let source = try await SourceDatabase.make()
         defer { source.remove() }
         let cluster = try TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "migrate_fails_downloads")
@@ -461,7 +461,7 @@ struct MigrationTests {
     }
 
     @Test func aTargetWithANewerSchemaIsRefusedUntouched() async throws {
-        let source = try SourceDatabase.make()
+        let source = try await SourceDatabase.make()
         defer { source.remove() }
         let cluster = try TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "migrate_newer")

@@ -85,6 +85,92 @@ private func mergeEveryFeed(into store: any SpecifiedStore) async throws -> (Out
     return (outcome, ids)
 }
 
+/// What a store holds after one script of download changes, in words both stores can be compared in.
+private struct DownloadOutcome: Equatable {
+    /// Every record, by feed and key.
+    var records: [DownloadRecord] = []
+    var usage: [Int64: DownloadUsage] = [:]
+    /// Per feed: the files past keeping the newest one, and which of the newest four episodes are to download.
+    var pastRetention: [[String]] = []
+    var toDownload: [[String]] = []
+}
+
+/// The changes the script makes to a feed's `n`th newest episode (from 0): every one starts; the second fails twice;
+/// all but the third complete; then a late failure; the first is deleted by the user and allowed again, the fourth
+/// removed by retention. The second and fifth files stay on disk.
+private func downloadScript(_ n: Int, _ id: Int64, _ key: String) -> [DownloadChange] {
+    let start = DownloadStart(
+        subscriptionID: id, episodeKey: key, url: URL(string: "https://cdn.example.com/\(id)/\(n).mp3")!,
+        partPath: "/d/\(id)/\(n).part", filePath: "/d/\(id)/\(n).mp3", etag: n.isMultiple(of: 2) ? "\"e\(n)\"" : nil,
+        lastModified: nil, startedAt: t0 + Double(n))
+    let done = DownloadCompletion(
+        subscriptionID: id, episodeKey: key, filePath: "/d/\(id)/\(n).mp3", bytes: Int64(1000 + n),
+        url: URL(string: "https://media.example.net/\(id)/\(n).mp3")!, etag: nil, lastModified: "Mon",
+        downloadedAt: t0 + 60 + Double(n))
+    var script: [DownloadChange] = [.started(start)]
+    if n == 1 { script += [.failed(error: "stalled", partialBytes: 300), .failed(error: "reset", partialBytes: nil)] }
+    if n != 2 { script.append(.completed(done)) }
+    script.append(.failed(error: "late", partialBytes: 1))
+    if n == 0 { script += [.deletedByUser, .allowedAgain] }
+    if n == 3 { script.append(.removedByRetention) }
+    return script
+}
+
+/// Makes `change` through the repository method that asks for it; returns whether the store wrote a record, and the
+/// record a start or completion returned.
+private func make(
+    _ change: DownloadChange, _ id: Int64, _ key: String, in store: any SpecifiedStore
+) async throws -> (wrote: Bool, returned: DownloadRecord?) {
+    switch change {
+    case .started(let start): return (true, try await store.recordDownloadStarted(start))
+    case .completed(let completion): return (true, try await store.recordDownloadCompleted(completion))
+    case .failed(let error, let bytes):
+        return (
+            try await store.recordDownloadFailed(
+                subscriptionID: id, episodeKey: key, error: error, partialBytes: bytes),
+            nil
+        )
+    case .removedByRetention: return (try await store.markRemovedByRetention(subscriptionID: id, episodeKey: key), nil)
+    case .deletedByUser: return (try await store.markDeletedByUser(subscriptionID: id, episodeKey: key), nil)
+    case .allowedAgain: return (try await store.allowDownloadAgain(subscriptionID: id, episodeKey: key), nil)
+    }
+}
+
+/// Runs the download script on the newest five episodes of every feed of `ids` in `store`, checking each step
+/// against the ``DownloadPlan`` worked out without a database, and reads back what the store holds.
+private func downloadEveryFeed(in store: any SpecifiedStore, ids: [Int64]) async throws -> DownloadOutcome {
+    var predicted: [String: DownloadRecord] = [:]
+    for id in ids {
+        let keys = try await store.episodes(EpisodeQuery(subscriptionID: id)).map(\.key)
+        for (n, key) in keys.prefix(5).enumerated() {
+            for change in downloadScript(n, id, key) {
+                let plan = try DownloadPlan(
+                    change, subscriptionID: id, episodeKey: key, current: predicted["\(id) \(key)"],
+                    episodeStored: true)
+                if let record = plan.record { predicted["\(id) \(key)"] = record }
+
+                let (wrote, returned) = try await make(change, id, key, in: store)
+
+                #expect(wrote == (plan.record != nil), "\(change)")
+                if let returned { #expect(returned == plan.record, "\(change)") }
+                #expect(try await store.download(subscriptionID: id, episodeKey: key) == predicted["\(id) \(key)"])
+            }
+        }
+        #expect(try await store.markDeletedByUser(subscriptionID: id, episodeKey: "no such episode") == false)
+    }
+    var outcome = DownloadOutcome()
+    for id in ids {
+        outcome.pastRetention.append(
+            try await store.filesPastRetention(subscriptionID: id, keepNewest: 1).map(\.episodeKey))
+        outcome.toDownload.append(try await store.episodesToDownload(subscriptionID: id, newest: 4).map(\.key))
+    }
+    outcome.records = try await store.downloads(subscriptionID: nil)
+    outcome.usage = try await store.downloadUsage()
+    #expect(outcome.usage == DownloadPlan.usage(of: predicted.values))
+    #expect(outcome.records.count == predicted.count)
+    return outcome
+}
+
 /// Text as hexadecimal UTF-8, so keys with any characters compare line by line.
 private func hex(_ text: String) -> String { text.utf8.map { String(format: "%02x", $0) }.joined() }
 
@@ -118,7 +204,7 @@ struct StoresAgreeTests {
             #expect(sqliteOutcome.episodes[index] == postgresOutcome.episodes[index], "\(name)")
         }
         // and every episode carries the same fingerprint in both, the one of its fields as last merged
-        let sqliteFingerprints = try sqlite.exportEpisodes(after: 0, through: .max, limit: 100_000)
+        let sqliteFingerprints = try await sqlite.exportEpisodes(after: 0, through: .max, limit: 100_000)
             .map { "\($0.subscriptionID) \(hex($0.key)) \($0.fingerprint)" }.sorted()
         let postgresFingerprints = try cluster.psql(
             database: String(url.split(separator: "/").last ?? ""),
@@ -134,5 +220,26 @@ struct StoresAgreeTests {
             expected += latest.map { "\(id) \(hex($0.key)) \($0.value)" }
         }
         #expect(sqliteFingerprints == expected.sorted())
+    }
+    @Test func bothStoresCarryOutTheSameDownloadPlansForTheSameEpisodes() async throws {
+        // Given: the real feeds merged into one new SQLite file and one new PostgreSQL database
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-agree-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sqlite = try FeedStore(path: directory.appendingPathComponent("podfresh.sqlite").path)
+        let url = try TestPostgres.shared().makeDatabase(prefix: "agree")
+        let (_, ids) = try await mergeEveryFeed(into: sqlite)
+
+        // When: the same downloads start, fail, complete and are deleted in each (every step as the plan says)
+        let sqliteOutcome = try await downloadEveryFeed(in: sqlite, ids: ids)
+        let postgresOutcome = try await PostgresFeedStore.withStore(url: url) { store in
+            _ = try await mergeEveryFeed(into: store)
+            return try await downloadEveryFeed(in: store, ids: ids)
+        }
+
+        // Then: both hold the same records, count the same files and select the same episodes and files
+        #expect(sqliteOutcome.records.count > ids.count)
+        #expect(sqliteOutcome.usage.values.map(\.files).reduce(0, +) >= 10)
+        #expect(sqliteOutcome.pastRetention.contains { $0.count == 1 }, "the fifth file, past the second")
+        #expect(sqliteOutcome == postgresOutcome)
     }
 }

@@ -107,7 +107,7 @@ struct ConcurrencyTests {
             let url = URL(string: "https://host\(index % 3).example/feed\(index).xml")!
             documents[url] = FeedFactory.bytes(
                 FeedFactory.numbered(title: "Feed \(index)", prefix: "f\(index)", count: 20))
-            ids.append(try store.addSubscription(url: url, title: nil, at: Date(), backlog: 100).id)
+            ids.append(try await store.addSubscription(url: url, title: nil, at: Date(), backlog: 100).id)
         }
         let service = EpisodeUpdateService(
             store: store, source: MemoryFeedSource(documents: documents),
@@ -127,7 +127,7 @@ struct ConcurrencyTests {
         #expect(
             summaries.flatMap(\.outcomes).reduce(0) { $0 + $1.newEpisodes.count } == 600,
             "each episode is new exactly once")
-        for id in ids { #expect(try store.episodes(EpisodeQuery(subscriptionID: id)).count == 20) }
+        for id in ids { #expect(try await store.episodes(EpisodeQuery(subscriptionID: id)).count == 20) }
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -142,7 +142,7 @@ struct ConcurrencyTests {
         var ids: [Int64] = []
         for index in 0..<8 {
             ids.append(
-                try stores[0].addSubscription(
+                try await stores[0].addSubscription(
                     url: URL(string: "https://example.org/\(index).xml")!, title: nil, at: Date()
                 ).id)
         }
@@ -161,9 +161,9 @@ struct ConcurrencyTests {
                                 ParsedFeed(format: .rss2, title: "Feed \(id)", episodes: episodes), etag: nil,
                                 lastModified: nil, unconditional: true))
                         do {
-                            _ = try store.apply(check)
-                            _ = try store.episodeCounts()
-                            _ = try store.subscriptions()
+                            _ = try await store.applyAsync(check)
+                            _ = try await store.episodeCounts()
+                            _ = try await store.subscriptions()
                         } catch {
                             errors.withLock { $0.append("\(error)") }
                         }
@@ -172,8 +172,8 @@ struct ConcurrencyTests {
             }
         }
         #expect(errors.withLock { $0 }.isEmpty, "\(errors.withLock { $0 }.prefix(3))")
-        let counts = try stores[1].episodeCounts()
+        let counts = try await stores[1].episodeCounts()
         for id in ids { #expect(counts[id] == 34) }
-        #expect(try SQLiteProbe.integrityCheck(path) == "ok")
+        #expect(try await SQLiteProbe.integrityCheck(path) == "ok")
     }
 }

@@ -110,7 +110,7 @@ struct CrashSafetyTests {
                 for feed in 0..<CrashFeeds.count {
                     CrashFeeds.serve(feed, version: "A", on: server)
                     subscriptions[
-                        try store.addSubscription(url: server.url("/feed\(feed).xml"), title: nil, at: Date()).id] =
+                        try await store.addSubscription(url: server.url("/feed\(feed).xml"), title: nil, at: Date()).id] =
                         feed
                 }
             }
@@ -124,7 +124,7 @@ struct CrashSafetyTests {
                 await waitForExit(initial) == 0,
                 "initial refresh: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
             print("reliability-figure: initial refresh of \(CrashFeeds.count) feeds took \(clock.now - started)")
-            try expectEveryFeed(in: database, subscriptions, atOneOf: ["A"])
+            try await expectEveryFeed(in: database, subscriptions, atOneOf: ["A"])
 
             // When every feed moves to version B and refreshes are killed at random points.
             for feed in 0..<CrashFeeds.count {
@@ -152,7 +152,7 @@ struct CrashSafetyTests {
             let last = try startPodfresh(refresh, database: database, logs: log)
             #expect(
                 await waitForExit(last) == 0, "final refresh: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
-            try expectEveryFeed(in: database, subscriptions, atOneOf: ["B"])
+            try await expectEveryFeed(in: database, subscriptions, atOneOf: ["B"])
             #expect(try SQLiteProbe.integrityCheck(database) == "ok")
         }
     }
@@ -172,7 +172,7 @@ struct CrashSafetyTests {
                 let store = try FeedStore(path: database)
                 for feed in 0..<40 {
                     server.setRoute("/feed\(feed).xml", .ok(body: CrashFeeds.document(feed: feed, version: "A")))
-                    _ = try store.addSubscription(url: server.url("/feed\(feed).xml"), title: nil, at: Date())
+                    _ = try await store.addSubscription(url: server.url("/feed\(feed).xml"), title: nil, at: Date())
                 }
             }
             let refresh = try startPodfresh(
@@ -237,12 +237,13 @@ struct CrashSafetyTests {
     private func expectEveryFeed(
         in database: String, _ subscriptions: [Int64: Int], atOneOf versions: [Character],
         sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> [Character: Int] {
+    ) async throws -> [Character: Int] {
         let store = try FeedStore(path: database)
         var tally: [Character: Int] = [:]
         for (id, feed) in subscriptions {
             let stored = Set(
-                try store.episodes(EpisodeQuery(subscriptionID: id)).map { "\($0.key)|\($0.episode.title ?? "")" })
+                try await store.episodes(EpisodeQuery(subscriptionID: id)).map { "\($0.key)|\($0.episode.title ?? "")" }
+            )
             if let version = versions.first(where: { CrashFeeds.state(feed: feed, version: $0) == stored }) {
                 tally[version, default: 0] += 1
             } else {

@@ -42,12 +42,12 @@ struct SharedServerFaultTests {
         // them into timeouts.
         let timeout: Duration = if case .stall = fault { .seconds(3) } else { .seconds(15) }
         try await withEngine(fetch: testFetchConfiguration(totalTimeout: timeout)) { engine in
-            let good = try engine.store.addSubscription(url: server.url("/good.xml"), title: nil, at: Date())
-            let victim = try engine.store.addSubscription(url: server.url("/victim.xml"), title: nil, at: Date())
+            let good = try await engine.store.addSubscription(url: server.url("/good.xml"), title: nil, at: Date())
+            let victim = try await engine.store.addSubscription(url: server.url("/victim.xml"), title: nil, at: Date())
             let first = try await engine.refresh([good.id, victim.id])
             #expect(first.failedCount == 0)
-            let before = try engine.episodes(victim.id)
-            let failuresBefore = try engine.subscription(victim.id).failureCount
+            let before = try await engine.episodes(victim.id)
+            let failuresBefore = try await engine.subscription(victim.id).failureCount
 
             server.setRoute(
                 "/good.xml", TestResponse(text: FeedFactory.numbered(title: "Good", prefix: "good", count: 4)))
@@ -61,12 +61,12 @@ struct SharedServerFaultTests {
             )
             if let expectedKind {
                 #expect(outcome.failure?.kind.rawValue == expectedKind, "\(name): \(outcome.result)")
-                #expect(try engine.episodes(victim.id) == before, "\(name): stored episodes changed")
-                #expect(try engine.subscription(victim.id).failureCount == failuresBefore + 1)
+                #expect(try await engine.episodes(victim.id) == before, "\(name): stored episodes changed")
+                #expect(try await engine.subscription(victim.id).failureCount == failuresBefore + 1)
             } else {
                 #expect(outcome.newEpisodes.map(\.key) == ["victim-3"], "\(name): \(outcome.result)")
             }
-            #expect(try SQLiteProbe.integrityCheck(engine.databasePath) == "ok")
+            #expect(try await SQLiteProbe.integrityCheck(engine.databasePath) == "ok")
         }
     }
 }

@@ -114,3 +114,16 @@ private final class OKHandler: ChannelInboundHandler, Sendable {
         context.close(promise: nil)
     }
 }
+
+/// Runs `body` with a new ``TestTLSServer`` and shuts the server down before returning, whether `body` throws or not.
+public func withTestTLSServer<R>(_ body: (TestTLSServer) async throws -> R) async throws -> R {
+    let server = try await TestTLSServer.start()
+    do {
+        let result = try await body(server)
+        try await server.shutdown()
+        return result
+    } catch {
+        try? await server.shutdown()
+        throw error
+    }
+}

@@ -7,14 +7,14 @@ public protocol ExportableStore: Sendable {
     /// How many rows each table holds and the highest id of each, read in one snapshot.
     func exportBounds() async throws -> ExportBounds
     /// Up to `limit` subscriptions with an id after `after` and at most `last`, by id.
-    func exportSubscriptions(after: Int64, through last: Int64, limit: Int) async throws -> [ExportedSubscription]
+    func exportSubscriptions(after: Int64, through last: Int64, limit: Int) async throws -> [Subscription]
     /// Up to `limit` episodes with an id after `after` and at most `last`, by id.
     func exportEpisodes(after: Int64, through last: Int64, limit: Int) async throws -> [ExportedEpisode]
     /// Up to `limit` refresh runs with an id after `after` and at most `last`, by id.
-    func exportRuns(after: Int64, through last: Int64, limit: Int) async throws -> [ExportedRun]
+    func exportRuns(after: Int64, through last: Int64, limit: Int) async throws -> [RefreshRun]
     /// Up to `limit` download records after `position` (from the first when nil) within the bounds, by feed and
     /// episode key.
     func exportDownloads(
-        after position: ExportedDownload.Position?, through lastRowID: Int64, limit: Int
-    ) async throws -> [ExportedDownload]
+        after position: DownloadRecord.Position?, through lastRowID: Int64, limit: Int
+    ) async throws -> [DownloadRecord]
 }

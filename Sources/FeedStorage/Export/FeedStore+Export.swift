@@ -12,8 +12,8 @@ import GRDB
 extension FeedStore {
     /// How many subscriptions, episodes, runs and download records the store holds, and each table's highest id
     /// (the `download` table's highest rowid), in one read.
-    public func exportBounds() throws -> ExportBounds {
-        try read { db in
+    public func exportBounds() async throws -> ExportBounds {
+        try await read { db in
             let row = try Row.fetchOne(
                 db,
                 sql: """
@@ -37,35 +37,18 @@ extension FeedStore {
     }
 
     /// Up to `limit` subscriptions with ids after `after` and at most `last`, by id.
-    public func exportSubscriptions(after: Int64, through last: Int64, limit: Int) throws -> [ExportedSubscription] {
-        try read { db in
+    public func exportSubscriptions(after: Int64, through last: Int64, limit: Int) async throws -> [Subscription] {
+        try await read { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM subscription WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
                 arguments: [after, last, limit]
-            ).map { row in
-                ExportedSubscription(
-                    id: row["id"], url: row["url"], title: row["title"], link: row["link"], image: row["image"],
-                    description: row["description"], author: row["author"], language: row["language"],
-                    addedAt: row["addedAt"], etag: row["etag"], lastModified: row["lastModified"],
-                    lastCheckedAt: row["lastCheckedAt"], lastSuccessAt: row["lastSuccessAt"],
-                    lastUnconditionalAt: row["lastUnconditionalAt"], lastStatus: row["lastStatus"],
-                    failureCount: row["failureCount"], lastErrorKind: row["lastErrorKind"],
-                    lastError: row["lastError"], isGone: row["isGone"], isComplete: row["isComplete"],
-                    nextCheckAt: row["nextCheckAt"], nextCheckReason: row["nextCheckReason"],
-                    movedFrom: row["movedFrom"], lastBodyBytes: row["lastBodyBytes"], ttlMinutes: row["ttlMinutes"],
-                    syndicationUpdatePeriod: row["syndicationUpdatePeriod"],
-                    syndicationUpdateFrequency: row["syndicationUpdateFrequency"],
-                    podcastUpdateFrequency: row["podcastUpdateFrequency"], backlog: row["backlog"],
-                    refusedMoveTarget: row["refusedMoveTarget"], downloadsEnabled: row["downloadsEnabled"] ?? false,
-                    keepNewest: row["keepNewest"], downloadDirectory: row["downloadDirectory"],
-                    fileNameTemplate: row["fileNameTemplate"])
-            }
+            ).compactMap(Self.subscription(from:))
         }
     }
 
     /// Up to `limit` episodes with ids after `after` and at most `last`, by id.
-    public func exportEpisodes(after: Int64, through last: Int64, limit: Int) throws -> [ExportedEpisode] {
-        try read { db in
+    public func exportEpisodes(after: Int64, through last: Int64, limit: Int) async throws -> [ExportedEpisode] {
+        try await read { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM episode WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
                 arguments: [after, last, limit]
@@ -88,18 +71,12 @@ extension FeedStore {
     }
 
     /// Up to `limit` refresh runs with ids after `after` and at most `last`, by id.
-    public func exportRuns(after: Int64, through last: Int64, limit: Int) throws -> [ExportedRun] {
-        try read { db in
+    public func exportRuns(after: Int64, through last: Int64, limit: Int) async throws -> [RefreshRun] {
+        try await read { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM refreshRun WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
                 arguments: [after, last, limit]
-            ).map { row in
-                ExportedRun(
-                    id: row["id"], startedAt: row["startedAt"], endedAt: row["endedAt"],
-                    feedsChecked: row["feedsChecked"], feedsFailed: row["feedsFailed"],
-                    feedsNotModified: row["feedsNotModified"], newEpisodes: row["newEpisodes"],
-                    bytesDownloaded: row["bytesDownloaded"], bytesSaved: row["bytesSaved"])
-            }
+            ).map(Self.run(from:))
         }
     }
 
@@ -109,9 +86,9 @@ extension FeedStore {
     /// The table has no id: pages follow its primary key, so no record is read twice, and the rowid bound leaves out
     /// records added after ``exportBounds()`` (a record changed since is read as it is now).
     public func exportDownloads(
-        after position: ExportedDownload.Position?, through lastRowID: Int64, limit: Int
-    ) throws -> [ExportedDownload] {
-        try read { db in
+        after position: DownloadRecord.Position?, through lastRowID: Int64, limit: Int
+    ) async throws -> [DownloadRecord] {
+        try await read { db in
             var sql = "SELECT * FROM download WHERE rowid <= ?"
             var arguments: StatementArguments = [lastRowID]
             if let position {
@@ -120,14 +97,7 @@ extension FeedStore {
             }
             sql += " ORDER BY subscriptionId, episodeKey LIMIT ?"
             arguments += [limit]
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                ExportedDownload(
-                    subscriptionID: row["subscriptionId"], episodeKey: row["episodeKey"], state: row["state"],
-                    partPath: row["partPath"], filePath: row["filePath"], bytes: row["bytes"], etag: row["etag"],
-                    lastModified: row["lastModified"], url: row["url"], startedAt: row["startedAt"],
-                    downloadedAt: row["downloadedAt"], lastError: row["lastError"],
-                    deletedByUser: row["deletedByUser"], removedByRetention: row["removedByRetention"])
-            }
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.download(from:))
         }
     }
 }

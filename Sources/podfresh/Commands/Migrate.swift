@@ -80,7 +80,7 @@ extension RootCommand {
         /// Opens the SQLite file for reading only and copies it into the database at `url`. The source store is
         /// released (its connection closed) before this returns.
         static func copy(from path: String, to url: String, merge: Bool) async throws -> (MigrationSummary, String) {
-            let source = try FeedStore.openForReading(path: path)
+            let source = try await FeedStore.open(forReadingAt: path)
             return try await PostgresFeedStore.withStore(url: url, maximumConnections: 1) { store in
                 (try await store.importStore(source, merge: merge), store.location.description)
             }

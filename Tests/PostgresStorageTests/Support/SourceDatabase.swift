@@ -47,7 +47,7 @@ struct SourceDatabase {
         return try FeedParser.parse(Array(data), baseURL: URL(string: "https://feeds.example.org/\(name)"))
     }
 
-    static func make() throws -> SourceDatabase {
+    static func make() async throws -> SourceDatabase {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "podfresh-migrate-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -57,11 +57,11 @@ struct SourceDatabase {
         let fieldRecordings = try demoFeed("field-recordings.xml")
         let gardenNotes = try demoFeed("garden-notes.atom")
 
-        var first = try store.beginRun(at: t0)
+        var first = try await store.beginRun(at: t0)
         // Given a feed fetched with validators and a schedule that then moved for good…
-        let moved = try store.addSubscription(
+        let moved = try await store.addSubscription(
             url: URL(string: "https://night-shift.example.org/feed.xml")!, title: nil, at: t0, backlog: nil)
-        _ = try store.apply(
+        _ = try await store.applyAsync(
             FeedCheck(
                 subscriptionID: moved.id, checkedAt: t0, status: 200,
                 result: .fetched(
@@ -70,20 +70,20 @@ struct SourceDatabase {
                 nextCheckAt: t0.addingTimeInterval(3600.5), nextCheckReason: "cadence 1h (ttl)", runID: first.id,
                 bodyBytes: 4096))
         // …a feed whose first fetch announced one episode and kept the rest as back catalogue, moved by hand and back…
-        let undone = try store.addSubscription(
+        let undone = try await store.addSubscription(
             url: URL(string: "https://field.example.net/rss")!, title: "Field Recordings", at: t0, backlog: 1)
-        _ = try store.apply(
+        _ = try await store.applyAsync(
             FeedCheck(
                 subscriptionID: undone.id, checkedAt: t0, status: 200,
                 result: .fetched(fieldRecordings, etag: nil, lastModified: nil, unconditional: true),
                 nextCheckAt: t0.addingTimeInterval(86_400), nextCheckReason: "cadence 1d", runID: first.id,
                 bodyBytes: 2048, announceLimit: 1))
-        _ = try store.moveSubscription(id: undone.id, to: URL(string: "https://field.example.net/other.rss")!)
-        _ = try store.undoMove(id: undone.id)
+        _ = try await store.moveSubscription(id: undone.id, to: URL(string: "https://field.example.net/other.rss")!)
+        _ = try await store.undoMove(id: undone.id)
         // …and an Atom feed fetched once, then failing.
-        let failing = try store.addSubscription(
+        let failing = try await store.addSubscription(
             url: URL(string: "https://garden.example.com/notes.atom")!, title: nil, at: t0, backlog: nil)
-        _ = try store.apply(
+        _ = try await store.applyAsync(
             FeedCheck(
                 subscriptionID: failing.id, checkedAt: t0, status: 200,
                 result: .fetched(gardenNotes, etag: "W/\"g\"", lastModified: nil, unconditional: false),
@@ -92,18 +92,18 @@ struct SourceDatabase {
         first.feedsChecked = 3
         first.newEpisodes = 5
         first.bytesDownloaded = 8192
-        try store.finishRun(first)
+        try await store.finishRun(first)
 
         let t1 = t0.addingTimeInterval(7200.25)
-        var second = try store.beginRun(at: t1)
-        _ = try store.apply(
+        var second = try await store.beginRun(at: t1)
+        _ = try await store.applyAsync(
             FeedCheck(
                 subscriptionID: failing.id, checkedAt: t1, status: nil,
                 result: .failed(kind: "timeout", message: "no answer within 60 s"),
                 nextCheckAt: t1.addingTimeInterval(900), nextCheckReason: "backoff after 1 failure", runID: second.id))
-        let gone = try store.addSubscription(
+        let gone = try await store.addSubscription(
             url: URL(string: "https://gone.example.org/feed.xml")!, title: "Gone Show", at: t0, backlog: nil)
-        _ = try store.apply(
+        _ = try await store.applyAsync(
             FeedCheck(
                 subscriptionID: gone.id, checkedAt: t1, status: 410, result: .gone(message: "HTTP 410 Gone"),
                 runID: second.id))
@@ -112,14 +112,14 @@ struct SourceDatabase {
         second.feedsFailed = 1
         second.feedsNotModified = 0
         second.bytesSaved = 4096
-        try store.finishRun(second)
-        let unfinished = try store.beginRun(at: t1.addingTimeInterval(60))
+        try await store.finishRun(second)
+        let unfinished = try await store.beginRun(at: t1.addingTimeInterval(60))
 
-        let neverFetched = try store.addSubscription(
+        let neverFetched = try await store.addSubscription(
             url: URL(string: "https://new.example.org/feed.xml?lang=de")!, title: "Ünïcödé “quotes” & more",
             at: t1, backlog: 5)
         // … and download settings on it.
-        _ = try store.updateDownloadSettings(
+        _ = try await store.updateDownloadSettings(
             id: neverFetched.id,
             DownloadSettings(
                 enabled: true, keepNewest: .set(4), directory: .set("/srv/podcasts/new"),
@@ -127,45 +127,45 @@ struct SourceDatabase {
 
         // Download records: a complete file …
         let media = URL(string: "https://media.example.net/night-shift/003.mp3?token=a%20b&x=1")!
-        try store.recordDownloadStarted(
+        try await store.recordDownloadStarted(
             DownloadStart(
                 subscriptionID: moved.id, episodeKey: "nsr-003", url: media,
                 partPath: "/srv/podcasts/Night Shift/003.mp3.part", filePath: "/srv/podcasts/Night Shift/003.mp3",
                 etag: "\"m-3\"", lastModified: "Wed, 13 Nov 2024 06:00:00 GMT", startedAt: t1.addingTimeInterval(5.5)))
-        try store.recordDownloadCompleted(
+        try await store.recordDownloadCompleted(
             DownloadCompletion(
                 subscriptionID: moved.id, episodeKey: "nsr-003", filePath: "/srv/podcasts/Night Shift/003.mp3",
                 bytes: 31_457_280, url: media, etag: "\"m-3\"", lastModified: "Wed, 13 Nov 2024 06:00:00 GMT",
                 downloadedAt: t1.addingTimeInterval(65.375)))
         // … one in progress that failed part-way (its part file, bytes so far and validators kept for a resume) …
-        try store.recordDownloadStarted(
+        try await store.recordDownloadStarted(
             DownloadStart(
                 subscriptionID: moved.id, episodeKey: "nsr-002",
                 url: URL(string: "https://night-shift.example.org/audio/002.mp3")!,
                 partPath: "/srv/podcasts/Night Shift/002.mp3.part", filePath: "/srv/podcasts/Night Shift/002.mp3",
                 etag: "W/\"m-2\"", lastModified: "Tue, 12 Nov 2024 05:00:00 GMT",
                 startedAt: t1.addingTimeInterval(70.125)))
-        try store.recordDownloadFailed(
+        try await store.recordDownloadFailed(
             subscriptionID: moved.id, episodeKey: "nsr-002", error: "connection reset after 1 MB",
             partialBytes: 1_048_576)
         // … one the user deleted, and one retention removed, in two other feeds.
         guard
-            let fieldEpisode = try store.episodes(EpisodeQuery(subscriptionID: undone.id)).first,
-            let gardenEpisode = try store.episodes(EpisodeQuery(subscriptionID: failing.id)).first
+            let fieldEpisode = try await store.episodes(EpisodeQuery(subscriptionID: undone.id)).first,
+            let gardenEpisode = try await store.episodes(EpisodeQuery(subscriptionID: failing.id)).first
         else { throw CocoaError(.fileReadCorruptFile) }
         for (feed, key, name) in [(undone.id, fieldEpisode.key, "field"), (failing.id, gardenEpisode.key, "garden")] {
-            try store.recordDownloadCompleted(
+            try await store.recordDownloadCompleted(
                 DownloadCompletion(
                     subscriptionID: feed, episodeKey: key, filePath: "/srv/podcasts/\(name).m4a", bytes: 1234,
                     url: URL(string: "https://cdn.example.com/\(name).m4a")!, downloadedAt: t0.addingTimeInterval(9.5)))
         }
-        try store.markDeletedByUser(subscriptionID: undone.id, episodeKey: fieldEpisode.key)
-        try store.markRemovedByRetention(subscriptionID: failing.id, episodeKey: gardenEpisode.key)
+        try await store.markDeletedByUser(subscriptionID: undone.id, episodeKey: fieldEpisode.key)
+        try await store.markRemovedByRetention(subscriptionID: failing.id, episodeKey: gardenEpisode.key)
 
         return SourceDatabase(
             folder: folder, moved: moved.id, undone: undone.id, failing: failing.id, gone: gone.id,
             neverFetched: neverFetched.id, runs: [first.id, second.id, unfinished.id],
-            downloads: try store.downloads(subscriptionID: nil))
+            downloads: try await store.downloads(subscriptionID: nil))
     }
 
     /// Every file in the folder and its bytes.

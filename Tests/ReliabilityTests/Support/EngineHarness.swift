@@ -24,12 +24,12 @@ struct Engine: Sendable {
         try await service.refresh(policy: policy, feedIDs: ids)
     }
 
-    func episodes(_ id: Int64) throws -> [StoredEpisode] {
-        try store.episodes(EpisodeQuery(subscriptionID: id))
+    func episodes(_ id: Int64) async throws -> [StoredEpisode] {
+        try await store.episodes(EpisodeQuery(subscriptionID: id))
     }
 
-    func subscription(_ id: Int64) throws -> Subscription {
-        try #require(try store.subscription(id: id))
+    func subscription(_ id: Int64) async throws -> Subscription {
+        try #require(try await store.subscription(id: id))
     }
 }
 
@@ -181,16 +181,16 @@ func refreshTurningHostile(
     server.setRoute(
         "/victim.xml", .ok(body: FeedFactory.bytes(FeedFactory.numbered(title: "Victim", prefix: "victim", count: 3))))
     return try await withEngine(fetch: fetch, parser: parser) { engine in
-        let good = try engine.store.addSubscription(url: server.url("/good.xml"), title: nil, at: Date())
-        let victim = try engine.store.addSubscription(url: server.url("/victim.xml"), title: nil, at: Date())
+        let good = try await engine.store.addSubscription(url: server.url("/good.xml"), title: nil, at: Date())
+        let victim = try await engine.store.addSubscription(url: server.url("/victim.xml"), title: nil, at: Date())
 
         // Given both feeds stored in a good state.
         let first = try await engine.refresh([good.id, victim.id])
         #expect(
             first.failedCount == 0, "first refresh: \(first.outcomes.map(\.result))", sourceLocation: sourceLocation)
-        let before = try engine.episodes(victim.id)
+        let before = try await engine.episodes(victim.id)
         #expect(before.count == 3, sourceLocation: sourceLocation)
-        let subscriptionBefore = try engine.subscription(victim.id)
+        let subscriptionBefore = try await engine.subscription(victim.id)
 
         // When the victim turns hostile while the good feed publishes one more episode.
         server.setRoute(
@@ -205,15 +205,15 @@ func refreshTurningHostile(
         #expect(
             goodOutcome.newEpisodes.map(\.key) == ["good-3"], "good feed: \(goodOutcome.result)",
             sourceLocation: sourceLocation)
-        #expect(try engine.episodes(good.id).count == 4, sourceLocation: sourceLocation)
-        #expect(try SQLiteProbe.integrityCheck(engine.databasePath) == "ok", sourceLocation: sourceLocation)
+        #expect(try await engine.episodes(good.id).count == 4, sourceLocation: sourceLocation)
+        #expect(try await SQLiteProbe.integrityCheck(engine.databasePath) == "ok", sourceLocation: sourceLocation)
         let rendered = render(second)
         #expect(
             unsafeTerminalScalars(in: rendered).isEmpty, "unsafe output: \(rendered.debugDescription)",
             sourceLocation: sourceLocation)
         let result = Containment(
-            outcome: try second.outcome(victim.id), before: before, after: try engine.episodes(victim.id),
-            subscriptionBefore: subscriptionBefore, subscriptionAfter: try engine.subscription(victim.id),
+            outcome: try second.outcome(victim.id), before: before, after: try await engine.episodes(victim.id),
+            subscriptionBefore: subscriptionBefore, subscriptionAfter: try await engine.subscription(victim.id),
             rendered: rendered, hostileRequests: hostileRequests)
         result.expectNothingLost(sourceLocation: sourceLocation)
         return result

@@ -1,0 +1,149 @@
+import Foundation
+
+/// A change asked of one episode's download record (``AsyncDownloadRepository``).
+public enum DownloadChange: Sendable, Hashable {
+    /// A download starts or restarts (``AsyncDownloadRepository/recordDownloadStarted(_:)``).
+    case started(DownloadStart)
+    /// The whole file is on disk (``AsyncDownloadRepository/recordDownloadCompleted(_:)``).
+    case completed(DownloadCompletion)
+    /// An attempt failed with `error`, `partialBytes` in the partial file when known
+    /// (``AsyncDownloadRepository/recordDownloadFailed(subscriptionID:episodeKey:error:partialBytes:)``).
+    case failed(error: String, partialBytes: Int64?)
+    /// Retention deleted the file (``AsyncDownloadRepository/markRemovedByRetention(subscriptionID:episodeKey:)``).
+    case removedByRetention
+    /// The user deleted the file (``AsyncDownloadRepository/markDeletedByUser(subscriptionID:episodeKey:)``).
+    case deletedByUser
+    /// The episode may be downloaded again (``AsyncDownloadRepository/allowDownloadAgain(subscriptionID:episodeKey:)``).
+    case allowedAgain
+
+    /// True when the change may create a record, which needs the episode to be stored: a start or a completion.
+    public var mayCreateRecord: Bool {
+        switch self {
+        case .started, .completed: return true
+        case .failed, .removedByRetention, .deletedByUser, .allowedAgain: return false
+        }
+    }
+}
+
+/// What one change to an episode's download record writes, decided without a database; and which records the
+/// download queries select.
+///
+/// Both stores read the episode's current record (and, for a change that may create one, whether the episode is
+/// stored) in one transaction, build the plan, and carry it out in their own SQL: insert or replace ``record`` with
+/// every column, or write nothing. They then read the record back as stored.
+public struct DownloadPlan: Sendable, Hashable {
+    /// The record to store in place of the current one (insert or replace, every column); nil writes nothing.
+    public var record: DownloadRecord?
+
+    /// Plans `change` to the download record of episode `episodeKey` of feed `subscriptionID`.
+    ///
+    /// - A start makes the record in progress with the new `.part` path, file path, URL and validators, its size
+    ///   unknown, its earlier error and marks cleared.
+    /// - A completion makes it complete with its file, size, URL and validators; the `.part` path and error are
+    ///   cleared, so are the marks, and the start time is kept (the completion's time when there was no record).
+    /// - A failure keeps the error and the bytes so far (the bytes known before when none are given), only on a
+    ///   record in progress: a complete record is left as it is.
+    /// - The retention and user marks set their flag on any record.
+    /// - Allowing again clears both marks; a record that had one is no longer complete on disk, so it becomes in
+    ///   progress without a download time (downloading it again resumes).
+    ///
+    /// - Parameters:
+    ///   - change: What is asked.
+    ///   - subscriptionID: The feed.
+    ///   - episodeKey: The episode's identity key within its feed.
+    ///   - current: The episode's record as stored, if it has one.
+    ///   - episodeStored: Whether the store holds the episode (asked only for ``DownloadChange/mayCreateRecord``).
+    /// - Throws: ``StoreError`` `.notFound` when a start or a completion names an episode that is not stored.
+    public init(
+        _ change: DownloadChange, subscriptionID: Int64, episodeKey: String, current: DownloadRecord?,
+        episodeStored: Bool
+    ) throws(StoreError) {
+        if change.mayCreateRecord, !episodeStored {
+            throw StoreError(kind: .notFound, message: "no episode \"\(episodeKey)\" in subscription \(subscriptionID)")
+        }
+        switch change {
+        case .started(let start):
+            record = DownloadRecord(
+                subscriptionID: subscriptionID, episodeKey: episodeKey, state: .inProgress, partPath: start.partPath,
+                filePath: start.filePath, bytes: nil, etag: start.etag, lastModified: start.lastModified,
+                url: start.url, startedAt: start.startedAt, downloadedAt: nil, lastError: nil, deletedByUser: false,
+                removedByRetention: false)
+        case .completed(let completion):
+            record = DownloadRecord(
+                subscriptionID: subscriptionID, episodeKey: episodeKey, state: .complete, partPath: nil,
+                filePath: completion.filePath, bytes: completion.bytes, etag: completion.etag,
+                lastModified: completion.lastModified, url: completion.url,
+                startedAt: current?.startedAt ?? completion.downloadedAt, downloadedAt: completion.downloadedAt,
+                lastError: nil, deletedByUser: false, removedByRetention: false)
+        case .failed(let error, let partialBytes):
+            guard var record = current, record.state == .inProgress else {
+                self.record = nil
+                return
+            }
+            record.lastError = error
+            record.bytes = partialBytes ?? record.bytes
+            self.record = record
+        case .removedByRetention:
+            record = current.map { record in
+                var record = record
+                record.removedByRetention = true
+                return record
+            }
+        case .deletedByUser:
+            record = current.map { record in
+                var record = record
+                record.deletedByUser = true
+                return record
+            }
+        case .allowedAgain:
+            record = current.map { record in
+                var record = record
+                if record.deletedByUser || record.removedByRetention {
+                    record.state = .inProgress
+                    record.downloadedAt = nil
+                }
+                record.deletedByUser = false
+                record.removedByRetention = false
+                return record
+            }
+        }
+    }
+
+    // MARK: - Selections
+
+    /// Whether an episode with this record (or none) is to be downloaded: no record, or one in progress (or failed
+    /// part-way, to be resumed) that neither the user nor retention deleted.
+    public static func wantsDownload(_ record: DownloadRecord?) -> Bool {
+        guard let record else { return true }
+        return record.state == .inProgress && !record.deletedByUser && !record.removedByRetention
+    }
+
+    /// Of a feed's newest episodes (newest first), those to download (``wantsDownload(_:)``), in the same order.
+    ///
+    /// - Parameters:
+    ///   - episodes: The feed's newest episodes, newest first.
+    ///   - records: The feed's download records by episode key.
+    public static func episodesToDownload(
+        _ episodes: [StoredEpisode], records: [String: DownloadRecord]
+    )
+        -> [StoredEpisode]
+    {
+        episodes.filter { wantsDownload(records[$0.key]) }
+    }
+
+    /// The files retention may delete: of a feed's records ordered by their episodes, newest first, the files on
+    /// disk (``DownloadRecord/isOnDisk``) past the newest `keepNewest`.
+    public static func pastRetention(_ recordsNewestFirst: [DownloadRecord], keepNewest: Int) -> [DownloadRecord] {
+        Array(recordsNewestFirst.filter(\.isOnDisk).dropFirst(max(keepNewest, 0)))
+    }
+
+    /// Files on disk per subscription id (``DownloadRecord/isOnDisk``), feeds without any left out.
+    public static func usage(of records: some Sequence<DownloadRecord>) -> [Int64: DownloadUsage] {
+        var usage: [Int64: DownloadUsage] = [:]
+        for record in records where record.isOnDisk {
+            usage[record.subscriptionID, default: DownloadUsage()].files += 1
+            usage[record.subscriptionID, default: DownloadUsage()].bytes += record.bytes ?? 0
+        }
+        return usage
+    }
+}
