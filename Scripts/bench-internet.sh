@@ -58,7 +58,8 @@ if [ -z "${NETSIM_BIN:-}" ]; then
   NETSIM_BIN="$(swift build -c release --show-bin-path)/podfresh-netsim"
 fi
 export NETSIM_BIN
-PER_HOST="${PER_HOST:-$("$BIN" refresh --help | sed -n 's/.*--per-host.*(default: \([0-9]*\)).*/\1/p' | head -1)}"
+# --help wraps: the default may be on a line of its own under the option.
+PER_HOST="${PER_HOST:-$("$BIN" refresh --help | grep -A3 -e '--per-host <' | grep -o 'default: [0-9]*' | head -1 | grep -o '[0-9]*')}"
 PER_HOST="${PER_HOST:-2}"
 CORPUS="$KIT/corpus/c$N"
 [ -d "$CORPUS/feeds" ] || python3 "$KIT/gen_corpus.py" --feeds "$N" --out "$CORPUS" --seed 1 --port 18080 >/dev/null
