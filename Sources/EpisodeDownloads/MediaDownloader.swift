@@ -292,8 +292,7 @@ public struct MediaDownloader: Sendable {
         case .total:
             return timeoutError(url: url, watch: watch)
         case .minimumRate:
-            let (received, expected) = watch.counts
-            let got = expected.map { "got \(received) of \($0) bytes" } ?? "got \(received) bytes"
+            let got = Self.progress(watch)
             return DownloadError(
                 kind: .stalled,
                 message:
@@ -305,9 +304,14 @@ public struct MediaDownloader: Sendable {
         }
     }
 
-    private func stalledError(url: URL, watch: TransferWatch) -> DownloadError {
+    /// What a download had received when a limit ended it: "got 10 of 20 bytes", or "got 10 bytes" without a length.
+    private static func progress(_ watch: TransferWatch) -> String {
         let (received, expected) = watch.counts
-        let got = expected.map { "got \(received) of \($0) bytes" } ?? "got \(received) bytes"
+        return expected.map { "got \(received) of \($0) bytes" } ?? "got \(received) bytes"
+    }
+
+    private func stalledError(url: URL, watch: TransferWatch) -> DownloadError {
+        let got = Self.progress(watch)
         return DownloadError(
             kind: .stalled,
             message:
@@ -317,8 +321,7 @@ public struct MediaDownloader: Sendable {
     }
 
     private func timeoutError(url: URL, watch: TransferWatch) -> DownloadError {
-        let (received, expected) = watch.counts
-        let got = expected.map { "got \(received) of \($0) bytes" } ?? "got \(received) bytes"
+        let got = Self.progress(watch)
         return DownloadError(
             kind: .timeout,
             message:

@@ -45,15 +45,8 @@ private func withRealisticSource<R>(
 private func withNetwork<R>(
     configuration: FetchConfiguration, _ body: (HTTPNetwork) async throws -> R
 ) async throws -> R {
-    let client = HTTPFeedSource.makeNetwork(configuration: configuration)
-    do {
-        let result = try await body(client)
-        await client.shutdown()
-        return result
-    } catch {
-        await client.shutdown()
-        throw error
-    }
+    try await withClosing(
+        HTTPFeedSource.makeNetwork(configuration: configuration), close: { await $0.shutdown() }, body)
 }
 
 /// The error a fetch ends with, and how long it took.

@@ -76,14 +76,7 @@ final class EngineHarness: @unchecked Sendable {
     ) async throws -> R {
         let harness = try await EngineHarness(
             jobs: jobs, perHost: perHost, totalTimeout: totalTimeout, retryDelay: retryDelay, hook: hook)
-        do {
-            let result = try await body(harness)
-            await harness.close()
-            return result
-        } catch {
-            await harness.close()
-            throw error
-        }
+        return try await withClosing(harness, close: { await $0.close() }, body)
     }
 }
 

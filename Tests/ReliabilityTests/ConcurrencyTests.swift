@@ -174,6 +174,6 @@ struct ConcurrencyTests {
         #expect(errors.withLock { $0 }.isEmpty, "\(errors.withLock { $0 }.prefix(3))")
         let counts = try await stores[1].episodeCounts()
         for id in ids { #expect(counts[id] == 34) }
-        #expect(try await SQLiteProbe.integrityCheck(path) == "ok")
+        #expect(try SQLiteProbe.integrityCheck(path) == "ok")
     }
 }

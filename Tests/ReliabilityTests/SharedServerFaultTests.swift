@@ -66,7 +66,7 @@ struct SharedServerFaultTests {
             } else {
                 #expect(outcome.newEpisodes.map(\.key) == ["victim-3"], "\(name): \(outcome.result)")
             }
-            #expect(try await SQLiteProbe.integrityCheck(engine.databasePath) == "ok")
+            #expect(try SQLiteProbe.integrityCheck(engine.databasePath) == "ok")
         }
     }
 }

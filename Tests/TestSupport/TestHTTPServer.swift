@@ -445,13 +445,5 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
 
 /// Starts a ``TestHTTPServer``, runs `body` with it, and shuts the server down however `body` ends.
 public func withTestHTTPServer<R>(_ body: (TestHTTPServer) async throws -> R) async throws -> R {
-    let server = try await TestHTTPServer.start()
-    do {
-        let result = try await body(server)
-        try await server.shutdown()
-        return result
-    } catch {
-        try? await server.shutdown()
-        throw error
-    }
+    try await withClosing(try await TestHTTPServer.start(), close: { try await $0.shutdown() }, body)
 }

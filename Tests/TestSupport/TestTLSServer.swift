@@ -117,13 +117,5 @@ private final class OKHandler: ChannelInboundHandler, Sendable {
 
 /// Runs `body` with a new ``TestTLSServer`` and shuts the server down before returning, whether `body` throws or not.
 public func withTestTLSServer<R>(_ body: (TestTLSServer) async throws -> R) async throws -> R {
-    let server = try await TestTLSServer.start()
-    do {
-        let result = try await body(server)
-        try await server.shutdown()
-        return result
-    } catch {
-        try? await server.shutdown()
-        throw error
-    }
+    try await withClosing(try await TestTLSServer.start(), close: { try await $0.shutdown() }, body)
 }

@@ -420,14 +420,7 @@ public final class EpisodeUpdateService: Sendable {
         let permit = ProcessingPermit(processingSlots, priority: slot?.hostWorkLeft ?? 0)
         defer { permit.giveBack() }
         do {
-            let result: FeedFetchResult<FeedParserConsumer>
-            do {
-                result = try await fetchFeed(request, permit: permit)
-                slot?.releaseHost()
-            } catch {
-                slot?.releaseHost()
-                throw error
-            }
+            let result = try await fetchFeed(request, permit: permit, slot: slot)
             if Task.isCancelled { return RefreshOutcome(feed: target, result: .cancelled) }
             switch result {
             case .notModified(let head):
@@ -528,11 +521,13 @@ public final class EpisodeUpdateService: Sendable {
         }
     }
 
+    /// Fetches and parses one feed; its host's slot is given back as soon as the host has answered (body in, or failed).
     private func fetchFeed(
-        _ request: FeedRequest, permit: ProcessingPermit
+        _ request: FeedRequest, permit: ProcessingPermit, slot: FetchSlot?
     ) async throws -> FeedFetchResult<
         FeedParserConsumer
     > {
+        defer { slot?.releaseHost() }
         let options = configuration.parserOptions
         return try await source.fetch(request) { head in
             try await permit.take()

@@ -206,7 +206,7 @@ func refreshTurningHostile(
             goodOutcome.newEpisodes.map(\.key) == ["good-3"], "good feed: \(goodOutcome.result)",
             sourceLocation: sourceLocation)
         #expect(try await engine.episodes(good.id).count == 4, sourceLocation: sourceLocation)
-        #expect(try await SQLiteProbe.integrityCheck(engine.databasePath) == "ok", sourceLocation: sourceLocation)
+        #expect(try SQLiteProbe.integrityCheck(engine.databasePath) == "ok", sourceLocation: sourceLocation)
         let rendered = render(second)
         #expect(
             unsafeTerminalScalars(in: rendered).isEmpty, "unsafe output: \(rendered.debugDescription)",
