@@ -37,6 +37,8 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
+        /// glibc's `mallopt` (not in Swift's Glibc module), for the executable's allocator settings.
+        .systemLibrary(name: "CGlibcMalloc"),
         .target(
             name: "FeedParsing",
             dependencies: ["CLibXML2"],
@@ -146,7 +148,7 @@ let package = Package(
             name: "podfresh",
             dependencies: [
                 "FeedParsing", "FeedFetching", "FeedModels", "FeedStorage", "PostgresStorage", "RefreshEngine",
-                "ConsoleOutput", "Measures",
+                "ConsoleOutput", "Measures", .target(name: "CGlibcMalloc", condition: .when(platforms: [.linux])),
                 "RefreshMetrics", "EpisodeDownloads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

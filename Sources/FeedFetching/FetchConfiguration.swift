@@ -13,6 +13,10 @@ public struct FetchConfiguration: Sendable {
     public var stallTimeout: Duration = .seconds(20)
     /// The body's slowest average rate over a window; nil for none.
     public var minimumRate: MinimumRate? = MinimumRate(bytesPerSecond: 1_000, window: .seconds(15))
+    /// How long a connection waits unused before it is closed. A host's next feed follows its last at once, so
+    /// a connection idle this long belongs to a host the run is done with; keeping hundreds of those open (with
+    /// their buffers) would cost more memory than the feeds in flight. Five seconds, like Apache's keep-alive.
+    public var idleConnectionTimeout: Duration = .seconds(5)
     /// How long resolved names (and failed lookups) are kept: a run reuses them; `watch` reuses them across cycles.
     public var keepAnswers: Duration = .seconds(300)
     /// The largest body accepted, counted as it streams (after decompression).

@@ -39,13 +39,15 @@ public struct HTTPFeedSource: FeedSource {
         self.configuration = configuration
     }
 
-    /// How feed requests talk to servers: decompression with the ratio limit, and AsyncHTTPClient's read timeout as a
-    /// backstop behind the watchdog's limits (a body waiting for its consumer is not read, and must not time out).
+    /// How feed requests talk to servers: decompression with the ratio limit, AsyncHTTPClient's read timeout as a
+    /// backstop behind the watchdog's limits (a body waiting for its consumer is not read, and must not time out),
+    /// and idle connections closed after ``FetchConfiguration/idleConnectionTimeout``.
     var profile: HTTPNetwork.Profile {
         HTTPNetwork.Profile(
             decompressionRatioLimit: configuration.decompressionRatioLimit,
             connectTimeout: configuration.connectTimeout,
-            readTimeout: configuration.totalTimeout + .seconds(5))
+            readTimeout: configuration.totalTimeout + .seconds(5),
+            idleTimeout: configuration.idleConnectionTimeout)
     }
 
     public func fetch<Consumer: FeedBodyConsumer>(

@@ -37,11 +37,19 @@ public final class HTTPNetwork: @unchecked Sendable {
         public var connectTimeout: Duration
         /// AsyncHTTPClient's own read timeout, a backstop behind the ``TransferWatch`` limits (set it above them).
         public var readTimeout: Duration
+        /// How long a connection waits unused in its pool before it is closed. An open connection keeps its read
+        /// and TLS buffers (tens of kilobytes, more after a large body): hundreds of idle connections to hosts a
+        /// refresh is done with cost more memory than everything else in flight.
+        public var idleTimeout: Duration
 
-        public init(decompressionRatioLimit: Int?, connectTimeout: Duration, readTimeout: Duration) {
+        public init(
+            decompressionRatioLimit: Int?, connectTimeout: Duration, readTimeout: Duration,
+            idleTimeout: Duration = .seconds(60)
+        ) {
             self.decompressionRatioLimit = decompressionRatioLimit
             self.connectTimeout = connectTimeout
             self.readTimeout = readTimeout
+            self.idleTimeout = idleTimeout
         }
     }
 
@@ -223,6 +231,7 @@ public final class HTTPNetwork: @unchecked Sendable {
             // A failed connection is reported at once (the caller tries the next address, or says why), instead of
             // AsyncHTTPClient retrying it with backoff until the connect timeout.
             configuration.connectionPool.retryConnectionEstablishment = false
+            configuration.connectionPool.idleTimeout = TimeAmount(profile.idleTimeout)
             configuration.tlsConfiguration = Self.tlsConfiguration
             // The URL keeps the host's name (Host header, SNI, certificate check); only the address comes from here.
             configuration.dnsOverride = [host: address.ip]

@@ -36,6 +36,32 @@ struct HTTPNetworkTests {
         }
     }
 
+    @Test func aConnectionLeftIdleLongerThanTheProfileAllowsIsClosedAndTheNextRequestOpensAnother() async throws {
+        let shortIdle = HTTPNetwork.Profile(
+            decompressionRatioLimit: 100, connectTimeout: .seconds(2), readTimeout: .seconds(10),
+            idleTimeout: .milliseconds(200))
+        try await withTestHTTPServer { server in
+            server.setRoute("/feed", TestResponse(status: 200, text: "<rss/>"))
+            try await HTTPNetwork.withNetwork { network in
+                func fetch() async throws {
+                    let exchange = try await network.execute(
+                        HTTPClientRequest(url: server.url("/feed").absoluteString), profile: shortIdle,
+                        maxRedirects: 0, deadline: .now() + .seconds(10))
+                    await HTTPNetwork.discard(exchange.response.body)
+                }
+                try await fetch()
+                // The client closes it: poll rather than assume how soon (the machine may be busy).
+                let deadline = ContinuousClock.now + .seconds(20)
+                while server.closedConnections == 0 && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(server.closedConnections == 1, "the idle connection was closed")
+                try await fetch()
+            }
+            #expect(server.openedConnections == 2, "\(server.openedConnections) connections")
+        }
+    }
+
     @Test func redirectsAreFollowedHopByHopAndRecorded() async throws {
         try await withTestHTTPServer { server in
             server.setRoute("/old", .redirect(301, to: "/middle"))
