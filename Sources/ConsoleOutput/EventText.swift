@@ -51,12 +51,15 @@ enum EventText {
     /// How many of a feed's parser warnings are printed under its line.
     static let warningsShown = 3
 
+    /// One parser warning: "line 12: …", or the message alone for line 0 (a warning about the whole document, its
+    /// encoding or repeated ids, not one place in it).
+    static func warning(_ warning: ParseWarning) -> String {
+        (warning.line > 0 ? "line \(warning.line): " : "") + safe(warning.message)
+    }
+
     /// The lines under a feed's line that show its parser warnings (at most ``warningsShown``, then how many more).
     static func warningLines(_ outcome: RefreshOutcome) -> [String] {
-        var lines = outcome.warnings.prefix(warningsShown).map { warning in
-            // Line 0: the warning is about the whole document (its encoding, repeated ids), not one place in it.
-            "  warning: " + (warning.line > 0 ? "line \(warning.line): " : "") + safe(warning.message)
-        }
+        var lines = outcome.warnings.prefix(warningsShown).map { "  warning: " + warning($0) }
         let more = outcome.warnings.count - warningsShown
         if more > 0 {
             lines.append(

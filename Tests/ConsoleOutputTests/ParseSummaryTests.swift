@@ -39,6 +39,19 @@ struct ParseSummaryTests {
         #expect(!lines.contains { $0.hasPrefix("  next page:") })
     }
 
+    @Test func aWarningAboutTheWholeDocumentNamesNoLineAndOneAboutAPlaceNamesItsLine() {
+        var feed = ParsedFeed(format: .rss2, title: "Show")
+        feed.warnings = [
+            ParseWarning(line: 0, message: "the declared encoding was wrong"),
+            ParseWarning(line: 12, message: "Entity 'nbsp' not defined"),
+        ]
+        let lines = ParseSummary(feed: feed, source: "s", newest: 5).lines()
+        #expect(
+            lines.suffix(3) == [
+                "  warnings (2):", "    the declared encoding was wrong", "    line 12: Entity 'nbsp' not defined",
+            ])
+    }
+
     @Test func theNewestEpisodesComeFirstUndatedLastUpToTheLimit() {
         let feed = ParsedFeed(
             format: .rss2, title: "Show",

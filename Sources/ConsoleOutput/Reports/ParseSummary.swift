@@ -60,7 +60,7 @@ public struct ParseSummary: Sendable {
         if !feed.warnings.isEmpty {
             lines.append("  warnings (\(feed.warnings.count)):")
             for warning in feed.warnings.prefix(Self.warningLimit) {
-                lines.append("    line \(warning.line): \(clean(warning.message))")
+                lines.append("    " + EventText.warning(warning))
             }
             if feed.warnings.count > Self.warningLimit {
                 lines.append("    … and \(feed.warnings.count - Self.warningLimit) more (see --json)")
