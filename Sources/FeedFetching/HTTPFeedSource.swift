@@ -41,13 +41,16 @@ public struct HTTPFeedSource: FeedSource {
 
     /// How feed requests talk to servers: decompression with the ratio limit, AsyncHTTPClient's read timeout as a
     /// backstop behind the watchdog's limits (a body waiting for its consumer is not read, and must not time out),
-    /// and idle connections closed after ``FetchConfiguration/idleConnectionTimeout``.
+    /// idle connections closed after ``FetchConfiguration/idleConnectionTimeout``, and HTTP/1.1 only: a feed's body
+    /// is read as fast as it is parsed, and when parsing falls behind the network (a cold run of many feeds), an
+    /// HTTP/1.1 body waits in TCP while an HTTP/2 stream would pile up to 8 MB of it in memory. A host still gets
+    /// up to `--per-host` connections (6), as a browser opens.
     var profile: HTTPNetwork.Profile {
         HTTPNetwork.Profile(
             decompressionRatioLimit: configuration.decompressionRatioLimit,
             connectTimeout: configuration.connectTimeout,
             readTimeout: configuration.totalTimeout + .seconds(5),
-            idleTimeout: configuration.idleConnectionTimeout)
+            idleTimeout: configuration.idleConnectionTimeout, allowsHTTP2: false)
     }
 
     public func fetch<Consumer: FeedBodyConsumer>(

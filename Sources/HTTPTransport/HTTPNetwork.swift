@@ -16,8 +16,8 @@ import Darwin
 
 /// The one network layer of a process, shared by feed fetches and media downloads: names resolved concurrently and
 /// once (``HostResolver``), one connection pool per host that every request to that host reuses (HTTP/1.1
-/// keep-alive, or one HTTP/2 connection with several streams), redirects followed hop by hop through the same
-/// resolver and pools, and a host's addresses tried in turn when one does not connect.
+/// keep-alive, or one HTTP/2 connection with several streams where the profile allows it), redirects followed hop by
+/// hop through the same resolver and pools, and a host's addresses tried in turn when one does not connect.
 ///
 /// AsyncHTTPClient resolves names itself through SwiftNIO's `getaddrinfo` queue (two lookups at a time on two
 /// cores) and offers no resolver of one's own; it does offer a per-client `dnsOverride`. So this layer keeps one
@@ -41,15 +41,20 @@ public final class HTTPNetwork: @unchecked Sendable {
         /// and TLS buffers (tens of kilobytes, more after a large body): hundreds of idle connections to hosts a
         /// refresh is done with cost more memory than everything else in flight.
         public var idleTimeout: Duration
+        /// Whether HTTP/2 is offered (ALPN). Over HTTP/1.1 a body that is not read waits in TCP and holds the server
+        /// back; over HTTP/2, AsyncHTTPClient lets each stream receive up to 8 MB unread (a fixed window), so bodies
+        /// read slower than they arrive pile up in memory.
+        public var allowsHTTP2: Bool
 
         public init(
             decompressionRatioLimit: Int?, connectTimeout: Duration, readTimeout: Duration,
-            idleTimeout: Duration = .seconds(60)
+            idleTimeout: Duration = .seconds(60), allowsHTTP2: Bool = true
         ) {
             self.decompressionRatioLimit = decompressionRatioLimit
             self.connectTimeout = connectTimeout
             self.readTimeout = readTimeout
             self.idleTimeout = idleTimeout
+            self.allowsHTTP2 = allowsHTTP2
         }
     }
 
@@ -227,7 +232,7 @@ public final class HTTPNetwork: @unchecked Sendable {
                 redirectConfiguration: .disallow,
                 timeout: .init(connect: TimeAmount(connectTimeout), read: TimeAmount(profile.readTimeout)),
                 decompression: profile.decompressionRatioLimit.map { .enabled(limit: .ratio($0)) } ?? .disabled)
-            configuration.httpVersion = .automatic
+            configuration.httpVersion = profile.allowsHTTP2 ? .automatic : .http1Only
             // A failed connection is reported at once (the caller tries the next address, or says why), instead of
             // AsyncHTTPClient retrying it with backoff until the connect timeout.
             configuration.connectionPool.retryConnectionEstablishment = false
