@@ -76,13 +76,22 @@ extension RootCommand {
             ) { environment in
                 environment.updates.attach(to: environment.coordinator)
                 let service = WatchService(environment: environment, interval: interval?.seconds)
-                if let metricsAddress {
-                    try await withMetrics(at: metricsAddress, environment) { try await SignalShutdown().run(service) }
-                } else {
-                    try await SignalShutdown().run(service)
+                var failure: (any Error)?
+                do {
+                    if let metricsAddress {
+                        try await withMetrics(at: metricsAddress, environment) {
+                            try await SignalShutdown().run(service)
+                        }
+                    } else {
+                        try await SignalShutdown().run(service)
+                    }
+                } catch {
+                    failure = error
                 }
+                // What the last cycle published is printed before the error that ends watch (exit 70).
                 environment.coordinator.finishSubscribers()
                 await environment.updates.drain()
+                if let failure { throw failure }
             }
         }
     }
