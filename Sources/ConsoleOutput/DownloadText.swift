@@ -1,3 +1,4 @@
+import FeedParsing
 import Foundation
 import Measures
 import RefreshEngine
@@ -23,10 +24,20 @@ enum DownloadText {
         return line
     }
 
-    /// A failed download, for standard error: the episode and the cause.
-    static func failed(_ outcome: DownloadOutcome, _ failure: DownloadFailure) -> String {
-        "\(name(outcome.target)): download failed: \(safe(failure.message))"
+    /// A failed download, for standard error: the episode and the cause; for a broken link, how often it failed and
+    /// when it is tried again.
+    static func failed(_ outcome: DownloadOutcome, _ failure: DownloadFailure, now: Date = Date()) -> String {
+        var line = "\(name(outcome.target)): download failed: \(safe(failure.message))"
+        if failure.permanent, let retryAfter = failure.retryAfter {
+            line += "; a broken link (\(times(failure.failures)) in a row): next try after "
+            line += RFC3339.string(from: retryAfter) + " (" + EventText.fromNow(retryAfter, now: now) + ")"
+            line += "; `podfresh download --retry` tries it now"
+        }
+        return line
     }
+
+    /// `once`, `2 times`.
+    private static func times(_ count: Int) -> String { count == 1 ? "once" : "\(count) times" }
 
     /// A file retention deleted.
     static func removed(_ removal: DownloadRemoval) -> String {
@@ -34,14 +45,28 @@ enum DownloadText {
     }
 
     /// An episode not downloaded.
-    static func skipped(_ target: DownloadTarget, _ skip: DownloadSkip) -> String {
-        "skipped    \(safe(target.feed.displayName)): \(safe(target.file)): \(reason(skip))"
+    static func skipped(_ target: DownloadTarget, _ skip: DownloadSkip, now: Date = Date()) -> String {
+        switch skip {
+        case .deletedByHand:
+            "skipped    \(safe(target.feed.displayName)): \(safe(target.file)): \(reason(skip, now: now))"
+        case .waiting, .claimedByAnotherWorker, .completedByAnotherWorker:
+            "skipped    \(name(target)): \(reason(skip, now: now))"
+        }
     }
 
     /// Why an episode is not downloaded, and how to have it downloaded after all.
-    static func reason(_ skip: DownloadSkip) -> String {
+    static func reason(_ skip: DownloadSkip, now: Date = Date()) -> String {
         switch skip {
-        case .deletedByHand: "deleted by hand: not downloaded again (`podfresh download --again` downloads it)"
+        case .deletedByHand:
+            "deleted by hand: not downloaded again (`podfresh download --again` downloads it)"
+        case .waiting(let retryAfter, let failures, let error):
+            "waiting after a broken link (failed \(times(failures)) in a row"
+                + (error.map { ": " + safe($0) } ?? "") + "): next try after " + RFC3339.string(from: retryAfter)
+                + " (" + EventText.fromNow(retryAfter, now: now) + "; `podfresh download --retry` tries it now)"
+        case .claimedByAnotherWorker:
+            "another worker is downloading it"
+        case .completedByAnotherWorker:
+            "another worker downloaded it"
         }
     }
 
@@ -79,6 +104,12 @@ enum DownloadText {
         if summary.withoutMedia > 0 {
             parts.append("\(summary.withoutMedia) without a media file")
         }
+        if summary.waiting > 0 {
+            parts.append("\(summary.waiting) waiting after a broken link (`podfresh download --retry` tries now)")
+        }
+        if summary.elsewhere > 0 {
+            parts.append("\(summary.elsewhere) left to another worker")
+        }
         if summary.wasCancelled { parts.append("stopped") }
         let seconds = summary.endedAt.timeIntervalSince(summary.startedAt)
         return "downloads: " + parts.joined(separator: ", ") + " in " + Measure.duration(seconds: seconds)
@@ -86,6 +117,6 @@ enum DownloadText {
 
     /// True when a run's downloads are worth a summary line: something was queued, removed or found deleted.
     static func worthSaying(_ summary: DownloadSummary) -> Bool {
-        !summary.outcomes.isEmpty || summary.removed > 0 || summary.deletedByUser > 0
+        !summary.outcomes.isEmpty || summary.removed > 0 || summary.deletedByUser > 0 || summary.waiting > 0
     }
 }

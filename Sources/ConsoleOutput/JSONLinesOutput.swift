@@ -108,6 +108,8 @@ final class JSONLinesOutput: OutputStyle {
                 [("event", .string("download_failed"))] + EventJSON.downloadFields(outcome.target) + [
                     ("kind", .string(failure?.kind)), ("message", .string(failure?.message)),
                     ("http_status", .int(failure?.status)), ("part_kept", .bool(failure?.partKept ?? false)),
+                    ("permanent", .bool(failure?.permanent ?? false)), ("failures", .int(failure?.failures ?? 0)),
+                    ("retry_after", .date(failure?.retryAfter)), ("repeated", .bool(failure?.isRepeat ?? false)),
                 ])
         case .downloadRemoved(let removal):
             emit([
@@ -118,7 +120,7 @@ final class JSONLinesOutput: OutputStyle {
         case .downloadSkipped(let target, let skip):
             emit(
                 [("event", .string("download_skipped"))] + EventJSON.downloadFields(target) + [
-                    ("reason", .string(DownloadText.reason(skip)))
+                    ("reason", .string(DownloadText.reason(skip))), ("retry_after", .date(Self.retryAfter(skip))),
                 ])
         case .downloadProblem(let feed, let message):
             emit([
@@ -137,8 +139,15 @@ final class JSONLinesOutput: OutputStyle {
                 ("without_media", .int(summary.withoutMedia)),
                 ("cancelled", .bool(summary.wasCancelled)),
                 ("duration_seconds", .number((seconds * 1000).rounded() / 1000)),
+                ("waiting", .int(summary.waiting)), ("elsewhere", .int(summary.elsewhere)),
             ])
         }
+    }
+
+    /// When a skipped download is tried again, for one waiting after a broken link.
+    private static func retryAfter(_ skip: DownloadSkip) -> Date? {
+        if case .waiting(let retryAfter, _, _) = skip { return retryAfter }
+        return nil
     }
 
     func error(_ message: String) {

@@ -18,8 +18,11 @@ final class QuietOutput: HumanStyle {
             }
             if case .dropped(let reason) = outcome.result { printError("\(name): \(TerminalText.sanitize(reason))") }
             episodeLines(outcome, prefix: "")
-        // Cron hears of files downloaded and of failures (standard error), not of summaries, retention or totals.
+        // Cron hears of files downloaded and of failures (standard error), not of summaries, retention or totals;
+        // and of a broken link once, and again when its failure changes, not on every run.
         case .batchCompleted, .idle, .downloadRemoved, .downloadSkipped, .downloadsFinished:
+            break
+        case .downloadFailed(let outcome) where outcome.failure?.isRepeat == true:
             break
         default:
             super.draw(event)

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A change asked of one episode's download record (``AsyncDownloadRepository``).
 public enum DownloadChange: Sendable, Hashable {
@@ -15,12 +15,18 @@ public enum DownloadChange: Sendable, Hashable {
     case deletedByUser
     /// The episode may be downloaded again (``AsyncDownloadRepository/allowDownloadAgain(subscriptionID:episodeKey:)``).
     case allowedAgain
+    /// An attempt failed permanently at `at`, a broken link
+    /// (``AsyncDownloadRepository/recordPermanentFailure(subscriptionID:episodeKey:error:partialBytes:at:)``).
+    case failedPermanently(error: String, partialBytes: Int64?, at: Date)
+    /// A download waiting after a permanent failure may be tried now
+    /// (``AsyncDownloadRepository/allowRetryNow(subscriptionID:episodeKey:)``).
+    case retryNow
 
     /// True when the change may create a record, which needs the episode to be stored: a start or a completion.
     public var mayCreateRecord: Bool {
         switch self {
         case .started, .completed: return true
-        case .failed, .removedByRetention, .deletedByUser, .allowedAgain: return false
+        case .failed, .removedByRetention, .deletedByUser, .allowedAgain, .failedPermanently, .retryNow: return false
         }
     }
 }
@@ -34,6 +40,8 @@ public enum DownloadChange: Sendable, Hashable {
 public struct DownloadPlan: Sendable, Hashable {
     /// The record to store in place of the current one (insert or replace, every column); nil writes nothing.
     public var record: DownloadRecord?
+    /// For a permanent failure: the same message as the last permanent failure of this download.
+    public var isRepeatedFailure = false
 
     /// Plans `change` to the download record of episode `episodeKey` of feed `subscriptionID`.
     ///
@@ -46,6 +54,10 @@ public struct DownloadPlan: Sendable, Hashable {
     /// - The retention and user marks set their flag on any record.
     /// - Allowing again clears both marks; a record that had one is no longer complete on disk, so it becomes in
     ///   progress without a download time (downloading it again resumes).
+    /// - A permanent failure (a broken link) does what a failure does, and counts: the download waits
+    ///   ``DownloadBackoff/wait(afterFailures:)`` from the failure before it is tried again, and its message is kept
+    ///   (a start keeps the count, the wait and that message; a completion or any other failure clears them).
+    /// - Retrying now clears the wait and keeps the count, so a failure after it waits longer still.
     ///
     /// - Parameters:
     ///   - change: What is asked.
@@ -67,7 +79,8 @@ public struct DownloadPlan: Sendable, Hashable {
                 subscriptionID: subscriptionID, episodeKey: episodeKey, state: .inProgress, partPath: start.partPath,
                 filePath: start.filePath, bytes: nil, etag: start.etag, lastModified: start.lastModified,
                 url: start.url, startedAt: start.startedAt, downloadedAt: nil, lastError: nil, deletedByUser: false,
-                removedByRetention: false)
+                removedByRetention: false, permanentFailures: current?.permanentFailures ?? 0,
+                retryAfter: current?.retryAfter, permanentError: current?.permanentError)
         case .completed(let completion):
             record = DownloadRecord(
                 subscriptionID: subscriptionID, episodeKey: episodeKey, state: .complete, partPath: nil,
@@ -82,7 +95,28 @@ public struct DownloadPlan: Sendable, Hashable {
             }
             record.lastError = error
             record.bytes = partialBytes ?? record.bytes
+            record.permanentFailures = 0
+            record.retryAfter = nil
+            record.permanentError = nil
             self.record = record
+        case .failedPermanently(let error, let partialBytes, let at):
+            guard var record = current, record.state == .inProgress else {
+                self.record = nil
+                return
+            }
+            isRepeatedFailure = record.permanentFailures > 0 && record.permanentError == error
+            record.lastError = error
+            record.bytes = partialBytes ?? record.bytes
+            record.permanentFailures += 1
+            record.retryAfter = at.addingTimeInterval(DownloadBackoff.wait(afterFailures: record.permanentFailures))
+            record.permanentError = error
+            self.record = record
+        case .retryNow:
+            record = current.map { record in
+                var record = record
+                record.retryAfter = nil
+                return record
+            }
         case .removedByRetention:
             record = current.map { record in
                 var record = record
@@ -111,24 +145,36 @@ public struct DownloadPlan: Sendable, Hashable {
 
     // MARK: - Selections
 
-    /// Whether an episode with this record (or none) is to be downloaded: no record, or one in progress (or failed
-    /// part-way, to be resumed) that neither the user nor retention deleted.
-    public static func wantsDownload(_ record: DownloadRecord?) -> Bool {
+    /// Whether an episode with this record (or none) is to be downloaded at `now`: no record, or one in progress (or
+    /// failed part-way, to be resumed) that neither the user nor retention deleted and that is not waiting after a
+    /// permanent failure (``DownloadRecord/isWaiting(at:)``).
+    public static func wantsDownload(_ record: DownloadRecord?, now: Date = Date()) -> Bool {
         guard let record else { return true }
         return record.state == .inProgress && !record.deletedByUser && !record.removedByRetention
+            && !record.isWaiting(at: now)
     }
 
-    /// Of a feed's newest episodes (newest first), those to download (``wantsDownload(_:)``), in the same order.
+    /// Of a feed's newest episodes (newest first), those to download at `now` (``wantsDownload(_:now:)``), in the
+    /// same order.
     ///
     /// - Parameters:
     ///   - episodes: The feed's newest episodes, newest first.
     ///   - records: The feed's download records by episode key.
     public static func episodesToDownload(
-        _ episodes: [StoredEpisode], records: [String: DownloadRecord]
+        _ episodes: [StoredEpisode], records: [String: DownloadRecord], now: Date = Date()
     )
         -> [StoredEpisode]
     {
-        episodes.filter { wantsDownload(records[$0.key]) }
+        episodes.filter { wantsDownload(records[$0.key], now: now) }
+    }
+
+    /// How many of a feed's newest episodes with media `download` takes: `latest` (`--latest`) when given; else the
+    /// feed's "keep newest N"; else, when its downloads are on and it keeps every file (`--keep all`, the default),
+    /// every one (nil); else (a feed named whose downloads are off) its newest.
+    public static func downloadWindow(latest: Int?, subscription: Subscription) -> Int? {
+        if let latest { return latest }
+        if let keep = subscription.keepNewest { return keep }
+        return subscription.downloadsEnabled ? nil : 1
     }
 
     /// The files retention may delete: of a feed's records ordered by their episodes, newest first, the files on

@@ -96,13 +96,25 @@ public struct DownloadRecord: Sendable, Hashable {
     public var deletedByUser: Bool
     /// Retention deleted the file (it was past the feed's newest N).
     public var removedByRetention: Bool
+    /// Permanent failures in a row (a broken link: 404, 410, a document instead of media); 0 after a success or a
+    /// failure that may pass by itself.
+    public var permanentFailures: Int
+    /// Not tried again before this time, after a permanent failure (``DownloadBackoff``); nil: no wait.
+    public var retryAfter: Date?
+    /// The last permanent failure's message, kept across attempts so that the same failure again is told apart
+    /// from a new one (cron mode says it once).
+    public var permanentError: String?
 
     public init(
         subscriptionID: Int64, episodeKey: String, state: State, partPath: String? = nil, filePath: String? = nil,
         bytes: Int64? = nil, etag: String? = nil, lastModified: String? = nil, url: URL? = nil,
         startedAt: Date? = nil, downloadedAt: Date? = nil, lastError: String? = nil, deletedByUser: Bool = false,
-        removedByRetention: Bool = false
+        removedByRetention: Bool = false, permanentFailures: Int = 0, retryAfter: Date? = nil,
+        permanentError: String? = nil
     ) {
+        self.permanentFailures = permanentFailures
+        self.retryAfter = retryAfter
+        self.permanentError = permanentError
         self.subscriptionID = subscriptionID
         self.episodeKey = episodeKey
         self.state = state
@@ -122,6 +134,12 @@ public struct DownloadRecord: Sendable, Hashable {
     /// True when the record says the whole file is on disk: complete, and neither removed by retention nor deleted
     /// by the user.
     public var isOnDisk: Bool { state == .complete && !removedByRetention && !deletedByUser }
+
+    /// True when a permanent failure makes the download wait at `now` (``retryAfter`` is later).
+    public func isWaiting(at now: Date) -> Bool {
+        guard state == .inProgress, let retryAfter else { return false }
+        return retryAfter > now
+    }
 }
 
 /// A download that starts (or restarts): what ``AsyncDownloadRepository/recordDownloadStarted(_:)`` stores.
@@ -219,6 +237,16 @@ public protocol AsyncDownloadRepository: Sendable {
     @discardableResult func recordDownloadFailed(
         subscriptionID: Int64, episodeKey: String, error: String, partialBytes: Int64?
     ) async throws -> Bool
+    /// Records a permanent failure (a broken link) on a download in progress, as ``recordDownloadFailed`` does, and
+    /// counts it: the download waits ``DownloadBackoff/wait(afterFailures:)`` from `at` before it is tried again.
+    /// - Returns: the record as stored and whether the failure is the same as the last one; nil when there is no
+    ///   record in progress.
+    func recordPermanentFailure(
+        subscriptionID: Int64, episodeKey: String, error: String, partialBytes: Int64?, at: Date
+    ) async throws -> RecordedFailure?
+    /// Ends the wait of a download after a permanent failure, so the next run tries it (the count is kept).
+    /// - Returns: false when there is no such record.
+    @discardableResult func allowRetryNow(subscriptionID: Int64, episodeKey: String) async throws -> Bool
     /// A feed's complete files beyond its newest `keepNewest` (by episode, newest first), oldest last: the files
     /// retention may delete. Only files podfresh recorded; removed and deleted ones are not counted.
     func filesPastRetention(subscriptionID: Int64, keepNewest: Int) async throws -> [DownloadRecord]
@@ -245,5 +273,18 @@ extension AsyncDownloadRepository {
             total.files += usage.files
             total.bytes += usage.bytes
         }
+    }
+}
+
+/// A permanent failure as stored (``AsyncDownloadRepository/recordPermanentFailure(subscriptionID:episodeKey:error:partialBytes:at:)``).
+public struct RecordedFailure: Sendable, Hashable {
+    /// The record after the failure: its count and when it is tried again.
+    public var record: DownloadRecord
+    /// The same failure (message) as the last permanent one: cron mode does not say it again.
+    public var isRepeat: Bool
+
+    public init(record: DownloadRecord, isRepeat: Bool) {
+        self.record = record
+        self.isRepeat = isRepeat
     }
 }

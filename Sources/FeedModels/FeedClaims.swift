@@ -81,4 +81,39 @@ public protocol FeedClaiming: Sendable {
     func activeLeaseCount() async throws -> Int
     /// The store's clock minus this machine's, in seconds: a worker dates its schedule decisions by the store's clock.
     func clockOffset() async throws -> TimeInterval
+    /// Joins the fleet's run over `selection` (``CheckPass``) and returns when it started, by the store's clock: the
+    /// run in progress when one is (another worker joined or claimed for it within `lease`), else a new one starting
+    /// now. Every worker of one run checks only the feeds not checked since that start, so each feed once.
+    func joinCheckPass(_ selection: CheckPass, lease: Duration) async throws -> Date
+    /// Says the run that started at `startedAt` is still going (its workers claim for it): it stays joinable.
+    func touchCheckPass(_ selection: CheckPass, startedAt: Date) async throws
+    /// Ends the run that started at `startedAt`, when this worker found nothing left to claim: a worker that starts
+    /// after it begins a new run, which checks every feed again.
+    func endCheckPass(_ selection: CheckPass, startedAt: Date) async throws
+}
+
+/// A run of the fleet over every feed (`refresh --all`, `--force`) or over named feeds, which several workers share:
+/// the key the workers of one run meet under.
+public struct CheckPass: Sendable, Hashable {
+    /// Stable text naming the selection (`all`, `force`, or `feeds:` and the sorted ids).
+    public var key: String
+
+    /// The pass of a selection that checks feeds whatever their schedule; nil for ``ClaimSelection/due``, whose
+    /// schedule already keeps a feed from being checked twice.
+    public init?(_ selection: ClaimSelection) {
+        switch selection {
+        case .due: return nil
+        case .all(let includeGone, _): key = includeGone ? "force" : "all"
+        case .among(let ids, _): key = "feeds:" + ids.sorted().map(String.init).joined(separator: ",")
+        }
+    }
+
+    /// The same selection, for feeds not checked since `start` (the run's start).
+    public static func selection(_ selection: ClaimSelection, since start: Date) -> ClaimSelection {
+        switch selection {
+        case .due: return .due
+        case .all(let includeGone, _): return .all(includeGone: includeGone, notCheckedSince: start)
+        case .among(let ids, _): return .among(ids: ids, notCheckedSince: start)
+        }
+    }
 }

@@ -1,5 +1,5 @@
 public import FeedModels
-import Foundation
+public import Foundation
 import GRDB
 
 // Download settings and records on SQLite (see ``AsyncDownloadRepository``). Each method is one transaction.
@@ -55,6 +55,19 @@ extension FeedStore {
         subscriptionID: Int64, episodeKey: String, error: String, partialBytes: Int64?
     ) async throws -> Bool {
         try await change(subscriptionID, episodeKey, .failed(error: error, partialBytes: partialBytes)) != nil
+    }
+
+    public func recordPermanentFailure(
+        subscriptionID: Int64, episodeKey: String, error: String, partialBytes: Int64?, at: Date
+    ) async throws -> RecordedFailure? {
+        try await changeReporting(
+            subscriptionID, episodeKey, .failedPermanently(error: error, partialBytes: partialBytes, at: at)
+        ).map { RecordedFailure(record: $0.record, isRepeat: $0.plan.isRepeatedFailure) }
+    }
+
+    @discardableResult
+    public func allowRetryNow(subscriptionID: Int64, episodeKey: String) async throws -> Bool {
+        try await change(subscriptionID, episodeKey, .retryNow) != nil
     }
 
     public func filesPastRetention(subscriptionID: Int64, keepNewest: Int) async throws -> [DownloadRecord] {
@@ -126,7 +139,16 @@ extension FeedStore {
     ) async throws
         -> DownloadRecord?
     {
-        try await write { db in
+        try await changeReporting(subscriptionID, episodeKey, change)?.record
+    }
+
+    /// ``change(_:_:_:)``, with the plan that was carried out.
+    private func changeReporting(
+        _ subscriptionID: Int64, _ episodeKey: String, _ change: DownloadChange
+    ) async throws
+        -> (record: DownloadRecord, plan: DownloadPlan)?
+    {
+        try await write { db -> (record: DownloadRecord, plan: DownloadPlan)? in
             let current = try Row.fetchOne(
                 db, sql: "SELECT * FROM download WHERE subscriptionId = ? AND episodeKey = ?",
                 arguments: [subscriptionID, episodeKey]
@@ -144,25 +166,29 @@ extension FeedStore {
             try db.execute(
                 sql: """
                     INSERT INTO download (subscriptionId, episodeKey, state, partPath, filePath, bytes, etag, lastModified,
-                      url, startedAt, downloadedAt, lastError, deletedByUser, removedByRetention)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                      url, startedAt, downloadedAt, lastError, deletedByUser, removedByRetention, permanentFailures,
+                      retryAfter, permanentError)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (subscriptionId, episodeKey) DO UPDATE SET
                       state = excluded.state, partPath = excluded.partPath, filePath = excluded.filePath,
                       bytes = excluded.bytes, etag = excluded.etag, lastModified = excluded.lastModified,
                       url = excluded.url, startedAt = excluded.startedAt, downloadedAt = excluded.downloadedAt,
                       lastError = excluded.lastError, deletedByUser = excluded.deletedByUser,
-                      removedByRetention = excluded.removedByRetention
+                      removedByRetention = excluded.removedByRetention,
+                      permanentFailures = excluded.permanentFailures, retryAfter = excluded.retryAfter,
+                      permanentError = excluded.permanentError
                     """,
                 arguments: [
                     record.subscriptionID, record.episodeKey, record.state.rawValue, record.partPath, record.filePath,
                     record.bytes, record.etag, record.lastModified, record.url?.absoluteString,
                     record.startedAt?.timeIntervalSince1970, record.downloadedAt?.timeIntervalSince1970,
-                    record.lastError, record.deletedByUser, record.removedByRetention,
+                    record.lastError, record.deletedByUser, record.removedByRetention, record.permanentFailures,
+                    record.retryAfter?.timeIntervalSince1970, record.permanentError,
                 ])
             return try Row.fetchOne(
                 db, sql: "SELECT * FROM download WHERE subscriptionId = ? AND episodeKey = ?",
                 arguments: [subscriptionID, episodeKey]
-            ).map(Self.download(from:))
+            ).map { (record: Self.download(from: $0), plan: plan) }
         }
     }
 
@@ -177,6 +203,7 @@ extension FeedStore {
             filePath: row["filePath"], bytes: row["bytes"], etag: row["etag"], lastModified: row["lastModified"],
             url: (row["url"] as String?).flatMap(URL.init(string:)), startedAt: date(row["startedAt"]),
             downloadedAt: date(row["downloadedAt"]), lastError: row["lastError"], deletedByUser: row["deletedByUser"],
-            removedByRetention: row["removedByRetention"])
+            removedByRetention: row["removedByRetention"], permanentFailures: (row["permanentFailures"] as Int?) ?? 0,
+            retryAfter: date(row["retryAfter"]), permanentError: row["permanentError"])
     }
 }

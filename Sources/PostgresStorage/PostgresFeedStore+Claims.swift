@@ -131,6 +131,44 @@ extension PostgresFeedStore: FeedClaiming {
         return server - local
     }
 
+    // MARK: - Runs over every feed
+
+    /// Joins the run in progress over `selection` (ended, or neither joined nor claimed for within `lease`, it is
+    /// over, and a new one starts now) in one statement, so workers starting at once meet in one run.
+    public func joinCheckPass(_ selection: CheckPass, lease: Duration) async throws -> Date {
+        let seconds = Self.seconds(lease)
+        let rows = try await rows(
+            """
+            INSERT INTO check_pass AS c (selection, started_at, touched_at, ended)
+            VALUES (\(selection.key), extract(epoch FROM now())::float8, now(), false)
+            ON CONFLICT (selection) DO UPDATE SET
+              started_at = CASE WHEN c.ended OR c.touched_at < now() - \(seconds) * interval '1 second'
+                THEN excluded.started_at ELSE c.started_at END,
+              touched_at = now(), ended = false
+            RETURNING started_at
+            """)
+        guard let start = try rows.first.flatMap({ try RowReader($0).real("started_at") }) else {
+            throw StoreError(kind: .database, message: "PostgreSQL error on \(location): no run was joined")
+        }
+        return Date(timeIntervalSince1970: start)
+    }
+
+    public func touchCheckPass(_ selection: CheckPass, startedAt: Date) async throws {
+        _ = try await rows(
+            """
+            UPDATE check_pass SET touched_at = now()
+            WHERE selection = \(selection.key) AND started_at = \(startedAt.timeIntervalSince1970) AND NOT ended
+            """)
+    }
+
+    public func endCheckPass(_ selection: CheckPass, startedAt: Date) async throws {
+        _ = try await rows(
+            """
+            UPDATE check_pass SET ended = true
+            WHERE selection = \(selection.key) AND started_at = \(startedAt.timeIntervalSince1970)
+            """)
+    }
+
     /// A check whose lease is no longer current.
     static let leaseLost = StoreError(
         kind: .leaseLost,

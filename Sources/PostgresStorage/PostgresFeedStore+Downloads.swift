@@ -1,5 +1,5 @@
 public import FeedModels
-import Foundation
+public import Foundation
 import PostgresNIO
 
 // Download settings and records on PostgreSQL (see ``AsyncDownloadRepository``). Each method is one statement or one
@@ -7,7 +7,8 @@ import PostgresNIO
 extension PostgresFeedStore: AsyncDownloadRepository {
     static let downloadColumns = """
         subscription_id, episode_key, state, part_path, file_path, bytes, etag, last_modified, url, started_at,
-        downloaded_at, last_error, deleted_by_user, removed_by_retention
+        downloaded_at, last_error, deleted_by_user, removed_by_retention, permanent_failures, retry_after,
+        permanent_error
         """
 
     public func updateDownloadSettings(id: Int64, _ settings: DownloadSettings) async throws -> Subscription {
@@ -65,6 +66,19 @@ extension PostgresFeedStore: AsyncDownloadRepository {
         subscriptionID: Int64, episodeKey: String, error: String, partialBytes: Int64?
     ) async throws -> Bool {
         try await change(subscriptionID, episodeKey, .failed(error: error, partialBytes: partialBytes)) != nil
+    }
+
+    public func recordPermanentFailure(
+        subscriptionID: Int64, episodeKey: String, error: String, partialBytes: Int64?, at: Date
+    ) async throws -> RecordedFailure? {
+        try await changeReporting(
+            subscriptionID, episodeKey, .failedPermanently(error: error, partialBytes: partialBytes, at: at)
+        ).map { RecordedFailure(record: $0.record, isRepeat: $0.plan.isRepeatedFailure) }
+    }
+
+    @discardableResult
+    public func allowRetryNow(subscriptionID: Int64, episodeKey: String) async throws -> Bool {
+        try await change(subscriptionID, episodeKey, .retryNow) != nil
     }
 
     public func filesPastRetention(subscriptionID: Int64, keepNewest: Int) async throws -> [DownloadRecord] {
@@ -134,7 +148,16 @@ extension PostgresFeedStore: AsyncDownloadRepository {
     ) async throws
         -> DownloadRecord?
     {
-        try await transaction { connection in
+        try await changeReporting(subscriptionID, episodeKey, change)?.record
+    }
+
+    /// ``change(_:_:_:)``, with the plan that was carried out.
+    private func changeReporting(
+        _ subscriptionID: Int64, _ episodeKey: String, _ change: DownloadChange
+    ) async throws
+        -> (record: DownloadRecord, plan: DownloadPlan)?
+    {
+        try await transaction { connection -> (record: DownloadRecord, plan: DownloadPlan)? in
             var current: DownloadRecord?
             for try await row in try await connection.query(
                 """
@@ -163,16 +186,19 @@ extension PostgresFeedStore: AsyncDownloadRepository {
                 VALUES (\(r.subscriptionID), \(r.episodeKey), \(r.state.rawValue), \(r.partPath), \(r.filePath),
                   \(r.bytes), \(r.etag), \(r.lastModified), \(r.url?.absoluteString),
                   \(r.startedAt?.timeIntervalSince1970), \(r.downloadedAt?.timeIntervalSince1970), \(r.lastError),
-                  \(r.deletedByUser), \(r.removedByRetention))
+                  \(r.deletedByUser), \(r.removedByRetention), \(Int64(r.permanentFailures)),
+                  \(r.retryAfter?.timeIntervalSince1970), \(r.permanentError))
                 ON CONFLICT (subscription_id, episode_key) DO UPDATE SET
                   state = excluded.state, part_path = excluded.part_path, file_path = excluded.file_path,
                   bytes = excluded.bytes, etag = excluded.etag, last_modified = excluded.last_modified,
                   url = excluded.url, started_at = excluded.started_at, downloaded_at = excluded.downloaded_at,
                   last_error = excluded.last_error, deleted_by_user = excluded.deleted_by_user,
-                  removed_by_retention = excluded.removed_by_retention
+                  removed_by_retention = excluded.removed_by_retention,
+                  permanent_failures = excluded.permanent_failures, retry_after = excluded.retry_after,
+                  permanent_error = excluded.permanent_error
                 RETURNING \(unescaped: Self.downloadColumns)
                 """, logger: logger)
-            for try await row in rows { return try Self.download(from: row) }
+            for try await row in rows { return (record: try Self.download(from: row), plan: plan) }
             return nil
         }
     }
@@ -190,6 +216,8 @@ extension PostgresFeedStore: AsyncDownloadRepository {
             etag: try r.text("etag"), lastModified: try r.text("last_modified"), url: try r.url("url"),
             startedAt: try r.date("started_at"), downloadedAt: try r.date("downloaded_at"),
             lastError: try r.text("last_error"), deletedByUser: try r.bool("deleted_by_user") ?? false,
-            removedByRetention: try r.bool("removed_by_retention") ?? false)
+            removedByRetention: try r.bool("removed_by_retention") ?? false,
+            permanentFailures: Int(try r.int64("permanent_failures") ?? 0), retryAfter: try r.date("retry_after"),
+            permanentError: try r.text("permanent_error"))
     }
 }

@@ -488,6 +488,9 @@ private struct StoreImporter: Sendable {
                     b.append(d.lastError)
                     b.append(d.deletedByUser)
                     b.append(d.removedByRetention)
+                    b.append(Int64(d.permanentFailures))
+                    b.append(d.retryAfter?.timeIntervalSince1970)
+                    b.append(d.permanentError)
                 })
         }
         guard !tuples.isEmpty else { return 0 }

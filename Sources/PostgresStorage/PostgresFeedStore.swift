@@ -54,8 +54,9 @@ public struct PostgresFeedStore: AsyncSubscriptionRepository, AsyncEpisodeReposi
     private static func migrate(_ location: PostgresLocation, logger: Logger) async throws {
         let connection: PostgresConnection
         do {
-            connection = try await PostgresConnection.connect(
-                configuration: try location.connectionConfiguration(), id: 0, logger: logger)
+            var configuration = try location.connectionConfiguration()
+            configuration.options.connectTimeout = .seconds(probeTimeout)
+            connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
         } catch {
             throw storeError(error, location: location)
         }
@@ -70,21 +71,30 @@ public struct PostgresFeedStore: AsyncSubscriptionRepository, AsyncEpisodeReposi
 
     // MARK: - Running SQL
 
-    /// Runs `body` in one transaction on a pooled connection; any error rolls it back.
-    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    /// Runs `body` in one transaction on a pooled connection; any error rolls it back. A server that is gone fails
+    /// it in seconds (``guarded(_:)``).
+    func transaction<T: Sendable>(_ body: @escaping (PostgresConnection) async throws -> T) async throws -> T {
+        let body = UncheckedClosure(value: body)
+        let (client, logger) = (self.client, self.logger)
         do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+            return try await guarded {
+                try await client.withTransaction(logger: logger) { connection in try await body.value(connection) }
+            }
         } catch {
             throw Self.storeError(error, location: location)
         }
     }
 
-    /// Runs one statement outside an explicit transaction and collects its rows.
+    /// Runs one statement outside an explicit transaction and collects its rows. A server that is gone fails it in
+    /// seconds (``guarded(_:)``).
     func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        let (client, logger) = (self.client, self.logger)
         do {
-            var rows: [PostgresRow] = []
-            for try await row in try await client.query(query, logger: logger) { rows.append(row) }
-            return rows
+            return try await guarded {
+                var rows: [PostgresRow] = []
+                for try await row in try await client.query(query, logger: logger) { rows.append(row) }
+                return rows
+            }
         } catch {
             throw Self.storeError(error, location: location)
         }

@@ -116,6 +116,44 @@ enum PostgresSchema {
             )
             """,
         ],
+        // 5: broken links wait. Permanent download failures in a row, when the download is tried again, and the last
+        // such failure's message.
+        [
+            """
+            ALTER TABLE download
+              ADD COLUMN permanent_failures bigint NOT NULL DEFAULT 0,
+              ADD COLUMN retry_after double precision,
+              ADD COLUMN permanent_error text
+            """
+        ],
+        // 6: download leases, as feeds have: a worker claims an episode before downloading it. A lease row outlives
+        // neither its episode nor its expiry's use (an expired one is taken over in place).
+        [
+            """
+            CREATE TABLE download_lease (
+              subscription_id bigint NOT NULL,
+              episode_key text NOT NULL,
+              owner text NOT NULL,
+              token bigint NOT NULL,
+              expires_at timestamptz NOT NULL,
+              PRIMARY KEY (subscription_id, episode_key),
+              FOREIGN KEY (subscription_id, episode_key) REFERENCES episode (subscription_id, key)
+                ON DELETE CASCADE ON UPDATE CASCADE
+            )
+            """
+        ],
+        // 7: the fleet's runs over every feed (`refresh --all`, `--force`) or named feeds: workers of one run share
+        // its start, so each feed is checked once per run.
+        [
+            """
+            CREATE TABLE check_pass (
+              selection text PRIMARY KEY,
+              started_at double precision NOT NULL,
+              touched_at timestamptz NOT NULL,
+              ended boolean NOT NULL DEFAULT false
+            )
+            """
+        ],
     ]
 
     /// The version this binary writes and understands.

@@ -180,8 +180,9 @@ struct DownloadCommandTests {
             #expect(stored["page"]?["file"] is NSNull && stored["page"]?["downloaded_at"] is NSNull)
             #expect(stored["gone"]?["file"] is NSNull)
 
-            // The same in JSON Lines: one failure event per episode with its kind and status.
-            let json = try await podfresh.run(["download", "--json"])
+            // The same in JSON Lines (tried now, though both broken links wait): one failure event per episode
+            // with its kind and status.
+            let json = try await podfresh.run(["download", "--json", "--retry"])
             #expect(json.status == 1)
             let events = try json.stdoutLines.map {
                 try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
@@ -688,6 +689,136 @@ struct DownloadCommandTests {
             #expect(Self.files(in: folder).count == 6)
             let stored = try await podfresh.run(["status"])
             #expect(stored.stdout.contains("downloads on disk: 6 files"), "\(stored.stdout)")
+        }
+    }
+
+    // MARK: - Retention and broken links
+
+    /// The `download_started` events of a JSON Lines run, as episode ids in order.
+    static func startedIDs(_ result: ProcessResult) throws -> [String] {
+        try result.stdoutLines.compactMap { line in
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            return object["event"] as? String == "download_started" ? object["id"] as? String : nil
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func keepAllDownloadsEveryEpisodeNotOnDiskNewestFirstUnlessLatestSaysOtherwise() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, folder) = try podfresh()
+            defer { podfresh.cleanUp() }
+            let items = (1...5).map { day in
+                Item(guid: "e\(day)", title: "Day \(day)", day: day, path: "/m/\(day).mp3")
+            }
+            for day in 1...5 { server.serveMedia("/m/\(day).mp3", Self.media(20_000, seed: UInt8(day))) }
+            server.serveFeed("/feed.xml", Self.feed("All Cast", items, server: server))
+            try await subscribe(podfresh, server)
+            #expect(try await podfresh.run(["set", "1", "--download", "on", "--keep", "all"]).status == 0)
+
+            // --latest says otherwise: the newest two only.
+            let two = try await podfresh.run(["download", "--latest", "2", "--jobs", "1", "--json"])
+            #expect(two.status == 0, "\(two.stderr)")
+            #expect(try Self.startedIDs(two) == ["e5", "e4"])
+
+            // Keep all: every episode the feed keeps that is not on disk yet, newest first.
+            let rest = try await podfresh.run(["download", "--jobs", "1", "--json"])
+            #expect(rest.status == 0, "\(rest.stderr)")
+            #expect(try Self.startedIDs(rest) == ["e3", "e2", "e1"])
+            #expect(Self.files(in: folder).count == 5)
+            for day in 1...5 { #expect(server.requests(to: "/m/\(day).mp3").count == 1) }
+
+            // Keep 3 takes the newest three: all on disk already, and retention removed the two oldest.
+            #expect(try await podfresh.run(["set", "1", "--keep", "3"]).status == 0)
+            let kept = try await podfresh.run(["download", "--json"])
+            #expect(kept.status == 0, "\(kept.stderr)")
+            #expect(try Self.startedIDs(kept).isEmpty)
+            #expect(Self.files(in: folder).count == 3)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aBrokenLinkWaitsLongerEachTimeIsReportedOnceInCronModeAndIsRetriedOnRequest() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, folder) = try podfresh()
+            defer { podfresh.cleanUp() }
+            server.serveMedia("/m/good.mp3", Self.media(50_000, seed: 9))
+            server.setRoute("/m/missing.mp3", TestResponse(status: 404, headers: [], body: Array("nope".utf8)))
+            let items = [
+                Item(guid: "good", title: "Good", day: 2, path: "/m/good.mp3"),
+                Item(guid: "gone", title: "Missing", day: 1, path: "/m/missing.mp3"),
+            ]
+            server.serveFeed("/feed.xml", Self.feed("Broken Cast", items, server: server))
+            try await subscribe(podfresh, server)
+            #expect(try await podfresh.run(["set", "1", "--download", "on"]).status == 0)
+
+            // The first failure is reported (cron mode prints it), and the exit status says a download failed.
+            let first = try await podfresh.run(["download", "--quiet"])
+            #expect(first.status == 1)
+            #expect(first.stderr.contains("Broken Cast: Missing: download failed:"), "\(first.stderr)")
+            #expect(first.stderr.contains("HTTP 404"), "\(first.stderr)")
+            #expect(first.stderr.contains("next try after"), "\(first.stderr)")
+            #expect(Self.files(in: folder) == ["Broken Cast/2024-01-02 Good.mp3"])
+            #expect(server.requests(to: "/m/missing.mp3").count == 1)
+            var stored = try await episodes(podfresh)
+            #expect(stored["gone"]?["download_failures"] as? Int == 1)
+            let firstRetry = try #require(stored["gone"]?["download_retry_after"] as? String)
+            #expect((stored["gone"]?["download_error"] as? String)?.contains("404") == true)
+            #expect(stored["good"]?["download_failures"] as? Int == 0)
+            #expect(stored["good"]?["download_retry_after"] is NSNull)
+
+            // The next runs leave it alone while it waits: no request, nothing printed in cron mode, exit 0.
+            let waiting = try await podfresh.run(["download", "--quiet"])
+            #expect(waiting.status == 0, "\(waiting.stderr)")
+            #expect(waiting.stdout.isEmpty && waiting.stderr.isEmpty, "\(waiting.stdout)\(waiting.stderr)")
+            #expect(server.requests(to: "/m/missing.mp3").count == 1)
+            let plain = try await podfresh.run(["download"])
+            #expect(plain.status == 0)
+            #expect(plain.stdout.contains("Broken Cast: Missing: waiting after"), "\(plain.stdout)")
+            #expect(plain.stdout.contains("download --retry"), "\(plain.stdout)")
+            #expect(plain.stdout.contains("1 waiting"), "\(plain.stdout)")
+            let status = try await podfresh.run(["status"])
+            #expect(status.stdout.contains("broken links: 1 waiting"), "\(status.stdout)")
+
+            // --retry tries now. The same failure again is not said again in cron mode, and the wait grows.
+            let again = try await podfresh.run(["download", "--quiet", "--retry"])
+            #expect(again.status == 1, "the attempt failed")
+            #expect(server.requests(to: "/m/missing.mp3").count == 2)
+            #expect(again.stderr.isEmpty, "reported once, not on every run: \(again.stderr)")
+            stored = try await episodes(podfresh)
+            #expect(stored["gone"]?["download_failures"] as? Int == 2)
+            let secondRetry = try #require(stored["gone"]?["download_retry_after"] as? String)
+            let dates = ISO8601DateFormatter()
+            let firstDate = try #require(dates.date(from: firstRetry))
+            let secondDate = try #require(dates.date(from: secondRetry))
+            #expect(secondDate.timeIntervalSince(firstDate) > 2 * 3600, "the second wait (4 h) is longer than 1 h")
+
+            // A changed failure is reported again.
+            server.setRoute("/m/missing.mp3", TestResponse(status: 410, headers: [], body: Array("gone".utf8)))
+            let changed = try await podfresh.run(["download", "--quiet", "--retry"])
+            #expect(changed.status == 1)
+            #expect(changed.stderr.contains("HTTP 410"), "\(changed.stderr)")
+
+            // JSON Lines say what the failure was, how often, and until when it waits.
+            server.setRoute("/m/missing.mp3", TestResponse(status: 404, headers: [], body: Array("nope".utf8)))
+            let json = try await podfresh.run(["download", "--json", "--retry"])
+            let failed = try json.stdoutLines.compactMap { line -> [String: Any]? in
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                return object["event"] as? String == "download_failed" ? object : nil
+            }
+            #expect(failed.count == 1)
+            #expect(failed.first?["permanent"] as? Bool == true)
+            #expect(failed.first?["failures"] as? Int == 4)
+            #expect(failed.first?["retry_after"] is String)
+            #expect(failed.first?["repeated"] as? Bool == false, "404 after 410 is a change")
+
+            // Fixed: the download completes and the record forgets the failures.
+            server.serveMedia("/m/missing.mp3", Self.media(30_000, seed: 10))
+            let fixed = try await podfresh.run(["download", "--retry"])
+            #expect(fixed.status == 0, "\(fixed.stderr)")
+            #expect(Self.files(in: folder).count == 2)
+            stored = try await episodes(podfresh)
+            #expect(stored["gone"]?["download_failures"] as? Int == 0)
+            #expect(stored["gone"]?["download_retry_after"] is NSNull)
         }
     }
 }

@@ -108,7 +108,12 @@ struct DownloadSettingsCommandTests {
         }
         #expect(objects.count == 7)
         #expect(objects.allSatisfy { $0["file"] is NSNull && $0["downloaded_at"] is NSNull })
-        #expect(episodes.stdoutLines.allSatisfy { $0.hasSuffix(",\"file\":null,\"downloaded_at\":null}") })
+        #expect(
+            episodes.stdoutLines.allSatisfy {
+                $0.hasSuffix(
+                    ",\"file\":null,\"downloaded_at\":null,\"download_failures\":0,\"download_retry_after\":null,\"download_error\":null}"
+                )
+            })
 
         let status = try await podfresh.run(["status"])
         #expect(status.status == 0)

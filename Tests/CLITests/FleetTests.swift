@@ -87,6 +87,42 @@ struct FleetTests {
         }
     }
 
+    @Test(.timeLimit(.minutes(3)))
+    func threeWorkersRefreshingAllFetchEachFeedOncePerRun() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, _, paths) = try await Self.fleet(server, feeds: 200, delay: .milliseconds(5))
+            defer { podfresh.cleanUp() }
+            for run in 1...2 {
+                let results = try await Self.workers(
+                    podfresh, count: 3, arguments: ["--all", "--jobs", "5", "--per-host", "16"])
+                for result in results { #expect(result.status == 0, "\(result.stderr)") }
+                let twice = paths.filter { server.requests(to: $0).count != run }
+                #expect(
+                    server.requests.count == 200 * run,
+                    "run \(run): \(server.requests.count) fetches for 200 feeds; \(twice.count) feeds not fetched once")
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aWorkerStartedDuringAnAllRunJoinsItInsteadOfFetchingAgain() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, _, paths) = try await Self.fleet(server, feeds: 60, delay: .milliseconds(40))
+            defer { podfresh.cleanUp() }
+            let first = try podfresh.start(["refresh", "--all", "--quiet", "--jobs", "2", "--per-host", "16"])
+            let deadline = Date().addingTimeInterval(20)
+            while server.requests.count < 10 && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(server.requests.count >= 10, "the first worker checked some feeds before the second started")
+            let second = try await podfresh.run(["refresh", "--all", "--quiet", "--jobs", "2", "--per-host", "16"])
+            #expect(second.status == 0, "\(second.stderr)")
+            await Podfresh.exit(of: first)
+            #expect(first.terminationStatus == 0)
+            let twice = paths.filter { server.requests(to: $0).count > 1 }
+            #expect(twice.isEmpty, "fetched twice in one --all run: \(twice.count) feeds")
+            #expect(server.requests.count == paths.count)
+        }
+    }
+
     @Test func theFleetKeepsThePerHostLimitAcrossWorkers() async throws {
         try await withTestHTTPServer { server in
             let (podfresh, _, paths) = try await Self.fleet(server, feeds: 16, delay: .milliseconds(150))
@@ -207,88 +243,140 @@ struct FleetTests {
         #expect(newer.stderr.contains("newer than this podfresh"), "\(newer.stderr)")
     }
 
-    @Test func watchRidesOutADatabaseOutageAndGoesOnWhenItIsBack() async throws {
+    /// A feed of `count` episodes whose enclosures are `server`'s `/m/N.mp3`, each answered after `delay`.
+    static func mediaFeed(_ server: TestHTTPServer, count: Int, delay: Duration) -> String {
+        let body = Array(repeating: UInt8(7), count: 40_000)
+        for number in 1...count {
+            server.setRoute("/m/\(number).mp3") { _ in
+                TestResponse(
+                    status: 200, headers: [("Content-Type", "audio/mpeg")], body: body, delay: delay,
+                    compressible: false)
+            }
+        }
+        let items = (1...count).map { number in
+            """
+            <item><title>Episode \(number)</title><guid>m\(number)</guid>
+            <pubDate>Mon, \(String(format: "%02d", number)) Jan 2024 10:00:00 GMT</pubDate>
+            <enclosure url="\(server.url("/m/\(number).mp3").absoluteString)" length="40000" type="audio/mpeg"/></item>
+            """
+        }
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <rss version="2.0"><channel><title>Media</title>\(items.joined(separator: "\n"))</channel></rss>
+            """
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func twoDownloadCommandsOnOneDatabaseFetchEachEpisodeOnce() async throws {
         try await withTestHTTPServer { server in
-            let (podfresh, database, paths) = try await Self.fleet(server, feeds: 3)
+            var podfresh = try Podfresh()
             defer { podfresh.cleanUp() }
-            let postgres = try TestPostgres.shared()
-            let name = String(database.split(separator: "/").last!)
-            let err = Pipe()
-            let watch = try podfresh.start(["watch", "--interval", "1s"], stdout: Pipe(), stderr: err)
-            let stderr = PipeReader(err)
-            defer { if watch.isRunning { watch.terminate() } }
-            var deadline = Date().addingTimeInterval(20)
-            while server.requests.count < paths.count && Date() < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            #expect(server.requests.count >= paths.count, "the first cycle checked every feed")
+            podfresh.environment["PODFRESH_DATABASE"] = try TestPostgres.shared().makeDatabase(prefix: "downloads")
+            let folder = podfresh.directory.appendingPathComponent("episodes")
+            podfresh.environment["PODFRESH_DOWNLOADS"] = folder.path
+            server.serveFeed("/media.xml", Self.mediaFeed(server, count: 8, delay: .milliseconds(300)))
+            #expect(try await podfresh.run(["add", server.url("/media.xml").absoluteString]).status == 0)
+            #expect(try await podfresh.run(["set", "1", "--download", "on", "--keep", "all"]).status == 0)
 
-            // The database refuses every connection and drops the worker's for three seconds.
-            try postgres.psql(database: "postgres", "ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS false")
-            try postgres.psql(
-                database: "postgres", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'"
-            )
-            try await Task.sleep(for: .seconds(3))
-            let duringOutage = server.requests.count
-            try postgres.psql(database: "postgres", "ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS true")
-
-            // Back: watch reconnects by itself and checks the feeds again.
-            deadline = Date().addingTimeInterval(60)
-            while server.requests.count < duringOutage + paths.count && Date() < deadline {
-                try await Task.sleep(for: .milliseconds(100))
+            let commands = podfresh
+            let results = try await withThrowingTaskGroup(of: ProcessResult.self) { group in
+                for _ in 0..<2 {
+                    group.addTask {
+                        try await commands.run(["download", "--json", "--jobs", "4", "--per-host", "4"], timeout: 60)
+                    }
+                }
+                var results: [ProcessResult] = []
+                for try await result in group { results.append(result) }
+                return results
             }
-            #expect(
-                server.requests.count >= duringOutage + paths.count, "watch went on after the outage: \(stderr.text)")
-            #expect(watch.isRunning, "watch did not exit on a database error: \(stderr.text)")
-            watch.terminate()
-            watch.waitUntilExit()
-            #expect(watch.terminationStatus == 0, "\(stderr.text)")
+            for result in results { #expect(result.status == 0, "\(result.stderr)") }
+            for number in 1...8 {
+                let count = server.requests(to: "/m/\(number).mp3").count
+                #expect(count == 1, "/m/\(number).mp3 was fetched \(count) times")
+            }
+            let files = (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? [])
+                .filter { $0.hasSuffix(".mp3") }
+            #expect(files.count == 8, "\(files)")
+            let lines = results.flatMap(\.stdoutLines)
+            let started = lines.filter { $0.contains("\"event\":\"download_started\"") }
+            let leftToTheOther = lines.filter {
+                $0.contains("\"event\":\"download_skipped\"") && $0.contains("another worker")
+            }
+            #expect(started.count == 8, "each episode started once across both commands: \(lines)")
+            #expect(!leftToTheOther.isEmpty, "the commands met: one left episodes to the other")
         }
     }
 
-    @Test func aDatabaseLostMidRunEndsTheRunWith70() async throws {
+    @Test(.timeLimit(.minutes(3)))
+    func aDatabaseThatIsGoneEndsRefreshDownloadWatchAndListWith70InSeconds() async throws {
         try await withTestHTTPServer { server in
-            // A cluster of its own, stopped in the middle of the run.
+            // A cluster of its own, stopped while a refresh, a download and a watch use it.
             let postgres = try TestPostgres()
             defer { postgres.stop() }
             var podfresh = try Podfresh()
             defer { podfresh.cleanUp() }
-            try postgres.psql(database: "postgres", "CREATE DATABASE lost")
-            podfresh.environment["PODFRESH_DATABASE"] = postgres.url(database: "lost")
+            try postgres.psql(database: "postgres", "CREATE DATABASE gone")
+            podfresh.environment["PODFRESH_DATABASE"] = postgres.url(database: "gone")
+            podfresh.environment["PODFRESH_DOWNLOADS"] = podfresh.directory.appendingPathComponent("episodes").path
+            server.serveFeed("/media.xml", Self.mediaFeed(server, count: 10, delay: .seconds(1)))
+            #expect(try await podfresh.run(["add", server.url("/media.xml").absoluteString]).status == 0)
+            #expect(try await podfresh.run(["set", "1", "--download", "on", "--keep", "all"]).status == 0)
             var urls: [String] = []
-            for number in 1...12 {
+            for number in 1...30 {
                 let body = Array(Self.feed("show\(number)").utf8)
-                server.setRoute("/lost/\(number).xml") { _ in
+                server.setRoute("/slow/\(number).xml") { _ in
                     TestResponse(
                         status: 200, headers: [("Content-Type", "application/rss+xml")], body: body,
-                        delay: .milliseconds(400))
+                        delay: .milliseconds(700))
                 }
-                urls.append(server.url("/lost/\(number).xml").absoluteString)
+                urls.append(server.url("/slow/\(number).xml").absoluteString)
             }
             #expect(try await podfresh.run(["add", "--no-fetch"] + urls).status == 0)
-            // Started, not run: its output is small enough for the pipes, and no thread of the test's pool blocks
-            // reading them while the test stops the server.
-            let out = Pipe()
-            let err = Pipe()
-            let worker = try podfresh.start(["refresh", "--jobs", "2", "--per-host", "2"], stdout: out, stderr: err)
-            let deadline = Date().addingTimeInterval(20)
-            while server.requests.count < 2 && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+
+            // Started, not run: no thread of the test's pool blocks reading their pipes while the server stops.
+            let commands = [
+                ["refresh", "--all", "--jobs", "2", "--per-host", "2"], ["download", "--jobs", "1"],
+                ["watch", "--interval", "1s", "--jobs", "2", "--per-host", "2"],
+            ]
+            var running: [(command: [String], process: Process, err: PipeReader)] = []
+            for command in commands {
+                let err = Pipe()
+                running.append((command, try podfresh.start(command, stdout: Pipe(), stderr: err), PipeReader(err)))
+            }
+            defer { for (_, process, _) in running where process.isRunning { process.terminate() } }
+            let deadline = Date().addingTimeInterval(30)
+            while (server.requests.filter { $0.path.hasPrefix("/m/") }.isEmpty
+                || server.requests.filter { $0.path.hasPrefix("/slow/") }.count < 4) && Date() < deadline
+            {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             postgres.stop()
             #expect(!postgres.isRunning)
-            let stoppedAt = server.requests.count
-            let end = Date().addingTimeInterval(150)
-            while worker.isRunning && Date() < end { try await Task.sleep(for: .milliseconds(50)) }
-            if worker.isRunning { worker.terminate() }
-            worker.waitUntilExit()
-            let result = ProcessResult(
-                status: worker.terminationStatus,
-                stdout: String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-                stderr: String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
-            #expect(result.status == 70, "\(result.stdout) \(result.stderr)")
-            #expect(result.stderr.contains("PostgreSQL at 127.0.0.1:\(postgres.port)"), "\(result.stderr)")
-            #expect(
-                server.requests.count < 12,
-                "the run stopped claiming when the database went away (\(stoppedAt) at the stop): \(result.stdout)")
+            let stoppedAt = Date()
+            var ended: [String: Double] = [:]
+            while ended.count < running.count && Date().timeIntervalSince(stoppedAt) < 90 {
+                for (command, process, _) in running where !process.isRunning && ended[command[0]] == nil {
+                    ended[command[0]] = Date().timeIntervalSince(stoppedAt)
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            for (command, process, err) in running {
+                if process.isRunning { process.terminate() }
+                process.waitUntilExit()
+                let seconds = ended[command[0]] ?? .infinity
+                #expect(process.terminationStatus == 70, "\(command[0]): \(err.text)")
+                #expect(seconds < 15, "\(command[0]) took \(seconds) s to give up on the lost database")
+                #expect(err.text.contains("PostgreSQL at 127.0.0.1:\(postgres.port)"), "\(command[0]): \(err.text)")
+            }
+
+            // Started against the stopped server: every command says so at once.
+            for command in [["list"], ["refresh"], ["download"], ["watch"]] {
+                let began = Date()
+                let result = try await podfresh.run(command, timeout: 30)
+                #expect(result.status == 70, "\(command): \(result.stderr)")
+                #expect(Date().timeIntervalSince(began) < 10, "\(command)")
+                #expect(result.stderr.contains("127.0.0.1:\(postgres.port)"), "\(command): \(result.stderr)")
+            }
         }
     }
 }

@@ -272,11 +272,9 @@ struct ErrorTextTests {
                 .hasPrefix("--database: a file:// URL must name a file on this machine"))
     }
 
-    @Test func watchSaysWhenItTriesAgainInTheOneDurationStyle() {
+    @Test func watchSaysWhyItStopped() {
         let error = StoreError(kind: .database, message: "cannot reach PostgreSQL at db:5432")
-        #expect(
-            WatchMessages.retrying(after: error, in: 120)
-                == "cannot reach PostgreSQL at db:5432; trying again in 2m")
+        #expect(WatchMessages.failed(error) == "watch stopped: cannot reach PostgreSQL at db:5432")
     }
 
     @Test func errorsReadAsTheirMessagesWithRemediesNeverAsRawDumps() {

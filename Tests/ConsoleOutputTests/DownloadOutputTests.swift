@@ -129,4 +129,37 @@ struct DownloadOutputTests {
         #expect(objects[5]["bytes"] as? Int == 10_000_000)
         #expect(objects[7]["downloaded"] as? Int == 1 && objects[7]["failed"] as? Int == 1)
     }
+
+    /// A broken link's failure, the first time or the same again.
+    func brokenLink(repeated: Bool) -> DataFetchEvent {
+        var failure = DownloadFailure(
+            kind: "http_status", message: "https://cdn.example/two.mp3: HTTP 404 Not Found", status: 404)
+        failure.permanent = true
+        failure.failures = repeated ? 2 : 1
+        failure.retryAfter = started.addingTimeInterval(3600)
+        failure.isRepeat = repeated
+        return .downloadFailed(
+            DownloadOutcome(target: target("two", title: "Second"), result: .failed(failure), seconds: 0))
+    }
+
+    @Test func cronModeSaysABrokenLinkOnceNotOnEveryRun() {
+        let (_, first) = render(.quiet, [brokenLink(repeated: false)])
+        #expect(first.text.contains("Second: download failed: https://cdn.example/two.mp3: HTTP 404 Not Found"))
+        #expect(
+            first.text.contains("a broken link (once in a row): next try after 2024-10-27T04:33:20Z"), "\(first.text)")
+        #expect(first.text.contains("`podfresh download --retry` tries it now"))
+        let (out, again) = render(.quiet, [brokenLink(repeated: true)])
+        #expect(again.text.isEmpty && out.text.isEmpty, "the same failure again: \(again.text)")
+        let (_, plain) = render(.plain, [brokenLink(repeated: true)])
+        #expect(plain.text.contains("(2 times in a row)"), "plain output still says it: \(plain.text)")
+    }
+
+    @Test func jsonLinesSayWhetherAFailureIsABrokenLinkAndWhenItIsTriedAgain() throws {
+        let (out, _) = render(.json, [brokenLink(repeated: true)])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(out.text.utf8)) as? [String: Any])
+        #expect(object["permanent"] as? Bool == true)
+        #expect(object["failures"] as? Int == 2)
+        #expect(object["retry_after"] as? String == "2024-10-27T04:33:20Z")
+        #expect(object["repeated"] as? Bool == true)
+    }
 }

@@ -77,9 +77,9 @@ struct EpisodeListTests {
         #expect(Array(keys.prefix(eventKeys.count)) == eventKeys)
         #expect(Set(keys).count == keys.count, "no key twice: \(keys)")
         #expect(
-            Array(keys.suffix(7)) == [
+            Array(keys.suffix(10)) == [
                 "guid_is_permalink", "alternate_enclosures", "first_seen", "last_seen", "first_seen_run", "file",
-                "downloaded_at",
+                "downloaded_at", "download_failures", "download_retry_after", "download_error",
             ])
         #expect(keys.contains("transcripts") && keys.contains("persons"))
     }

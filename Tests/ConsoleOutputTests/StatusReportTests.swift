@@ -104,7 +104,7 @@ struct StatusReportTests {
         #expect(
             pairs.map(\.0) == [
                 "subscriptions", "due_now", "failing", "gone", "moved", "last_run", "conditional_hit_rate",
-                "downloads_on_disk",
+                "downloads_on_disk", "broken_links",
             ])
         let text = report.json()
         #expect(!text.contains("\n"))
@@ -124,5 +124,34 @@ struct StatusReportTests {
         let text = StatusReport(subscriptions: [], dueCount: 0, lastRun: nil).json()
         let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         #expect(json["last_run"] is NSNull)
+    }
+
+    @Test func brokenLinksThatWaitAreListedWithTheirNextTryAndHowToTryNow() throws {
+        let waiting = DownloadRecord(
+            subscriptionID: 4, episodeKey: "ep-1", state: .inProgress, lastError: "x.mp3: HTTP 404",
+            permanentFailures: 2, retryAfter: now.addingTimeInterval(4 * 3600), permanentError: "x.mp3: HTTP 404")
+        let due = DownloadRecord(
+            subscriptionID: 4, episodeKey: "ep-2", state: .inProgress, permanentFailures: 1,
+            retryAfter: now.addingTimeInterval(-10), permanentError: "y.mp3: HTTP 410")
+        let report = StatusReport(
+            subscriptions: [subscription(4, title: "Show")], dueCount: 0, lastRun: nil, records: [waiting, due],
+            now: now)
+        let lines = report.lines()
+        #expect(
+            lines.contains(
+                "broken links: 1 waiting, next try after \(RFC3339.string(from: now.addingTimeInterval(4 * 3600))) (in 4h); `podfresh download --retry` tries them now"
+            ), "\(lines)")
+        #expect(lines.contains("  Show: ep-1: failed 2 times: x.mp3: HTTP 404"), "\(lines)")
+        #expect(!lines.contains { $0.contains("ep-2") }, "one whose wait is over is not waiting")
+
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any])
+        let links = try #require(json["broken_links"] as? [[String: Any]])
+        #expect(links.count == 1)
+        #expect(links.first?["id"] as? String == "ep-1" && links.first?["failures"] as? Int == 2)
+        #expect(links.first?["retry_after"] as? String == RFC3339.string(from: now.addingTimeInterval(4 * 3600)))
+
+        let none = StatusReport(subscriptions: [], dueCount: 0, lastRun: nil, records: [due], now: now)
+        #expect(!none.lines().contains { $0.hasPrefix("broken links") }, "said only when one waits")
     }
 }

@@ -34,7 +34,7 @@ struct DownloadMigrationTests {
             ALTER TABLE subscription DROP COLUMN keepNewest;
             ALTER TABLE subscription DROP COLUMN downloadDirectory;
             ALTER TABLE subscription DROP COLUMN fileNameTemplate;
-            DELETE FROM grdb_migrations WHERE identifier = 'v5: downloads';
+            DELETE FROM grdb_migrations WHERE identifier IN ('v5: downloads', 'v6: broken links wait');
             INSERT INTO subscription (id, url, title, addedAt, etag, failureCount, backlog)
               VALUES (7, 'https://a.example/feed', 'Show', 1730000000, '"v1"', 2, 3);
             INSERT INTO episode (subscriptionId, key, fingerprint, title, enclosures, transcripts, persons,

@@ -261,4 +261,46 @@ struct DownloadSpecificationTests {
             #expect(try await store.totalDownloadUsage() == DownloadUsage())
         }
     }
+
+    @Test(arguments: Backend.allCases)
+    func aBrokenLinkCountsWaitsAndIsLeftOutUntilItsTimeOrARetry(backend: Backend) async throws {
+        try await backend.withStore { store in
+            let feed = try await feedWithFiveEpisodes(store)
+            try await store.recordDownloadStarted(start(feed, "e1"))
+            let first = try #require(
+                try await store.recordPermanentFailure(
+                    subscriptionID: feed.id, episodeKey: "e1", error: "HTTP 404", partialBytes: nil, at: t0))
+            #expect(!first.isRepeat)
+            #expect(first.record.permanentFailures == 1)
+            #expect(first.record.retryAfter == t0.addingTimeInterval(DownloadBackoff.wait(afterFailures: 1)))
+            #expect(try await store.download(subscriptionID: feed.id, episodeKey: "e1") == first.record, "as stored")
+
+            // Waiting (retry after t0 + 1 h, and t0 is long past): no, it is due again now.
+            #expect(try await store.episodesToDownload(subscriptionID: feed.id, newest: 2).map(\.key) == ["e1", "e2"])
+
+            // Failed again now: it waits an hour from now (4 h), and is left out meanwhile.
+            try await store.recordDownloadStarted(start(feed, "e1"))
+            let again = try #require(
+                try await store.recordPermanentFailure(
+                    subscriptionID: feed.id, episodeKey: "e1", error: "HTTP 404", partialBytes: nil, at: Date()))
+            #expect(again.isRepeat, "the same failure as the last")
+            #expect(again.record.permanentFailures == 2)
+            #expect(try await store.episodesToDownload(subscriptionID: feed.id, newest: 2).map(\.key) == ["e2"])
+
+            // Retry now: back in, the count kept.
+            #expect(try await store.allowRetryNow(subscriptionID: feed.id, episodeKey: "e1"))
+            let retried = try await store.download(subscriptionID: feed.id, episodeKey: "e1")
+            #expect(retried?.retryAfter == nil && retried?.permanentFailures == 2)
+            #expect(try await store.episodesToDownload(subscriptionID: feed.id, newest: 2).map(\.key) == ["e1", "e2"])
+
+            // Downloaded at last: the streak is forgotten.
+            try await store.recordDownloadCompleted(completion(feed, "e1"))
+            let done = try await store.download(subscriptionID: feed.id, episodeKey: "e1")
+            #expect(done?.permanentFailures == 0 && done?.retryAfter == nil && done?.permanentError == nil)
+            #expect(
+                try await store.recordPermanentFailure(
+                    subscriptionID: feed.id, episodeKey: "e1", error: "HTTP 404", partialBytes: nil, at: t0) == nil,
+                "a complete record is left as it is")
+        }
+    }
 }

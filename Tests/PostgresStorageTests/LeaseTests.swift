@@ -167,4 +167,74 @@ struct LeaseTests {
             }
         }
     }
+
+    // MARK: - Download leases
+
+    @Test func oneWorkerAtATimeHoldsAnEpisodesDownloadUntilItGivesItBackOrItExpires() async throws {
+        try await Self.withFleetStore { store in
+            let feed = try await store.addSubscription(
+                url: URL(string: "https://a.example/feed")!, title: nil, at: Self.t0, backlog: nil)
+            _ = try await store.applyAsync(
+                FeedCheck(
+                    subscriptionID: feed.id, checkedAt: Self.t0, status: 200,
+                    result: .fetched(
+                        ParsedFeed(format: .rss2, title: "Show", episodes: [ParsedEpisode(id: "e1", guid: "e1")]),
+                        etag: nil, lastModified: nil, unconditional: true)))
+            // Eight workers claim at once: exactly one gets it.
+            let tokens = try await withThrowingTaskGroup(of: DownloadLease?.self) { group in
+                for worker in 0..<8 {
+                    group.addTask {
+                        try await store.claimDownload(
+                            subscriptionID: feed.id, episodeKey: "e1", worker: "w\(worker)", lease: .seconds(60))
+                    }
+                }
+                var got: [DownloadLease] = []
+                for try await lease in group { if let lease { got.append(lease) } }
+                return got
+            }
+            #expect(tokens.count == 1)
+            let held = try #require(tokens.first)
+            #expect(try await store.renewDownloadLease(held, lease: .seconds(60)))
+
+            // Given back: another worker may take it at once, and the old lease is no longer renewable.
+            try await store.releaseDownloadLease(held)
+            let next = try #require(
+                try await store.claimDownload(
+                    subscriptionID: feed.id, episodeKey: "e1", worker: "b", lease: .seconds(1)))
+            #expect(next.token != held.token)
+            #expect(try await !store.renewDownloadLease(held, lease: .seconds(60)))
+            #expect(
+                try await store.claimDownload(
+                    subscriptionID: feed.id, episodeKey: "e1", worker: "c", lease: .seconds(60)) == nil)
+
+            // Expired (by the database's clock): taken over.
+            try await Task.sleep(for: .milliseconds(1200))
+            #expect(
+                try await store.claimDownload(
+                    subscriptionID: feed.id, episodeKey: "e1", worker: "c", lease: .seconds(60))
+                    != nil)
+        }
+    }
+
+    // MARK: - Runs over every feed
+
+    @Test func workersOfOneAllRunShareItsStartAndAnEndedRunStartsAfresh() async throws {
+        try await Self.withFleetStore { store in
+            let all = try #require(CheckPass(.all(includeGone: false, notCheckedSince: Self.t0)))
+            let first = try await store.joinCheckPass(all, lease: .seconds(60))
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(try await store.joinCheckPass(all, lease: .seconds(60)) == first, "joined, not restarted")
+            let force = try #require(CheckPass(.all(includeGone: true, notCheckedSince: Self.t0)))
+            #expect(try await store.joinCheckPass(force, lease: .seconds(60)) > first, "another selection, its own run")
+            #expect(CheckPass(.due) == nil)
+
+            try await store.endCheckPass(all, startedAt: first)
+            let next = try await store.joinCheckPass(all, lease: .seconds(60))
+            #expect(next > first, "an ended run is not joined")
+
+            // Neither joined nor touched for longer than the lease: over.
+            try await Task.sleep(for: .milliseconds(1100))
+            #expect(try await store.joinCheckPass(all, lease: .seconds(1)) > next)
+        }
+    }
 }

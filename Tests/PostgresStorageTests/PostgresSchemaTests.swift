@@ -112,7 +112,7 @@ struct PostgresSchemaTests {
         try cluster.psql(
             database: database,
             """
-            DROP TABLE download;
+            DROP TABLE download_lease, check_pass, download;
             ALTER TABLE subscription DROP COLUMN downloads_enabled, DROP COLUMN keep_newest,
               DROP COLUMN download_directory, DROP COLUMN file_name_template;
             UPDATE podfresh_schema SET version = 3;

@@ -109,6 +109,13 @@ private func downloadScript(_ n: Int, _ id: Int64, _ key: String) -> [DownloadCh
         downloadedAt: t0 + 60 + Double(n))
     var script: [DownloadChange] = [.started(start)]
     if n == 1 { script += [.failed(error: "stalled", partialBytes: 300), .failed(error: "reset", partialBytes: nil)] }
+    if n == 2 || n == 4 {
+        // A broken link: counted, waiting, restarted (the count kept), retried now, failed again differently.
+        script += [
+            .failedPermanently(error: "HTTP 404", partialBytes: nil, at: t0 + 100), .started(start), .retryNow,
+            .failedPermanently(error: "HTTP 410", partialBytes: 5, at: t0 + 200),
+        ]
+    }
     if n != 2 { script.append(.completed(done)) }
     script.append(.failed(error: "late", partialBytes: 1))
     if n == 0 { script += [.deletedByUser, .allowedAgain] }
@@ -133,6 +140,11 @@ private func make(
     case .removedByRetention: return (try await store.markRemovedByRetention(subscriptionID: id, episodeKey: key), nil)
     case .deletedByUser: return (try await store.markDeletedByUser(subscriptionID: id, episodeKey: key), nil)
     case .allowedAgain: return (try await store.allowDownloadAgain(subscriptionID: id, episodeKey: key), nil)
+    case .failedPermanently(let error, let bytes, let at):
+        let recorded = try await store.recordPermanentFailure(
+            subscriptionID: id, episodeKey: key, error: error, partialBytes: bytes, at: at)
+        return (recorded != nil, recorded?.record)
+    case .retryNow: return (try await store.allowRetryNow(subscriptionID: id, episodeKey: key), nil)
     }
 }
 

@@ -133,6 +133,9 @@ public struct EpisodeList: Sendable {
                 ("first_seen_run", .int(stored.firstSeenRunID.map { Int($0) })),
                 ("file", .string(download.flatMap { $0.isOnDisk ? $0.filePath : nil })),
                 ("downloaded_at", .date(download.flatMap { $0.state == .complete ? $0.downloadedAt : nil })),
+                ("download_failures", .int(download?.permanentFailures ?? 0)),
+                ("download_retry_after", .date(download.flatMap { $0.state == .inProgress ? $0.retryAfter : nil })),
+                ("download_error", .string(download.flatMap { $0.state == .inProgress ? $0.lastError : nil })),
             ])
     }
 }

@@ -1,6 +1,6 @@
 public import FeedModels
 public import FeedParsing
-import Foundation
+public import Foundation
 import Measures
 
 /// What `podfresh status` prints: counts of subscriptions (due now, failing, gone, moved), a line for each feed that
@@ -14,19 +14,28 @@ public struct StatusReport: Sendable {
     public var lastRun: RefreshRun?
     /// Downloaded files on disk, as the store's records count them.
     public var downloads: DownloadUsage
+    /// Downloads waiting after a permanent failure (broken links), soonest tried first.
+    public var brokenLinks: [DownloadRecord]
+    /// When the report is made, for "next try in …".
+    public var now: Date
 
     /// - Parameters:
     ///   - subscriptions: Every subscription.
     ///   - dueCount: How many are due now.
     ///   - lastRun: The last refresh run, if any.
     ///   - downloads: Downloaded files on disk, from the store's records.
+    ///   - records: Download records; those waiting at `now` after a permanent failure are reported.
     public init(
-        subscriptions: [Subscription], dueCount: Int, lastRun: RefreshRun?, downloads: DownloadUsage = DownloadUsage()
+        subscriptions: [Subscription], dueCount: Int, lastRun: RefreshRun?, downloads: DownloadUsage = DownloadUsage(),
+        records: [DownloadRecord] = [], now: Date = Date()
     ) {
         self.subscriptions = subscriptions
         self.dueCount = dueCount
         self.lastRun = lastRun
         self.downloads = downloads
+        self.now = now
+        brokenLinks = records.filter { $0.isWaiting(at: now) && !$0.deletedByUser && !$0.removedByRetention }
+            .sorted { ($0.retryAfter ?? now) < ($1.retryAfter ?? now) }
     }
 
     /// Subscriptions whose last checks failed (gone ones excepted: they are listed as gone).
@@ -81,6 +90,19 @@ public struct StatusReport: Sendable {
         lines.append(
             "downloads on disk: \(downloads.files) \(downloads.files == 1 ? "file" : "files"), \(Measure.bytes(downloads.bytes))"
         )
+        if let next = brokenLinks.first?.retryAfter {
+            lines.append(
+                "broken links: \(brokenLinks.count) waiting, next try after \(RFC3339.string(from: next)) "
+                    + "(\(EventText.fromNow(next, now: now))); `podfresh download --retry` tries them now")
+            for record in brokenLinks {
+                let feed =
+                    subscriptions.first { $0.id == record.subscriptionID }.map(Self.name)
+                    ?? "feed \(record.subscriptionID)"
+                let failures = record.permanentFailures == 1 ? "once" : "\(record.permanentFailures) times"
+                let error = (record.permanentError ?? record.lastError).map { ": " + TerminalText.sanitize($0) } ?? ""
+                lines.append("  \(feed): \(TerminalText.sanitize(record.episodeKey)): failed \(failures)\(error)")
+            }
+        }
         return lines
     }
 
@@ -139,6 +161,18 @@ public struct StatusReport: Sendable {
             (
                 "downloads_on_disk",
                 .object([("files", .int(downloads.files)), ("bytes", .int(Int(clamping: downloads.bytes)))])
+            ),
+            (
+                "broken_links",
+                .array(
+                    brokenLinks.map {
+                        .object([
+                            ("feed_id", .int(Int($0.subscriptionID))), ("id", .string($0.episodeKey)),
+                            ("failures", .int($0.permanentFailures)),
+                            ("error", .string($0.permanentError ?? $0.lastError)),
+                            ("retry_after", .date($0.retryAfter)),
+                        ])
+                    })
             ),
         ])
     }

@@ -19,12 +19,11 @@ public enum WatchMessages {
         "\(problem); watch did not start"
     }
 
-    /// A cycle failed as a whole (the database went away): what happened, and when `watch` tries again.
+    /// A cycle failed as a whole with an error that is not the store's own: what happened, as the line that ends
+    /// `watch` with 70 says it.
     ///
-    /// - Parameters:
-    ///   - error: Why the cycle failed.
-    ///   - seconds: How long `watch` waits before the next try.
-    public static func retrying(after error: any Error, in seconds: Double) -> String {
-        "\(ErrorText.line(error)); trying again in \(Measure.duration(seconds: seconds))"
+    /// - Parameter error: Why the cycle failed.
+    public static func failed(_ error: any Error) -> String {
+        "watch stopped: \(ErrorText.line(error))"
     }
 }

@@ -147,6 +147,14 @@ enum Migrations {
                     onDelete: .cascade, onUpdate: .cascade)
             }
         }
+        migrator.registerMigration("v6: broken links wait") { db in
+            // Permanent failures in a row, when the download is tried again, and the last such failure's message.
+            try db.alter(table: "download") { t in
+                t.add(column: "permanentFailures", .integer).notNull().defaults(to: 0)
+                t.add(column: "retryAfter", .double)
+                t.add(column: "permanentError", .text)
+            }
+        }
         return migrator
     }
 

@@ -59,6 +59,13 @@ public struct DownloadProgressReport: Sendable, Hashable {
 public enum DownloadSkip: Sendable, Hashable {
     /// The user deleted the file by hand: it is not downloaded again unless asked.
     case deletedByHand
+    /// A broken link: the download failed permanently `failures` times in a row (last with `error`) and is not tried
+    /// again before `retryAfter` unless asked.
+    case waiting(retryAfter: Date, failures: Int, error: String?)
+    /// Another worker of the fleet holds the episode's lease: it is downloading it.
+    case claimedByAnotherWorker
+    /// Another worker of the fleet downloaded it while this run waited for a slot.
+    case completedByAnotherWorker
 }
 
 /// Why a download failed, in words a user can act on.
@@ -72,6 +79,16 @@ public struct DownloadFailure: Sendable, Hashable {
     public var status: Int?
     /// True when a `.part` file is kept for the next run to resume.
     public var partKept: Bool
+    /// A broken link (404, 410, a document instead of media): the download waits before it is tried again.
+    public var permanent = false
+    /// Permanent failures in a row, this one included (0 when not permanent).
+    public var failures = 0
+    /// When the download is tried again, for a permanent failure.
+    public var retryAfter: Date?
+    /// The same permanent failure as the last attempt's: cron mode has said it already.
+    public var isRepeat = false
+    /// The database failed (not the download): the run stops, and the command exits 70.
+    public var databaseFailed = false
 
     public init(kind: String, message: String, status: Int? = nil, partKept: Bool = false) {
         self.kind = kind
@@ -139,11 +156,17 @@ public struct DownloadSummary: Sendable, Hashable {
     public var endedAt: Date
     /// True when the run was stopped before every download finished.
     public var wasCancelled: Bool
+    /// Episodes waiting after a permanent failure (broken links), not tried in this run.
+    public var waiting: Int
+    /// Episodes another worker of the fleet was downloading, or downloaded meanwhile.
+    public var elsewhere: Int
 
     public init(
         outcomes: [DownloadOutcome] = [], removed: Int = 0, deletedByUser: Int = 0, withoutMedia: Int = 0,
-        startedAt: Date, endedAt: Date, wasCancelled: Bool = false
+        startedAt: Date, endedAt: Date, wasCancelled: Bool = false, waiting: Int = 0, elsewhere: Int = 0
     ) {
+        self.waiting = waiting
+        self.elsewhere = elsewhere
         self.outcomes = outcomes
         self.removed = removed
         self.deletedByUser = deletedByUser
@@ -155,6 +178,8 @@ public struct DownloadSummary: Sendable, Hashable {
 
     public var completedCount: Int { outcomes.filter { $0.failure == nil }.count }
     public var failedCount: Int { outcomes.filter { $0.failure != nil }.count }
+    /// True when a download failed because the database did: the command exits 70.
+    public var databaseFailed: Bool { outcomes.contains { $0.failure?.databaseFailed == true } }
     /// Bytes written by this run (resumed bytes not counted again).
     public var bytesDownloaded: Int64 {
         outcomes.reduce(0) { total, outcome in

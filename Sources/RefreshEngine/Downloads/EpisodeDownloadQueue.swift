@@ -38,6 +38,11 @@ public final class EpisodeDownloadQueue: Sendable {
         var removed = 0
         var deletedByUser = 0
         var withoutMedia = 0
+        /// Broken links left waiting, and episodes another worker had.
+        var waiting = 0
+        var elsewhere = 0
+        /// The database failed under a download: the jobs not yet started do not start.
+        var databaseFailed = false
         /// Final paths chosen in this run and not yet on disk, so two episodes never get one name.
         var reserved: Set<String> = []
         var queued = 0
@@ -148,16 +153,22 @@ public final class EpisodeDownloadQueue: Sendable {
 
     // MARK: - Choosing episodes
 
-    /// Which of `subscription`'s newest `newest` episodes with media to download (an episode without an enclosure,
-    /// a text post, takes no place), after looking at its recorded files: files past the feed's retention are
-    /// deleted, and files the user deleted by hand are marked so and left alone (unless `again`).
+    /// Which of `subscription`'s newest `newest` episodes with media to download (every one when `newest` is nil; an
+    /// episode without an enclosure, a text post, takes no place), after looking at its recorded files: files past
+    /// the feed's retention are deleted, files the user deleted by hand are marked so and left alone (unless
+    /// `again`), and broken links waiting after a permanent failure are said and left alone (unless `retry`).
     ///
-    /// - Parameter again: Download again files the user deleted, or retention removed, among the newest `newest`.
+    /// - Parameters:
+    ///   - again: Download again files the user deleted, or retention removed, among the newest `newest`.
+    ///   - retry: Try now the downloads among them that wait after a permanent failure.
+    /// - Returns: The episodes to download, newest first.
     /// - Throws: ``StoreError`` when the store cannot be read.
-    public func plan(_ subscription: Subscription, newest: Int, again: Bool = false) async throws -> [StoredEpisode] {
+    public func plan(
+        _ subscription: Subscription, newest: Int?, again: Bool = false, retry: Bool = false
+    ) async throws -> [StoredEpisode] {
         await applyRetention(subscription)
         let feed = EpisodeUpdateService.target(for: subscription)
-        let records = try await store.downloads(subscriptionID: subscription.id)
+        var records = try await store.downloads(subscriptionID: subscription.id)
         var deleted: Set<String> = []
         for record in records where record.isOnDisk {
             guard let path = record.filePath, !FileManager.default.fileExists(atPath: path) else { continue }
@@ -172,44 +183,76 @@ public final class EpisodeDownloadQueue: Sendable {
             }
         }
         let window = try await newestWithMedia(subscription.id, count: newest)
+        let keys = Set(window.episodes.map(\.key))
         if again {
             for record in records
-            where window.keys.contains(record.episodeKey)
+            where keys.contains(record.episodeKey)
                 && (record.deletedByUser || record.removedByRetention || deleted.contains(record.episodeKey))
             {
                 try await store.allowDownloadAgain(subscriptionID: subscription.id, episodeKey: record.episodeKey)
             }
         }
+        if retry {
+            for record in records where keys.contains(record.episodeKey) && record.retryAfter != nil {
+                try await store.allowRetryNow(subscriptionID: subscription.id, episodeKey: record.episodeKey)
+            }
+            records = try await store.downloads(subscriptionID: subscription.id)
+        }
+        // Broken links waiting in the window: said, not tried.
+        let moment = now()
+        let byKey = Dictionary(records.map { ($0.episodeKey, $0) }, uniquingKeysWith: { first, _ in first })
+        var waiting = 0
+        for episode in window.episodes {
+            guard let record = byKey[episode.key], record.isWaiting(at: moment), let retryAfter = record.retryAfter,
+                !record.deletedByUser, !record.removedByRetention
+            else { continue }
+            waiting += 1
+            publish(
+                .downloadSkipped(
+                    DownloadTarget(
+                        feed: feed, episodeKey: episode.key, title: episode.episode.title,
+                        url: Self.enclosure(of: episode.episode)?.url ?? record.url ?? subscription.url,
+                        file: record.filePath ?? ""),
+                    .waiting(
+                        retryAfter: retryAfter, failures: record.permanentFailures,
+                        error: record.permanentError ?? record.lastError)))
+        }
         let episodes = try await store.episodesToDownload(subscriptionID: subscription.id, newest: window.depth)
         state.withLock {
             $0.deletedByUser += deleted.count
             $0.withoutMedia += window.withoutMedia
+            $0.waiting += waiting
         }
-        return episodes.filter { window.keys.contains($0.key) }
+        return episodes.filter { keys.contains($0.key) }
     }
 
-    /// The keys of a feed's newest `count` episodes with media, how deep into its episodes (newest first) they
-    /// reach, and how many episodes without media were passed over on the way.
+    /// A feed's newest `count` episodes with media (every one when `count` is nil), newest first; how deep into its
+    /// episodes (newest first) they reach; and how many episodes without media were passed over on the way.
     private func newestWithMedia(
-        _ subscriptionID: Int64, count: Int
+        _ subscriptionID: Int64, count: Int?
     ) async throws -> (
-        keys: Set<String>, depth: Int, withoutMedia: Int
+        episodes: [StoredEpisode], depth: Int, withoutMedia: Int
     ) {
+        guard let count else {
+            let all = try await store.episodes(EpisodeQuery(subscriptionID: subscriptionID))
+            let withMedia = all.filter { Self.enclosure(of: $0.episode) != nil }
+            return (withMedia, all.count, all.count - withMedia.count)
+        }
         guard count > 0 else { return ([], 0, 0) }
-        var limit = count * 2
+        var limit = count.multipliedReportingOverflow(by: 2).overflow ? Int.max : count * 2
         while true {
             let recent = try await store.episodes(EpisodeQuery(subscriptionID: subscriptionID, limit: limit))
-            var keys: [String] = []
+            var chosen: [StoredEpisode] = []
             var depth = 0
-            for (index, episode) in recent.enumerated() where keys.count < count {
+            for (index, episode) in recent.enumerated() where chosen.count < count {
                 if Self.enclosure(of: episode.episode) != nil {
-                    keys.append(episode.key)
+                    chosen.append(episode)
                     depth = index + 1
                 }
             }
-            if keys.count == count || recent.count < limit || limit >= 4096 {
-                let examined = keys.count == count ? depth : recent.count
-                return (Set(keys), depth, examined - keys.count)
+            if chosen.count == count || recent.count < limit || limit >= 4096 {
+                let examined = chosen.count == count ? depth : recent.count
+                return (chosen, depth, examined - chosen.count)
             }
             limit *= 4
         }
@@ -290,7 +333,7 @@ public final class EpisodeDownloadQueue: Sendable {
             DownloadSummary(
                 outcomes: state.outcomes, removed: state.removed, deletedByUser: state.deletedByUser,
                 withoutMedia: state.withoutMedia, startedAt: startedAt, endedAt: now(),
-                wasCancelled: worker.isCancelled)
+                wasCancelled: worker.isCancelled, waiting: state.waiting, elsewhere: state.elsewhere)
         }
         publish(.downloadsFinished(summary))
         return summary
@@ -326,9 +369,55 @@ public final class EpisodeDownloadQueue: Sendable {
                 return
             }
             defer { slots.release(host: host) }
-            var target = DownloadTarget(
+            let target = DownloadTarget(
                 feed: feed, episodeKey: job.episode.key, title: job.episode.episode.title, url: enclosure.url,
                 file: "")
+            // After a database failure nothing more is started: the command ends with 70.
+            if state.withLock({ $0.databaseFailed }) {
+                if let hook = job.hook { hooks?.enqueue(hook, of: feed) }
+                return
+            }
+            // On a store several workers share, the episode is claimed first: one worker downloads it.
+            var lease: DownloadLease?
+            if let claims = store as? any DownloadClaiming {
+                do {
+                    lease = try await claim(job, claims: claims, target: target)
+                } catch {
+                    let failure = await recordFailure(error, job: job, target: target)
+                    let outcome = DownloadOutcome(target: target, result: .failed(failure), seconds: 0)
+                    state.withLock { $0.outcomes.append(outcome) }
+                    publish(.downloadFailed(outcome))
+                    if let hook = job.hook { hooks?.enqueue(hook, of: feed) }
+                    return
+                }
+                guard lease != nil else {
+                    if let hook = job.hook { hooks?.enqueue(hook, of: feed) }
+                    return
+                }
+            }
+            let claims = store as? any DownloadClaiming
+            let renewal = lease.flatMap { held in
+                claims.map { claims in
+                    Task {
+                        while !Task.isCancelled {
+                            do { try await Task.sleep(for: DownloadLease.renewal) } catch { return }
+                            _ = try? await claims.renewDownloadLease(held, lease: DownloadLease.duration)
+                        }
+                    }
+                }
+            }
+            await transfer(job, feed: feed, enclosure: enclosure, target: target)
+            renewal?.cancel()
+            if let held = lease, let claims {
+                // Given back even when the run was stopped (a task of its own is not cancelled with this one), so
+                // another worker, or the next run, may take the episode at once.
+                _ = await Task { try? await claims.releaseDownloadLease(held) }.value
+            }
+        }
+
+        /// Downloads `job`'s file (its slot and lease held by the caller), records what became of it, and publishes it.
+        private func transfer(_ job: Job, feed: FeedTarget, enclosure: Enclosure, target: DownloadTarget) async {
+            var target = target
             let began = ContinuousClock.now
             func seconds() -> Double {
                 let elapsed = began.duration(to: .now)
@@ -382,6 +471,34 @@ public final class EpisodeDownloadQueue: Sendable {
                 publish(.downloadFailed(outcome))
                 if let hook = job.hook { hooks?.enqueue(hook, of: feed) }
             }
+        }
+
+        /// Claims `job`'s episode on a shared store: nil (said as skipped) when another worker holds it, or when
+        /// another worker downloaded it after this run chose it (the lease is then given back at once).
+        private func claim(
+            _ job: Job, claims: any DownloadClaiming, target: DownloadTarget
+        ) async throws
+            -> DownloadLease?
+        {
+            guard
+                let held = try await claims.claimDownload(
+                    subscriptionID: job.subscription.id, episodeKey: job.episode.key, worker: FleetSettings.thisProcess,
+                    lease: DownloadLease.duration)
+            else {
+                state.withLock { $0.elsewhere += 1 }
+                publish(.downloadSkipped(target, .claimedByAnotherWorker))
+                return nil
+            }
+            let record = try await store.download(subscriptionID: job.subscription.id, episodeKey: job.episode.key)
+            if DownloadPlan.wantsDownload(record, now: now()) { return held }
+            try? await claims.releaseDownloadLease(held)
+            if record?.isOnDisk == true {
+                state.withLock { $0.elsewhere += 1 }
+                var done = target
+                done.file = record?.filePath ?? ""
+                publish(.downloadSkipped(done, .completedByAnotherWorker))
+            }
+            return nil
         }
 
         /// The request for `job`: the recorded paths when a download of this episode is in progress (to resume its
@@ -459,8 +576,13 @@ public final class EpisodeDownloadQueue: Sendable {
             case let error as DownloadError:
                 failure = DownloadFailure(
                     kind: Self.kindName(error.kind), message: error.message, status: error.status)
+                failure.permanent = error.isPermanent
             case let error as StoreError:
                 failure = DownloadFailure(kind: "store", message: "the download was not recorded: \(error.message)")
+                if error.kind == .database {
+                    failure.databaseFailed = true
+                    state.withLock { $0.databaseFailed = true }
+                }
             case is CancellationError:
                 failure = DownloadFailure(
                     kind: "stopped", message: "\(target.url.absoluteString): stopped before the end")
@@ -472,6 +594,21 @@ public final class EpisodeDownloadQueue: Sendable {
             if failure.partKept && error is CancellationError { failure.message += "; the .part is kept to resume" }
             // Recorded even when the run was stopped: the store must not wait on a cancelled task.
             let message = failure.message
+            guard !failure.databaseFailed else { return failure }
+            if failure.permanent {
+                let at = now()
+                let recorded = try? await Task {
+                    try await store.recordPermanentFailure(
+                        subscriptionID: job.subscription.id, episodeKey: job.episode.key, error: message,
+                        partialBytes: partBytes, at: at)
+                }.value
+                if let recorded = recorded ?? nil {
+                    failure.failures = recorded.record.permanentFailures
+                    failure.retryAfter = recorded.record.retryAfter
+                    failure.isRepeat = recorded.isRepeat
+                }
+                return failure
+            }
             _ = try? await Task {
                 try await store.recordDownloadFailed(
                     subscriptionID: job.subscription.id, episodeKey: job.episode.key, error: message,

@@ -3,6 +3,7 @@ public import FeedModels
 public import FeedParsing
 public import Foundation
 import Measures
+import Synchronization
 
 /// Which feeds a refresh checks, and how (the cache policies of the design notes).
 public enum RefreshPolicy: String, Sendable, Hashable, CaseIterable {
@@ -310,7 +311,7 @@ public final class EpisodeUpdateService: Sendable {
         _ claims: any FeedClaiming, policy: RefreshPolicy, feedIDs: [Int64]?, startedAt: Date, runID: Int64,
         deferred: DeferredFailures, after: AfterMerge
     ) async -> (outcomes: [RefreshOutcome], failure: StoreError?) {
-        let selection: ClaimSelection
+        var selection: ClaimSelection
         if let feedIDs {
             selection = .among(ids: feedIDs, notCheckedSince: startedAt)
         } else {
@@ -320,6 +321,21 @@ public final class EpisodeUpdateService: Sendable {
             case .force: selection = .all(includeGone: true, notCheckedSince: startedAt)
             }
         }
+        // A run over every feed (or named ones) is the fleet's: workers started while it goes join it and check
+        // only the feeds not checked since it started, so each feed is checked once per run.
+        let pass = CheckPass(selection)
+        var passStart: Date?
+        if let pass {
+            do {
+                let start = try await claims.joinCheckPass(pass, lease: fleet.lease)
+                passStart = start
+                selection = CheckPass.selection(selection, since: start)
+            } catch {
+                return ([], error as? StoreError ?? StoreError(kind: .database, message: ErrorWords.describe(error)))
+            }
+        }
+        let passTouches = PassTouches(every: fleet.lease / 4)
+        let (claimSelection, runStart) = (selection, passStart)
         let book = ClaimBook()
         let perHost = coordinator.maxPerHost
         let ahead = coordinator.maxConcurrent
@@ -329,10 +345,13 @@ public final class EpisodeUpdateService: Sendable {
                 // A few feeds claimed ahead wait for the next free slot, so claims (which take turns across the fleet)
                 // are a tenth as many as feeds; their leases count against their hosts from the claim.
                 let request = ClaimRequest(
-                    selection: selection, limit: freeSlots + ahead, perHost: perHost, worker: fleet.worker,
+                    selection: claimSelection, limit: freeSlots + ahead, perHost: perHost, worker: fleet.worker,
                     lease: fleet.lease)
                 let result: ClaimResult
                 do {
+                    if let pass, let runStart, passTouches.due() {
+                        try await claims.touchCheckPass(pass, startedAt: runStart)
+                    }
                     result = try await claims.claimFeeds(request)
                 } catch {
                     book.fail(error as? StoreError ?? StoreError(kind: .database, message: ErrorWords.describe(error)))
@@ -362,6 +381,10 @@ public final class EpisodeUpdateService: Sendable {
             }, published: after.published)
         let unused = outcomes.filter { $0.result == .cancelled }.compactMap { book.claimed($0.feed.id)?.lease }
         if !unused.isEmpty { try? await claims.releaseLeases(unused) }
+        if let pass, let passStart, unused.isEmpty, book.failure == nil, !Task.isCancelled {
+            // Nothing was left to claim: the run is over, and a worker starting now begins the next.
+            try? await claims.endCheckPass(pass, startedAt: passStart)
+        }
         return (outcomes, book.failure)
     }
 
@@ -663,6 +686,29 @@ private final class DeferredFailures: @unchecked Sendable {
     func addSaved(_ bytes: Int) { lock.withLock { saved += bytes } }
     var bytesDownloaded: Int { lock.withLock { downloaded } }
     var bytesSaved: Int { lock.withLock { saved } }
+}
+
+/// When a worker next says its run over every feed is still going (``FeedClaiming/touchCheckPass(_:startedAt:)``):
+/// at most every `every`, on a claim.
+///
+/// Checked `Sendable`: the time of the last touch sits in a `Mutex`.
+final class PassTouches: Sendable {
+    private let every: Duration
+    private let last = Mutex(ContinuousClock.now)
+
+    init(every: Duration) {
+        self.every = every
+    }
+
+    /// True (and the clock restarted) when a touch is due.
+    func due() -> Bool {
+        let now = ContinuousClock.now
+        return last.withLock { last in
+            guard last.duration(to: now) >= every else { return false }
+            last = now
+            return true
+        }
+    }
 }
 
 /// The feeds a worker claimed in one run, with their leases.

@@ -10,13 +10,17 @@ extension RootCommand {
         static let configuration = CommandConfiguration(
             abstract: "Download episodes' media files: every file complete or absent, resumable, kept tidy.",
             discussion: """
-                Downloads the first enclosure of each episode not downloaded yet: the newest N of each named feed \
-                (--latest; default the feed's `--keep` setting, else 1), or without FEED of every feed whose \
-                downloads are on (`podfresh set FEED --download on`). A file is written to NAME.part, synced and \
-                renamed only when it is complete; an interrupted download is resumed next time. A file you delete \
-                by hand is not downloaded again unless you give --again. Exit status: 0 every selected episode is \
-                on disk, 1 one or more downloads failed (the others are kept), 64 usage error, 70 database error, \
-                75 another podfresh holds the database, 130/143 stopped by SIGINT/SIGTERM.
+                Downloads the first enclosure of each episode not downloaded yet, newest first: the newest N of \
+                each feed (--latest; default the feed's `--keep N`; every episode of a feed whose downloads are on \
+                and that keeps all, the default; else 1), without FEED of every feed whose downloads are on \
+                (`podfresh set FEED --download on`). A file is written to NAME.part, synced and renamed only when \
+                it is complete; an interrupted download is resumed next time. A file you delete by hand is not \
+                downloaded again unless you give --again. A broken link (404, 410, a page instead of media) waits \
+                1 h, then 4 h, 16 h … up to a week before it is tried again, unless you give --retry; --quiet says \
+                it once, and again when its failure changes. On PostgreSQL each episode is claimed under a lease, so \
+                commands on several machines download it once. Exit status: 0 every selected episode is on disk \
+                (or waits after a broken link), 1 one or more downloads failed (the others are kept), 64 usage \
+                error, 70 database error, 75 another podfresh holds the database, 130/143 stopped by SIGINT/SIGTERM.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -27,12 +31,16 @@ extension RootCommand {
 
         @Option(
             help: ArgumentHelp(
-                "Download the newest N episodes of each feed (default: its --keep, else 1).", valueName: "N"))
+                "Download the newest N episodes of each feed (default: its --keep N; all when its downloads are on and it keeps all; else 1).",
+                valueName: "N"))
         var latest: Int?
 
         @Flag(
             help: "Download again files you deleted by hand (or that were removed as past --keep) among those newest.")
         var again = false
+
+        @Flag(help: "Try now the downloads that wait after a broken link (404, 410, a page instead of media).")
+        var retry = false
 
         @OptionGroup var place: DownloadPlaceOptions
 
@@ -108,7 +116,7 @@ extension RootCommand {
                 updates.attach(to: coordinator)
                 let settings = place.settings(jobs: jobs, perHost: perHost)
                 let store = store.repositories
-                let (latest, again) = (self.latest, self.again)
+                let (latest, again, retry) = (self.latest, self.again, self.retry)
                 let service = StoppableWork(
                     onShutdown: {
                         renderer.error(
@@ -122,7 +130,8 @@ extension RootCommand {
                         ) { queue in
                             for feed in selected {
                                 let episodes = try await queue.plan(
-                                    feed, newest: latest ?? feed.keepNewest ?? 1, again: again)
+                                    feed, newest: DownloadPlan.downloadWindow(latest: latest, subscription: feed),
+                                    again: again, retry: retry)
                                 queue.enqueue(episodes, of: feed)
                             }
                         }
@@ -139,6 +148,7 @@ extension RootCommand {
                 await updates.drain()
                 if let failure { throw failure }
                 if let signal = shutdown.signal { return ExitCode(stoppedBy: signal) }
+                if service.outcome?.result.databaseFailed == true { return ExitStatus.internalError }
                 return (service.outcome?.result.failedCount ?? 0) > 0 ? ExitStatus.feedsFailed : .success
             }
             if status != .success { throw status }

@@ -162,6 +162,7 @@ extension ExitCode {
 func exitStatus(for run: RefreshRunResult) -> ExitCode {
     if let signal = run.stoppedBy { return ExitCode(stoppedBy: signal) }
     if let databaseFailure = ExitStatus.forDatabaseFailures(in: run.summary) { return databaseFailure }
+    if run.summary.downloads?.databaseFailed == true { return ExitStatus.internalError }
     if (run.summary.downloads?.failedCount ?? 0) > 0 { return ExitStatus.feedsFailed }
     if run.summary.networkOffline { return .success }
     return run.summary.failedCount > 0 ? ExitStatus.feedsFailed : .success

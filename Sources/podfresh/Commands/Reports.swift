@@ -23,7 +23,8 @@ extension RootCommand {
                     subscriptions: try await store.subscriptions(),
                     dueCount: try await store.dueSubscriptions(at: Date()).count,
                     lastRun: try await store.lastRun(checkedFeeds: false),
-                    downloads: try await store.totalDownloadUsage())
+                    downloads: try await store.totalDownloadUsage(),
+                    records: try await store.downloads(subscriptionID: nil))
                 if json {
                     Console.standard.line(report.json())
                 } else {

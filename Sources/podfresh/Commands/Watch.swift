@@ -76,13 +76,22 @@ extension RootCommand {
             ) { environment in
                 environment.updates.attach(to: environment.coordinator)
                 let service = WatchService(environment: environment, interval: interval?.seconds)
-                if let metricsAddress {
-                    try await withMetrics(at: metricsAddress, environment) { try await SignalShutdown().run(service) }
-                } else {
-                    try await SignalShutdown().run(service)
+                var failure: (any Error)?
+                do {
+                    if let metricsAddress {
+                        try await withMetrics(at: metricsAddress, environment) {
+                            try await SignalShutdown().run(service)
+                        }
+                    } else {
+                        try await SignalShutdown().run(service)
+                    }
+                } catch {
+                    failure = error
                 }
+                // What the last cycle published is printed before the error that ends watch (exit 70).
                 environment.coordinator.finishSubscribers()
                 await environment.updates.drain()
+                if let failure { throw failure }
             }
         }
     }
@@ -99,11 +108,11 @@ struct WatchService: Service {
     /// A fixed cycle in seconds (`--interval`), or nil for each feed's own schedule.
     let interval: Double?
 
-    func run() async {
+    func run() async throws {
         let renderer = environment.renderer
-        await withGracefulShutdownHandler {
-            await cancelWhenGracefulShutdown { [environment, interval] in
-                await Self.loop(environment, interval: interval)
+        try await withGracefulShutdownHandler {
+            try await cancelWhenGracefulShutdown { [environment, interval] in
+                try await Self.loop(environment, interval: interval)
             }
         } onGracefulShutdown: {
             renderer.error("stopping: letting feeds in flight finish (signal again to quit now)")
@@ -112,11 +121,12 @@ struct WatchService: Service {
 
     /// Refresh what is due, sleep until the next feed is due (waking at least every minute to notice
     /// subscriptions added meanwhile), repeat until cancelled.
-    static func loop(_ environment: RefreshEnvironment, interval: Double?) async {
+    ///
+    /// - Throws: ``StoreError`` when the database fails (gone, damaged, full): watch ends with 70, as every command
+    ///   does, and whatever supervises it (systemd's `Restart=`) starts it again, instead of a worker that looks
+    ///   alive while it stores nothing.
+    static func loop(_ environment: RefreshEnvironment, interval: Double?) async throws {
         var offlineRetry: Double = 30
-        // A database that fails (a PostgreSQL server restarting, a network cut) is tried again after 2 s, 4 s …
-        // up to 5 minutes, and the delay starts over after a cycle that worked.
-        var storeRetry: Double = 2
         var nextCycle = Date()
         while !Task.isCancelled {
             do {
@@ -125,6 +135,11 @@ struct WatchService: Service {
                 if !due.isEmpty && Date() >= nextCycle {
                     let summary = try await environment.service.refresh(policy: policy)
                     if Task.isCancelled { return }
+                    if let failure = summary.outcomes.lazy.compactMap(\.failure)
+                        .first(where: { $0.kind == .store(.database) })
+                    {
+                        throw StoreError(kind: .database, message: failure.message)
+                    }
                     if summary.networkOffline {
                         nextCycle = Date().addingTimeInterval(offlineRetry)
                         offlineRetry = min(offlineRetry * 2, 600)
@@ -144,13 +159,11 @@ struct WatchService: Service {
                 try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
             } catch is CancellationError {
                 return
+            } catch let error as StoreError {
+                throw error
             } catch {
-                environment.renderer.error(WatchMessages.retrying(after: error, in: storeRetry))
-                do { try await Task.sleep(for: .seconds(storeRetry)) } catch { return }
-                storeRetry = min(storeRetry * 2, 300)
-                continue
+                throw StoreError(kind: .database, message: WatchMessages.failed(error))
             }
-            storeRetry = 2
         }
     }
 
