@@ -138,6 +138,8 @@ final class JSONLinesOutput: OutputStyle {
                 ("cancelled", .bool(summary.wasCancelled)),
                 ("duration_seconds", .number((seconds * 1000).rounded() / 1000)),
             ])
+        case .podping(let event):
+            emit(PodpingText.json(event))
         }
     }
 

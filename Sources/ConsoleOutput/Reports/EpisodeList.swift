@@ -66,12 +66,16 @@ public struct EpisodeList: Sendable {
     /// `episodes --json`: one serialised ``json(_:feedTitle:)`` object per episode (nothing when there are none).
     public func jsonLines() -> [String] {
         episodes.map {
-            Self.json(
+            let value = Self.json(
                 $0, feedTitle: feedTitles[$0.subscriptionID],
-                download: downloads[DownloadKey(subscriptionID: $0.subscriptionID, key: $0.key)]
-            ).serialized()
+                download: downloads[DownloadKey(subscriptionID: $0.subscriptionID, key: $0.key)])
+            guard case .object(let fields) = value else { return value.serialized() }
+            return JSONValue.object(fields + PodpingReport.episodeFields(podping[$0.subscriptionID])).serialized()
         }
     }
+
+    /// Each feed's podping state, for `--json`: `feed_host_pings` and `feed_last_ping_at` on each episode.
+    public var podping: [Int64: PodpingFeedState] = [:]
 
     /// One stored episode as `episodes --json` prints it: the `new_episode` event's keys first (unchanged), then
     /// every other stored field — show notes, all enclosures, transcripts, persons, alternate enclosures — and

@@ -14,6 +14,9 @@ public struct StatusReport: Sendable {
     public var lastRun: RefreshRun?
     /// Downloaded files on disk, as the store's records count them.
     public var downloads: DownloadUsage
+    /// Each feed's podping state, and the cursor into the chain.
+    public var podping: [Int64: PodpingFeedState] = [:]
+    public var podpingCursor: PodpingCursor?
 
     /// - Parameters:
     ///   - subscriptions: Every subscription.
@@ -81,6 +84,7 @@ public struct StatusReport: Sendable {
         lines.append(
             "downloads on disk: \(downloads.files) \(downloads.files == 1 ? "file" : "files"), \(Measure.bytes(downloads.bytes))"
         )
+        if let line = PodpingReport.statusLine(states: podping, cursor: podpingCursor) { lines.append(line) }
         return lines
     }
 
@@ -140,6 +144,7 @@ public struct StatusReport: Sendable {
                 "downloads_on_disk",
                 .object([("files", .int(downloads.files)), ("bytes", .int(Int(clamping: downloads.bytes)))])
             ),
+            ("podping", PodpingReport.statusJSON(states: podping, cursor: podpingCursor)),
         ])
     }
 }

@@ -46,6 +46,8 @@ extension RootCommand {
                 valueName: "host:port"))
         var metrics: String?
 
+        @OptionGroup var podping: PodpingOptions
+
         func validate() throws {
             if let interval, interval.seconds < 1 { throw ValidationError("Please give an --interval of at least 1s.") }
             if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
@@ -75,7 +77,8 @@ extension RootCommand {
                 lease: fleet.lease.duration, downloads: downloading.settings(perHost: fetch.perHost)
             ) { environment in
                 environment.updates.attach(to: environment.coordinator)
-                let service = WatchService(environment: environment, interval: interval?.seconds)
+                let service = WatchService(
+                    environment: environment, interval: interval?.seconds, podping: podping.settings)
                 if let metricsAddress {
                     try await withMetrics(at: metricsAddress, environment) { try await SignalShutdown().run(service) }
                 } else {
@@ -98,12 +101,21 @@ struct WatchService: Service {
     let environment: RefreshEnvironment
     /// A fixed cycle in seconds (`--interval`), or nil for each feed's own schedule.
     let interval: Double?
+    /// `--podping`: the chain is followed beside the loop, and wakes it when notices make feeds due.
+    var podping: PodpingSettings?
 
     func run() async {
         let renderer = environment.renderer
         await withGracefulShutdownHandler {
-            await cancelWhenGracefulShutdown { [environment, interval] in
-                await Self.loop(environment, interval: interval)
+            await cancelWhenGracefulShutdown { [environment, interval, podping] in
+                let wake = WakeSignal()
+                await withTaskGroup(of: Void.self) { group in
+                    if let podping {
+                        group.addTask { await environment.podpingWatcher(podping).run(madeDue: wake.signal) }
+                    }
+                    await Self.loop(environment, interval: interval, woken: wake)
+                    group.cancelAll()
+                }
             }
         } onGracefulShutdown: {
             renderer.error("stopping: letting feeds in flight finish (signal again to quit now)")
@@ -112,7 +124,7 @@ struct WatchService: Service {
 
     /// Refresh what is due, sleep until the next feed is due (waking at least every minute to notice
     /// subscriptions added meanwhile), repeat until cancelled.
-    static func loop(_ environment: RefreshEnvironment, interval: Double?) async {
+    static func loop(_ environment: RefreshEnvironment, interval: Double?, woken: WakeSignal = WakeSignal()) async {
         var offlineRetry: Double = 30
         // A database that fails (a PostgreSQL server restarting, a network cut) is tried again after 2 s, 4 s …
         // up to 5 minutes, and the delay starts over after a cycle that worked.
@@ -141,7 +153,7 @@ struct WatchService: Service {
                 let wake = min(next ?? .distantFuture, now.addingTimeInterval(60))
                 // In a fleet, a feed due now may be another worker's until its merge: look again a second later.
                 let seconds = max(environment.claims == nil ? 0.2 : 1, wake.timeIntervalSince(now))
-                try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+                try await woken.sleep(seconds: seconds)
             } catch is CancellationError {
                 return
             } catch {

@@ -1,0 +1,29 @@
+/// Whose notices are believed: the accounts that write podpings today, plus any account a feed names for itself.
+///
+/// An allow-list of the `@podping` account's followers would reject today's traffic, which comes from a handful of
+/// writer accounts (`podping.aaa` … `podping.eee` and a few hosts' own); those are the default.
+public struct PodpingTrust: Sendable, Hashable {
+    /// The podping writer accounts that carry public traffic.
+    public static let knownWriters: Set<String> = [
+        "podping", "podping.aaa", "podping.bbb", "podping.ccc", "podping.ddd", "podping.eee",
+        "podping.fff", "podping.ggg", "podping.hhh", "podping.spk", "podping.rss.com",
+    ]
+
+    /// Accounts whose notices are believed for every feed; nil believes every sender.
+    public var senders: Set<String>?
+
+    /// Trusts `senders` (by default ``knownWriters``); nil trusts everyone.
+    public init(senders: Set<String>? = PodpingTrust.knownWriters) {
+        self.senders = senders.map { Set($0.map { $0.lowercased() }) }
+    }
+
+    /// Whether a notice signed by `signers` is believed for a feed that names `feedAccounts` as its own senders
+    /// and says `usesPodping` (false: the feed opted out, and no notice is believed).
+    public func believes(signers: [String], feedAccounts: [String], usesPodping: Bool?) -> Bool {
+        if usesPodping == false { return false }
+        let signers = signers.map { $0.lowercased() }
+        if feedAccounts.contains(where: { account in signers.contains(account.lowercased()) }) { return true }
+        guard let senders else { return true }
+        return signers.contains(where: senders.contains)
+    }
+}
