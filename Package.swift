@@ -289,7 +289,8 @@ let package = Package(
             name: "PostgresStorageTests",
             dependencies: [
                 "TestSupport", "PostgresStorage", "FeedModels", "FeedStorage", "FeedParsing", "FeedFetching",
-                "RefreshEngine",
+                "RefreshEngine", "Podping", "HTTPTransport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strictSettings

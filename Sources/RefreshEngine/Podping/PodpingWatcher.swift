@@ -103,10 +103,10 @@ public struct PodpingWatcher: Sendable {
                     if batch.startedAtHead || batch.cursor >= batch.head || !moved { break }
                 }
             } catch {
-                try? await store.releasePodpingCursor(worker: settings.worker)
+                await release()
                 throw error
             }
-            try await store.releasePodpingCursor(worker: settings.worker)
+            await release()
             return result
         }
     }
@@ -136,14 +136,22 @@ public struct PodpingWatcher: Sendable {
                 }
                 storeRetry = 2
             } catch is CancellationError {
-                return
+                break
             } catch {
                 publish(.podping(.unavailable(message: "the store failed: \(error)")))
-                do { try await Task.sleep(for: .milliseconds(Int64(storeRetry * 1000))) } catch { return }
+                do { try await Task.sleep(for: .milliseconds(Int64(storeRetry * 1000))) } catch { break }
                 storeRetry = min(storeRetry * 2, 300)
             }
         }
-        try? await store.releasePodpingCursor(worker: settings.worker)
+        await release()
+    }
+
+    /// Gives the lease back so another worker may read at once; also when the task was cancelled (a stopping
+    /// worker), which is why it runs in a task of its own. A failure only means the lease runs out by itself.
+    private func release() async {
+        let store = self.store
+        let worker = settings.worker
+        await Task { try? await store.releasePodpingCursor(worker: worker) }.value
     }
 
     /// Reads from `block` on while the lease holds; returns when it is lost.
