@@ -106,6 +106,11 @@ struct PodpingCommandTests {
             #expect(rowA["last_ping_at"] is String)
             let rowB = try #require(rows.first { $0["url"] as? String == b.absoluteString })
             #expect(rowB["host_pings"] as? Bool == false)
+            let episodes = jsonLines(try await podfresh.run(["episodes", "--json"]).stdout)
+            let aTwo = try #require(episodes.first { $0["title"] as? String == "a-two" })
+            #expect(aTwo["feed_host_pings"] as? Bool == true)
+            #expect(aTwo["feed_last_ping_at"] is String)
+            #expect(episodes.first { $0["title"] as? String == "b-one" }?["feed_host_pings"] as? Bool == false)
             let status = try await podfresh.run(["status"])
             #expect(status.stdout.contains("podping"), "\(status.stdout)")
         }
