@@ -69,8 +69,11 @@ public struct EpisodeList: Sendable {
             let value = Self.json(
                 $0, feedTitle: feedTitles[$0.subscriptionID],
                 download: downloads[DownloadKey(subscriptionID: $0.subscriptionID, key: $0.key)])
-            guard case .object(let fields) = value else { return value.serialized() }
-            return JSONValue.object(fields + PodpingReport.episodeFields(podping[$0.subscriptionID])).serialized()
+            guard case .object(var fields) = value else { return value.serialized() }
+            // Before `file` and `downloaded_at`, which stay last.
+            let at = fields.firstIndex { $0.0 == "file" } ?? fields.endIndex
+            fields.insert(contentsOf: PodpingReport.episodeFields(podping[$0.subscriptionID]), at: at)
+            return JSONValue.object(fields).serialized()
         }
     }
 
