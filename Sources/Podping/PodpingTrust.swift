@@ -3,10 +3,11 @@
 /// An allow-list of the `@podping` account's followers would reject today's traffic, which comes from a handful of
 /// writer accounts (`podping.aaa` … `podping.eee` and a few hosts' own); those are the default.
 public struct PodpingTrust: Sendable, Hashable {
-    /// The podping writer accounts that carry public traffic.
+    /// The podping writer accounts that carry public traffic: Podcast Index's load-balanced writers and the hosts'
+    /// and apps' own accounts that podping's own statistics follow (test accounts left out).
     public static let knownWriters: Set<String> = [
-        "podping", "podping.aaa", "podping.bbb", "podping.ccc", "podping.ddd", "podping.eee",
-        "podping.fff", "podping.ggg", "podping.hhh", "podping.spk", "podping.rss.com",
+        "podping", "podping.aaa", "podping.bbb", "podping.ccc", "podping.ddd", "podping.eee", "podping.bol",
+        "podping.spk", "podping.curio", "podping.live", "podping.podverse", "podping.win", "podping.blubrry",
     ]
 
     /// Accounts whose notices are believed for every feed; nil believes every sender.

@@ -404,6 +404,12 @@ struct PodpingDeclarationTests {
         #expect(feed.podping == PodpingDeclaration(usesPodping: true, hiveAccounts: ["podping.spk", "myhost.pinger"]))
     }
 
+    @Test func aHiveAccountAttributeOnEachPodpingElementNamesASenderAsFeedsInTheWildWriteIt() throws {
+        let feed = try parse(
+            "<podcast:podping hiveAccount=\"podping.spk\"/><podcast:podping hiveAccount=\"podping.bol\"/>")
+        #expect(feed.podping == PodpingDeclaration(usesPodping: nil, hiveAccounts: ["podping.spk", "podping.bol"]))
+    }
+
     @Test func aFeedOptsOutWithUsesPodpingFalse() throws {
         let feed = try parse("<p2:podping usesPodping=\"false\"/>")
         #expect(feed.podping == PodpingDeclaration(usesPodping: false, hiveAccounts: []))

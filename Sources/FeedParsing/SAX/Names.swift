@@ -102,7 +102,7 @@ enum AttributeKey: UInt8 {
     case medium, contentType, height, lang, codecs, startTime, duration, start, image, purpose, geo, osm, country
     case pubdate, season, feedGuid, feedUrl, itemGuid, method, suggested, name, address, split, fee, customKey
     case customValue, complete, dtstart
-    case usesPodping, account
+    case usesPodping, account, hiveAccount
 
     static let table: [String: AttributeKey] = [
         "url": .url, "length": .length, "type": .type, "href": .href, "rel": .rel, "text": .text,
@@ -115,5 +115,6 @@ enum AttributeKey: UInt8 {
         "feedUrl": .feedUrl, "itemGuid": .itemGuid, "method": .method, "suggested": .suggested, "name": .name,
         "address": .address, "split": .split, "fee": .fee, "customKey": .customKey, "customValue": .customValue,
         "complete": .complete, "dtstart": .dtstart, "usesPodping": .usesPodping, "account": .account,
+        "hiveAccount": .hiveAccount,
     ]
 }

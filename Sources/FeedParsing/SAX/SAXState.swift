@@ -810,12 +810,18 @@ struct SAXState {
 
     /// `<podcast:podping usesPodping="true"><podcast:hiveAccount account="podping.aaa"/></podcast:podping>` in the
     /// channel: whether the host pings, and the Hive accounts that send its pings (an account may also be the
-    /// element's text). Inside an episode it means nothing and is ignored.
+    /// element's text, or a `hiveAccount` attribute of `podcast:podping`, as feeds in the wild write
+    /// `<podcast:podping hiveAccount="podping.spk"/>`, one element per account). Inside an episode it is ignored.
     mutating func endPodping(_ el: Name, _ frame: Frame) -> Bool {
         guard !episodeOpen else { return true }
         if el == .podping {
             channel.declaresPodping = true
             if let uses = attribute(.usesPodping, of: frame).flatMap(Self.boolean) { channel.usesPodping = uses }
+            if let account = attribute(.hiveAccount, of: frame).map(TextCleaning.cleanLine), !account.isEmpty,
+                channel.hiveAccounts.count < 16, !channel.hiveAccounts.contains(account)
+            {
+                channel.hiveAccounts.append(account)
+            }
         } else if frames.last?.namespace == .podcast, frames.last?.name == .podping,
             let account = (attribute(.account, of: frame).map(TextCleaning.cleanLine) ?? nonEmptyLine),
             !account.isEmpty, channel.hiveAccounts.count < 16, !channel.hiveAccounts.contains(account)
