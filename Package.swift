@@ -104,10 +104,23 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        /// Podping (issue #23): a JSON-RPC client of public Hive API nodes, block decoding (only the fields used), a
+        /// reader that fails over between nodes and follows the chain, and whose notices are believed. Knows no
+        /// store and no feed.
+        .target(
+            name: "Podping",
+            dependencies: [
+                "HTTPTransport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "RefreshEngine",
             dependencies: [
-                "FeedParsing", "FeedFetching", "FeedModels", "EpisodeDownloads", "HTTPTransport", "Measures",
+                "FeedParsing", "FeedFetching", "FeedModels", "EpisodeDownloads", "HTTPTransport", "Measures", "Podping",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -149,7 +162,7 @@ let package = Package(
             dependencies: [
                 "FeedParsing", "FeedFetching", "FeedModels", "FeedStorage", "PostgresStorage", "RefreshEngine",
                 "ConsoleOutput", "Measures", .target(name: "CGlibcMalloc", condition: .when(platforms: [.linux])),
-                "RefreshMetrics", "EpisodeDownloads",
+                "RefreshMetrics", "EpisodeDownloads", "Podping", "HTTPTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // ServiceGroup and graceful shutdown; its public API names UnixSignal (UnixSignals) and Logger (Logging).
@@ -223,6 +236,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "PodpingTests",
+            dependencies: [
+                "Podping", "HTTPTransport", "TestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "FeedModelsTests",
             dependencies: ["FeedModels", "FeedParsing"],
             swiftSettings: strictSettings
@@ -236,7 +258,8 @@ let package = Package(
             name: "RefreshEngineTests",
             dependencies: [
                 "RefreshEngine", "FeedModels", "FeedStorage", "FeedFetching", "FeedParsing", "HTTPTransport",
-                "TestSupport",
+                "TestSupport", "Podping",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -268,7 +291,8 @@ let package = Package(
             name: "PostgresStorageTests",
             dependencies: [
                 "TestSupport", "PostgresStorage", "FeedModels", "FeedStorage", "FeedParsing", "FeedFetching",
-                "RefreshEngine",
+                "RefreshEngine", "Podping", "HTTPTransport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strictSettings

@@ -141,6 +141,8 @@ final class JSONLinesOutput: OutputStyle {
                 ("duration_seconds", .number((seconds * 1000).rounded() / 1000)),
                 ("waiting", .int(summary.waiting)), ("elsewhere", .int(summary.elsewhere)),
             ])
+        case .podping(let event):
+            emit(PodpingText.json(event))
         }
     }
 

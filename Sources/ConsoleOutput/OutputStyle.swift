@@ -67,11 +67,23 @@ class HumanStyle: OutputStyle {
             printLine(DownloadText.skipped(target, skip))
         case .downloadsFinished(let summary):
             if DownloadText.worthSaying(summary) { printLine(DownloadText.summaryLine(summary)) }
+        case .podping(let event):
+            drawPodping(event)
         case .batchStarted, .fetchStarted, .fetchCompleted, .fetchCancelled, .batchProgress, .batchCompleted, .idle,
             .downloadsQueued, .downloadStarted, .downloadProgressed:
             break
         }
     }
+
+    /// A podping event's line, if it has one: errors on standard error; the rest only where a style shows them.
+    func drawPodping(_ event: PodpingEvent) {
+        guard let (text, isError) = PodpingText.line(event) else { return }
+        if isError { printError(text) } else if showsPodpingNews { printLine(text) }
+    }
+
+    /// Whether podping's news (a feed matched, where reading starts, who holds the lease) is printed; cron mode
+    /// prints only problems.
+    var showsPodpingNews: Bool { true }
 
     /// The lines of a new episode of `feed`, one each.
     func episodeLines(_ outcome: RefreshOutcome, prefix: String) {

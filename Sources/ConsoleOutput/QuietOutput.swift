@@ -4,6 +4,16 @@ import RefreshEngine
 /// Cron mode: one line per new episode on standard output, problems on standard error, and nothing at all when
 /// nothing happened.
 final class QuietOutput: HumanStyle {
+    override var showsPodpingNews: Bool { false }
+
+    /// Cron hears of podping only when it cannot be read at all, or skipped blocks; not of one node failing over.
+    override func drawPodping(_ event: PodpingEvent) {
+        switch event {
+        case .unavailable, .skippedAhead: super.drawPodping(event)
+        default: break
+        }
+    }
+
     override func draw(_ event: DataFetchEvent) {
         switch event {
         // The `where` binds to the second pattern only: a finished feed, or a "failed" one without a failure.

@@ -154,6 +154,26 @@ enum PostgresSchema {
             )
             """
         ],
+        // 8: podping (issue #23). Per feed, what it says of podping and its last believed ping; once, the cursor into
+        // the Hive chain and the lease of the one worker that reads it.
+        [
+            """
+            CREATE TABLE podping_feed (
+              subscription_id bigint PRIMARY KEY REFERENCES subscription (id) ON DELETE CASCADE,
+              uses_podping boolean,
+              hive_accounts text NOT NULL DEFAULT '',
+              last_ping_at double precision, last_ping_reason text, last_ping_block bigint,
+              ping_count bigint NOT NULL DEFAULT 0
+            )
+            """,
+            """
+            CREATE TABLE podping_cursor (
+              singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+              block bigint, updated_at double precision,
+              holder text, lease_expires_at double precision
+            )
+            """,
+        ],
     ]
 
     /// The version this binary writes and understands.

@@ -23,6 +23,7 @@ public import RefreshEngine
 /// - `last_successful_merge_timestamp_seconds`: when a check last updated a feed or found it unchanged (unix
 ///   seconds; 0 until one has).
 /// - `fleet_gauge_errors_total`: scrapes whose ``FleetGaugeSource`` threw.
+/// - `podping_*`: the podping reader's (``PodpingMetrics``).
 public final class FetchMetrics: Sendable {
     /// The upper bounds of the fetch-duration histogram: 50 ms to 60 s (the default `--timeout`).
     public static let fetchDurationBuckets: [Duration] = [
@@ -54,6 +55,7 @@ public final class FetchMetrics: Sendable {
     private let gaugeErrors: Counter
     private let downloads: [String: Counter]
     private let downloadedBytes: Counter
+    private let podping: PodpingMetrics
 
     /// What is carried between events (under the box's lock, never across an `await`).
     private struct State {
@@ -127,6 +129,7 @@ public final class FetchMetrics: Sendable {
             descriptor: Self.name(
                 "last_successful_merge_timestamp", unit: "seconds",
                 help: "Unix time of the last check that updated a feed or found it unchanged."))
+        podping = PodpingMetrics(registry: registry, now: now)
         gaugeErrors = registry.makeCounter(
             descriptor: Self.name(
                 "fleet_gauge_errors", unit: "total", help: "Scrapes whose due, overdue and lease gauges failed."))
@@ -179,6 +182,8 @@ public final class FetchMetrics: Sendable {
             }
         case .downloadFailed:
             downloads["failed"]?.increment()
+        case .podping(let event):
+            podping.record(event)
         case .batchStarted, .batchProgress, .hookFailed, .idle, .downloadsQueued, .downloadStarted,
             .downloadProgressed, .downloadRemoved, .downloadSkipped, .downloadProblem, .downloadsFinished:
             break
@@ -193,6 +198,7 @@ public final class FetchMetrics: Sendable {
             return state.started.removeValue(forKey: outcome.feed.id)
         }
         if let started { fetchDuration.record(started.duration(to: ended)) }
+        podping.stored(outcome)
         if let label = Self.label(outcome.result), !awaitsVerdict { feedsChecked[label]?.increment() }
         if outcome.newEpisodeCount > 0 { newEpisodes.increment(by: Int64(outcome.newEpisodeCount)) }
         if let bytes = outcome.bytesFetched, bytes > 0 { fetchedBytes.increment(by: Int64(bytes)) }

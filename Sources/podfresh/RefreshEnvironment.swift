@@ -22,9 +22,21 @@ struct RefreshEnvironment: Sendable {
     let service: EpisodeUpdateService
     /// The store's clock minus this machine's (0 on SQLite): schedule decisions are dated by the store's clock.
     let clockOffset: TimeInterval
+    /// The network feeds are fetched over (the podping reader's requests go through it too).
+    let network: HTTPNetwork
+    /// Podping state and the chain's cursor.
+    let podpingStore: any AsyncPodpingRepository
 
     /// Now, by the store's clock.
     func now() -> Date { Date().addingTimeInterval(clockOffset) }
+
+    /// The podping reader for `settings`, publishing through the coordinator.
+    func podpingWatcher(_ settings: PodpingSettings) -> PodpingWatcher {
+        let offset = clockOffset
+        return PodpingWatcher(
+            settings: settings, network: network, store: podpingStore, subscriptions: store,
+            now: { Date().addingTimeInterval(offset) }, publish: coordinator.publish)
+    }
 }
 
 /// The composition root: opens the store, creates the HTTP client and the engine, runs `body`, and shuts down.
@@ -88,7 +100,8 @@ private func withEnvironment<Result: Sendable>(
             source: source, coordinator: coordinator, configuration: configuration)
         let environment = RefreshEnvironment(
             store: store.repositories, claims: store.claims, source: source, coordinator: coordinator,
-            updates: updates, renderer: renderer, service: service, clockOffset: clockOffset)
+            updates: updates, renderer: renderer, service: service, clockOffset: clockOffset, network: network,
+            podpingStore: store.podping)
         return try await body(environment)
     }
 }

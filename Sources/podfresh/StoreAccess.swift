@@ -11,6 +11,9 @@ struct OpenStore: Sendable {
     let claims: (any FeedClaiming)?
     /// The SQLite file, when the store is one (for the run lock beside it).
     let sqlitePath: String?
+    /// Podping state and the chain's cursor.
+    var podping: any AsyncPodpingRepository
+
 }
 
 /// How a command uses the store.
@@ -38,10 +41,10 @@ func withStore<Result: Sendable>(
             store = try await FeedStore.open(
                 forReadingAt: path, upgradingOlderSchema: true)
         }
-        return try await body(OpenStore(repositories: store, claims: nil, sqlitePath: path))
+        return try await body(OpenStore(repositories: store, claims: nil, sqlitePath: path, podping: store))
     case .postgres(let url):
         return try await PostgresFeedStore.withStore(url: url) { store in
-            try await body(OpenStore(repositories: store, claims: store, sqlitePath: nil))
+            try await body(OpenStore(repositories: store, claims: store, sqlitePath: nil, podping: store))
         }
     }
 }

@@ -94,6 +94,25 @@ struct StatusReportTests {
         #expect(disk["bytes"] as? Int == 3_145_728)
     }
 
+    @Test func podpingIsSaidOnceUsedWithTheChainsCursor() throws {
+        var report = StatusReport(subscriptions: mixed, dueCount: 2, lastRun: nil)
+        #expect(!report.lines().contains { $0.hasPrefix("podping") }, "never used: nothing said")
+        report.podping = [
+            1: PodpingFeedState(subscriptionID: 1, usesPodping: true),
+            2: PodpingFeedState(subscriptionID: 2, lastPingAt: now, lastPingBlock: 9, pingCount: 1),
+            3: PodpingFeedState(subscriptionID: 3, usesPodping: false, lastPingAt: now.addingTimeInterval(-60)),
+        ]
+        report.podpingCursor = PodpingCursor(block: 90_000_123, updatedAt: now)
+        #expect(
+            report.lines().last
+                == "podping: 2 feeds' hosts ping, last ping \(RFC3339.string(from: now)); chain read to block 90000123 at \(RFC3339.string(from: now))"
+        )
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any])
+        let podping = try #require(json["podping"] as? [String: Any])
+        #expect(podping["feeds_pinging"] as? Int == 2)
+        #expect(podping["cursor_block"] as? Int == 90_000_123)
+    }
+
     @Test func jsonKeysAreTheDocumentedOnesInOrder() throws {
         let run = RefreshRun(id: 1, startedAt: now, feedsChecked: 3, feedsNotModified: 1)
         let report = StatusReport(subscriptions: mixed, dueCount: 2, lastRun: run)
@@ -104,7 +123,7 @@ struct StatusReportTests {
         #expect(
             pairs.map(\.0) == [
                 "subscriptions", "due_now", "failing", "gone", "moved", "last_run", "conditional_hit_rate",
-                "downloads_on_disk", "broken_links",
+                "downloads_on_disk", "broken_links", "podping",
             ])
         let text = report.json()
         #expect(!text.contains("\n"))

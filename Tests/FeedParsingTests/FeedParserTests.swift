@@ -382,3 +382,47 @@ struct EpisodeDurationTests {
         #expect(EpisodeDuration.parse(text) == nil)
     }
 }
+
+/// `podcast:podping` and `podcast:hiveAccount` (issue #23).
+struct PodpingDeclarationTests {
+    func parse(_ channel: String) throws -> ParsedFeed {
+        let xml = """
+            <?xml version="1.0"?><rss version="2.0" xmlns:podcast="https://podcastindex.org/namespace/1.0" \
+            xmlns:p2="https://github.com/Podcastindex-org/podcast-namespace/blob/main/docs/1.0.md">\
+            <channel><title>Show</title>\(channel)<item><guid>1</guid><title>One</title>\
+            <podcast:podping usesPodping="false"/></item></channel></rss>
+            """
+        return try FeedParser.parse(Array(xml.utf8))
+    }
+
+    @Test func aFeedNamesItsSendersAndSaysItPings() throws {
+        let feed = try parse(
+            """
+            <podcast:podping usesPodping="true"><podcast:hiveAccount account="podping.spk"/>\
+            <podcast:hiveAccount> myhost.pinger </podcast:hiveAccount></podcast:podping>
+            """)
+        #expect(feed.podping == PodpingDeclaration(usesPodping: true, hiveAccounts: ["podping.spk", "myhost.pinger"]))
+    }
+
+    @Test func aHiveAccountAttributeOnEachPodpingElementNamesASenderAsFeedsInTheWildWriteIt() throws {
+        let feed = try parse(
+            "<podcast:podping hiveAccount=\"podping.spk\"/><podcast:podping hiveAccount=\"podping.bol\"/>")
+        #expect(feed.podping == PodpingDeclaration(usesPodping: nil, hiveAccounts: ["podping.spk", "podping.bol"]))
+    }
+
+    @Test func aFeedOptsOutWithUsesPodpingFalse() throws {
+        let feed = try parse("<p2:podping usesPodping=\"false\"/>")
+        #expect(feed.podping == PodpingDeclaration(usesPodping: false, hiveAccounts: []))
+    }
+
+    @Test func withoutTheElementTheFeedSaysNothingAndAnEpisodesOwnIsIgnored() throws {
+        #expect(try parse("").podping == nil)
+        let bare = try parse("<podcast:podping/>")
+        #expect(bare.podping == PodpingDeclaration(usesPodping: nil, hiveAccounts: []))
+    }
+
+    @Test func aHiveAccountOutsidePodpingIsNotASender() throws {
+        let feed = try parse("<podcast:hiveAccount>no-agenda</podcast:hiveAccount><podcast:podping/>")
+        #expect(feed.podping?.hiveAccounts == [])
+    }
+}

@@ -108,10 +108,12 @@ struct PostgresSchemaTests {
                         etag: "\"v1\"", lastModified: nil, unconditional: true)))
             return feed
         }
-        // Given the database as schema version 3 left it (no download columns, no download table) …
+        // Given the database as schema version 3 left it (no download columns, no download table, no podping
+        // tables) …
         try cluster.psql(
             database: database,
             """
+            DROP TABLE podping_feed, podping_cursor;
             DROP TABLE download_lease, check_pass, download;
             ALTER TABLE subscription DROP COLUMN downloads_enabled, DROP COLUMN keep_newest,
               DROP COLUMN download_directory, DROP COLUMN file_name_template;

@@ -13,6 +13,8 @@ public struct TestRequest: Sendable {
     /// Header names lower-cased.
     public var headers: [String: String]
     public var receivedAt: Date
+    /// The request's body (up to 1 MiB), e.g. a JSON-RPC call.
+    public var body: [UInt8] = []
 }
 
 /// How the server misbehaves while answering (issue #5's fault list, and the reliability tests' hostile servers).
@@ -249,6 +251,7 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
     // Confined to the channel's event loop.
     private let server: TestHTTPServer
     private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
 
     init(server: TestHTTPServer) {
         self.server = server
@@ -256,14 +259,19 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head(let head): self.head = head
-        case .body: break
+        case .head(let head):
+            self.head = head
+            body = []
+        case .body(let buffer):
+            if body.count < 1 << 20 { body.append(contentsOf: buffer.readableBytesView.prefix((1 << 20) - body.count)) }
         case .end:
             guard let head else { return }
             self.head = nil
             var headers: [String: String] = [:]
             for (name, value) in head.headers { headers[name.lowercased()] = value }
-            let request = TestRequest(method: "\(head.method)", path: head.uri, headers: headers, receivedAt: Date())
+            let request = TestRequest(
+                method: "\(head.method)", path: head.uri, headers: headers, receivedAt: Date(), body: body)
+            body = []
             let response = server.begin(request)
             let loop = context.eventLoop
             let bound = NIOLoopBound((self, context), eventLoop: loop)

@@ -66,12 +66,19 @@ public struct EpisodeList: Sendable {
     /// `episodes --json`: one serialised ``json(_:feedTitle:)`` object per episode (nothing when there are none).
     public func jsonLines() -> [String] {
         episodes.map {
-            Self.json(
+            let value = Self.json(
                 $0, feedTitle: feedTitles[$0.subscriptionID],
-                download: downloads[DownloadKey(subscriptionID: $0.subscriptionID, key: $0.key)]
-            ).serialized()
+                download: downloads[DownloadKey(subscriptionID: $0.subscriptionID, key: $0.key)])
+            guard case .object(var fields) = value else { return value.serialized() }
+            // Before `file` and `downloaded_at`, which stay last.
+            let at = fields.firstIndex { $0.0 == "file" } ?? fields.endIndex
+            fields.insert(contentsOf: PodpingReport.episodeFields(podping[$0.subscriptionID]), at: at)
+            return JSONValue.object(fields).serialized()
         }
     }
+
+    /// Each feed's podping state, for `--json`: `feed_host_pings` and `feed_last_ping_at` on each episode.
+    public var podping: [Int64: PodpingFeedState] = [:]
 
     /// One stored episode as `episodes --json` prints it: the `new_episode` event's keys first (unchanged), then
     /// every other stored field — show notes, all enclosures, transcripts, persons, alternate enclosures — and

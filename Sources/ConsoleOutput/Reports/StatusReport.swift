@@ -18,6 +18,9 @@ public struct StatusReport: Sendable {
     public var brokenLinks: [DownloadRecord]
     /// When the report is made, for "next try in …".
     public var now: Date
+    /// Each feed's podping state, and the cursor into the chain.
+    public var podping: [Int64: PodpingFeedState] = [:]
+    public var podpingCursor: PodpingCursor?
 
     /// - Parameters:
     ///   - subscriptions: Every subscription.
@@ -103,6 +106,7 @@ public struct StatusReport: Sendable {
                 lines.append("  \(feed): \(TerminalText.sanitize(record.episodeKey)): failed \(failures)\(error)")
             }
         }
+        if let line = PodpingReport.statusLine(states: podping, cursor: podpingCursor) { lines.append(line) }
         return lines
     }
 
@@ -174,6 +178,7 @@ public struct StatusReport: Sendable {
                         ])
                     })
             ),
+            ("podping", PodpingReport.statusJSON(states: podping, cursor: podpingCursor)),
         ])
     }
 }

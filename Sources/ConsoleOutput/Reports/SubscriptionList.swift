@@ -119,8 +119,18 @@ public struct SubscriptionList: Sendable {
 
     /// `list --json`: one JSON array of ``json(_:episodes:now:)`` objects, on one line.
     public func json() -> String {
-        JSONValue.array(subscriptions.map { Self.json($0, episodes: episodeCounts[$0.id] ?? 0, now: now) }).serialized()
+        JSONValue.array(
+            subscriptions.map {
+                guard case .object(let fields) = Self.json($0, episodes: episodeCounts[$0.id] ?? 0, now: now) else {
+                    preconditionFailure("a subscription is a JSON object")
+                }
+                return .object(fields + PodpingReport.feedFields(podping[$0.id]))
+            }
+        ).serialized()
     }
+
+    /// Each feed's podping state, for `--json` (empty: no feed was ever pinged or said it pings).
+    public var podping: [Int64: PodpingFeedState] = [:]
 
     /// One subscription as `list --json` prints it, keys in a fixed order (the README documents them).
     ///

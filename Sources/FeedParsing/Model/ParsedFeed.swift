@@ -76,6 +76,8 @@ public struct ParsedFeed: Sendable, Hashable {
     public var podcastUpdateFrequency: UpdateFrequency?
     /// `podcast:medium`, e.g. `podcast`, `music`, `audiobook`.
     public var medium: String?
+    /// `podcast:podping`: whether the feed's host announces changes through podping, and from which Hive accounts.
+    public var podping: PodpingDeclaration?
     /// `podcast:license`.
     public var license: License?
     /// Every `podcast:location` of the channel.

@@ -251,3 +251,18 @@ indirect enum OutOfLine<Value: Sendable & Hashable>: Sendable, Hashable {
         }
     }
 }
+
+/// `<podcast:podping usesPodping="true"><podcast:hiveAccount account="podping.aaa"/></podcast:podping>`: the feed
+/// says whether its host writes podping notices when it changes, and may name the Hive accounts that send them.
+public struct PodpingDeclaration: Sendable, Hashable {
+    /// `usesPodping`: true or false as written; nil when the element is there without it.
+    public var usesPodping: Bool?
+    /// The accounts named by `podcast:hiveAccount` (its `account` attribute, or its text), in document order.
+    public var hiveAccounts: [String]
+
+    /// Creates a value from its parts (the parser fills them from the feed).
+    public init(usesPodping: Bool? = nil, hiveAccounts: [String] = []) {
+        self.usesPodping = usesPodping
+        self.hiveAccounts = hiveAccounts
+    }
+}

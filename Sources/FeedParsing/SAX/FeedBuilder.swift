@@ -46,6 +46,10 @@ struct ChannelBuilder {
     var podroll: [RemoteItem] = []
     var txt: [PodcastText] = []
     var value: [ValueBlock] = []
+    /// `podcast:podping` was present; its `usesPodping`, and the `podcast:hiveAccount`s inside it.
+    var declaresPodping = false
+    var usesPodping: Bool?
+    var hiveAccounts: [String] = []
 
     mutating func addCategory(_ category: String) {
         guard !category.isEmpty, !categories.contains(category) else { return }

@@ -69,6 +69,8 @@ enum Name: UInt8 {
     case thumbnail, soundbite, value, valueRecipient, podroll, remoteItem, txt, trailer, location, license, medium,
         chapter
     case redirect, newLocation
+    // Added for issue #23 (podping), kept after the rare names: `podcast:podping`, `podcast:hiveAccount`
+    case podping, hiveAccount
 
     static let table: [String: Name] = [
         "rss": .rss, "channel": .channel, "item": .item, "feed": .feed, "entry": .entry, "RDF": .RDF,
@@ -88,6 +90,7 @@ enum Name: UInt8 {
         "soundbite": .soundbite, "value": .value, "valueRecipient": .valueRecipient, "podroll": .podroll,
         "remoteItem": .remoteItem, "txt": .txt, "trailer": .trailer, "location": .location, "license": .license,
         "medium": .medium, "chapter": .chapter, "redirect": .redirect, "newLocation": .newLocation,
+        "podping": .podping, "hiveAccount": .hiveAccount,
     ]
 }
 
@@ -99,6 +102,7 @@ enum AttributeKey: UInt8 {
     case medium, contentType, height, lang, codecs, startTime, duration, start, image, purpose, geo, osm, country
     case pubdate, season, feedGuid, feedUrl, itemGuid, method, suggested, name, address, split, fee, customKey
     case customValue, complete, dtstart
+    case usesPodping, account, hiveAccount
 
     static let table: [String: AttributeKey] = [
         "url": .url, "length": .length, "type": .type, "href": .href, "rel": .rel, "text": .text,
@@ -110,6 +114,7 @@ enum AttributeKey: UInt8 {
         "geo": .geo, "osm": .osm, "country": .country, "pubdate": .pubdate, "season": .season, "feedGuid": .feedGuid,
         "feedUrl": .feedUrl, "itemGuid": .itemGuid, "method": .method, "suggested": .suggested, "name": .name,
         "address": .address, "split": .split, "fee": .fee, "customKey": .customKey, "customValue": .customValue,
-        "complete": .complete, "dtstart": .dtstart,
+        "complete": .complete, "dtstart": .dtstart, "usesPodping": .usesPodping, "account": .account,
+        "hiveAccount": .hiveAccount,
     ]
 }

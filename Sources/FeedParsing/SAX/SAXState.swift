@@ -404,6 +404,7 @@ struct SAXState {
         switch el {
         case .soundbite, .txt, .trailer, .location, .license, .medium: return ns == .podcast
         case .newLocation: return ns == .none
+        case .hiveAccount: return ns == .podcast
         default: return false  // containers and elements whose data is in attributes
         }
     }
@@ -779,6 +780,7 @@ struct SAXState {
     /// Ends a `podcast:value` or a `<redirect>`'s `newLocation`; false for any other element.
     @inline(never)
     mutating func endRareElement(_ ns: Namespace, _ el: Name, _ frame: Frame) -> Bool {
+        if ns == .podcast && (el == .podping || el == .hiveAccount) { return endPodping(el, frame) }
         if ns == .podcast && el == .value, let value = currentValue {
             currentValue = nil
             if currentValueInEpisode {
@@ -804,6 +806,29 @@ struct SAXState {
             return true
         }
         return false
+    }
+
+    /// `<podcast:podping usesPodping="true"><podcast:hiveAccount account="podping.aaa"/></podcast:podping>` in the
+    /// channel: whether the host pings, and the Hive accounts that send its pings (an account may also be the
+    /// element's text, or a `hiveAccount` attribute of `podcast:podping`, as feeds in the wild write
+    /// `<podcast:podping hiveAccount="podping.spk"/>`, one element per account). Inside an episode it is ignored.
+    mutating func endPodping(_ el: Name, _ frame: Frame) -> Bool {
+        guard !episodeOpen else { return true }
+        if el == .podping {
+            channel.declaresPodping = true
+            if let uses = attribute(.usesPodping, of: frame).flatMap(Self.boolean) { channel.usesPodping = uses }
+            if let account = attribute(.hiveAccount, of: frame).map(TextCleaning.cleanLine), !account.isEmpty,
+                channel.hiveAccounts.count < 16, !channel.hiveAccounts.contains(account)
+            {
+                channel.hiveAccounts.append(account)
+            }
+        } else if frames.last?.namespace == .podcast, frames.last?.name == .podping,
+            let account = (attribute(.account, of: frame).map(TextCleaning.cleanLine) ?? nonEmptyLine),
+            !account.isEmpty, channel.hiveAccounts.count < 16, !channel.hiveAccounts.contains(account)
+        {
+            channel.hiveAccounts.append(account)
+        }
+        return true
     }
 
     /// A permalink guid (the default) is the episode's page when it has no <link>: only an absolute http(s) URL,
@@ -1202,7 +1227,7 @@ struct SAXState {
             warnings.append(ParseWarning(line: 0, message: "\(suppressedWarnings) more warnings not shown"))
         }
         let c = channel
-        return ParsedFeed(
+        var feed = ParsedFeed(
             format: format,
             title: c.title,
             link: c.link,
@@ -1241,6 +1266,10 @@ struct SAXState {
             value: c.value,
             episodes: all,
             warnings: warnings)
+        if c.declaresPodping {
+            feed.podping = PodpingDeclaration(usesPodping: c.usesPodping, hiveAccounts: c.hiveAccounts)
+        }
+        return feed
     }
 }
 

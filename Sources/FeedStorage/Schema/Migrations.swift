@@ -155,6 +155,26 @@ enum Migrations {
                 t.add(column: "permanentError", .text)
             }
         }
+        migrator.registerMigration("podping") { db in
+            // Issue #23: per feed, what it says of podping and its last believed ping (kept beside the subscription,
+            // gone with it); once, the cursor into the Hive chain and the lease of the worker that reads it.
+            try db.create(table: "podpingFeed") { t in
+                t.primaryKey("subscriptionId", .integer).references("subscription", onDelete: .cascade)
+                t.column("usesPodping", .boolean)
+                t.column("hiveAccounts", .text).notNull().defaults(to: "")
+                t.column("lastPingAt", .double)
+                t.column("lastPingReason", .text)
+                t.column("lastPingBlock", .integer)
+                t.column("pingCount", .integer).notNull().defaults(to: 0)
+            }
+            try db.create(table: "podpingCursor") { t in
+                t.primaryKey("singleton", .integer).check { $0 == 1 }
+                t.column("block", .integer)
+                t.column("updatedAt", .double)
+                t.column("holder", .text)
+                t.column("leaseExpiresAt", .double)
+            }
+        }
         return migrator
     }
 

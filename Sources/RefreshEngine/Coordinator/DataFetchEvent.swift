@@ -45,6 +45,8 @@ public enum DataFetchEvent: Sendable, Hashable {
     case downloadProblem(FeedTarget, message: String)
     /// Every queued download finished.
     case downloadsFinished(DownloadSummary)
+    /// Something the podping reader read or did (`--podping`).
+    case podping(PodpingEvent)
 
     // MARK: - Kind
 
@@ -72,6 +74,7 @@ public enum DataFetchEvent: Sendable, Hashable {
         case downloadSkipped
         case downloadProblem
         case downloadsFinished
+        case podping
     }
 
     /// This event's case.
@@ -97,6 +100,7 @@ public enum DataFetchEvent: Sendable, Hashable {
         case .downloadSkipped: .downloadSkipped
         case .downloadProblem: .downloadProblem
         case .downloadsFinished: .downloadsFinished
+        case .podping: .podping
         }
     }
 }

@@ -48,6 +48,8 @@ extension RootCommand {
 
         @OptionGroup var lock: RunLockOptions
 
+        @OptionGroup var podping: PodpingOptions
+
         func validate() throws {
             if [all, force, offline].filter({ $0 }).count > 1 {
                 throw ValidationError("Please give at most one of --all, --force and --offline.")
@@ -58,6 +60,7 @@ extension RootCommand {
             }
             try fleet.validate(against: fetch)
             if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
+            if offline && podping.podping { throw ValidationError("--podping needs the network; not with --offline.") }
         }
 
         var policy: RefreshPolicy {
@@ -86,7 +89,8 @@ extension RootCommand {
                         return ExitCode.validationFailure
                     }
                 }
-                let run = try await runRefresh(environment, policy: policy, feedIDs: feedIDs)
+                let run = try await runRefresh(
+                    environment, policy: policy, feedIDs: feedIDs, podping: podping.settings)
                 if run.summary.outcomes.isEmpty && (mode == .plain || mode == .tty) {
                     let count = try await environment.store.subscriptions().count
                     if count == 0 {
@@ -110,8 +114,10 @@ struct RefreshRunResult: Sendable {
 /// Runs one refresh with the renderer listening, and waits until every event was drawn. The first SIGINT/SIGTERM
 /// stops starting fetches and lets in-flight merges commit (and says what came of the run); a second exits at once
 /// (``SignalShutdown``).
+///
+/// With `podping`, the chain is read from the stored cursor first, and the feeds its notices name are made due.
 func runRefresh(
-    _ environment: RefreshEnvironment, policy: RefreshPolicy, feedIDs: [Int64]?
+    _ environment: RefreshEnvironment, policy: RefreshPolicy, feedIDs: [Int64]?, podping: PodpingSettings? = nil
 ) async throws -> RefreshRunResult {
     environment.updates.attach(to: environment.coordinator)
     let shutdown = SignalShutdown()
@@ -122,7 +128,10 @@ func runRefresh(
             renderer.error(
                 "stopping\(name): no new fetches; feeds in flight finish and are stored (signal again to quit now)")
         },
-        work: { try await environment.service.refresh(policy: policy, feedIDs: feedIDs) })
+        work: {
+            if let podping { _ = try await environment.podpingWatcher(podping).catchUp() }
+            return try await environment.service.refresh(policy: policy, feedIDs: feedIDs)
+        })
     var failure: (any Error)?
     do {
         try await shutdown.run(refresh)

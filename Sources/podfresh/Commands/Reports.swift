@@ -19,12 +19,14 @@ extension RootCommand {
         func run() async throws {
             try await withStore(global, access: .reading) { open in
                 let store = open.repositories
-                let report = StatusReport(
+                var report = StatusReport(
                     subscriptions: try await store.subscriptions(),
                     dueCount: try await store.dueSubscriptions(at: Date()).count,
                     lastRun: try await store.lastRun(checkedFeeds: false),
                     downloads: try await store.totalDownloadUsage(),
                     records: try await store.downloads(subscriptionID: nil))
+                report.podping = try await open.podping.podpingStates()
+                report.podpingCursor = try await open.podping.podpingCursor()
                 if json {
                     Console.standard.line(report.json())
                 } else {
@@ -94,7 +96,8 @@ extension RootCommand {
                 }
                 let episodes = try await store.episodes(query)
                 let downloads = json ? try await store.downloads(subscriptionID: query.subscriptionID) : []
-                let list = EpisodeList(episodes: episodes, subscriptions: subscriptions, downloads: downloads)
+                var list = EpisodeList(episodes: episodes, subscriptions: subscriptions, downloads: downloads)
+                if json { list.podping = try await open.podping.podpingStates() }
                 Console.standard.lines(json ? list.jsonLines() : list.lines())
                 if episodes.count == limit {
                     let total = try await store.countEpisodes(query)

@@ -111,10 +111,11 @@ extension RootCommand {
         func run() async throws {
             try await withStore(global, access: .reading) { open in
                 let store = open.repositories
-                let list = SubscriptionList(
+                var list = SubscriptionList(
                     subscriptions: try await store.subscriptions(), episodeCounts: try await store.episodeCounts(),
                     now: Date())
                 if json {
+                    list.podping = try await open.podping.podpingStates()
                     Console.standard.line(list.json())
                     return
                 }

@@ -46,6 +46,8 @@ extension RootCommand {
                 valueName: "host:port"))
         var metrics: String?
 
+        @OptionGroup var podping: PodpingOptions
+
         func validate() throws {
             if let interval, interval.seconds < 1 { throw ValidationError("Please give an --interval of at least 1s.") }
             if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
@@ -75,7 +77,8 @@ extension RootCommand {
                 lease: fleet.lease.duration, downloads: downloading.settings(perHost: fetch.perHost)
             ) { environment in
                 environment.updates.attach(to: environment.coordinator)
-                let service = WatchService(environment: environment, interval: interval?.seconds)
+                let service = WatchService(
+                    environment: environment, interval: interval?.seconds, podping: podping.settings)
                 var failure: (any Error)?
                 do {
                     if let metricsAddress {
@@ -107,12 +110,21 @@ struct WatchService: Service {
     let environment: RefreshEnvironment
     /// A fixed cycle in seconds (`--interval`), or nil for each feed's own schedule.
     let interval: Double?
+    /// `--podping`: the chain is followed beside the loop, and wakes it when notices make feeds due.
+    var podping: PodpingSettings?
 
     func run() async throws {
         let renderer = environment.renderer
         try await withGracefulShutdownHandler {
-            try await cancelWhenGracefulShutdown { [environment, interval] in
-                try await Self.loop(environment, interval: interval)
+            try await cancelWhenGracefulShutdown { [environment, interval, podping] in
+                let wake = WakeSignal()
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    if let podping {
+                        group.addTask { await environment.podpingWatcher(podping).run(madeDue: wake.signal) }
+                    }
+                    defer { group.cancelAll() }
+                    try await Self.loop(environment, interval: interval, woken: wake)
+                }
             }
         } onGracefulShutdown: {
             renderer.error("stopping: letting feeds in flight finish (signal again to quit now)")
@@ -125,7 +137,9 @@ struct WatchService: Service {
     /// - Throws: ``StoreError`` when the database fails (gone, damaged, full): watch ends with 70, as every command
     ///   does, and whatever supervises it (systemd's `Restart=`) starts it again, instead of a worker that looks
     ///   alive while it stores nothing.
-    static func loop(_ environment: RefreshEnvironment, interval: Double?) async throws {
+    static func loop(
+        _ environment: RefreshEnvironment, interval: Double?, woken: WakeSignal = WakeSignal()
+    ) async throws {
         var offlineRetry: Double = 30
         var nextCycle = Date()
         while !Task.isCancelled {
@@ -156,7 +170,7 @@ struct WatchService: Service {
                 let wake = min(next ?? .distantFuture, now.addingTimeInterval(60))
                 // In a fleet, a feed due now may be another worker's until its merge: look again a second later.
                 let seconds = max(environment.claims == nil ? 0.2 : 1, wake.timeIntervalSince(now))
-                try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+                try await woken.sleep(seconds: seconds)
             } catch is CancellationError {
                 return
             } catch let error as StoreError {

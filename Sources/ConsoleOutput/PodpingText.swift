@@ -1,0 +1,86 @@
+import FeedParsing
+import Foundation
+import RefreshEngine
+
+/// Every word podfresh says about podping, and the keys of its JSON Lines events.
+enum PodpingText {
+    /// The human line for an event, and whether it is an error (standard error); nil: human styles say nothing.
+    static func line(_ event: PodpingEvent) -> (text: String, isError: Bool)? {
+        switch event {
+        case .startedAtHead(let block):
+            return ("podping: reading the chain from its head, block \(block)", false)
+        case .skippedAhead(let from, let to, let blocks):
+            return (
+                "podping: \(blocks) blocks behind the chain (blocks \(from + 1)-\(to) not read); skipped ahead to block \(to). Feeds pinged meanwhile are checked on their schedule as usual",
+                true
+            )
+        case .matched(let match):
+            let when: String
+            if let due = match.dueAt {
+                when = due.timeIntervalSinceNow > 1 ? "due at \(RFC3339.string(from: due)) (cooldown)" : "due now"
+            } else {
+                when = "already checked since, or due sooner"
+            }
+            return (
+                "podping: \(TerminalText.sanitize(match.feed.displayName)): \(TerminalText.sanitize(match.reason)) in block \(match.block); \(when)",
+                false
+            )
+        case .nodeFailed(_, _, let message):
+            return ("podping node: \(TerminalText.sanitize(message)); trying the next", true)
+        case .unavailable(let message):
+            return ("podping: \(TerminalText.sanitize(message)); trying again later (feeds are polled meanwhile)", true)
+        case .leaseHeldElsewhere(let worker, let until):
+            return (
+                "podping: worker \(TerminalText.sanitize(worker)) reads the chain (lease until \(RFC3339.string(from: until))); this worker refreshes what it marks due",
+                false
+            )
+        case .leaseTaken(let block):
+            return ("podping: this worker reads the chain" + (block.map { " from block \($0)" } ?? ""), false)
+        case .blocksRead, .received:
+            return nil
+        }
+    }
+
+    /// The JSON Lines object for an event.
+    static func json(_ event: PodpingEvent) -> [(String, JSONValue)] {
+        switch event {
+        case .startedAtHead(let block):
+            return [("event", .string("podping_started")), ("block", .int(Int(block)))]
+        case .skippedAhead(let from, let to, let blocks):
+            return [
+                ("event", .string("podping_skipped_ahead")), ("from_block", .int(Int(from))),
+                ("to_block", .int(Int(to))), ("blocks", .int(Int(blocks))),
+            ]
+        case .blocksRead(let read):
+            return [
+                ("event", .string("podping_blocks")), ("count", .int(read.count)), ("through", .int(Int(read.through))),
+                ("head", .int(Int(read.head))), ("block_time", .date(read.lastBlockTime)),
+                ("notices", .int(read.notices)), ("tests", .int(read.tests)), ("refused", .int(read.refused)),
+            ]
+        case .received(let receipt):
+            return [
+                ("event", .string("podping_received")), ("block", .int(Int(receipt.block))),
+                ("block_time", .date(receipt.blockTime)), ("id", .string(receipt.operationID)),
+                ("senders", .array(receipt.senders.map { .string($0) })), ("reason", .string(receipt.reason)),
+                ("medium", .string(receipt.medium)), ("iris", .int(receipt.iris)), ("matched", .int(receipt.matched)),
+                ("untrusted", .int(receipt.untrusted)),
+            ]
+        case .matched(let match):
+            return [("event", .string("podping_matched"))] + EventJSON.feedFields(match.feed) + [
+                ("block", .int(Int(match.block))), ("block_time", .date(match.blockTime)),
+                ("reason", .string(match.reason)), ("iri", .string(match.iri)), ("due_at", .date(match.dueAt)),
+            ]
+        case .nodeFailed(let node, let kind, let message):
+            return [
+                ("event", .string("podping_node_failed")), ("node", .url(node)), ("kind", .string(kind)),
+                ("message", .string(message)),
+            ]
+        case .unavailable(let message):
+            return [("event", .string("podping_unavailable")), ("message", .string(message))]
+        case .leaseHeldElsewhere(let worker, let until):
+            return [("event", .string("podping_lease")), ("held_by", .string(worker)), ("until", .date(until))]
+        case .leaseTaken(let block):
+            return [("event", .string("podping_lease")), ("held_by", .null), ("block", .int(block.map(Int.init)))]
+        }
+    }
+}

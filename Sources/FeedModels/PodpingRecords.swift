@@ -1,0 +1,125 @@
+public import Foundation
+
+// What the store keeps about podping (issue #23): per feed, whether its host pings and its last ping; once, the
+// cursor into the chain and which worker reads it. Kept in tables of their own, beside the subscriptions.
+
+/// A feed's podping state.
+public struct PodpingFeedState: Sendable, Hashable {
+    public var subscriptionID: Int64
+    /// The feed's `<podcast:podping usesPodping="…">`: true or false as it says, nil when it says nothing.
+    public var usesPodping: Bool?
+    /// Hive accounts the feed names as its own senders (`<podcast:hiveAccount>` inside `<podcast:podping>`).
+    public var hiveAccounts: [String]
+    /// The block time of the last notice that named this feed and was believed.
+    public var lastPingAt: Date?
+    /// That notice's reason (`update`, `live`, `liveEnd`).
+    public var lastPingReason: String?
+    /// That notice's block.
+    public var lastPingBlock: Int64?
+    /// Believed notices received for this feed.
+    public var pingCount: Int
+
+    public init(
+        subscriptionID: Int64, usesPodping: Bool? = nil, hiveAccounts: [String] = [], lastPingAt: Date? = nil,
+        lastPingReason: String? = nil, lastPingBlock: Int64? = nil, pingCount: Int = 0
+    ) {
+        self.subscriptionID = subscriptionID
+        self.usesPodping = usesPodping
+        self.hiveAccounts = hiveAccounts
+        self.lastPingAt = lastPingAt
+        self.lastPingReason = lastPingReason
+        self.lastPingBlock = lastPingBlock
+        self.pingCount = pingCount
+    }
+
+    /// Whether the feed's host pings: it was pinged, or the feed says it uses podping.
+    public var hostPings: Bool { usesPodping != false && (lastPingAt != nil || usesPodping == true) }
+}
+
+/// A believed notice naming one subscribed feed.
+public struct FeedPing: Sendable, Hashable {
+    public var subscriptionID: Int64
+    public var blockNumber: Int64
+    public var blockTime: Date
+    public var reason: String
+
+    public init(subscriptionID: Int64, blockNumber: Int64, blockTime: Date, reason: String) {
+        self.subscriptionID = subscriptionID
+        self.blockNumber = blockNumber
+        self.blockTime = blockTime
+        self.reason = reason
+    }
+}
+
+/// Where reading the chain stands.
+public struct PodpingCursor: Sendable, Hashable {
+    /// The last block read.
+    public var block: Int64?
+    /// When it was last moved.
+    public var updatedAt: Date?
+    /// The worker holding the lease to read the chain, and until when.
+    public var holder: String?
+    public var leaseExpiresAt: Date?
+
+    public init(block: Int64?, updatedAt: Date?, holder: String? = nil, leaseExpiresAt: Date? = nil) {
+        self.block = block
+        self.updatedAt = updatedAt
+        self.holder = holder
+        self.leaseExpiresAt = leaseExpiresAt
+    }
+}
+
+/// The answer to a worker asking to read the chain.
+public enum PodpingCursorClaim: Sendable, Hashable {
+    /// This worker reads the chain until the lease expires (renew it by advancing); `block` is the cursor.
+    case granted(block: Int64?)
+    /// Another worker reads it.
+    case heldBy(worker: String, until: Date)
+}
+
+/// The rule that turns a believed ping into "due now", the same in every store.
+public enum PodpingDuePlan {
+    /// When a feed pinged at `ping` is due, or nil when the ping needs no fetch.
+    ///
+    /// - A feed checked well after the ping's block time (``checkedAfterMargin``) already has what it announced.
+    /// - Otherwise it is due now, but not sooner than `cooldown` after its last check, so that a burst of pings
+    ///   (a host pinging each of several edits, several writers naming one feed) is one fetch.
+    /// - A feed already due sooner (or due already: no next check) keeps its time.
+    /// - Gone feeds stay gone.
+    public static func dueAt(
+        ping: Date, now: Date, lastCheckedAt: Date?, nextCheckAt: Date?, isGone: Bool, cooldown: TimeInterval
+    ) -> Date? {
+        if isGone { return nil }
+        if let lastCheckedAt, lastCheckedAt >= ping.addingTimeInterval(checkedAfterMargin) { return nil }
+        // No next check: due already.
+        guard let nextCheckAt else { return nil }
+        let due = max(now, lastCheckedAt.map { $0.addingTimeInterval(cooldown) } ?? now)
+        return nextCheckAt <= due ? nil : due
+    }
+
+    /// How long after a ping's block a check must have started to be sure it saw the change: block times are whole
+    /// seconds of the chain's clock, and a host may write its ping a little before its feed is served everywhere.
+    public static let checkedAfterMargin: TimeInterval = 15
+
+    /// The reason stored with a due time set by a ping.
+    public static let reason = "podping"
+}
+
+/// Podping state, for stores whose calls wait on a server.
+public protocol AsyncPodpingRepository: Sendable {
+    /// Every feed's podping state that has any, by subscription id.
+    func podpingStates() async throws -> [Int64: PodpingFeedState]
+    /// Records what a feed says of podping (from its last fetch).
+    func recordPodpingDeclaration(subscriptionID: Int64, usesPodping: Bool?, hiveAccounts: [String]) async throws
+    /// Records believed pings and makes their feeds due by ``PodpingDuePlan``, in one transaction.
+    /// - Returns: The feeds made due, with when.
+    func recordPings(_ pings: [FeedPing], at now: Date, cooldown: TimeInterval) async throws -> [Int64: Date]
+    /// The cursor, if the chain was ever read.
+    func podpingCursor() async throws -> PodpingCursor?
+    /// Asks to be the one worker that reads the chain for `lease` seconds (granted again to its holder).
+    func claimPodpingCursor(worker: String, lease: TimeInterval, at now: Date) async throws -> PodpingCursorClaim
+    /// Moves the cursor to `block` and renews the lease. - Returns: false when `worker` no longer holds the lease.
+    func advancePodpingCursor(to block: Int64, worker: String, lease: TimeInterval, at now: Date) async throws -> Bool
+    /// Gives the lease up (a worker that stops), so another may read at once.
+    func releasePodpingCursor(worker: String) async throws
+}

@@ -1,0 +1,149 @@
+public import FeedModels
+public import Foundation
+import GRDB
+
+// Podping state in SQLite: the `podpingFeed` and `podpingCursor` tables (migration "podping"). On SQLite one process
+// writes at a time (the run lock), so the cursor's lease is kept for the same shape as PostgreSQL's, not for safety.
+
+extension FeedStore: AsyncPodpingRepository {
+    public func podpingStates() async throws -> [Int64: PodpingFeedState] {
+        try await read { db in
+            var states: [Int64: PodpingFeedState] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM podpingFeed") {
+                let state = Self.podpingState(from: row)
+                states[state.subscriptionID] = state
+            }
+            return states
+        }
+    }
+
+    public func recordPodpingDeclaration(
+        subscriptionID: Int64, usesPodping: Bool?, hiveAccounts: [String]
+    )
+        async throws
+    {
+        let accounts = hiveAccounts.joined(separator: "\n")
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO podpingFeed (subscriptionId, usesPodping, hiveAccounts)
+                    SELECT id, ?, ? FROM subscription WHERE id = ?
+                    ON CONFLICT (subscriptionId) DO UPDATE SET usesPodping = excluded.usesPodping,
+                      hiveAccounts = excluded.hiveAccounts
+                    """,
+                arguments: [usesPodping, accounts, subscriptionID])
+        }
+    }
+
+    public func recordPings(_ pings: [FeedPing], at now: Date, cooldown: TimeInterval) async throws -> [Int64: Date] {
+        guard !pings.isEmpty else { return [:] }
+        return try await write { db in
+            var madeDue: [Int64: Date] = [:]
+            for ping in pings {
+                guard
+                    let row = try Row.fetchOne(
+                        db, sql: "SELECT isGone, lastCheckedAt, nextCheckAt FROM subscription WHERE id = ?",
+                        arguments: [ping.subscriptionID])
+                else { continue }
+                try db.execute(
+                    sql: """
+                        INSERT INTO podpingFeed (subscriptionId, lastPingAt, lastPingReason, lastPingBlock, pingCount)
+                        VALUES (?, ?, ?, ?, 1)
+                        ON CONFLICT (subscriptionId) DO UPDATE SET
+                          lastPingAt = max(coalesce(lastPingAt, 0), excluded.lastPingAt),
+                          lastPingReason = excluded.lastPingReason, lastPingBlock = excluded.lastPingBlock,
+                          pingCount = pingCount + 1
+                        """,
+                    arguments: [
+                        ping.subscriptionID, ping.blockTime.timeIntervalSince1970, ping.reason, ping.blockNumber,
+                    ])
+                let lastChecked = (row["lastCheckedAt"] as Double?).map(Date.init(timeIntervalSince1970:))
+                let nextCheck = (row["nextCheckAt"] as Double?).map(Date.init(timeIntervalSince1970:))
+                guard
+                    let due = PodpingDuePlan.dueAt(
+                        ping: ping.blockTime, now: now, lastCheckedAt: lastChecked,
+                        nextCheckAt: madeDue[ping.subscriptionID] ?? nextCheck, isGone: row["isGone"],
+                        cooldown: cooldown)
+                else { continue }
+                try db.execute(
+                    sql: "UPDATE subscription SET nextCheckAt = ?, nextCheckReason = ? WHERE id = ?",
+                    arguments: [due.timeIntervalSince1970, PodpingDuePlan.reason, ping.subscriptionID])
+                madeDue[ping.subscriptionID] = due
+            }
+            return madeDue
+        }
+    }
+
+    public func podpingCursor() async throws -> PodpingCursor? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM podpingCursor WHERE singleton = 1").map(Self.cursor(from:))
+        }
+    }
+
+    public func claimPodpingCursor(
+        worker: String, lease: TimeInterval, at now: Date
+    ) async throws
+        -> PodpingCursorClaim
+    {
+        try await write { db in
+            let current = try Row.fetchOne(db, sql: "SELECT * FROM podpingCursor WHERE singleton = 1").map(
+                Self.cursor(from:))
+            if let current, let holder = current.holder, holder != worker, let until = current.leaseExpiresAt,
+                until > now
+            {
+                return .heldBy(worker: holder, until: until)
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO podpingCursor (singleton, holder, leaseExpiresAt) VALUES (1, ?, ?)
+                    ON CONFLICT (singleton) DO UPDATE SET holder = excluded.holder,
+                      leaseExpiresAt = excluded.leaseExpiresAt
+                    """,
+                arguments: [worker, now.addingTimeInterval(lease).timeIntervalSince1970])
+            return .granted(block: current?.block)
+        }
+    }
+
+    public func advancePodpingCursor(
+        to block: Int64, worker: String, lease: TimeInterval, at now: Date
+    ) async throws
+        -> Bool
+    {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE podpingCursor SET block = ?, updatedAt = ?, leaseExpiresAt = ?
+                    WHERE singleton = 1 AND holder = ?
+                    """,
+                arguments: [
+                    block, now.timeIntervalSince1970, now.addingTimeInterval(lease).timeIntervalSince1970, worker,
+                ])
+            return db.changesCount > 0
+        }
+    }
+
+    public func releasePodpingCursor(worker: String) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE podpingCursor SET holder = NULL, leaseExpiresAt = NULL WHERE singleton = 1 AND holder = ?",
+                arguments: [worker])
+        }
+    }
+
+    private static func podpingState(from row: Row) -> PodpingFeedState {
+        let accounts: String = row["hiveAccounts"] ?? ""
+        return PodpingFeedState(
+            subscriptionID: row["subscriptionId"], usesPodping: row["usesPodping"],
+            hiveAccounts: accounts.split(separator: "\n").map(String.init),
+            lastPingAt: (row["lastPingAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            lastPingReason: row["lastPingReason"], lastPingBlock: row["lastPingBlock"],
+            pingCount: row["pingCount"] ?? 0)
+    }
+
+    private static func cursor(from row: Row) -> PodpingCursor {
+        PodpingCursor(
+            block: row["block"], updatedAt: (row["updatedAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            holder: row["holder"],
+            leaseExpiresAt: (row["leaseExpiresAt"] as Double?).map(Date.init(timeIntervalSince1970:)))
+    }
+}

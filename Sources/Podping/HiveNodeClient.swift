@@ -1,0 +1,153 @@
+import AsyncHTTPClient
+public import Foundation
+public import HTTPTransport
+import NIOCore
+import NIOHTTP1
+
+/// A JSON-RPC client of one Hive API node, over the process's one network layer.
+///
+/// It asks two things: the head block (`condenser_api.get_dynamic_global_properties`) and a range of blocks
+/// (`block_api.get_block_range`). Every failure is a ``HiveNodeError`` naming the node.
+public struct HiveNodeClient: Sendable {
+    /// The node's JSON-RPC endpoint, e.g. `https://api.hive.blog`.
+    public let node: URL
+    private let network: HTTPNetwork
+    private let timeout: Duration
+    private let maxResponseBytes: Int
+
+    /// The head of the chain as one node sees it.
+    public struct Head: Sendable, Hashable {
+        /// `head_block_number`.
+        public var number: Int64
+        /// `time`: the head block's time.
+        public var time: Date
+    }
+
+    /// A client of `node`; each request must be answered within `timeout`, in at most `maxResponseBytes`.
+    public init(node: URL, network: HTTPNetwork, timeout: Duration = .seconds(10), maxResponseBytes: Int = 32 << 20) {
+        self.node = node
+        self.network = network
+        self.timeout = timeout
+        self.maxResponseBytes = maxResponseBytes
+    }
+
+    /// The node's head block.
+    public func head() async throws(HiveNodeError) -> Head {
+        let properties: RawProperties = try await call(
+            method: "condenser_api.get_dynamic_global_properties", params: "[]")
+        guard let number = properties.headBlockNumber, let text = properties.time,
+            let time = HiveBlockDecoder.chainTime(text)
+        else {
+            throw HiveNodeError(
+                node: node, kind: .badAnswer,
+                message:
+                    "\(node.absoluteString) answered get_dynamic_global_properties without head_block_number and time")
+        }
+        return Head(number: number, time: time)
+    }
+
+    /// Up to `count` blocks from `first` on, in order; fewer (or none) when the chain has not reached them yet.
+    public func blocks(from first: Int64, count: Int, limits: PodpingLimits) async throws(HiveNodeError) -> [HiveBlock]
+    {
+        let range: RawBlockRange = try await call(
+            method: "block_api.get_block_range", params: "{\"starting_block_num\":\(first),\"count\":\(count)}")
+        do {
+            return try HiveBlockDecoder.blocks(fromRange: range, firstNumber: first, limits: limits)
+        } catch {
+            throw HiveNodeError(node: node, kind: .badAnswer, message: "\(node.absoluteString): \(error.message)")
+        }
+    }
+
+    // MARK: - JSON-RPC
+
+    private func call<Result: Decodable>(method: String, params: String) async throws(HiveNodeError) -> Result {
+        var request = HTTPClientRequest(url: node.absoluteString)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Accept", value: "application/json")
+        request.body = .bytes(
+            ByteBuffer(string: "{\"jsonrpc\":\"2.0\",\"method\":\"\(method)\",\"params\":\(params),\"id\":1}"))
+        let profile = HTTPNetwork.Profile(
+            decompressionRatioLimit: 100, connectTimeout: min(timeout, .seconds(5)), readTimeout: timeout)
+        let bytes: ByteBuffer
+        let status: Int
+        let retryAfter: String?
+        do {
+            let exchange = try await network.execute(
+                request, profile: profile, maxRedirects: 3, deadline: .now() + .nanoseconds(Self.nanoseconds(timeout)))
+            status = Int(exchange.response.status.code)
+            retryAfter = exchange.response.headers.first(name: "Retry-After")
+            bytes = try await exchange.response.body.collect(upTo: maxResponseBytes)
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            throw HiveNodeError(
+                node: node, kind: .timeout, message: "\(node.absoluteString) did not answer \(method) in time")
+        } catch let error as NIOTooManyBytesError {
+            _ = error
+            throw HiveNodeError(
+                node: node, kind: .badAnswer,
+                message: "\(node.absoluteString) answered \(method) with more than \(maxResponseBytes) bytes")
+        } catch {
+            throw HiveNodeError(
+                node: node, kind: .transport, message: "\(node.absoluteString) is unreachable (\(error))")
+        }
+        guard status == 200 else {
+            if status == 429 {
+                throw HiveNodeError(
+                    node: node, kind: .rateLimited,
+                    message:
+                        "\(node.absoluteString) is rate-limiting us (HTTP 429\(retryAfter.map { ", Retry-After \($0)" } ?? ""))"
+                )
+            }
+            throw HiveNodeError(
+                node: node, kind: .httpStatus, message: "\(node.absoluteString) answered \(method) with HTTP \(status)")
+        }
+        let envelope: RawEnvelope<Result>
+        do {
+            envelope = try JSONDecoder().decode(RawEnvelope<Result>.self, from: Data(bytes.readableBytesView))
+        } catch {
+            throw HiveNodeError(
+                node: node, kind: .badAnswer,
+                message:
+                    "\(node.absoluteString) answered \(method) with something that is not JSON-RPC (\(HiveBlockDecoder.describe(error)))"
+            )
+        }
+        if let error = envelope.error {
+            throw HiveNodeError(
+                node: node, kind: .rpc,
+                message:
+                    "\(node.absoluteString) refused \(method): JSON-RPC error \(error.code.map(String.init) ?? "?") \(error.message ?? "(no message)")"
+            )
+        }
+        guard let result = envelope.result else {
+            throw HiveNodeError(
+                node: node, kind: .badAnswer,
+                message: "\(node.absoluteString) answered \(method) with neither a result nor an error")
+        }
+        return result
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
+
+struct RawEnvelope<Result: Decodable>: Decodable {
+    let result: Result?
+    let error: RawRPCError?
+}
+
+struct RawRPCError: Decodable {
+    let code: Int?
+    let message: String?
+}
+
+struct RawProperties: Decodable {
+    let headBlockNumber: Int64?
+    let time: String?
+
+    enum CodingKeys: String, CodingKey {
+        case headBlockNumber = "head_block_number"
+        case time
+    }
+}

@@ -1,0 +1,190 @@
+import FeedModels
+import FeedStorage
+import Foundation
+import TestSupport
+import Testing
+
+/// `refresh --podping` and `watch --podping` against a Hive chain served as JSON-RPC nodes on 127.0.0.1, with real
+/// feeds on the same test server, driving the built binary.
+@Suite(.serialized)
+struct PodpingCommandTests {
+    func feed(_ title: String, items: [String]) -> String {
+        let entries = items.map {
+            "<item><title>\($0)</title><guid>\($0)</guid><pubDate>Tue, 12 Nov 2024 05:00:00 GMT</pubDate></item>"
+        }
+        return "<rss version=\"2.0\"><channel><title>\(title)</title>\(entries.joined())</channel></rss>"
+    }
+
+    /// Two subscribed feeds, each polled once (so neither is due for at least the minimum interval), and a chain.
+    func withSubscribedFeeds(
+        _ body: (Podfresh, TestHTTPServer, FakeHiveChain, _ a: URL, _ b: URL) async throws -> Void
+    ) async throws {
+        let podfresh = try Podfresh()
+        defer { podfresh.cleanUp() }
+        try await withTestHTTPServer { server in
+            let chain = FakeHiveChain(server: server)
+            server.serveFeed("/a.xml", feed("Show A", items: ["a-one"]))
+            server.serveFeed("/b.xml", feed("Show B", items: ["b-one"]))
+            let a = server.url("/a.xml")
+            let b = server.url("/b.xml")
+            for url in [a, b] {
+                #expect(try await podfresh.run(["add", "--no-fetch", url.absoluteString]).status == 0)
+            }
+            #expect(try await podfresh.run(["refresh"]).status == 0)
+            try await body(podfresh, server, chain, a, b)
+        }
+    }
+
+    func jsonLines(_ text: String) -> [[String: Any]] {
+        text.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func refreshChecksTheFeedsAPingNamesAndResumesFromItsCursor() async throws {
+        try await withSubscribedFeeds { podfresh, server, chain, a, b in
+            let node = chain.node("/hive").absoluteString
+            let first = try await podfresh.run(["refresh", "--podping", "--podping-node", node, "--json"])
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(jsonLines(first.stdout).contains { $0["event"] as? String == "podping_started" })
+
+            // Feed A gains an episode and its host pings; the same block carries what must not count.
+            server.serveFeed(
+                "/a.xml", feed("Show A", items: ["a-two", "a-one"]), lastModified: "Wed, 13 Nov 2024 05:00:00 GMT")
+            let many = (0..<2000).map { "https://spam.example/\($0).xml" }
+            chain.produce([
+                [.podping([a.absoluteString.uppercased().replacingOccurrences(of: "/A.XML", with: "/a.xml")])],
+                [
+                    .customJSON(
+                        id: "pp_podcast_update", json: "{\"iris\":[\"\(b.absoluteString)\"", senders: ["podping.aaa"])
+                ],
+                [.podping(many)],
+                [.podping([b.absoluteString], id: "podping-livetest")],
+                [.customJSON(id: "follow", json: "[\"follow\",{}]", senders: ["alice"])],
+                [.podping([b.absoluteString], sender: "mallory")],
+            ])
+            chain.produce()
+            // Polled a moment ago: without a cooldown, the ping is fetched at once.
+            let second = try await podfresh.run([
+                "refresh", "--podping", "--podping-node", node, "--podping-cooldown", "0s", "--json",
+            ])
+            #expect(second.status == 0, "\(second.stderr)")
+            let events = jsonLines(second.stdout)
+            let blocks = try #require(events.first { $0["event"] as? String == "podping_blocks" })
+            #expect(blocks["count"] as? Int == 2)
+            #expect(blocks["notices"] as? Int == 2, "A's ping and mallory's")
+            #expect(blocks["tests"] as? Int == 1)
+            #expect(blocks["refused"] as? Int == 2, "a cut-off payload and one naming 2000 feeds")
+            let received = events.filter { $0["event"] as? String == "podping_received" }
+            #expect(received.count == 2)
+            #expect(received.last?["untrusted"] as? Int == 1, "mallory is not a podping writer")
+            let matched = events.filter { $0["event"] as? String == "podping_matched" }
+            #expect(matched.count == 1)
+            #expect(matched.first?["url"] as? String == a.absoluteString)
+            #expect(matched.first?["block"] as? Int == Int(chain.head - 1))
+            #expect(events.contains { $0["event"] as? String == "new_episode" && $0["title"] as? String == "a-two" })
+            #expect(server.requests(to: "/a.xml").count == 2)
+            #expect(
+                server.requests(to: "/b.xml").count == 1, "B was named only by a test, a refused and an untrusted ping")
+
+            let store = try await FeedStore.open(path: podfresh.databasePath)
+            #expect(try await store.podpingCursor()?.block == chain.head)
+            #expect(try await store.podpingCursor()?.holder == nil, "refresh gives the lease back")
+
+            // Nothing new on the chain: nothing is fetched.
+            let third = try await podfresh.run(["refresh", "--podping", "--podping-node", node])
+            #expect(third.status == 0)
+            #expect(server.requests(to: "/a.xml").count == 2)
+
+            // What list --json and status show.
+            let list = try await podfresh.run(["list", "--json"])
+            let rows = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+            let rowA = try #require(rows.first { $0["url"] as? String == a.absoluteString })
+            #expect(rowA["host_pings"] as? Bool == true)
+            #expect(rowA["last_ping_block"] as? Int == Int(chain.head - 1))
+            #expect(rowA["last_ping_at"] is String)
+            let rowB = try #require(rows.first { $0["url"] as? String == b.absoluteString })
+            #expect(rowB["host_pings"] as? Bool == false)
+            let episodes = jsonLines(try await podfresh.run(["episodes", "--json"]).stdout)
+            let aTwo = try #require(episodes.first { $0["title"] as? String == "a-two" })
+            #expect(aTwo["feed_host_pings"] as? Bool == true)
+            #expect(aTwo["feed_last_ping_at"] is String)
+            #expect(episodes.first { $0["title"] as? String == "b-one" }?["feed_host_pings"] as? Bool == false)
+            let status = try await podfresh.run(["status"])
+            #expect(status.stdout.contains("podping"), "\(status.stdout)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aCursorFurtherBehindThanTheCatchUpLimitSkipsAheadAndSaysSo() async throws {
+        try await withSubscribedFeeds { podfresh, _, chain, _, _ in
+            let node = chain.node("/hive").absoluteString
+            #expect(try await podfresh.run(["refresh", "--podping", "--podping-node", node]).status == 0)
+            let cursor = chain.head
+            chain.produceEmpty(40)
+            let result = try await podfresh.run([
+                "refresh", "--podping", "--podping-node", node, "--podping-catch-up", "30s", "--quiet",
+            ])
+            #expect(result.status == 0)
+            #expect(result.stderr.contains("podping: 30 blocks behind the chain"), "\(result.stderr)")
+            #expect(result.stderr.contains("skipped ahead to block \(cursor + 30)"))
+            let store = try await FeedStore.open(path: podfresh.databasePath)
+            #expect(try await store.podpingCursor()?.block == chain.head, "then it read the last 10 blocks")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func whenNoNodeAnswersTheRefreshSaysWhyAndPollsAsAlways() async throws {
+        let podfresh = try Podfresh()
+        defer { podfresh.cleanUp() }
+        try await withTestHTTPServer { server in
+            let chain = FakeHiveChain(server: server)
+            server.serveFeed("/c.xml", feed("Show C", items: ["c-one"]))
+            #expect(try await podfresh.run(["add", "--no-fetch", server.url("/c.xml").absoluteString]).status == 0)
+            let down = chain.node("/down", fault: .rpcError(code: -32003, message: "Unable to acquire database lock"))
+            let limited = chain.node("/limited", fault: .rateLimited)
+            let result = try await podfresh.run([
+                "refresh", "--podping", "--podping-node", down.absoluteString, "--podping-node",
+                limited.absoluteString,
+            ])
+            #expect(result.status == 0, "a missed ping costs latency, not the run")
+            #expect(result.stderr.contains("JSON-RPC error -32003 Unable to acquire database lock"), "\(result.stderr)")
+            #expect(result.stderr.contains("HTTP 429"))
+            #expect(result.stdout.contains("c-one"), "the due feed was polled")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func watchFetchesAPingedFeedAsSoonAsItsBlockIsRead() async throws {
+        try await withSubscribedFeeds { podfresh, server, chain, a, b in
+            let node = chain.node("/hive").absoluteString
+            let out = Pipe()
+            let err = Pipe()
+            let process = try podfresh.start(
+                ["watch", "--podping", "--podping-node", node, "--podping-cooldown", "0s"], stdout: out, stderr: err)
+            let stdout = PipeReader(out)
+            let stderr = PipeReader(err)
+            defer { if process.isRunning { process.terminate() } }
+            #expect(
+                await stdout.wait(timeout: 30) { $0.contains("reading the chain from its head") },
+                "\(stdout.text) \(stderr.text)")
+
+            server.serveFeed(
+                "/a.xml", feed("Show A", items: ["a-two", "a-one"]), lastModified: "Wed, 13 Nov 2024 05:00:00 GMT")
+            chain.produce([[.podping([a.absoluteString])]])
+            #expect(
+                await stdout.wait(timeout: 30) { $0.contains("a-two") }, "pinged episode: \(stdout.text) \(stderr.text)"
+            )
+            #expect(stdout.text.contains("podping: Show A: update in block \(chain.head)"))
+
+            process.terminate()
+            await Podfresh.exit(of: process, timeout: 15)
+            #expect(process.terminationStatus == 0, "\(stderr.text)")
+            #expect(server.requests(to: "/b.xml").count == 1, "B was not pinged and is not due")
+            let store = try await FeedStore.open(path: podfresh.databasePath)
+            #expect(try await store.podpingCursor()?.block == chain.head)
+            _ = b
+        }
+    }
+}

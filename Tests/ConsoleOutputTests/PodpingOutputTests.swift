@@ -1,0 +1,70 @@
+import ConsoleOutput
+import Foundation
+import RefreshEngine
+import Testing
+
+/// How podping's events read: JSON Lines for every one; a person hears of matches and problems; cron only of what
+/// it must act on (the chain unreadable, blocks skipped).
+struct PodpingOutputTests {
+    let feed = FeedTarget(id: 3, url: URL(string: "https://feeds.example.org/3.xml")!, title: "Show \u{1B}[31mThree")
+    let blockTime = Date(timeIntervalSince1970: 1_732_581_663)
+
+    func render(_ mode: OutputMode, _ events: [PodpingEvent]) -> (out: Buffer, err: Buffer) {
+        let out = Buffer()
+        let err = Buffer()
+        let service = UIUpdateService(notificationCenter: nil)
+        let renderer = ConsoleRenderer(mode: mode, out: out, err: err, now: { Date(timeIntervalSince1970: 0) })
+        renderer.attach(to: service)
+        for event in events { service.deliver(.podping(event)) }
+        return (out, err)
+    }
+
+    var events: [PodpingEvent] {
+        [
+            .received(
+                PodpingReceipt(
+                    block: 90_000_001, blockTime: blockTime, senders: ["podping.aaa"], operationID: "pp_podcast_update",
+                    reason: "update", medium: "podcast", iris: 2, matched: 1, untrusted: 0)),
+            .matched(
+                PodpingMatch(
+                    feed: feed, block: 90_000_001, blockTime: blockTime, reason: "update",
+                    iri: "HTTPS://feeds.example.org/3.xml", dueAt: Date(timeIntervalSince1970: 0))),
+            .nodeFailed(
+                node: URL(string: "https://api.example")!, kind: "rpc",
+                message: "https://api.example refused block_api.get_block_range: JSON-RPC error -32003 busy"),
+            .skippedAhead(from: 100, to: 400, blocks: 300),
+        ]
+    }
+
+    @Test func jsonLinesGiveEachEventItsKeys() throws {
+        let lines = render(.json, events).out.lines
+        #expect(lines.count == 4)
+        #expect(
+            lines[0]
+                == #"{"event":"podping_received","block":90000001,"block_time":"2024-11-26T00:41:03Z","id":"pp_podcast_update","senders":["podping.aaa"],"reason":"update","medium":"podcast","iris":2,"matched":1,"untrusted":0}"#
+        )
+        #expect(
+            lines[1].hasPrefix(#"{"event":"podping_matched","feed_id":3,"url":"https://feeds.example.org/3.xml","#))
+        #expect(lines[1].contains(#""block":90000001,"block_time":"2024-11-26T00:41:03Z","reason":"update""#))
+        #expect(lines[1].contains(#""due_at":"1970-01-01T00:00:00Z""#))
+        #expect(lines[2].contains(#""event":"podping_node_failed","node":"https://api.example","kind":"rpc""#))
+        #expect(lines[3] == #"{"event":"podping_skipped_ahead","from_block":100,"to_block":400,"blocks":300}"#)
+    }
+
+    @Test func plainLinesSayWhatMatchedAndProblemsGoToStandardError() {
+        let (out, err) = render(.plain, events)
+        #expect(out.lines == ["podping: Show Three: update in block 90000001; due now"])
+        #expect(err.lines.count == 2)
+        #expect(err.lines[0].hasPrefix("podfresh: podping node: https://api.example refused"))
+        #expect(
+            err.lines[1].contains("300 blocks behind the chain (blocks 101-400 not read); skipped ahead to block 400"))
+    }
+
+    @Test func cronHearsOnlyOfSkippedBlocksAndAnUnreadableChain() {
+        let (out, err) = render(.quiet, events + [.unavailable(message: "no podping node answered: x")])
+        #expect(out.text.isEmpty)
+        #expect(err.lines.count == 2)
+        #expect(err.lines[0].contains("skipped ahead"))
+        #expect(err.lines[1].contains("no podping node answered: x; trying again later"))
+    }
+}
