@@ -215,12 +215,10 @@ public final class EpisodeDownloadQueue: Sendable {
         }
     }
 
-    /// The enclosure downloaded for an episode: its first (in document order, as its identity key takes it), when it
-    /// is an http(s) URL.
+    /// The enclosure downloaded for an episode: the audio (else video) file a podcast app would play, never an
+    /// image (``EnclosureChoice``); always an http(s) URL.
     public static func enclosure(of episode: ParsedEpisode) -> Enclosure? {
-        guard let first = episode.enclosures.first else { return nil }
-        let scheme = first.url.scheme?.lowercased()
-        return scheme == "http" || scheme == "https" ? first : nil
+        episode.chosenEnclosure?.enclosure
     }
 
     /// Queues `episodes` of `subscription`; each starts when a slot is free. With `--exec`, the hook runs after each
@@ -367,7 +365,7 @@ public final class EpisodeDownloadQueue: Sendable {
                         lastModified: media.lastModified, downloadedAt: now()))
                 let outcome = DownloadOutcome(
                     target: target, result: .completed(bytes: media.byteCount, resumedFrom: media.resumedFrom),
-                    seconds: seconds())
+                    seconds: seconds(), container: media.container)
                 state.withLock { $0.outcomes.append(outcome) }
                 publish(.downloadCompleted(outcome))
                 if var hook = job.hook {
@@ -492,6 +490,11 @@ public final class EpisodeDownloadQueue: Sendable {
             case .unsupportedScheme: return "unsupported_scheme"
             case .httpStatus: return "http_status"
             case .notMedia: return "not_media"
+            case .emptyBody: return "empty_body"
+            case .unsupportedEncoding: return "unsupported_encoding"
+            case .noResponse: return "no_response"
+            case .tooSlow: return "too_slow"
+            case .diskFull: return "disk_full"
             case .shortBody: return "short_body"
             case .tooManyRedirects: return "too_many_redirects"
             case .stalled: return "stalled"

@@ -39,6 +39,12 @@ extension RootCommand {
         @Option(help: "The most files downloaded at the same time (1–16).")
         var jobs: Int = 3
 
+        @Option(
+            help: ArgumentHelp(
+                "Give up on a server that has not begun to answer a request within this long (connecting included).",
+                valueName: "duration"))
+        var firstByteTimeout = DurationArgument("30s")
+
         @Option(help: "The most files downloaded at the same time from one host (1–16).")
         var perHost: Int = 2
 
@@ -67,6 +73,9 @@ extension RootCommand {
                 throw ValidationError("Please give a --per-host between 1 and 16.")
             }
             if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
+            guard firstByteTimeout.seconds >= 0.1 else {
+                throw ValidationError("Please give a --first-byte-timeout of at least 100ms, such as 30s.")
+            }
         }
 
         func run() async throws {
@@ -106,7 +115,7 @@ extension RootCommand {
                 renderer.attach(to: updates)
                 let coordinator = DataFetchCoordinator()
                 updates.attach(to: coordinator)
-                let settings = place.settings(jobs: jobs, perHost: perHost)
+                let settings = place.settings(jobs: jobs, perHost: perHost, firstByte: firstByteTimeout.duration)
                 let store = store.repositories
                 let (latest, again) = (self.latest, self.again)
                 let service = StoppableWork(
