@@ -126,7 +126,6 @@ extension ParsedEpisode {
                         ])
                     })
             ),
-            ("chosen_enclosure", chosenEnclosure.map(EnclosureChoiceJSON.value) ?? .null),
             ("episode", .int(episode)),
             ("season", .int(season)),
             ("episode_type", .string(episodeType?.rawValue)),
@@ -195,6 +194,7 @@ extension ParsedEpisode {
             ("locations", .array(locations.map(ParsedFeed.json))),
             ("txt", .array(txt.map(ParsedFeed.json))),
             ("value", .array(value.map(ParsedFeed.json))),
+            ("chosen_enclosure", chosenEnclosure.map(EnclosureChoiceJSON.value) ?? .null),
         ])
     }
 }
