@@ -11,8 +11,9 @@ import Glibc
 import Musl
 #endif
 
-/// Downloads episodes' first enclosures beside whatever else runs (a refresh's fetches, or nothing), `jobs` at a
-/// time and at most `perHost` from one host, and keeps the store's download records true:
+/// Downloads episodes' media files (``EpisodeDownloadQueue/enclosure(of:)``) beside whatever else runs (a refresh's
+/// fetches, or nothing), `jobs` at a time and at most `perHost` from one host, and keeps the store's download records
+/// true:
 /// - a download is recorded as started (with its `.part` path) before its first request, and its validators as soon
 ///   as the server answers, so a crash at any moment leaves a `.part` the next run resumes, never a file marked
 ///   downloaded that is not complete;

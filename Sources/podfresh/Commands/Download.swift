@@ -10,7 +10,8 @@ extension RootCommand {
         static let configuration = CommandConfiguration(
             abstract: "Download episodes' media files: every file complete or absent, resumable, kept tidy.",
             discussion: """
-                Downloads the first enclosure of each episode not downloaded yet: the newest N of each named feed \
+                Downloads the media file (its audio, else video, enclosure) of each episode not downloaded yet: the \
+                newest N of each named feed \
                 (--latest; default the feed's `--keep` setting, else 1), or without FEED of every feed whose \
                 downloads are on (`podfresh set FEED --download on`). A file is written to NAME.part, synced and \
                 renamed only when it is complete; an interrupted download is resumed next time. A file you delete \
