@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
     ],
     targets: [
+        /// sys/xattr.h, which Glibc's module leaves out: a `.part` keeps the whole file's length in an attribute.
+        .systemLibrary(name: "CFileAttributes"),
         .systemLibrary(
             name: "CLibXML2",
             pkgConfig: "libxml-2.0",
@@ -131,17 +133,20 @@ let package = Package(
         .target(
             name: "EpisodeDownloads",
             dependencies: [
-                "FeedParsing", "HTTPTransport", "Measures",
+                "FeedParsing", "HTTPTransport", "Measures", "CFileAttributes",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
             ],
             swiftSettings: strictSettings
         ),
         .target(
             name: "ConsoleOutput",
-            dependencies: ["RefreshEngine", "FeedFetching", "FeedParsing", "FeedModels", "Measures"],
+            dependencies: [
+                "RefreshEngine", "FeedFetching", "FeedParsing", "FeedModels", "Measures", "EpisodeDownloads",
+            ],
             swiftSettings: strictSettings
         ),
         /// Refresh events → Prometheus values (swift-prometheus), and the small NIO HTTP/1 server for `/metrics`.

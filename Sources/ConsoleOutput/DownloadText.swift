@@ -1,3 +1,4 @@
+import EpisodeDownloads
 import FeedParsing
 import Foundation
 import Measures
@@ -18,22 +19,50 @@ enum DownloadText {
         var line = "downloaded \(name(outcome.target)) → \(safe(outcome.target.file))"
         if case .completed(let size, let resumedFrom) = outcome.result {
             line += " (\(bytes(size))"
+            if let container = outcome.container { line += ", " + containerName(container) }
             if resumedFrom > 0 { line += ", resumed at \(bytes(resumedFrom))" }
             line += " in " + Measure.duration(seconds: outcome.seconds) + ")"
         }
         return line
     }
 
-    /// A failed download, for standard error: the episode and the cause; for a broken link, how often it failed and
-    /// when it is tried again.
+    /// A failed download, for standard error: the episode, the cause and the option that changes the limit hit; for
+    /// a broken link, how often it failed and when it is tried again.
     static func failed(_ outcome: DownloadOutcome, _ failure: DownloadFailure, now: Date = Date()) -> String {
         var line = "\(name(outcome.target)): download failed: \(safe(failure.message))"
+        if let remedy = remedy(kind: failure.kind) { line += " (" + remedy + ")" }
         if failure.permanent, let retryAfter = failure.retryAfter {
             line += "; a broken link (\(times(failure.failures)) in a row): next try after "
             line += RFC3339.string(from: retryAfter) + " (" + EventText.fromNow(retryAfter, now: now) + ")"
             line += "; `podfresh download --retry` tries it now"
         }
         return line
+    }
+
+    /// What a user can change about a failure of `kind` (``DownloadFailure/kind``), in the options' words.
+    static func remedy(kind: String) -> String? {
+        switch kind {
+        case "no_response": "the limit is --first-byte-timeout"
+        case "stalled": "the limit is --stall-timeout"
+        case "too_slow": "the limits are --min-rate and --min-rate-window"
+        case "not_enough_space", "disk_full":
+            "free some space, or download elsewhere with --dir or `podfresh set FEED --dir`"
+        default: nil
+        }
+    }
+
+    /// A container as people call it: `MP3`, `MP4`, `Ogg`, ….
+    static func containerName(_ container: MediaContainer) -> String {
+        switch container {
+        case .id3: "MP3 (ID3)"
+        case .mpegAudio: "MPEG audio"
+        case .aac: "AAC"
+        case .mp4: "MP4"
+        case .ogg: "Ogg"
+        case .flac: "FLAC"
+        case .matroska: "Matroska/WebM"
+        case .wav: "WAV"
+        }
     }
 
     /// `once`, `2 times`.

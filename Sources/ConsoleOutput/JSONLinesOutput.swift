@@ -1,3 +1,4 @@
+import EpisodeDownloads
 import FeedParsing
 import Foundation
 import RefreshEngine
@@ -101,6 +102,7 @@ final class JSONLinesOutput: OutputStyle {
                 ]
             }
             fields.append(("duration_seconds", .number((outcome.seconds * 1000).rounded() / 1000)))
+            if let container = outcome.container { fields.append(("container", .string(container.rawValue))) }
             emit(fields)
         case .downloadFailed(let outcome):
             let failure = outcome.failure

@@ -8,8 +8,10 @@ extension DownloadError {
     public var isPermanent: Bool {
         switch kind {
         case .httpStatus: return status.map(Self.permanentStatuses.contains) ?? false
-        case .notMedia, .unsupportedScheme, .tooManyRedirects: return true
-        case .shortBody, .stalled, .timeout, .notEnoughSpace, .io, .transport: return false
+        // An empty body or an encoding podfresh cannot decode is what that URL serves, like a page instead of media.
+        case .notMedia, .emptyBody, .unsupportedEncoding, .unsupportedScheme, .tooManyRedirects: return true
+        case .shortBody, .noResponse, .stalled, .tooSlow, .timeout, .notEnoughSpace, .diskFull, .io, .transport:
+            return false
         }
     }
 

@@ -11,27 +11,32 @@ import Darwin
 
 /// Free space on the file system of a download directory, and the check made before a download whose length is known.
 public enum FreeSpace {
-    /// How much room to leave beyond the file itself: the larger of a fraction of the file and a fixed minimum.
+    /// How much room to leave beyond the file itself: a fraction of the file, at least a small minimum and at most a
+    /// cap, so a small file needs little room and a large one never asks for more than the cap.
     public struct Margin: Sendable, Equatable {
         /// A fraction of the file's size (0.05 is 5%).
         public var fraction: Double
         /// At least this many bytes.
         public var minimumBytes: Int64
+        /// At most this many bytes.
+        public var maximumBytes: Int64
 
-        /// A margin of `fraction` of the file, at least `minimumBytes`.
-        public init(fraction: Double, minimumBytes: Int64) {
+        /// A margin of `fraction` of the file, at least `minimumBytes` and at most `maximumBytes`.
+        public init(fraction: Double, minimumBytes: Int64, maximumBytes: Int64 = .max) {
             self.fraction = fraction
             self.minimumBytes = minimumBytes
+            self.maximumBytes = max(minimumBytes, maximumBytes)
         }
 
-        /// 5% of the file, at least 100 MB.
-        public static let standard = Margin(fraction: 0.05, minimumBytes: 100_000_000)
+        /// 10% of the file, at least 1 MiB and at most 100 MB: a 1 MiB episode needs 2 MiB free, a 50 MB one 55 MB,
+        /// a 2 GB video 2.1 GB.
+        public static let standard = Margin(fraction: 0.10, minimumBytes: 1 << 20, maximumBytes: 100_000_000)
         /// No margin at all.
         public static let none = Margin(fraction: 0, minimumBytes: 0)
 
         /// The room to keep free besides a file of `bytes`.
         public func bytes(for bytes: Int64) -> Int64 {
-            max(minimumBytes, Int64((Double(max(0, bytes)) * fraction).rounded(.up)))
+            min(maximumBytes, max(minimumBytes, Int64((Double(max(0, bytes)) * fraction).rounded(.up))))
         }
     }
 

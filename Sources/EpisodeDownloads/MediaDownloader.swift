@@ -1,9 +1,11 @@
 import AsyncHTTPClient
+import CFileAttributes
 import Foundation
 public import HTTPTransport
 import Measures
 import NIOCore
 import NIOHTTP1
+import NIOHTTPCompression
 import NIOPosix
 
 #if canImport(Glibc)
@@ -15,16 +17,22 @@ import Darwin
 #endif
 
 /// Downloads one media file at a time over one shared `HTTPClient`, so that a file is either complete under its final
-/// name or absent:
+/// name, holding the episode's bytes, or absent:
 /// - the body streams to `NAME.part` chunk by chunk as it arrives (AsyncHTTPClient's body sequence gives
 ///   backpressure), so memory does not grow with the file;
 /// - the file is complete only when its size equals the length the server announced (`Content-Length`, or the total
-///   of `Content-Range`); then it is fsynced, renamed to its final name, and the directory fsynced;
-/// - a `.part` left by an earlier attempt is resumed with `Range` plus `If-Range` (the stored ETag, else
-///   Last-Modified), and started over when the server answers 200 or a range that starts elsewhere;
-/// - media requests send `Accept-Encoding: identity`; a text body where the feed announced media, a 4xx/5xx, a short
-///   body, too many redirects, a stall (no byte for ``DownloadConfiguration/stallTimeout``) or the total timeout is a
-///   ``DownloadError``.
+///   of `Content-Range`) and its body ended cleanly; then it is fsynced, renamed to its final name, and the directory
+///   fsynced;
+/// - a `.part` left by an earlier attempt is resumed with `Range` plus `If-Range` (the stored strong ETag, else
+///   Last-Modified) only when the 206 carries that same validator, starts at the byte asked for and agrees on the
+///   total the `.part` was started with; otherwise the `.part` is discarded and the file fetched again with one plain
+///   GET (a server that ignores `If-Range` cannot splice two versions of a file);
+/// - media is asked for as `identity`; a body that comes gzip- or deflate-encoded anyway is decoded, any other
+///   encoding refused; an empty body, or a document (HTML, JSON, XML, text: by its type or its first bytes) where
+///   media was announced, is a failure naming what came; the first bytes are matched against the usual containers
+///   (MP3/ID3, AAC, MP4, Ogg, FLAC, Matroska/WebM, WAV) and the result recorded;
+/// - the first-byte, stall, minimum-rate and total limits (``DownloadConfiguration``) are watched apart and each is
+///   named when it ends a download; a disk that fills up mid-download has its `.part` removed.
 public struct MediaDownloader: Sendable {
     private let network: HTTPNetwork
     /// The limits in force.
@@ -44,12 +52,13 @@ public struct MediaDownloader: Sendable {
         }
     }
 
-    /// How media requests talk to servers: no decompression (media is asked for as `identity`), a read timeout as
-    /// long as the progress timeout.
+    /// How media requests talk to servers: media is asked for as `identity`, but a gzip or deflate body is decoded
+    /// (within a ratio limit); AsyncHTTPClient's read timeout is only a backstop behind the watched limits.
     var profile: HTTPNetwork.Profile {
         HTTPNetwork.Profile(
-            decompressionRatioLimit: nil, connectTimeout: configuration.connectTimeout,
-            readTimeout: configuration.stallTimeout + .seconds(5))
+            decompressionRatioLimit: configuration.decompressionRatioLimit,
+            connectTimeout: configuration.connectTimeout,
+            readTimeout: max(configuration.stallTimeout, configuration.firstByteTimeout) + .seconds(5))
     }
 
     /// - Parameters:
@@ -123,9 +132,10 @@ public struct MediaDownloader: Sendable {
             try Self.remove(part, url: url)
             offset = 0
         }
-        var attempts = 0
+        let partialTotal = offset > 0 ? PartFile.recordedLength(part) : nil
+        let announcesDocument = MediaSniffing.document(contentType: request.announcedType) != nil
+        var restarted: DownloadedMedia.Restart?
         while true {
-            attempts += 1
             let resuming = offset > 0
             var httpRequest = HTTPClientRequest(url: url.absoluteString)
             httpRequest.method = .GET
@@ -149,51 +159,63 @@ public struct MediaDownloader: Sendable {
             }
             let status = Int(response.status.code)
             let headers = response.headers
+            let encoding = Self.contentEncoding(headers)
             var start: Int64 = 0
             var total: Int64?
             switch status {
-            case 206:
-                guard let range = headers.first(name: "Content-Range").flatMap(ContentRange.init) else {
-                    throw DownloadError(
-                        kind: .httpStatus,
-                        message: "\(url.absoluteString): HTTP 206 without a usable Content-Range", url: url,
-                        status: status)
-                }
-                if range.start != offset && range.start != 0 {
-                    // The server sent a range starting elsewhere: the bytes on disk cannot be continued.
+            case 206 where resuming:
+                let range = headers.first(name: "Content-Range").flatMap(ContentRange.init)
+                if let mismatch = Self.resumeMismatch(
+                    range: range, headers: headers, encoding: encoding, offset: offset, request: request,
+                    partialTotal: partialTotal)
+                {
+                    // Not a continuation of the bytes on disk: discard them and ask once more, plainly.
                     try Self.remove(part, url: url)
                     offset = 0
-                    guard attempts < 3 else {
-                        throw DownloadError(
-                            kind: .httpStatus,
-                            message: "\(url.absoluteString): the server answers a range that starts at \(range.start)",
-                            url: url, status: status)
-                    }
+                    restarted = mismatch
                     continue
                 }
-                start = range.start
-                total = range.total ?? Self.contentLength(headers).map { range.start + $0 }
+                start = offset
+                total = range?.total
+            case 206:
+                // A 206 to a request without Range is usable only when it is the whole file.
+                guard let range = headers.first(name: "Content-Range").flatMap(ContentRange.init), range.start == 0,
+                    let whole = range.total, range.end == whole - 1
+                else {
+                    throw DownloadError(
+                        kind: .httpStatus,
+                        message: "\(url.absoluteString): HTTP 206 with a part of the file to a request for all of it",
+                        url: url, status: status)
+                }
+                total = encoding == nil ? whole : nil
             case 200:
-                start = 0
-                total = Self.contentLength(headers)
+                total = encoding == nil ? Self.contentLength(headers) : nil
             case 416 where resuming:
                 // The .part is as long as the file or longer (or the file changed): start over.
                 try Self.remove(part, url: url)
                 offset = 0
+                restarted = .rangeNotSatisfiable
                 continue
             default:
                 var message = "\(url.absoluteString): HTTP \(status) \(response.status.reasonPhrase)"
                 if !(400...599).contains(status) { message += ", not a media file" }
                 throw DownloadError(kind: .httpStatus, message: message, url: url, status: status)
             }
-            let contentType = headers.first(name: "Content-Type")
-            if Self.isTextWhereMediaWasAnnounced(contentType: contentType, announced: request.announcedType) {
+            if let encoding, !Self.decodedEncodings.contains(encoding) {
                 throw DownloadError(
-                    kind: .notMedia,
+                    kind: .unsupportedEncoding,
                     message:
-                        "\(url.absoluteString): the server sent \(contentType ?? "text") (an error page?) where the feed "
-                        + "announced \(request.announcedType ?? "media")",
-                    url: url, status: status)
+                        "\(url.absoluteString): the server sent the media in the \(encoding) encoding, which podfresh "
+                        + "does not decode (it asked for the bytes as they are)",
+                    url: url, status: status, detail: .encoding(encoding))
+            }
+            let contentType = headers.first(name: "Content-Type")
+            if start == 0 && Self.contentLength(headers) == 0 {
+                throw Self.emptyBody(url: url, status: status, contentType: contentType)
+            }
+            if !announcesDocument, let document = MediaSniffing.document(contentType: contentType) {
+                throw Self.notMedia(
+                    document, contentType: contentType, announced: request.announcedType, url: url, status: status)
             }
             if let needed = total.map({ $0 - start }) ?? request.lengthHint.map({ $0 - start }), needed > 0 {
                 try FreeSpace.check(
@@ -205,31 +227,78 @@ public struct MediaDownloader: Sendable {
                 MediaResponse(
                     finalURL: finalURL, etag: etag, lastModified: lastModified, expectedBytes: total,
                     resumedFrom: start, contentType: contentType))
-            let written = try await write(
-                response.body, to: part, from: start, total: total, deadline: deadline, url: url, watch: watch,
-                progress: progress)
+            let body = BodyFacts(
+                start: start, total: total, contentType: contentType, announced: request.announcedType,
+                sniffDocuments: start == 0 && !announcesDocument, status: status)
+            let (written, head): (Int64, [UInt8])
+            do {
+                (written, head) = try await write(
+                    response.body, to: part, body: body, deadline: deadline, url: url, watch: watch,
+                    progress: progress)
+            } catch let error as DownloadError where [.notMedia, .diskFull].contains(error.kind) {
+                // Not the episode, or no room for it: nothing of it is worth keeping.
+                try? Self.remove(part, url: url)
+                throw error
+            }
+            if written == 0 {
+                try? Self.remove(part, url: url)
+                throw Self.emptyBody(url: url, status: status, contentType: contentType)
+            }
             if let total, written != total {
                 throw Self.shortBody(url: url, got: written, of: total, cause: nil)
             }
+            let container = MediaSniffing.container(start == 0 ? head : PartFile.head(part))
             try await blockingIO { try Self.commit(part, to: request.destination, url: url) }
             return DownloadedMedia(
                 file: request.destination, finalURL: finalURL, byteCount: written, resumedFrom: start,
-                etag: etag, lastModified: lastModified, contentType: contentType)
+                etag: etag, lastModified: lastModified, contentType: contentType, container: container,
+                decodedFrom: encoding, restarted: restarted)
         }
     }
 
-    /// Streams `body` into `part` from byte `start` (truncating there), one chunk at a time; returns the file's size.
+    /// What the body's writer needs to know of the answer.
+    private struct BodyFacts {
+        /// Where the body starts in the file.
+        var start: Int64
+        /// The whole file's announced length (nil when unknown, or when the body is decoded).
+        var total: Int64?
+        var contentType: String?
+        var announced: String?
+        /// Look at the first bytes for a document (only for a body that starts the file, where media is expected).
+        var sniffDocuments: Bool
+        var status: Int
+    }
+
+    /// Streams `body` into `part` from byte `body.start` (truncating there), one chunk at a time; returns the file's
+    /// size and the body's first bytes (up to ``MediaSniffing/sampleSize``).
     private func write(
-        _ body: HTTPClientResponse.Body, to part: URL, from start: Int64, total: Int64?,
-        deadline: ContinuousClock.Instant,
+        _ body: HTTPClientResponse.Body, to part: URL, body facts: BodyFacts, deadline: ContinuousClock.Instant,
         url: URL, watch: TransferWatch, progress: @Sendable (DownloadProgress) -> Void
-    ) async throws -> Int64 {
-        let file = try await blockingIO { try PartFile(path: part, truncatingAt: start, url: url) }
+    ) async throws -> (Int64, [UInt8]) {
+        let start = facts.start
+        let total = facts.total
+        let file = try await blockingIO {
+            try PartFile(path: part, truncatingAt: start, recordingLength: start == 0 ? total : nil, url: url)
+        }
         defer { file.finish() }
         var size = start
+        var head: [UInt8] = []
+        var sniffed = !facts.sniffDocuments
+        func sniff() throws {
+            sniffed = true
+            if let document = MediaSniffing.document(head) {
+                throw Self.notMedia(
+                    document, contentType: facts.contentType, announced: facts.announced, url: url,
+                    status: facts.status)
+            }
+        }
         watch.bodyStarted(received: start, expected: total)
         do {
             for try await buffer in body {
+                if head.count < MediaSniffing.sampleSize {
+                    head += buffer.readableBytesView.prefix(MediaSniffing.sampleSize - head.count)
+                    if !sniffed && head.count == MediaSniffing.sampleSize { try sniff() }
+                }
                 try await blockingIO { try buffer.withUnsafeReadableBytes { try file.append($0) } }
                 size += Int64(buffer.readableBytes)
                 watch.received(buffer.readableBytes)
@@ -241,6 +310,7 @@ public struct MediaDownloader: Sendable {
                     throw timeoutError(url: url, watch: watch)
                 }
             }
+            if !sniffed { try sniff() }
         } catch let error as DownloadError {
             throw error
         } catch {
@@ -252,7 +322,7 @@ public struct MediaDownloader: Sendable {
             throw classified
         }
         try await blockingIO { try file.sync() }
-        return size
+        return (size, head)
     }
 
     /// Renames the fsynced `part` to `destination`, then fsyncs the directory so the new name survives a crash.
@@ -276,31 +346,40 @@ public struct MediaDownloader: Sendable {
         }
     }
 
-    // MARK: - Stalls and timeouts
+    // MARK: - Limits
 
-    /// The limits the watchdog holds a download to: no answer or no byte for the stall timeout, a body slower than
-    /// the minimum rate, the whole download over the total timeout.
-    var limits: TransferLimits {
-        TransferLimits(
-            nameLookup: configuration.connectTimeout, connect: configuration.connectTimeout,
-            firstByte: configuration.stallTimeout, stall: configuration.stallTimeout,
-            minimumRate: configuration.minimumRate, total: configuration.totalTimeout)
-    }
+    /// The limits the watchdog holds a download to (``DownloadConfiguration/limits``).
+    var limits: TransferLimits { configuration.limits }
 
     private func limitError(_ exceeded: TransferLimitExceeded, url: URL, watch: TransferWatch) -> DownloadError {
+        let got = Self.progress(watch)
+        let host = url.host ?? "the server"
         switch exceeded.limit {
         case .total:
             return timeoutError(url: url, watch: watch)
         case .minimumRate:
-            let got = Self.progress(watch)
+            let rate = exceeded.limits.minimumRate?.bytesPerSecond ?? 0
             return DownloadError(
-                kind: .stalled,
+                kind: .tooSlow,
                 message:
-                    "\(url.absoluteString): too slow: under \(exceeded.limits.minimumRate?.bytesPerSecond ?? 0) bytes/s "
-                    + "over \(Measure.duration(exceeded.duration)) (\(got); the .part is kept to resume)",
-                url: url)
-        case .nameLookup, .connect, .firstByte, .stall:
+                    "\(url.absoluteString): too slow: under the minimum rate of \(Measure.bytes(Int64(rate)))/s over "
+                    + "\(Measure.duration(exceeded.duration)) (\(got); the .part is kept to resume)",
+                url: url, detail: .limit(.minimumRate))
+        case .firstByte:
+            return DownloadError(
+                kind: .noResponse,
+                message:
+                    "\(url.absoluteString): no answer: \(host) sent nothing within the first-byte limit of "
+                    + Measure.duration(exceeded.duration),
+                url: url, detail: .limit(.firstByte))
+        case .stall:
             return stalledError(url: url, watch: watch)
+        case .nameLookup, .connect:
+            let what = exceeded.limit == .connect ? "connect to" : "look up"
+            return DownloadError(
+                kind: .transport,
+                message: "\(url.absoluteString): cannot \(what) \(host) within \(Measure.duration(exceeded.duration))",
+                url: url, detail: .limit(exceeded.limit))
         }
     }
 
@@ -317,7 +396,7 @@ public struct MediaDownloader: Sendable {
             message:
                 "\(url.absoluteString): stalled: no byte arrived for \(Measure.duration(configuration.stallTimeout)) "
                 + "(\(got); the .part is kept to resume)",
-            url: url)
+            url: url, detail: .limit(.stall))
     }
 
     private func timeoutError(url: URL, watch: TransferWatch) -> DownloadError {
@@ -325,9 +404,9 @@ public struct MediaDownloader: Sendable {
         return DownloadError(
             kind: .timeout,
             message:
-                "\(url.absoluteString): timed out: not complete within \(Measure.duration(configuration.totalTimeout)) "
-                + "(\(got))",
-            url: url)
+                "\(url.absoluteString): timed out: not complete within the total limit of "
+                + "\(Measure.duration(configuration.totalTimeout)) (\(got))",
+            url: url, detail: .limit(.total))
     }
 
     /// Sorts an error from AsyncHTTPClient or NIO into a ``DownloadError`` kind.
@@ -345,6 +424,17 @@ public struct MediaDownloader: Sendable {
                     kind: .tooManyRedirects, message: "\(url.absoluteString): the redirects go round in a circle",
                     url: url)
             }
+        }
+        if let error = error as? NIOHTTPDecompression.ExtraDecompressionError, error == .truncatedData {
+            return DownloadError(
+                kind: .shortBody, message: "\(url.absoluteString): the compressed body ended before its end", url: url)
+        }
+        if error is NIOHTTPDecompression.DecompressionError || error is NIOHTTPDecompression.ExtraDecompressionError {
+            return DownloadError(
+                kind: .unsupportedEncoding,
+                message: "\(url.absoluteString): the compressed body cannot be decoded (corrupt, or it inflates more "
+                    + "than \(configuration.decompressionRatioLimit) times)",
+                url: url)
         }
         if let error = error as? HTTPClientError {
             switch error {
@@ -413,16 +503,64 @@ public struct MediaDownloader: Sendable {
         return nil
     }
 
-    /// True when the server sent text (an HTML error page, a captive portal) where the feed did not announce text.
-    static func isTextWhereMediaWasAnnounced(contentType: String?, announced: String?) -> Bool {
-        guard let type = contentType.map(mediaType), type.hasPrefix("text/") else { return false }
-        guard let announced = announced.map(mediaType), !announced.isEmpty else { return true }
-        return !announced.hasPrefix("text/")
+    /// The encodings a media body may come in and still be saved (decoded on the way).
+    static let decodedEncodings: Set<String> = ["gzip", "deflate"]
+
+    /// The body's `Content-Encoding`, lower-cased; nil when absent or `identity`.
+    static func contentEncoding(_ headers: HTTPHeaders) -> String? {
+        let codings = headers[canonicalForm: "Content-Encoding"].map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        }
+        .filter { !$0.isEmpty && $0 != "identity" }
+        return codings.isEmpty ? nil : codings.joined(separator: ", ")
     }
 
-    private static func mediaType(_ value: String) -> String {
-        String(value.split(separator: ";", maxSplits: 1).first ?? "").trimmingCharacters(in: .whitespaces)
-            .lowercased()
+    /// Why a 206 cannot continue the bytes on disk, or nil when it can: it must carry the validator the `.part` was
+    /// started with (the strong ETag, else Last-Modified), start at `offset`, agree on the total the `.part` was
+    /// started with (when that was recorded), and not be compressed.
+    static func resumeMismatch(
+        range: ContentRange?, headers: HTTPHeaders, encoding: String?, offset: Int64, request: MediaRequest,
+        partialTotal: Int64?
+    ) -> DownloadedMedia.Restart? {
+        if let encoding { return .encodedRange(encoding) }
+        if let etag = request.etag, !etag.isEmpty, !etag.hasPrefix("W/") {
+            let now = headers.first(name: "ETag")
+            if now != etag { return .validatorChanged(was: etag, now: now) }
+        } else if let lastModified = request.lastModified {
+            let now = headers.first(name: "Last-Modified")
+            if now != lastModified { return .validatorChanged(was: lastModified, now: now) }
+        }
+        guard let range else { return .wrongStart(asked: offset, got: -1) }
+        if range.start != offset { return .wrongStart(asked: offset, got: range.start) }
+        if let partialTotal, range.total != partialTotal { return .totalChanged(was: partialTotal, now: range.total) }
+        if range.total == nil { return .totalChanged(was: partialTotal ?? -1, now: nil) }
+        return nil
+    }
+
+    private static func emptyBody(url: URL, status: Int, contentType: String?) -> DownloadError {
+        DownloadError(
+            kind: .emptyBody,
+            message: "\(url.absoluteString): the server answered HTTP \(status) with an empty body"
+                + (contentType.map { " (\($0))" } ?? "") + ", not the episode",
+            url: url, status: status)
+    }
+
+    private static func notMedia(
+        _ document: DocumentKind, contentType: String?, announced: String?, url: URL, status: Int
+    ) -> DownloadError {
+        let what: String
+        switch document {
+        case .html: what = "an HTML page"
+        case .json: what = "a JSON document"
+        case .xml: what = "an XML document"
+        case .text: what = "text"
+        }
+        return DownloadError(
+            kind: .notMedia,
+            message:
+                "\(url.absoluteString): the server sent \(what)\(contentType.map { " (\($0))" } ?? "") where the feed "
+                + "announced \(announced ?? "media") (an error page?)",
+            url: url, status: status, detail: .document(document, contentType: contentType))
     }
 
     private static func contentLength(_ headers: HTTPHeaders) -> Int64? {
@@ -495,7 +633,12 @@ private final class PartFile: @unchecked Sendable {
     private let path: URL
     private let url: URL
 
-    init(path: URL, truncatingAt offset: Int64, url: URL) throws {
+    /// The extended attribute that keeps the whole file's length with a `.part` started from its first byte, so a
+    /// resume can check that the server still means the same file.
+    private static let lengthAttribute = "user.podfresh.length"
+
+    /// Opens `path` for writing at `offset`, dropping what lies beyond; records `length` (the whole file's) on it.
+    init(path: URL, truncatingAt offset: Int64, recordingLength length: Int64?, url: URL) throws {
         self.path = path
         self.url = url
         descriptor = open(path.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
@@ -505,6 +648,33 @@ private final class PartFile: @unchecked Sendable {
             finish()
             throw error
         }
+        if offset == 0 {
+            // A file system without user attributes only loses the check of the total on a later resume.
+            let value = Array((length.map(String.init) ?? "").utf8)
+            if value.isEmpty {
+                _ = fremovexattr(descriptor, Self.lengthAttribute)
+            } else {
+                _ = value.withUnsafeBytes { fsetxattr(descriptor, Self.lengthAttribute, $0.baseAddress, $0.count, 0) }
+            }
+        }
+    }
+
+    /// The whole file's length recorded on the `.part` at `path` when it was started, if it was.
+    static func recordedLength(_ path: URL) -> Int64? {
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let count = buffer.withUnsafeMutableBytes { getxattr(path.path, lengthAttribute, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        return Int64(String(decoding: buffer.prefix(count), as: UTF8.self))
+    }
+
+    /// The first bytes of the file at `path` (up to ``MediaSniffing/sampleSize``), empty when it cannot be read.
+    static func head(_ path: URL) -> [UInt8] {
+        let descriptor = open(path.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return [] }
+        defer { _ = close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: MediaSniffing.sampleSize)
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        return count > 0 ? Array(buffer.prefix(count)) : []
     }
 
     func append(_ bytes: UnsafeRawBufferPointer) throws {
@@ -536,7 +706,12 @@ private final class PartFile: @unchecked Sendable {
         let code = errno
         let reason = String(cString: strerror(code))
         if code == ENOSPC || code == EDQUOT {
-            return DownloadError(kind: .notEnoughSpace, message: "\(what) \(path.path): \(reason)", url: url)
+            return DownloadError(
+                kind: .diskFull,
+                message:
+                    "\(url.absoluteString): the disk filled up: \(what) \(path.path): \(reason); the partial file is "
+                    + "removed to give the space back",
+                url: url)
         }
         return DownloadError(kind: .io, message: "\(what) \(path.path): \(reason)", url: url)
     }

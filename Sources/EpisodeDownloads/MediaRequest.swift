@@ -84,6 +84,21 @@ public struct MediaResponse: Sendable, Equatable {
 
 /// A complete download: the file is on disk under its final name, fsynced.
 public struct DownloadedMedia: Sendable, Equatable {
+    /// Why a resume was given up and the file downloaded again from its first byte with one plain GET.
+    public enum Restart: Sendable, Equatable {
+        /// The 206 carried another validator than the partial file was started with (the file changed, and the
+        /// server ignored `If-Range`), or none.
+        case validatorChanged(was: String, now: String?)
+        /// The 206 did not start at the byte asked for.
+        case wrongStart(asked: Int64, got: Int64)
+        /// The 206's total length differs from the partial file's (or it gave none).
+        case totalChanged(was: Int64, now: Int64?)
+        /// The 206 came compressed: a range of the compressed bytes cannot continue the decoded ones.
+        case encodedRange(String)
+        /// The server answered 416: the partial file is as long as the file, or longer.
+        case rangeNotSatisfiable
+    }
+
     /// The final file (the request's destination).
     public var file: URL
     /// The URL the bytes came from, after redirects.
@@ -98,11 +113,17 @@ public struct DownloadedMedia: Sendable, Equatable {
     public var lastModified: String?
     /// The Content-Type the server sent.
     public var contentType: String?
+    /// The container the file's first bytes show, nil when none was recognised.
+    public var container: MediaContainer?
+    /// The `Content-Encoding` the body came in and was decoded from (gzip, deflate), nil for identity.
+    public var decodedFrom: String?
+    /// Why a resume was given up, when it was.
+    public var restarted: Restart?
 
     /// A result.
     public init(
         file: URL, finalURL: URL, byteCount: Int64, resumedFrom: Int64, etag: String?, lastModified: String?,
-        contentType: String?
+        contentType: String?, container: MediaContainer? = nil, decodedFrom: String? = nil, restarted: Restart? = nil
     ) {
         self.file = file
         self.finalURL = finalURL
@@ -111,38 +132,61 @@ public struct DownloadedMedia: Sendable, Equatable {
         self.etag = etag
         self.lastModified = lastModified
         self.contentType = contentType
+        self.container = container
+        self.decodedFrom = decodedFrom
+        self.restarted = restarted
     }
 }
 
-/// Limits for media downloads.
+/// Limits for media downloads: the same named limits as a feed fetch (``TransferLimits``), with values for media.
 public struct DownloadConfiguration: Sendable {
     /// The User-Agent header.
     public var userAgent: String
     /// Redirects followed before giving up (tracking prefixes chain several).
     public var maxRedirects: Int
-    /// Time allowed to connect.
+    /// Time allowed to look the host up, and to connect.
     public var connectTimeout: Duration
-    /// A download fails as stalled when no byte arrives for this long (the progress timeout).
+    /// A download fails when the server has not begun to answer a request within this long (connecting included).
+    public var firstByteTimeout: Duration
+    /// A download fails as stalled when no byte of the body arrives for this long.
     public var stallTimeout: Duration
-    /// A download fails when it takes longer than this altogether.
+    /// The slowest average rate accepted over each window of the body, so a server that trickles a byte now and then
+    /// (and so never stalls) still fails instead of holding a download slot for hours; nil for none. The default,
+    /// 4 000 bytes/s over 60 s, ends a one-byte-a-second trickle after a minute.
+    public var minimumRate: MinimumRate?
+    /// A download fails when it takes longer than this altogether: a last resort behind the others.
     public var totalTimeout: Duration
     /// Room left free beyond a file whose length is known.
     public var freeSpaceMargin: FreeSpace.Margin
-    /// The slowest average rate accepted over a window, so a server that trickles a byte now and then (and so never
-    /// stalls) still fails instead of holding a download slot for hours; nil for none.
-    public var minimumRate: MinimumRate? = MinimumRate(bytesPerSecond: 4_000, window: .seconds(60))
+    /// The largest decoded/encoded size ratio accepted when a server compresses media anyway (gzip, deflate).
+    public var decompressionRatioLimit: Int
+
+    /// The default minimum rate: 4 000 bytes/s over every 60 s.
+    public static let defaultMinimumRate = MinimumRate(bytesPerSecond: 4_000, window: .seconds(60))
 
     /// Limits; the defaults suit a podcast episode on a slow line.
     public init(
         userAgent: String = "podfresh", maxRedirects: Int = 10, connectTimeout: Duration = .seconds(15),
-        stallTimeout: Duration = .seconds(60), totalTimeout: Duration = .seconds(6 * 3600),
-        freeSpaceMargin: FreeSpace.Margin = .standard
+        firstByteTimeout: Duration = .seconds(30), stallTimeout: Duration = .seconds(60),
+        minimumRate: MinimumRate? = DownloadConfiguration.defaultMinimumRate,
+        totalTimeout: Duration = .seconds(6 * 3600), freeSpaceMargin: FreeSpace.Margin = .standard,
+        decompressionRatioLimit: Int = 100
     ) {
         self.userAgent = userAgent
         self.maxRedirects = maxRedirects
         self.connectTimeout = connectTimeout
+        self.firstByteTimeout = firstByteTimeout
         self.stallTimeout = stallTimeout
+        self.minimumRate = minimumRate
         self.totalTimeout = totalTimeout
         self.freeSpaceMargin = freeSpaceMargin
+        self.decompressionRatioLimit = decompressionRatioLimit
+    }
+
+    /// The limits a download runs under, each named in the error it causes.
+    public var limits: TransferLimits {
+        TransferLimits(
+            nameLookup: connectTimeout, connect: connectTimeout, firstByte: firstByteTimeout, stall: stallTimeout,
+            minimumRate: minimumRate, total: totalTimeout)
     }
 }

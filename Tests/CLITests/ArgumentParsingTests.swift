@@ -1,4 +1,7 @@
 import ArgumentParser
+import EpisodeDownloads
+import HTTPTransport
+import RefreshEngine
 import Testing
 
 @testable import podfresh
@@ -32,6 +35,9 @@ struct ArgumentParsingTests {
         ["download", "--jobs", "0"],
         ["download", "--latest", "0"],
         ["refresh", "--offline", "--download"],
+        ["download", "--min-rate", "fast"],
+        ["download", "--min-rate-window", "0s"],
+        ["download", "--first-byte-timeout", "0"],
     ])
     func aUsageErrorIsFoundWithoutRunningAndExits64(arguments: [String]) {
         do {
@@ -54,6 +60,16 @@ struct ArgumentParsingTests {
         #expect(add.backlog == 0)
         let move = try #require(try RootCommand.parseAsRoot(["move", "2", "--undo"]) as? RootCommand.Move)
         #expect(move.undo && move.url == nil && move.feed == "2")
+        let download = try #require(
+            try RootCommand.parseAsRoot([
+                "download", "--min-rate", "1.5KB/s", "--min-rate-window", "2m", "--first-byte-timeout", "10s",
+            ]) as? RootCommand.Download)
+        let limits = download.place.settings(jobs: 1, perHost: 1, firstByte: .seconds(10)).downloader.limits
+        #expect(limits.minimumRate?.bytesPerSecond == 1_500)
+        #expect(limits.minimumRate?.window == .seconds(120))
+        #expect(limits.firstByte == .seconds(10))
+        let off = try #require(try RootCommand.parseAsRoot(["download", "--min-rate", "0"]) as? RootCommand.Download)
+        #expect(off.place.settings(jobs: 1, perHost: 1, firstByte: .seconds(30)).downloader.minimumRate == nil)
     }
 
     @Test(arguments: ["9464", "127.0.0.1", "127.0.0.1:70000", "127.0.0.1:http", "::1:9464"])

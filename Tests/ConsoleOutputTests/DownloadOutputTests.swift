@@ -1,4 +1,5 @@
 import ConsoleOutput
+import EpisodeDownloads
 import FeedParsing
 import Foundation
 import RefreshEngine
@@ -86,6 +87,27 @@ struct DownloadOutputTests {
         #expect(
             err.text == "podfresh: Cast Red: Second: download failed: https://cdn.example/two.mp3: HTTP 404 Not Found\n"
         )
+    }
+
+    @Test(
+        "a failure that a limit or the disk caused names the option that changes it; the container is said",
+        arguments: [
+            ("too_slow", "(the limits are --min-rate and --min-rate-window)"),
+            ("stalled", "(the limit is --stall-timeout)"),
+            ("no_response", "(the limit is --first-byte-timeout)"),
+            ("disk_full", "(free some space, or download elsewhere with --dir or `podfresh set FEED --dir`)"),
+        ])
+    func failuresNameTheirOption(kind: String, remedy: String) {
+        let failed = DownloadOutcome(
+            target: target("two", title: "Second"),
+            result: .failed(DownloadFailure(kind: kind, message: "https://cdn.example/two.mp3: it went wrong")),
+            seconds: 1)
+        let done = DownloadOutcome(
+            target: target("one", title: "First Episode"), result: .completed(bytes: 10_000_000, resumedFrom: 0),
+            seconds: 10, container: .id3)
+        let (out, err) = render(.plain, [.downloadFailed(failed), .downloadCompleted(done)])
+        #expect(err.text.hasSuffix("it went wrong \(remedy)\n"), "\(err.text)")
+        #expect(out.text.contains("(10 MB, MP3 (ID3) in 10s)"), "\(out.text)")
     }
 
     @Test func plainLinesSayEachFileAndTheTotalsAndNoProgress() {

@@ -27,7 +27,9 @@ struct ParsedFeedJSONTests {
         let episode = try #require((object["episodes"] as? [[String: Any]])?.first)
         #expect(
             episode.keys.sorted() == [
-                "alternate_enclosures", "chapters", "description", "duration", "enclosures", "episode", "episode_type",
+                "alternate_enclosures", "chapters", "chosen_enclosure", "description", "duration", "enclosures",
+                "episode",
+                "episode_type",
                 "explicit",
                 "guid", "id", "image", "license", "link", "locations", "persons", "published", "season",
                 "simple_chapters",
@@ -62,5 +64,23 @@ struct ParsedFeedJSONTests {
         let document = feed.jsonDocument()
         #expect(document.range(of: "\"next_page\"")!.lowerBound < document.range(of: "\"medium\"")!.lowerBound)
         #expect(document.range(of: "\"persons\"")!.lowerBound < document.range(of: "\"simple_chapters\"")!.lowerBound)
+    }
+
+    @Test func theChosenEnclosureSaysWhichWhereAndWhy() throws {
+        let feed = try FeedParser.parse(try Self.fixture("enclosure-choice.xml"))
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(feed.jsonDocument().utf8)) as? [String: Any])
+        let episodes = try #require(object["episodes"] as? [[String: Any]])
+        let first = try #require(episodes.first?["chosen_enclosure"] as? [String: Any])
+        #expect(first["url"] as? String == "https://cdn.example.com/1.mp3")
+        #expect(first["from"] as? String == "enclosures[1]")
+        #expect(first["kind"] as? String == "audio")
+        #expect(first["why"] as? String == "the first audio file (by its type audio/mpeg)")
+        let passed = try #require((first["passed_over"] as? [[String: Any]])?.first)
+        #expect(passed["url"] as? String == "https://cdn.example.com/1.mp4")
+        #expect(passed["why"] as? String == "audio is preferred to video, and either to a file of unknown kind")
+        let alternate = try #require(episodes[4]["chosen_enclosure"] as? [String: Any])
+        #expect(alternate["from"] as? String == "alternate_enclosures[0].sources[0]")
+        #expect(episodes[5]["chosen_enclosure"] is NSNull, "an image is never the episode")
     }
 }

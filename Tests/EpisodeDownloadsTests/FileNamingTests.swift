@@ -133,18 +133,24 @@ struct FreeSpaceTests {
         }
         do {
             try FreeSpace.check(needed: 2_000_000_000, available: 2_080_000_000, directory: directory)
-            Issue.record("2 GB fitted into 2.08 GB with a 5% margin")
+            Issue.record("2 GB fitted into 2.08 GB with a 100 MB margin")
         } catch {
             #expect(error.kind == .notEnoughSpace)
             #expect(error.message.contains("needs 2 GB"), "\(error.message)")
             #expect(error.message.contains("2.1 GB free"), "\(error.message)")
             #expect(error.message.contains("/srv/podcasts"))
         }
-        // The margin: 100 MB at least, even for a small file.
-        #expect(FreeSpace.Margin.standard.bytes(for: 1_000) == 100_000_000)
-        #expect(FreeSpace.Margin.standard.bytes(for: 10_000_000_000) == 500_000_000)
+        // The margin scales with the file: 10%, at least 1 MiB, at most 100 MB.
+        #expect(FreeSpace.Margin.standard.bytes(for: 1_000) == 1 << 20)
+        #expect(FreeSpace.Margin.standard.bytes(for: 50_000_000) == 5_000_000)
+        #expect(FreeSpace.Margin.standard.bytes(for: 10_000_000_000) == 100_000_000)
+        // A 1 MiB episode fits on a disk with 20 MiB free (the fixed 100 MB margin refused it)…
+        #expect(throws: Never.self) {
+            try FreeSpace.check(needed: 1 << 20, available: 20 << 20, directory: directory)
+        }
+        // …but not where it would leave less than its margin.
         #expect(throws: DownloadError.self) {
-            try FreeSpace.check(needed: 10_000_000, available: 100_000_000, directory: directory)
+            try FreeSpace.check(needed: 1 << 20, available: (2 << 20) - 1, directory: directory)
         }
         #expect(throws: Never.self) {
             try FreeSpace.check(needed: 0, available: 0, directory: directory)

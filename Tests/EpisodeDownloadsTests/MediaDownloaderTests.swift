@@ -301,8 +301,9 @@ struct MediaDownloaderTests {
                 _ = try await downloader.download(
                     MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
             }
-            #expect(error?.kind == .stalled, "\(error?.message ?? "")")
-            #expect(error?.message.contains("too slow: under 5000 bytes/s") == true, "\(error?.message ?? "")")
+            #expect(error?.kind == .tooSlow, "\(error?.message ?? "")")
+            #expect(error?.detail == .limit(.minimumRate))
+            #expect(error?.message.contains("too slow: under the minimum rate of") == true, "\(error?.message ?? "")")
             #expect(started.duration(to: .now) < .seconds(4))
             #expect(!exists(destination))
             #expect(exists(URL(fileURLWithPath: destination.path + ".part")))
@@ -415,13 +416,15 @@ struct MediaDownloaderTests {
             server.setRoute(
                 "/big.mp3",
                 TestResponse(
-                    headers: [("Content-Type", "audio/mpeg")], fault: .huge(bytes: size), compressible: false))
+                    headers: [("Content-Type", "audio/mpeg")], body: Array("ID3".utf8) + mediaBytes(1_000),
+                    fault: .huge(bytes: size), compressible: false))
             let destination = directory.appendingPathComponent("big.mp3")
             let log = ProgressLog(destination: destination)
             let media = try await downloader.download(
                 MediaRequest(url: server.url("/big.mp3"), destination: destination, announcedType: "audio/mpeg"),
                 progress: log.record)
             #expect(media.byteCount == Int64(size))
+            #expect(media.container == .id3)
             #expect(MediaDownloaderTests.size(of: destination) == Int64(size))
             let reports = log.reports
             // Each report is one chunk, written before the next is read: the largest is what memory ever held.

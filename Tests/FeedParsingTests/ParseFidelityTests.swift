@@ -423,3 +423,83 @@ struct ParseFidelityLimitTests {
         #expect(feed.warnings.filter { $0.message.contains("the channel has more than 100") }.count == 1)
     }
 }
+
+/// Issue #21 item 6: among `<enclosure>`, `media:content`, `media:group` and `podcast:alternateEnclosure`, the
+/// audio file (else the video) is chosen by type, as podcast apps do, never an image.
+struct EnclosureChoiceTests {
+    @Test func theAudioFileIsChosenByTypeNeverAnImage() throws {
+        let feed = try FeedParser.parse(try TestFiles.fixture("enclosure-choice.xml"))
+        let chosen = feed.episodes.map { $0.chosenEnclosure?.enclosure.urlString }
+        #expect(
+            chosen == [
+                "https://cdn.example.com/1.mp3", "https://cdn.example.com/2.m4a", "https://cdn.example.com/3.webm",
+                "https://cdn.example.com/4.opus?token=abc", "https://mirror.example.com/5.mp3", nil,
+                "https://cdn.example.com/download?id=7", "https://cdn.example.com/8.mp3",
+            ])
+        let choices = feed.episodes.map(\.chosenEnclosure)
+        #expect(choices[0]?.origin == .enclosure(1))
+        #expect(choices[0]?.kind == .audio && choices[0]?.evidence == .type)
+        #expect(choices[0]?.passedOver.map(\.loss) == [.lowerKind])
+        #expect(choices[2]?.kind == .video)
+        #expect(choices[2]?.passedOver.map(\.loss) == [.image])
+        #expect(choices[3]?.evidence == .fileExtension)
+        #expect(choices[3]?.passedOver.map(\.kind) == [.document])
+        // The ipfs:// source (and the ftp:// enclosure below) never reach the list: only http(s) ones do.
+        #expect(choices[4]?.origin == .alternate(index: 0, source: 0))
+        #expect(choices[4]?.enclosure.type == "audio/mpeg" && choices[4]?.enclosure.length == 2000)
+        #expect(choices[4]?.passedOver.map(\.loss) == [.lowerKind])
+        #expect(choices[6]?.kind == .unknown && choices[6]?.evidence == .nothing)
+        #expect(choices[7]?.passedOver.map(\.loss) == [.later])
+    }
+
+    @Test func theEarlierFixturesFirstVideoMediaContentNoLongerWins() throws {
+        let feed = try FeedParser.parse(try TestFiles.fixture("enclosures-and-media-content.xml"))
+        let choice = try #require(feed.episodes.first?.chosenEnclosure)
+        #expect(choice.enclosure.urlString == "https://cdn.example.com/1.mp3")
+        #expect(choice.origin == .enclosure(1))
+        // The identity key is unchanged: the first <enclosure>.
+        #expect(feed.episodes.first?.id == "https://cdn.example.com/1.mp3")
+    }
+}
+
+/// Issue #21 item 8: the fidelity leftovers against gPodder's podcastparser.
+struct FidelityLeftoverTests {
+    @Test func categoryPathsHaveNoStraySeparators() throws {
+        let feed = try parse(
+            """
+            <rss xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>C</title>
+            <itunes:category text="Society &amp; Culture"><itunes:category text=""/></itunes:category>
+            <itunes:category text="  "><itunes:category text="History"/></itunes:category>
+            <itunes:category text="Arts/"><itunes:category text=" Design "/></itunes:category>
+            <category>Technology / Podcasting</category><category>News/</category><category>/</category>
+            </channel></rss>
+            """)
+        #expect(feed.categories == ["Society & Culture", "History", "Arts/Design", "Technology/Podcasting", "News"])
+    }
+
+    @Test func showNotesPreferContentEncodedWhereverItStands() throws {
+        let feed = try parse(
+            """
+            <rss xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>N</title>
+            <item><guid>1</guid><description>short</description><content:encoded><![CDATA[<p>long</p>]]></content:encoded></item>
+            <item><guid>2</guid><content:encoded><![CDATA[<p>long 2</p>]]></content:encoded><description>short 2</description></item>
+            <item><guid>3</guid><itunes:summary>summary 3</itunes:summary><description>short 3</description></item>
+            </channel></rss>
+            """)
+        #expect(feed.episodes.map(\.description) == ["<p>long</p>", "<p>long 2</p>", "short 3"])
+    }
+
+    @Test func aPermalinkGuidIsTheLinkOnlyWhenThereIsNoneAndItIsAPermalink() throws {
+        let feed = try parse(
+            """
+            <rss><channel><title>G</title>
+            <item><guid>https://ex.com/1</guid></item>
+            <item><guid isPermaLink="false">https://ex.com/2</guid></item>
+            <item><guid>https://ex.com/3</guid><link>https://ex.com/page3</link></item>
+            <item><guid>https://ex.com/4</guid><link>  </link></item>
+            </channel></rss>
+            """)
+        #expect(
+            feed.episodes.map(\.linkString) == ["https://ex.com/1", nil, "https://ex.com/page3", "https://ex.com/4"])
+    }
+}

@@ -59,7 +59,7 @@ extension TestHTTPServer {
     }
 
     /// The N of `bytes=N-` (or `bytes=N-M`).
-    static func rangeStart(_ value: String) -> Int? {
+    public static func rangeStart(_ value: String) -> Int? {
         guard value.hasPrefix("bytes=") else { return nil }
         let spec = value.dropFirst("bytes=".count)
         guard let dash = spec.firstIndex(of: "-") else { return nil }

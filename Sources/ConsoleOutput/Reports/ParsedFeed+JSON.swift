@@ -194,6 +194,65 @@ extension ParsedEpisode {
             ("locations", .array(locations.map(ParsedFeed.json))),
             ("txt", .array(txt.map(ParsedFeed.json))),
             ("value", .array(value.map(ParsedFeed.json))),
+            ("chosen_enclosure", chosenEnclosure.map(EnclosureChoiceJSON.value) ?? .null),
         ])
+    }
+}
+
+/// `chosen_enclosure` in `parse --json`: which media file is downloaded, where it is in the episode, and why it won.
+enum EnclosureChoiceJSON {
+    static func value(_ choice: EnclosureChoice) -> JSONValue {
+        .object([
+            ("url", .string(choice.enclosure.urlString)), ("type", .string(choice.enclosure.type)),
+            ("length", choice.enclosure.length.map { .int(Int($0)) } ?? .null),
+            ("from", .string(place(choice.origin))), ("kind", .string(choice.kind.rawValue)),
+            ("why", .string(why(choice))),
+            (
+                "passed_over",
+                .array(
+                    choice.passedOver.map {
+                        .object([
+                            ("url", .string($0.urlString)), ("from", .string(place($0.origin))),
+                            ("kind", .string($0.kind.rawValue)), ("why", .string(loss($0))),
+                        ])
+                    })
+            ),
+        ])
+    }
+
+    /// `enclosures[1]`, `alternate_enclosures[0].sources[1]`: the path to the candidate in this same document.
+    static func place(_ origin: EnclosureChoice.Origin) -> String {
+        switch origin {
+        case .enclosure(let index): "enclosures[\(index)]"
+        case .alternate(let index, let source): "alternate_enclosures[\(index)].sources[\(source)]"
+        }
+    }
+
+    /// Why the winner won: "the first audio file (by its type audio/mpeg)".
+    static func why(_ choice: EnclosureChoice) -> String {
+        let evidence: String
+        switch choice.evidence {
+        case .type: evidence = "by its type \(choice.enclosure.type ?? "")"
+        case .fileExtension: evidence = "by its file extension"
+        case .nothing: evidence = "neither its type nor its extension says what it is"
+        }
+        let what: String
+        switch choice.kind {
+        case .audio: what = "the first audio file"
+        case .video: what = "the first video file (no audio file)"
+        default: what = "the first file that may be media (no audio or video file)"
+        }
+        let others = choice.passedOver.isEmpty ? ", the only candidate" : ""
+        return "\(what) (\(evidence))\(others)"
+    }
+
+    static func loss(_ passed: EnclosureChoice.PassedOver) -> String {
+        switch passed.loss {
+        case .image: "an image is never the episode"
+        case .document: "a document is never the episode"
+        case .notHTTP: "not an http(s) URL"
+        case .later: "an earlier \(passed.kind.rawValue) file won"
+        case .lowerKind: "audio is preferred to video, and either to a file of unknown kind"
+        }
     }
 }

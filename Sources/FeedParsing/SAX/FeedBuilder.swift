@@ -52,8 +52,17 @@ struct ChannelBuilder {
     var hiveAccounts: [String] = []
 
     mutating func addCategory(_ category: String) {
-        guard !category.isEmpty, !categories.contains(category) else { return }
-        categories.append(category)
+        let path = Self.categoryPath(category)
+        guard !path.isEmpty, !categories.contains(path) else { return }
+        categories.append(path)
+    }
+
+    /// A category path without stray separators: `Arts/` + `Design` written as `Arts//Design`, `News/` or
+    /// `Technology / Podcasting` become `Arts/Design`, `News` and `Technology/Podcasting`.
+    static func categoryPath(_ text: String) -> String {
+        guard text.contains("/") else { return text }
+        return text.split(separator: "/").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            .joined(separator: "/")
     }
 }
 

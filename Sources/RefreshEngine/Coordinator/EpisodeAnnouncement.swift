@@ -17,7 +17,7 @@ public struct EpisodeAnnouncement: Sendable, Hashable {
     public var published: Date?
     /// Seconds.
     public var duration: Double?
-    /// The first enclosure (the media file), if any.
+    /// The media file (``ParsedEpisode/chosenEnclosure``: the audio, else video, one), else the first enclosure.
     public var enclosure: Enclosure?
 
     /// The announcement of `episode` of subscription `feedID`.
@@ -30,6 +30,6 @@ public struct EpisodeAnnouncement: Sendable, Hashable {
         self.link = episode.link
         self.published = episode.published
         self.duration = episode.duration
-        self.enclosure = episode.enclosures.first
+        self.enclosure = episode.chosenEnclosure?.enclosure ?? episode.enclosures.first
     }
 }

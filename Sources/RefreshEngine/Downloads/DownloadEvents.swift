@@ -1,3 +1,4 @@
+public import EpisodeDownloads
 public import Foundation
 
 /// One episode's media file being downloaded: enough to name it in progress lines and events.
@@ -111,11 +112,14 @@ public struct DownloadOutcome: Sendable, Hashable {
     public var result: Result
     /// How long the transfer took.
     public var seconds: Double
+    /// The audio or video container a complete file's first bytes showed; nil when none was recognised.
+    public var container: MediaContainer?
 
-    public init(target: DownloadTarget, result: Result, seconds: Double) {
+    public init(target: DownloadTarget, result: Result, seconds: Double, container: MediaContainer? = nil) {
         self.target = target
         self.result = result
         self.seconds = seconds
+        self.container = container
     }
 
     /// The failure, if the download failed.

@@ -11,8 +11,9 @@ import Glibc
 import Musl
 #endif
 
-/// Downloads episodes' first enclosures beside whatever else runs (a refresh's fetches, or nothing), `jobs` at a
-/// time and at most `perHost` from one host, and keeps the store's download records true:
+/// Downloads episodes' media files (``EpisodeDownloadQueue/enclosure(of:)``) beside whatever else runs (a refresh's
+/// fetches, or nothing), `jobs` at a time and at most `perHost` from one host, and keeps the store's download records
+/// true:
 /// - a download is recorded as started (with its `.part` path) before its first request, and its validators as soon
 ///   as the server answers, so a crash at any moment leaves a `.part` the next run resumes, never a file marked
 ///   downloaded that is not complete;
@@ -258,12 +259,10 @@ public final class EpisodeDownloadQueue: Sendable {
         }
     }
 
-    /// The enclosure downloaded for an episode: its first (in document order, as its identity key takes it), when it
-    /// is an http(s) URL.
+    /// The enclosure downloaded for an episode: the audio (else video) file a podcast app would play, never an
+    /// image (``EnclosureChoice``); always an http(s) URL.
     public static func enclosure(of episode: ParsedEpisode) -> Enclosure? {
-        guard let first = episode.enclosures.first else { return nil }
-        let scheme = first.url.scheme?.lowercased()
-        return scheme == "http" || scheme == "https" ? first : nil
+        episode.chosenEnclosure?.enclosure
     }
 
     /// Queues `episodes` of `subscription`; each starts when a slot is free. With `--exec`, the hook runs after each
@@ -456,7 +455,7 @@ public final class EpisodeDownloadQueue: Sendable {
                         lastModified: media.lastModified, downloadedAt: now()))
                 let outcome = DownloadOutcome(
                     target: target, result: .completed(bytes: media.byteCount, resumedFrom: media.resumedFrom),
-                    seconds: seconds())
+                    seconds: seconds(), container: media.container)
                 state.withLock { $0.outcomes.append(outcome) }
                 publish(.downloadCompleted(outcome))
                 if var hook = job.hook {
@@ -629,6 +628,11 @@ public final class EpisodeDownloadQueue: Sendable {
             case .unsupportedScheme: return "unsupported_scheme"
             case .httpStatus: return "http_status"
             case .notMedia: return "not_media"
+            case .emptyBody: return "empty_body"
+            case .unsupportedEncoding: return "unsupported_encoding"
+            case .noResponse: return "no_response"
+            case .tooSlow: return "too_slow"
+            case .diskFull: return "disk_full"
             case .shortBody: return "short_body"
             case .tooManyRedirects: return "too_many_redirects"
             case .stalled: return "stalled"

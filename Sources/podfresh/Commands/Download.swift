@@ -10,7 +10,8 @@ extension RootCommand {
         static let configuration = CommandConfiguration(
             abstract: "Download episodes' media files: every file complete or absent, resumable, kept tidy.",
             discussion: """
-                Downloads the first enclosure of each episode not downloaded yet, newest first: the newest N of \
+                Downloads the media file (its audio, else video, enclosure) of each episode not downloaded yet, \
+                newest first: the newest N of \
                 each feed (--latest; default the feed's `--keep N`; every episode of a feed whose downloads are on \
                 and that keeps all, the default; else 1), without FEED of every feed whose downloads are on \
                 (`podfresh set FEED --download on`). A file is written to NAME.part, synced and renamed only when \
@@ -47,6 +48,12 @@ extension RootCommand {
         @Option(help: "The most files downloaded at the same time (1–16).")
         var jobs: Int = 3
 
+        @Option(
+            help: ArgumentHelp(
+                "Give up on a server that has not begun to answer a request within this long (connecting included).",
+                valueName: "duration"))
+        var firstByteTimeout = DurationArgument("30s")
+
         @Option(help: "The most files downloaded at the same time from one host (1–16).")
         var perHost: Int = 2
 
@@ -75,6 +82,9 @@ extension RootCommand {
                 throw ValidationError("Please give a --per-host between 1 and 16.")
             }
             if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
+            guard firstByteTimeout.seconds >= 0.1 else {
+                throw ValidationError("Please give a --first-byte-timeout of at least 100ms, such as 30s.")
+            }
         }
 
         func run() async throws {
@@ -114,7 +124,7 @@ extension RootCommand {
                 renderer.attach(to: updates)
                 let coordinator = DataFetchCoordinator()
                 updates.attach(to: coordinator)
-                let settings = place.settings(jobs: jobs, perHost: perHost)
+                let settings = place.settings(jobs: jobs, perHost: perHost, firstByte: firstByteTimeout.duration)
                 let store = store.repositories
                 let (latest, again, retry) = (self.latest, self.again, self.retry)
                 let service = StoppableWork(

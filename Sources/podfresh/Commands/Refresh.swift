@@ -77,7 +77,8 @@ extension RootCommand {
             let status = try await withRefreshEnvironment(
                 global, fetch: fetch, schedule: schedule, output: mode, hook: exec,
                 hookTimeout: hookTimeout.execTimeout.duration,
-                lease: fleet.lease.duration, downloads: downloading.settings(perHost: fetch.perHost)
+                lease: fleet.lease.duration,
+                downloads: downloading.settings(perHost: fetch.perHost, firstByte: fetch.firstByteTimeout.duration)
             ) { environment in
                 var feedIDs: [Int64]?
                 if !feeds.isEmpty {

@@ -74,7 +74,8 @@ extension RootCommand {
             try await withRefreshEnvironment(
                 global, fetch: fetch, schedule: schedule, output: mode, hook: exec,
                 hookTimeout: hookTimeout.execTimeout.duration,
-                lease: fleet.lease.duration, downloads: downloading.settings(perHost: fetch.perHost)
+                lease: fleet.lease.duration,
+                downloads: downloading.settings(perHost: fetch.perHost, firstByte: fetch.firstByteTimeout.duration)
             ) { environment in
                 environment.updates.attach(to: environment.coordinator)
                 let service = WatchService(
