@@ -93,7 +93,7 @@ struct DownloadIntegrityCommandTests {
                 return TestResponse(headers: headers, body: versionTwo, compressible: false)
             }
             server.serveMedia("/m/trickle.mp3", trickled)
-            let second = try await podfresh.run(["download", "Odd", "--latest", "6", "--json"])
+            let second = try await podfresh.run(["download", "Odd", "--latest", "6", "--retry", "--json"])
             #expect(second.status == 1, "the empty and the JSON episode still fail: \(second.stderr)")
             Self.expectOnlyCompleteEpisodes(in: folder, complete: complete)
             #expect(
