@@ -118,7 +118,7 @@ struct WatchCommandTests {
         let podfresh = try Podfresh()
         try await withTestHTTPServer { server in
             defer { podfresh.cleanUp() }
-            let (process, stderr) = try await watchWithAFetchInFlight(podfresh, server, delay: .milliseconds(1500))
+            let (process, stderr) = try await watchWithAFetchInFlight(podfresh, server, delay: .seconds(4))
             defer { if process.isRunning { process.terminate() } }
 
             process.terminate()  // SIGTERM while the feed is being fetched
