@@ -26,6 +26,13 @@ final class Statistics: Sendable {
         var statuses: [String: Int] = [:]
         /// Body bytes sent.
         var bodyBytes = 0
+        /// Request-seconds: the time-integral of the requests in flight (6 requests for 2 s count 12).
+        var requestSeconds = 0.0
+        /// Seconds since the counters began (or were reset) when the first request arrived and the last one ended.
+        var firstRequestAt: Double?
+        var lastFinishedAt: Double?
+        /// When ``inFlight`` last changed, for ``requestSeconds``.
+        var lastChange: Double?
     }
 
     /// What the DNS server saw for one name.
@@ -110,6 +117,10 @@ final class Statistics: Sendable {
             var h = s.hosts[host, default: .init()]
             h.requests += 1
             if h2 { h.h2Requests += 1 }
+            let now = s.since.duration(to: .now).seconds
+            h.requestSeconds += Double(h.inFlight) * (now - (h.lastChange ?? now))
+            h.lastChange = now
+            if h.firstRequestAt == nil { h.firstRequestAt = now }
             h.inFlight += 1
             h.maxInFlight = max(h.maxInFlight, h.inFlight)
             s.hosts[host] = h
@@ -121,6 +132,10 @@ final class Statistics: Sendable {
     func requestFinished(host: String, path: String, status: Int?, bodyBytes: Int) {
         state.withLock { s in
             var h = s.hosts[host, default: .init()]
+            let now = s.since.duration(to: .now).seconds
+            h.requestSeconds += Double(h.inFlight) * (now - (h.lastChange ?? now))
+            h.lastChange = now
+            h.lastFinishedAt = now
             h.inFlight -= 1
             h.bodyBytes += bodyBytes
             let key = status.map(String.init) ?? "abandoned"
@@ -181,6 +196,7 @@ final class Statistics: Sendable {
                 fresh.maxOpenConnections = h.openConnections
                 fresh.inFlight = h.inFlight
                 fresh.maxInFlight = h.inFlight
+                fresh.lastChange = h.inFlight > 0 ? 0 : nil
                 s.hosts[key] = fresh
             }
             for (key, n) in s.names {
@@ -223,5 +239,13 @@ final class Statistics: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         return (try? encoder.encode(snapshot())) ?? Data("{}".utf8)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a Double.
+    fileprivate var seconds: Double {
+        let (whole, fraction) = components
+        return Double(whole) + Double(fraction) / 1e18
     }
 }

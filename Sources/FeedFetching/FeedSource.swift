@@ -10,12 +10,19 @@ public struct FeedRequest: Sendable, Hashable {
     public var lastModified: String?
     /// False for a forced fetch: no validators are sent.
     public var conditional: Bool
+    /// False when nothing else will be asked of this host soon: the server is asked to close the connection after
+    /// its answer (`Connection: close`), so neither side keeps it open, idle, with its buffers.
+    public var reusesConnection: Bool
 
-    public init(url: URL, etag: String? = nil, lastModified: String? = nil, conditional: Bool = true) {
+    public init(
+        url: URL, etag: String? = nil, lastModified: String? = nil, conditional: Bool = true,
+        reusesConnection: Bool = true
+    ) {
         self.url = url
         self.etag = etag
         self.lastModified = lastModified
         self.conditional = conditional
+        self.reusesConnection = reusesConnection
     }
 }
 

@@ -109,6 +109,7 @@ public struct HTTPFeedSource: FeedSource {
             name: "Accept",
             value: "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8")
         httpRequest.headers.add(name: "Accept-Encoding", value: "gzip, deflate")
+        if !request.reusesConnection { httpRequest.headers.add(name: "Connection", value: "close") }
         let sentValidators = request.conditional && (request.etag != nil || request.lastModified != nil)
         if request.conditional {
             if let etag = request.etag { httpRequest.headers.add(name: "If-None-Match", value: etag) }

@@ -96,6 +96,25 @@ struct HTTPFeedSourceTests {
         }
     }
 
+    @Test func aRequestThatReusesNoConnectionAsksTheServerToCloseItAndTheConnectionEnds() async throws {
+        try await withSource { source, server in
+            server.serveFeed("/f.xml", "<rss/>")
+            _ = try await source.fetch(FeedRequest(url: server.url("/f.xml"))) { _ in Collect() }
+            _ = try await source.fetch(FeedRequest(url: server.url("/f.xml"), reusesConnection: false)) { _ in
+                Collect()
+            }
+            let requests = server.requests
+            try #require(requests.count == 2)
+            #expect(requests[0].headers["connection"] == nil, "the first request keeps its connection for the next")
+            #expect(requests[1].headers["connection"] == "close")
+            #expect(server.openedConnections == 1, "the second request went over the first one's connection")
+            // Neither side holds the connection open after the answer to the last request.
+            let deadline = Date().addingTimeInterval(3)
+            while server.closedConnections == 0 && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(server.closedConnections == 1)
+        }
+    }
+
     @Test func a304ToAnUnconditionalRequestIsAnError() async throws {
         try await withSource { source, server in
             server.setRoute("/f.xml", TestResponse(status: 304))

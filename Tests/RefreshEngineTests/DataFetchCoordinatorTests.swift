@@ -279,6 +279,54 @@ struct DataFetchCoordinatorTests {
         #expect(state.claimNext(from: &pending, globalLimit: 10, perHost: 2)?.host == "small.example")
     }
 
+    @Test
+    func aFeedClaimedWhenNoOtherFeedOfItsHostWaitsIsTheLastOfItsHost() {
+        var state = DataFetchCoordinator.State()
+        var pending =
+            (1...3).map { FeedTarget(id: Int64($0), url: URL(string: "http://big.example/\($0)")!) }
+            + [FeedTarget(id: 4, url: URL(string: "http://small.example/4")!)]
+        var claimed: [Int64] = []
+        while let feed = state.claimNext(from: &pending, globalLimit: 10, perHost: 2) { claimed.append(feed.id) }
+        #expect(claimed == [1, 2, 4], "two of the big host's feeds, then the small host's one")
+        #expect(!state.lastOfHost.contains(1) && !state.lastOfHost.contains(2), "feed 3 still waits for big.example")
+        #expect(state.lastOfHost.contains(4), "nothing else waits for small.example")
+        state.release(id: 1)
+        #expect(state.claimNext(from: &pending, globalLimit: 10, perHost: 2)?.id == 3)
+        #expect(state.lastOfHost.contains(3), "the big host's last waiting feed, although feed 2 still runs")
+        for id: Int64 in [2, 3, 4] { state.release(id: id) }
+        #expect(state.lastOfHost.isEmpty)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aBatchTellsEachFetchWhetherItIsTheLastOfItsHostButAClaimingBatchNeverDoes() async {
+        let feeds =
+            (1...2).map { FeedTarget(id: Int64($0), url: URL(string: "http://one.example/\($0)")!) }
+            + [FeedTarget(id: 3, url: URL(string: "http://two.example/3")!)]
+        let seen = Mutex<[Int64: Bool]>([:])
+        _ = await DataFetchCoordinator(maxConcurrent: 1, maxPerHost: 1).run(feeds, admitting: nil) { feed, slot in
+            seen.withLock { $0[feed.id] = slot.isLastOfHost }
+            return RefreshOutcome(feed: feed, result: .notModified)
+        }
+        #expect(seen.withLock { $0 } == [1: false, 2: true, 3: true])
+
+        // A worker of a fleet may be handed more of a host's feeds by a later claim.
+        let handedOut = Mutex(false)
+        let claimed = Mutex<[Int64: Bool]>([:])
+        _ = await DataFetchCoordinator(maxConcurrent: 1, maxPerHost: 1).run(
+            claimingWith: { _ in
+                handedOut.withLock { done in
+                    if done { return .exhausted }
+                    done = true
+                    return .feeds([feeds[2]])
+                }
+            },
+            operation: { feed, slot in
+                claimed.withLock { $0[feed.id] = slot.isLastOfHost }
+                return RefreshOutcome(feed: feed, result: .notModified)
+            })
+        #expect(claimed.withLock { $0 } == [3: false])
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aBatchWhoseHostSlotIsGivenBackEarlyStartsTheHostsNextFeedWhileTheFirstIsStillRunning() async {
         let coordinator = DataFetchCoordinator(maxConcurrent: 4, maxPerHost: 1)

@@ -106,6 +106,18 @@ struct EpisodeUpdateServiceTests {
         }
     }
 
+    @Test func theLastFetchOfAHostInARunAsksTheServerToCloseTheConnection() async throws {
+        try await EngineHarness.with(perHost: 1) { h in
+            for name in ["a", "b", "c"] { h.server.serveFeed("/\(name).xml", rss(items: [name])) }
+            for name in ["a", "b", "c"] { _ = try await h.subscribe("/\(name).xml") }
+
+            _ = try await h.service.refresh(policy: .all)
+            let asked = h.server.requests.map { $0.headers["connection"] }
+            // One host, one feed at a time: the first two leave the connection for the next, the last closes it.
+            #expect(asked == [nil, nil, "close"])
+        }
+    }
+
     @Test func aRunWithNothingDueSaysWhenTheFirstFeedIsDueNext() async throws {
         try await EngineHarness.with { h in
             // Given no subscription, nothing is due and nothing is said about when.

@@ -79,6 +79,8 @@ public final class DataFetchCoordinator: @unchecked Sendable {
         var hostReleased: Set<Int64> = []
         /// For each running feed, its host's work left (feeds waiting and running) when it was claimed.
         var hostWorkLeft: [Int64: Int] = [:]
+        /// Running feeds that were the last of their host's waiting feeds when claimed.
+        var lastOfHost: Set<Int64> = []
 
         /// Claims a pending feed of the host with the most work left (feeds waiting and running) among those with
         /// room, the first of that host in the pending order; nil when none can start now. The busiest host's queue
@@ -104,6 +106,8 @@ public final class DataFetchCoordinator: @unchecked Sendable {
             guard let index = chosen else { return nil }
             if busiestOnly, most < left.values.max() ?? 0 { return nil }
             let feed = pending.remove(at: index)
+            let othersWaiting = most - runningPerHost[feed.host, default: 0] - 1
+            if othersWaiting == 0 { lastOfHost.insert(feed.id) }
             running[feed.id] = feed
             runningPerHost[feed.host, default: 0] += 1
             hostWorkLeft[feed.id] = most
@@ -117,6 +121,7 @@ public final class DataFetchCoordinator: @unchecked Sendable {
             active.remove(id)
             guard let claimed = running.removeValue(forKey: id) else { return }
             hostWorkLeft[id] = nil
+            lastOfHost.remove(id)
             if hostReleased.remove(id) == nil { releaseHostSlot(of: claimed) }
         }
 
@@ -281,9 +286,11 @@ public final class DataFetchCoordinator: @unchecked Sendable {
                         progress.running = Array(state.running.values).sorted { $0.id < $1.id }
                         publishLocked(.fetchStarted(feed))
                         publishLocked(.batchProgress(progress))
+                        // A batch of known feeds knows when a host has nothing more waiting; a batch that claims
+                        // from a shared store may be handed more of the host's feeds later.
                         return FetchSlot(
                             feed: feed, coordinator: self, hostWorkLeft: state.hostWorkLeft[feed.id] ?? 1,
-                            wake: signalHostFreed)
+                            isLastOfHost: claim == nil && state.lastOfHost.contains(feed.id), wake: signalHostFreed)
                     }
                     guard let slot = next else { return }
                     let feed = slot.feed
@@ -419,6 +426,9 @@ public struct FetchSlot: Sendable {
     /// The feeds of this feed's host that were waiting or running when it was claimed, itself included: how long the
     /// host's queue was, which a refresh uses to let the busiest host's answers be processed first.
     public let hostWorkLeft: Int
+    /// True when no other feed of this feed's host waits in the batch: once this fetch is over, nothing in the run
+    /// will ask the host again, so its connection need not be kept open.
+    public let isLastOfHost: Bool
     let wake: AsyncStream<Void>.Continuation
 
     /// Gives the host's slot back while the feed keeps its place among the running: call it once the host has

@@ -445,7 +445,7 @@ public final class EpisodeUpdateService: Sendable {
                 lastUnconditionalAt: subscription.lastUnconditionalAt, now: now, policy: configuration.schedulePolicy)
         let request = FeedRequest(
             url: subscription.url, etag: subscription.etag, lastModified: subscription.lastModified,
-            conditional: !unconditional)
+            conditional: !unconditional, reusesConnection: !(slot?.isLastOfHost ?? false))
         // The first successful fetch of a subscription announces only its newest episodes; the rest is stored.
         let announceLimit = subscription.lastSuccessAt == nil ? max(0, subscription.backlog ?? 1) : nil
         // The feed holds a processing slot from its response head to the end of its merge.
