@@ -91,10 +91,12 @@ struct LeaseTests {
         try await Self.withFleetStore { store in
             let feed = try await store.addSubscription(
                 url: URL(string: "https://a.example/feed.xml")!, title: nil, at: Self.t0, backlog: nil)
+            // The lease is long enough for the next claim to come within it even on a loaded machine (with 700 ms it
+            // once did not, in a full parallel run on two cores).
             let slow = try #require(
-                try await store.claimFeeds(Self.request("slow", lease: .milliseconds(700))).claimed.first)
+                try await store.claimFeeds(Self.request("slow", lease: .seconds(2))).claimed.first)
             #expect(try await store.claimFeeds(Self.request("fast")).claimed.isEmpty, "held by the slow worker")
-            try await Task.sleep(for: .milliseconds(900))
+            try await Task.sleep(for: .milliseconds(2300))
             let fast = try #require(try await store.claimFeeds(Self.request("fast")).claimed.first)
             #expect(fast.lease.token != slow.lease.token)
 
