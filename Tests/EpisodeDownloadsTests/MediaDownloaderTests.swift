@@ -106,25 +106,6 @@ struct MediaDownloaderTests {
         }
     }
 
-    @Test("a Content-Range that starts elsewhere starts over without Range")
-    func otherRangeStartStartsOver() async throws {
-        try await withDownloadSetup { server, downloader, directory in
-            let body = mediaBytes(100_000)
-            server.serveMedia("/ep.mp3", body, ranges: .startAt(500))
-            let destination = directory.appendingPathComponent("ep.mp3")
-            try Data(body[..<40_000]).write(to: partFile(destination))
-            let media = try await downloader.download(
-                MediaRequest(url: server.url("/ep.mp3"), destination: destination, etag: "\"v1\""),
-                progress: { _ in })
-            #expect(media.resumedFrom == 0)
-            #expect(contents(destination) == body)
-            let requests = server.requests(to: "/ep.mp3")
-            #expect(requests.count == 2)
-            #expect(requests.first?.headers["range"] == "bytes=40000-")
-            #expect(requests.last?.headers["range"] == nil)
-        }
-    }
-
     @Test("a short body fails naming got/expected; no final file, the .part stays for a resume")
     func shortBody() async throws {
         try await withDownloadSetup { server, downloader, directory in
