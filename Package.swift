@@ -299,6 +299,8 @@ let package = Package(
                 "RefreshEngine", "Podping", "HTTPTransport",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // To read SQLite's own column list in the migration tests.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
         ),

@@ -112,35 +112,30 @@ public struct DownloadPlan: Sendable, Hashable {
             record.permanentError = error
             self.record = record
         case .retryNow:
-            record = current.map { record in
-                var record = record
-                record.retryAfter = nil
-                return record
-            }
+            record = Self.changing(current) { $0.retryAfter = nil }
         case .removedByRetention:
-            record = current.map { record in
-                var record = record
-                record.removedByRetention = true
-                return record
-            }
+            record = Self.changing(current) { $0.removedByRetention = true }
         case .deletedByUser:
-            record = current.map { record in
-                var record = record
-                record.deletedByUser = true
-                return record
-            }
+            record = Self.changing(current) { $0.deletedByUser = true }
         case .allowedAgain:
-            record = current.map { record in
-                var record = record
+            record = Self.changing(current) { record in
                 if record.deletedByUser || record.removedByRetention {
                     record.state = .inProgress
                     record.downloadedAt = nil
                 }
                 record.deletedByUser = false
                 record.removedByRetention = false
-                return record
             }
         }
+    }
+
+    /// The current record with `change` made to it; nil (nothing written) when there is none.
+    private static func changing(
+        _ current: DownloadRecord?, _ change: (inout DownloadRecord) -> Void
+    ) -> DownloadRecord? {
+        guard var record = current else { return nil }
+        change(&record)
+        return record
     }
 
     // MARK: - Selections

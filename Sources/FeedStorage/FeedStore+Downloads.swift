@@ -1,8 +1,9 @@
 public import FeedModels
-public import Foundation
+import Foundation
 import GRDB
 
-// Download settings and records on SQLite (see ``AsyncDownloadRepository``). Each method is one transaction.
+// Download settings and records on SQLite (see ``AsyncDownloadRepository``): the queries, and the one write every
+// change of a record goes through (``DownloadRecordStore``). Each method is one transaction.
 extension FeedStore {
     public func updateDownloadSettings(id: Int64, _ settings: DownloadSettings) async throws -> Subscription {
         try await write { db in
@@ -38,38 +39,6 @@ extension FeedStore {
         }
     }
 
-    @discardableResult
-    public func recordDownloadStarted(_ start: DownloadStart) async throws -> DownloadRecord {
-        try await change(start.subscriptionID, start.episodeKey, .started(start))
-            ?? Self.noDownload(start.subscriptionID, start.episodeKey)
-    }
-
-    @discardableResult
-    public func recordDownloadCompleted(_ completion: DownloadCompletion) async throws -> DownloadRecord {
-        try await change(completion.subscriptionID, completion.episodeKey, .completed(completion))
-            ?? Self.noDownload(completion.subscriptionID, completion.episodeKey)
-    }
-
-    @discardableResult
-    public func recordDownloadFailed(
-        subscriptionID: Int64, episodeKey: String, error: String, partialBytes: Int64?
-    ) async throws -> Bool {
-        try await change(subscriptionID, episodeKey, .failed(error: error, partialBytes: partialBytes)) != nil
-    }
-
-    public func recordPermanentFailure(
-        subscriptionID: Int64, episodeKey: String, error: String, partialBytes: Int64?, at: Date
-    ) async throws -> RecordedFailure? {
-        try await changeReporting(
-            subscriptionID, episodeKey, .failedPermanently(error: error, partialBytes: partialBytes, at: at)
-        ).map { RecordedFailure(record: $0.record, isRepeat: $0.plan.isRepeatedFailure) }
-    }
-
-    @discardableResult
-    public func allowRetryNow(subscriptionID: Int64, episodeKey: String) async throws -> Bool {
-        try await change(subscriptionID, episodeKey, .retryNow) != nil
-    }
-
     public func filesPastRetention(subscriptionID: Int64, keepNewest: Int) async throws -> [DownloadRecord] {
         try await read { db in
             let records = try Row.fetchAll(
@@ -84,21 +53,6 @@ extension FeedStore {
             ).map(Self.download(from:))
             return DownloadPlan.pastRetention(records, keepNewest: keepNewest)
         }
-    }
-
-    @discardableResult
-    public func markRemovedByRetention(subscriptionID: Int64, episodeKey: String) async throws -> Bool {
-        try await change(subscriptionID, episodeKey, .removedByRetention) != nil
-    }
-
-    @discardableResult
-    public func markDeletedByUser(subscriptionID: Int64, episodeKey: String) async throws -> Bool {
-        try await change(subscriptionID, episodeKey, .deletedByUser) != nil
-    }
-
-    @discardableResult
-    public func allowDownloadAgain(subscriptionID: Int64, episodeKey: String) async throws -> Bool {
-        try await change(subscriptionID, episodeKey, .allowedAgain) != nil
     }
 
     public func downloadUsage() async throws -> [Int64: DownloadUsage] {
@@ -129,26 +83,12 @@ extension FeedStore {
         }
     }
 
-    // MARK: - Helpers
+    // MARK: - The one write every change goes through (DownloadRecordStore)
 
-    /// Carries out the ``DownloadPlan`` for `change` in one transaction: reads the episode's record (and whether the
-    /// episode is stored), stores the planned record with every column, and returns it as stored; nil when the plan
-    /// writes nothing.
-    private func change(
-        _ subscriptionID: Int64, _ episodeKey: String, _ change: DownloadChange
-    ) async throws
-        -> DownloadRecord?
-    {
-        try await changeReporting(subscriptionID, episodeKey, change)?.record
-    }
-
-    /// ``change(_:_:_:)``, with the plan that was carried out.
-    private func changeReporting(
-        _ subscriptionID: Int64, _ episodeKey: String, _ change: DownloadChange
-    ) async throws
-        -> (record: DownloadRecord, plan: DownloadPlan)?
-    {
-        try await write { db -> (record: DownloadRecord, plan: DownloadPlan)? in
+    public func applyDownloadChange(
+        _ change: DownloadChange, subscriptionID: Int64, episodeKey: String
+    ) async throws -> AppliedDownloadChange? {
+        try await write { db -> AppliedDownloadChange? in
             let current = try Row.fetchOne(
                 db, sql: "SELECT * FROM download WHERE subscriptionId = ? AND episodeKey = ?",
                 arguments: [subscriptionID, episodeKey]
@@ -188,12 +128,8 @@ extension FeedStore {
             return try Row.fetchOne(
                 db, sql: "SELECT * FROM download WHERE subscriptionId = ? AND episodeKey = ?",
                 arguments: [subscriptionID, episodeKey]
-            ).map { (record: Self.download(from: $0), plan: plan) }
+            ).map { AppliedDownloadChange(record: Self.download(from: $0), plan: plan) }
         }
-    }
-
-    private static func noDownload(_ subscriptionID: Int64, _ key: String) throws -> DownloadRecord {
-        throw StoreError(kind: .notFound, message: "no download of \"\(key)\" in subscription \(subscriptionID)")
     }
 
     static func download(from row: Row) -> DownloadRecord {

@@ -18,7 +18,7 @@ import Glibc
 /// GRDB's own queues: every read and write runs there, and the calling task waits without holding a thread of Swift's
 /// cooperative pool.
 public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, AsyncRefreshRunRepository,
-    AsyncDownloadRepository, ExportableStore
+    DownloadRecordStore, ExportableStore
 {
     private let writer: any DatabaseWriter
     /// True for a store opened with ``openForReading(path:upgradingOlderSchema:)``: every write is refused before it reaches SQLite.

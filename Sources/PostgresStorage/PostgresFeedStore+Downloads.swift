@@ -1,10 +1,11 @@
 public import FeedModels
-public import Foundation
+import Foundation
 import PostgresNIO
 
-// Download settings and records on PostgreSQL (see ``AsyncDownloadRepository``). Each method is one statement or one
-// transaction.
-extension PostgresFeedStore: AsyncDownloadRepository {
+// Download settings and records on PostgreSQL (see ``AsyncDownloadRepository``): the queries, and the one write every
+// change of a record goes through (``DownloadRecordStore``), the record's row locked. Each method is one statement or
+// one transaction.
+extension PostgresFeedStore: DownloadRecordStore {
     static let downloadColumns = """
         subscription_id, episode_key, state, part_path, file_path, bytes, etag, last_modified, url, started_at,
         downloaded_at, last_error, deleted_by_user, removed_by_retention, permanent_failures, retry_after,
@@ -49,38 +50,6 @@ extension PostgresFeedStore: AsyncDownloadRepository {
         }
     }
 
-    @discardableResult
-    public func recordDownloadStarted(_ start: DownloadStart) async throws -> DownloadRecord {
-        try await change(start.subscriptionID, start.episodeKey, .started(start))
-            ?? Self.noDownload(start.subscriptionID, start.episodeKey)
-    }
-
-    @discardableResult
-    public func recordDownloadCompleted(_ completion: DownloadCompletion) async throws -> DownloadRecord {
-        try await change(completion.subscriptionID, completion.episodeKey, .completed(completion))
-            ?? Self.noDownload(completion.subscriptionID, completion.episodeKey)
-    }
-
-    @discardableResult
-    public func recordDownloadFailed(
-        subscriptionID: Int64, episodeKey: String, error: String, partialBytes: Int64?
-    ) async throws -> Bool {
-        try await change(subscriptionID, episodeKey, .failed(error: error, partialBytes: partialBytes)) != nil
-    }
-
-    public func recordPermanentFailure(
-        subscriptionID: Int64, episodeKey: String, error: String, partialBytes: Int64?, at: Date
-    ) async throws -> RecordedFailure? {
-        try await changeReporting(
-            subscriptionID, episodeKey, .failedPermanently(error: error, partialBytes: partialBytes, at: at)
-        ).map { RecordedFailure(record: $0.record, isRepeat: $0.plan.isRepeatedFailure) }
-    }
-
-    @discardableResult
-    public func allowRetryNow(subscriptionID: Int64, episodeKey: String) async throws -> Bool {
-        try await change(subscriptionID, episodeKey, .retryNow) != nil
-    }
-
     public func filesPastRetention(subscriptionID: Int64, keepNewest: Int) async throws -> [DownloadRecord] {
         let columns = Self.downloadColumns.split(separator: ",")
             .map { "d." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")
@@ -93,21 +62,6 @@ extension PostgresFeedStore: AsyncDownloadRepository {
             """
         ).map(Self.download(from:))
         return DownloadPlan.pastRetention(records, keepNewest: keepNewest)
-    }
-
-    @discardableResult
-    public func markRemovedByRetention(subscriptionID: Int64, episodeKey: String) async throws -> Bool {
-        try await change(subscriptionID, episodeKey, .removedByRetention) != nil
-    }
-
-    @discardableResult
-    public func markDeletedByUser(subscriptionID: Int64, episodeKey: String) async throws -> Bool {
-        try await change(subscriptionID, episodeKey, .deletedByUser) != nil
-    }
-
-    @discardableResult
-    public func allowDownloadAgain(subscriptionID: Int64, episodeKey: String) async throws -> Bool {
-        try await change(subscriptionID, episodeKey, .allowedAgain) != nil
     }
 
     public func downloadUsage() async throws -> [Int64: DownloadUsage] {
@@ -138,26 +92,12 @@ extension PostgresFeedStore: AsyncDownloadRepository {
         ).map(Self.download(from:))
     }
 
-    // MARK: - Helpers
+    // MARK: - The one write every change goes through (DownloadRecordStore)
 
-    /// Carries out the ``DownloadPlan`` for `change` in one transaction: reads the episode's record with its row
-    /// locked (and whether the episode is stored), stores the planned record with every column, and returns it as
-    /// stored; nil when the plan writes nothing.
-    private func change(
-        _ subscriptionID: Int64, _ episodeKey: String, _ change: DownloadChange
-    ) async throws
-        -> DownloadRecord?
-    {
-        try await changeReporting(subscriptionID, episodeKey, change)?.record
-    }
-
-    /// ``change(_:_:_:)``, with the plan that was carried out.
-    private func changeReporting(
-        _ subscriptionID: Int64, _ episodeKey: String, _ change: DownloadChange
-    ) async throws
-        -> (record: DownloadRecord, plan: DownloadPlan)?
-    {
-        try await transaction { connection -> (record: DownloadRecord, plan: DownloadPlan)? in
+    public func applyDownloadChange(
+        _ change: DownloadChange, subscriptionID: Int64, episodeKey: String
+    ) async throws -> AppliedDownloadChange? {
+        try await transaction { connection -> AppliedDownloadChange? in
             var current: DownloadRecord?
             for try await row in try await connection.query(
                 """
@@ -198,13 +138,9 @@ extension PostgresFeedStore: AsyncDownloadRepository {
                   permanent_error = excluded.permanent_error
                 RETURNING \(unescaped: Self.downloadColumns)
                 """, logger: logger)
-            for try await row in rows { return (record: try Self.download(from: row), plan: plan) }
+            for try await row in rows { return AppliedDownloadChange(record: try Self.download(from: row), plan: plan) }
             return nil
         }
-    }
-
-    private static func noDownload(_ subscriptionID: Int64, _ key: String) throws -> DownloadRecord {
-        throw StoreError(kind: .notFound, message: "no download of \"\(key)\" in subscription \(subscriptionID)")
     }
 
     static func download(from row: PostgresRow) throws -> DownloadRecord {

@@ -369,8 +369,12 @@ struct FleetTests {
                 #expect(err.text.contains("PostgreSQL at 127.0.0.1:\(postgres.port)"), "\(command[0]): \(err.text)")
             }
 
-            // Started against the stopped server: every command says so at once.
-            for command in [["list"], ["refresh"], ["download"], ["watch"]] {
+            // Started against the stopped server: every command that uses the database says so at once.
+            let everyCommand = [
+                ["list"], ["status"], ["episodes"], ["refresh"], ["download"], ["watch"], ["set", "1", "--keep", "2"],
+                ["move", "1", "--undo"], ["remove", "1"], ["export"], ["add", server.url("/media.xml").absoluteString],
+            ]
+            for command in everyCommand {
                 let began = Date()
                 let result = try await podfresh.run(command, timeout: 30)
                 #expect(result.status == 70, "\(command): \(result.stderr)")

@@ -5,82 +5,6 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// A folder of its own under the system's temporary directory, removed afterwards.
-func withTemporaryDirectory<R>(_ body: (URL) async throws -> R) async throws -> R {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "podfresh-downloads-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    return try await body(directory)
-}
-
-/// `count` bytes that differ with `seed`, so two versions of a file never share a range.
-func mediaBytes(_ count: Int, seed: UInt8 = 1) -> [UInt8] {
-    (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8 &+ Int(seed) &* 101) }
-}
-
-/// What the progress callback saw.
-final class ProgressLog: Sendable {
-    private struct State {
-        var reports: [DownloadProgress] = []
-        var finalFileSeen = false
-        var partMissing = false
-    }
-
-    private let state = Mutex(State())
-    let destination: URL
-
-    init(destination: URL) { self.destination = destination }
-
-    func record(_ progress: DownloadProgress) {
-        let finalExists = FileManager.default.fileExists(atPath: destination.path)
-        let partExists = FileManager.default.fileExists(atPath: destination.path + ".part")
-        state.withLock {
-            $0.reports.append(progress)
-            $0.finalFileSeen = $0.finalFileSeen || finalExists
-            $0.partMissing = $0.partMissing || !partExists
-        }
-    }
-
-    var reports: [DownloadProgress] { state.withLock { $0.reports } }
-    var finalFileSeen: Bool { state.withLock { $0.finalFileSeen } }
-    var partMissing: Bool { state.withLock { $0.partMissing } }
-}
-
-func contents(_ url: URL) -> [UInt8]? {
-    FileManager.default.contents(atPath: url.path).map { Array($0) }
-}
-
-func exists(_ url: URL) -> Bool { FileManager.default.fileExists(atPath: url.path) }
-
-/// Runs `body` with a server, a downloader and a temporary folder.
-func withDownloadSetup<R>(
-    configuration: DownloadConfiguration = DownloadConfiguration(freeSpaceMargin: .none),
-    _ body: (TestHTTPServer, MediaDownloader, URL) async throws -> R
-) async throws -> R {
-    try await withTestHTTPServer { server in
-        try await withTemporaryDirectory { directory in
-            try await MediaDownloader.withDownloader(configuration: configuration) { downloader in
-                try await body(server, downloader, directory)
-            }
-        }
-    }
-}
-
-/// Expects `body` to throw a ``DownloadError`` and returns it.
-func expectDownloadError(_ body: () async throws -> Void) async -> DownloadError? {
-    do {
-        try await body()
-        Issue.record("the download succeeded")
-        return nil
-    } catch let error as DownloadError {
-        return error
-    } catch {
-        Issue.record("not a DownloadError: \(error)")
-        return nil
-    }
-}
-
 @Suite("MediaDownloader: one file, complete or absent")
 struct MediaDownloaderTests {
     @Test("a complete download streams to .part, is renamed at the end, and sends Accept-Encoding: identity")
@@ -94,7 +18,7 @@ struct MediaDownloaderTests {
                 MediaRequest(url: server.url("/ep1.mp3"), destination: destination, announcedType: "audio/mpeg"),
                 progress: log.record)
             #expect(contents(destination) == body)
-            #expect(!exists(URL(fileURLWithPath: destination.path + ".part")))
+            #expect(!exists(partFile(destination)))
             #expect(media.byteCount == 300_000)
             #expect(media.resumedFrom == 0)
             #expect(media.etag == "\"v1\"")
@@ -116,7 +40,7 @@ struct MediaDownloaderTests {
             let body = mediaBytes(200_000)
             server.serveMedia("/ep.mp3", body, etag: "\"v1\"")
             let destination = directory.appendingPathComponent("ep.mp3")
-            try Data(body[..<80_000]).write(to: URL(fileURLWithPath: destination.path + ".part"))
+            try Data(body[..<80_000]).write(to: partFile(destination))
             let media = try await downloader.download(
                 MediaRequest(
                     url: server.url("/ep.mp3"), destination: destination, etag: "\"v1\"",
@@ -125,7 +49,7 @@ struct MediaDownloaderTests {
             #expect(media.resumedFrom == 80_000)
             #expect(media.byteCount == 200_000)
             #expect(contents(destination) == body)
-            #expect(!exists(URL(fileURLWithPath: destination.path + ".part")))
+            #expect(!exists(partFile(destination)))
             let request = try #require(server.requests(to: "/ep.mp3").last)
             #expect(request.headers["range"] == "bytes=80000-")
             #expect(request.headers["if-range"] == "\"v1\"")
@@ -138,7 +62,7 @@ struct MediaDownloaderTests {
             let body = mediaBytes(50_000)
             server.serveMedia("/ep.mp3", body, etag: nil)
             let destination = directory.appendingPathComponent("ep.mp3")
-            try Data(body[..<10_000]).write(to: URL(fileURLWithPath: destination.path + ".part"))
+            try Data(body[..<10_000]).write(to: partFile(destination))
             let media = try await downloader.download(
                 MediaRequest(
                     url: server.url("/ep.mp3"), destination: destination,
@@ -157,7 +81,7 @@ struct MediaDownloaderTests {
             let new = mediaBytes(130_000, seed: 2)
             server.serveMedia("/ep.mp3", new, etag: "\"v2\"")
             let destination = directory.appendingPathComponent("ep.mp3")
-            try Data(old[..<60_000]).write(to: URL(fileURLWithPath: destination.path + ".part"))
+            try Data(old[..<60_000]).write(to: partFile(destination))
             let media = try await downloader.download(
                 MediaRequest(url: server.url("/ep.mp3"), destination: destination, etag: "\"v1\""),
                 progress: { _ in })
@@ -173,31 +97,12 @@ struct MediaDownloaderTests {
             let body = mediaBytes(100_000)
             server.serveMedia("/ep.mp3", body, ranges: .ignore)
             let destination = directory.appendingPathComponent("ep.mp3")
-            try Data(body[..<40_000]).write(to: URL(fileURLWithPath: destination.path + ".part"))
+            try Data(body[..<40_000]).write(to: partFile(destination))
             let media = try await downloader.download(
                 MediaRequest(url: server.url("/ep.mp3"), destination: destination, etag: "\"v1\""),
                 progress: { _ in })
             #expect(media.resumedFrom == 0)
             #expect(contents(destination) == body)
-        }
-    }
-
-    @Test("a Content-Range that starts elsewhere starts over without Range")
-    func otherRangeStartStartsOver() async throws {
-        try await withDownloadSetup { server, downloader, directory in
-            let body = mediaBytes(100_000)
-            server.serveMedia("/ep.mp3", body, ranges: .startAt(500))
-            let destination = directory.appendingPathComponent("ep.mp3")
-            try Data(body[..<40_000]).write(to: URL(fileURLWithPath: destination.path + ".part"))
-            let media = try await downloader.download(
-                MediaRequest(url: server.url("/ep.mp3"), destination: destination, etag: "\"v1\""),
-                progress: { _ in })
-            #expect(media.resumedFrom == 0)
-            #expect(contents(destination) == body)
-            let requests = server.requests(to: "/ep.mp3")
-            #expect(requests.count == 2)
-            #expect(requests.first?.headers["range"] == "bytes=40000-")
-            #expect(requests.last?.headers["range"] == nil)
         }
     }
 
@@ -206,15 +111,12 @@ struct MediaDownloaderTests {
         try await withDownloadSetup { server, downloader, directory in
             server.serveMedia("/ep.mp3", mediaBytes(50_000), fault: .shortBody(afterBytes: 20_000))
             let destination = directory.appendingPathComponent("ep.mp3")
-            let error = await expectDownloadError {
-                _ = try await downloader.download(
-                    MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
-            }
+            let error = await expectFailure(
+                downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination))
             #expect(error?.kind == .shortBody)
             #expect(error?.message.contains("got 20000 of 50000 bytes") == true, "\(error?.message ?? "")")
             #expect(error?.message.contains(server.url("/ep.mp3").absoluteString) == true)
-            #expect(!exists(destination))
-            #expect(MediaDownloaderTests.size(of: URL(fileURLWithPath: destination.path + ".part")) == 20_000)
+            #expect(MediaDownloaderTests.size(of: partFile(destination)) == 20_000)
         }
     }
 
@@ -225,13 +127,13 @@ struct MediaDownloaderTests {
             server.serveMedia("/ep.mp3", body, etag: "\"v7\"", fault: .shortBody(afterBytes: 25_000))
             let destination = directory.appendingPathComponent("ep.mp3")
             let request = MediaRequest(url: server.url("/ep.mp3"), destination: destination, etag: "\"v7\"")
-            let error = await expectDownloadError { _ = try await downloader.download(request, progress: { _ in }) }
+            let error = await expectFailure(downloader, request, part: .kept)
             #expect(error?.kind == .shortBody)
             server.serveMedia("/ep.mp3", body, etag: "\"v7\"")
             let media = try await downloader.download(request, progress: { _ in })
             #expect(media.resumedFrom == 25_000)
             #expect(contents(destination) == body)
-            #expect(!exists(URL(fileURLWithPath: destination.path + ".part")))
+            #expect(!exists(partFile(destination)))
         }
     }
 
@@ -241,7 +143,7 @@ struct MediaDownloaderTests {
             let body = mediaBytes(30_000)
             server.serveMedia("/ep.mp3", body, etag: "W/\"weak\"")
             let destination = directory.appendingPathComponent("ep.mp3")
-            try Data(body[..<5_000]).write(to: URL(fileURLWithPath: destination.path + ".part"))
+            try Data(body[..<5_000]).write(to: partFile(destination))
             let media = try await downloader.download(
                 MediaRequest(
                     url: server.url("/ep.mp3"), destination: destination, etag: "W/\"weak\"",
@@ -259,7 +161,7 @@ struct MediaDownloaderTests {
             let body = mediaBytes(30_000, seed: 3)
             server.serveMedia("/ep.mp3", body)
             let destination = directory.appendingPathComponent("ep.mp3")
-            try Data(mediaBytes(10_000, seed: 9)).write(to: URL(fileURLWithPath: destination.path + ".part"))
+            try Data(mediaBytes(10_000, seed: 9)).write(to: partFile(destination))
             let media = try await downloader.download(
                 MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
             #expect(media.resumedFrom == 0)
@@ -277,13 +179,10 @@ struct MediaDownloaderTests {
                 "/ep.mp3", mediaBytes(10_000), fault: .trickle(bytes: 100, delay: .milliseconds(50)))
             let destination = directory.appendingPathComponent("ep.mp3")
             let started = ContinuousClock.now
-            let error = await expectDownloadError {
-                _ = try await downloader.download(
-                    MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
-            }
+            let error = await expectFailure(
+                downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination))
             #expect(error?.kind == .timeout, "\(error?.message ?? "")")
             #expect(started.duration(to: .now) < .seconds(4))
-            #expect(!exists(destination))
         }
     }
 
@@ -297,16 +196,12 @@ struct MediaDownloaderTests {
                 "/ep.mp3", mediaBytes(100_000), fault: .trickle(bytes: 100, delay: .milliseconds(100)))
             let destination = directory.appendingPathComponent("ep.mp3")
             let started = ContinuousClock.now
-            let error = await expectDownloadError {
-                _ = try await downloader.download(
-                    MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
-            }
+            let error = await expectFailure(
+                downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination), part: .kept)
             #expect(error?.kind == .tooSlow, "\(error?.message ?? "")")
             #expect(error?.detail == .limit(.minimumRate))
             #expect(error?.message.contains("too slow: under the minimum rate of") == true, "\(error?.message ?? "")")
             #expect(started.duration(to: .now) < .seconds(4))
-            #expect(!exists(destination))
-            #expect(exists(URL(fileURLWithPath: destination.path + ".part")))
         }
     }
 
@@ -315,15 +210,11 @@ struct MediaDownloaderTests {
         try await withDownloadSetup { server, downloader, directory in
             server.setRoute("/ep.mp3", TestResponse(status: status, text: "no"))
             let destination = directory.appendingPathComponent("ep.mp3")
-            let error = await expectDownloadError {
-                _ = try await downloader.download(
-                    MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
-            }
+            let error = await expectFailure(
+                downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination), part: .removed)
             #expect(error?.kind == .httpStatus)
             #expect(error?.status == status)
             #expect(error?.message.contains("HTTP \(status)") == true)
-            #expect(!exists(destination))
-            #expect(!exists(URL(fileURLWithPath: destination.path + ".part")))
         }
     }
 
@@ -336,15 +227,12 @@ struct MediaDownloaderTests {
                     headers: [("Content-Type", "text/html; charset=utf-8")], text: "<html>Please log in</html>",
                     compressible: false))
             let destination = directory.appendingPathComponent("ep.mp3")
-            let error = await expectDownloadError {
-                _ = try await downloader.download(
-                    MediaRequest(url: server.url("/ep.mp3"), destination: destination, announcedType: "audio/mpeg"),
-                    progress: { _ in })
-            }
+            let error = await expectFailure(
+                downloader,
+                MediaRequest(url: server.url("/ep.mp3"), destination: destination, announcedType: "audio/mpeg"),
+                part: .removed)
             #expect(error?.kind == .notMedia)
             #expect(error?.message.contains("text/html") == true)
-            #expect(!exists(destination))
-            #expect(!exists(URL(fileURLWithPath: destination.path + ".part")))
         }
     }
 
@@ -362,12 +250,8 @@ struct MediaDownloaderTests {
 
             let long = server.serveRedirectChain("/track/b", hops: 12, to: "/media/ep.mp3")
             let other = directory.appendingPathComponent("other.mp3")
-            let error = await expectDownloadError {
-                _ = try await downloader.download(
-                    MediaRequest(url: server.url(long), destination: other), progress: { _ in })
-            }
+            let error = await expectFailure(downloader, MediaRequest(url: server.url(long), destination: other))
             #expect(error?.kind == .tooManyRedirects)
-            #expect(!exists(other))
         }
     }
 
@@ -378,16 +262,12 @@ struct MediaDownloaderTests {
             server.serveMedia("/ep.mp3", mediaBytes(100_000), fault: .stall(afterBytes: 30_000))
             let destination = directory.appendingPathComponent("ep.mp3")
             let started = ContinuousClock.now
-            let error = await expectDownloadError {
-                _ = try await downloader.download(
-                    MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
-            }
+            let error = await expectFailure(
+                downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination), part: .kept)
             let took = started.duration(to: .now)
             #expect(error?.kind == .stalled)
             #expect(error?.message.contains("of 100000 bytes") == true, "\(error?.message ?? "")")
             #expect(took < .seconds(5))
-            #expect(!exists(destination))
-            #expect(exists(URL(fileURLWithPath: destination.path + ".part")))
         }
     }
 
@@ -398,14 +278,10 @@ struct MediaDownloaderTests {
             server, downloader, directory in
             server.serveMedia("/ep.mp3", mediaBytes(1000))
             let destination = directory.appendingPathComponent("ep.mp3")
-            let error = await expectDownloadError {
-                _ = try await downloader.download(
-                    MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
-            }
+            let error = await expectFailure(
+                downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination), part: .removed)
             #expect(error?.kind == .notEnoughSpace)
             #expect(error?.message.contains("needs 1 kB") == true, "\(error?.message ?? "")")
-            #expect(!exists(destination))
-            #expect(!exists(URL(fileURLWithPath: destination.path + ".part")))
         }
     }
 
@@ -442,10 +318,8 @@ struct MediaDownloaderTests {
             let blocker = directory.appendingPathComponent("blocker")
             try Data([1]).write(to: blocker)
             let destination = blocker.appendingPathComponent("ep.mp3")
-            let error = await expectDownloadError {
-                _ = try await downloader.download(
-                    MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
-            }
+            let error = await expectFailure(
+                downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination))
             #expect(error?.kind == .io)
             #expect(error?.message.contains(blocker.path) == true, "\(error?.message ?? "")")
             #expect(server.requests(to: "/ep.mp3").isEmpty)
@@ -456,13 +330,12 @@ struct MediaDownloaderTests {
     func unsupportedScheme() async throws {
         try await withTemporaryDirectory { directory in
             try await MediaDownloader.withDownloader { downloader in
-                let error = await expectDownloadError {
-                    _ = try await downloader.download(
-                        MediaRequest(
-                            url: URL(string: "ftp://example.com/a.mp3")!,
-                            destination: directory.appendingPathComponent("a.mp3")),
-                        progress: { _ in })
-                }
+                let error = await expectFailure(
+                    downloader,
+                    MediaRequest(
+                        url: URL(string: "ftp://example.com/a.mp3")!,
+                        destination: directory.appendingPathComponent("a.mp3")),
+                    part: .removed)
                 #expect(error?.kind == .unsupportedScheme)
             }
         }
@@ -502,7 +375,7 @@ struct MediaDownloaderTests {
             _ = try await downloader.download(
                 MediaRequest(url: server.url("/ep.mp3"), destination: destination, announcedType: "audio/mpeg"),
                 accepted: { response in
-                    let partSize = MediaDownloaderTests.size(of: URL(fileURLWithPath: destination.path + ".part")) ?? 0
+                    let partSize = MediaDownloaderTests.size(of: partFile(destination)) ?? 0
                     #expect(partSize == 0, "nothing is written before the answer is accepted")
                     seen.withLock { $0.append(response) }
                 },

@@ -502,4 +502,31 @@ struct FidelityLeftoverTests {
         #expect(
             feed.episodes.map(\.linkString) == ["https://ex.com/1", nil, "https://ex.com/page3", "https://ex.com/4"])
     }
+
+    /// podcastparser's `permalink` case: a relative guid that says `isPermaLink="true"` is a link against
+    /// `xml:base` (or the feed's URL); one left at the default is an identifier, not a guessed page.
+    @Test func aRelativeGuidIsTheLinkOnlyWhenItSaysItIsAPermalink() throws {
+        let feed = try parse(
+            """
+            <rss xml:base="http://example.com/podcast/"><channel><title>G</title>
+            <item><guid isPermaLink="true">episode/1/</guid></item>
+            <item><guid>episode/2/</guid></item>
+            <item><guid isPermaLink="true">episode::3</guid></item>
+            <item><guid isPermaLink=" TRUE ">/top/4</guid></item>
+            <item><guid isPermaLink="true">episode 5</guid></item>
+            </channel></rss>
+            """)
+        #expect(
+            feed.episodes.map(\.linkString) == [
+                "http://example.com/podcast/episode/1/", nil, nil, "http://example.com/top/4", nil,
+            ])
+        // The identity key stays the guid as written.
+        #expect(feed.episodes.map(\.id) == ["episode/1/", "episode/2/", "episode::3", "/top/4", "episode 5"])
+
+        let noBase = try parse(
+            """
+            <rss><channel><title>G</title><item><guid isPermaLink="true">e/1</guid></item></channel></rss>
+            """)
+        #expect(noBase.episodes.first?.linkString == "https://feeds.example.com/e/1")
+    }
 }

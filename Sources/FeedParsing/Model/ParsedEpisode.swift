@@ -18,7 +18,8 @@ public struct ParsedEpisode: Sendable, Hashable {
     public var guidIsPermaLink: Bool?
     public var title: String?
     /// The episode's web page as absolute URL text (see ``link``): `<link>` (Atom `link rel="alternate"`), else an
-    /// RSS `guid` that is a permalink (the default) and an absolute http(s) URL.
+    /// RSS `guid` that is a permalink (the default) and an absolute http(s) URL, or a relative one under
+    /// `isPermaLink="true"` said outright (resolved against `xml:base` or the feed's URL).
     public var linkString: String?
     /// The richest description, HTML kept: `content:encoded`, else `description` / Atom `content`
     /// or `summary`, else `itunes:summary`.

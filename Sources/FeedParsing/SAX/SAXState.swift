@@ -694,11 +694,10 @@ struct SAXState {
             }
         case (.none, .guid), (.rss1, .guid):
             episode.guid = nonEmptyLine
-            if let permaLink = attribute(.isPermaLink, of: frame) {
-                episode.guidIsPermaLink = permaLink.lowercased() != "false"
-            }
+            let permaLink = attribute(.isPermaLink, of: frame)?.trimmedText.lowercased()
+            if let permaLink { episode.guidIsPermaLink = permaLink != "false" }
             episode.guidLink = nil
-            if episode.guidIsPermaLink != false { setGuidLink(frame) }
+            if episode.guidIsPermaLink != false { setGuidLink(frame, saidOutright: permaLink == "true") }
         case (.atom, .id): episode.guid = nonEmptyLine
         case (.content, .encoded): episode.contentEncoded = deferredValue()
         case (.none, .description), (.rss1, .description), (.atom, .content):
@@ -831,12 +830,19 @@ struct SAXState {
         return true
     }
 
-    /// A permalink guid (the default) is the episode's page when it has no <link>: only an absolute http(s) URL,
-    /// since many guids that are not links leave isPermaLink at its default.
+    /// A permalink guid (the default) is the episode's page when it has no <link>: an absolute http(s) URL, since
+    /// many guids that are not links leave isPermaLink at its default. A relative guid is a link only when
+    /// `isPermaLink="true"` is said outright; it is resolved against `xml:base` or the feed's URL.
     @inline(never)
-    mutating func setGuidLink(_ frame: Frame) {
-        guard let guid = episode.guid, URLText.hasHTTPScheme(guid) else { return }
-        episode.guidLink = resolve(guid, base: frame.base)
+    mutating func setGuidLink(_ frame: Frame, saidOutright: Bool) {
+        guard let guid = episode.guid else { return }
+        if URLText.hasHTTPScheme(guid) {
+            episode.guidLink = resolve(guid, base: frame.base)
+        } else if saidOutright, !guid.contains(":"), !guid.contains(where: \.isWhitespace),
+            let link = resolve(guid, base: frame.base), URLText.hasHTTPScheme(link)
+        {
+            episode.guidLink = link
+        }
     }
 
     /// `media:content`: an enclosure, or the episode's image when it is one (`medium="image"` or an `image/*` type).
