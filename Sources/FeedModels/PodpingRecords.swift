@@ -103,6 +103,31 @@ public enum PodpingDuePlan {
 
     /// The reason stored with a due time set by a ping.
     public static let reason = "podping"
+
+    // MARK: - A ping during a check
+
+    /// Until when a check that starts may have missed a believed ping recorded at `recordedAt` for a change
+    /// announced in the block of `ping`: a check that started before the ping was recorded was not made for it, and
+    /// one that started before ``checkedAfterMargin`` past its block may predate the change. Stores keep the latest
+    /// such time per feed (with the cooldown) for ``dueAfterCheck(startedAt:planned:recheckBefore:cooldown:)``.
+    public static func recheckBefore(ping: Date, recordedAt: Date) -> Date {
+        min(recordedAt, ping.addingTimeInterval(checkedAfterMargin))
+    }
+
+    /// When a check that started at `startedAt` leaves its feed due, given what pings say: a ping recorded while it
+    /// was in flight (the check started before `recheckBefore`) may announce a change the check did not get, so the
+    /// feed is due again `cooldown` after the check started, unless `planned` (the schedule's next check) is sooner.
+    /// A burst of pings during one fetch is thus one more fetch, and no ping is lost.
+    ///
+    /// - Returns: The due time to store instead of `planned` (with ``reason``), or nil to keep the plan (no ping
+    ///   came during the check, or the plan is sooner; `planned` nil is due at once already).
+    public static func dueAfterCheck(
+        startedAt: Date, planned: Date?, recheckBefore: Date?, cooldown: TimeInterval?
+    ) -> Date? {
+        guard let recheckBefore, startedAt < recheckBefore, let planned else { return nil }
+        let due = startedAt.addingTimeInterval(max(0, cooldown ?? 0))
+        return planned <= due ? nil : due
+    }
 }
 
 /// Podping state, for stores whose calls wait on a server.

@@ -68,6 +68,16 @@ extension PostgresFeedStore: AsyncPodpingRepository {
                       last_ping_reason = excluded.last_ping_reason, last_ping_block = excluded.last_ping_block,
                       ping_count = podping_feed.ping_count + 1
                     """, logger: store.logger)
+                // A check in flight now may predate the change: its merge keeps the feed due (dueAfterCheck).
+                let recheckBefore = PodpingDuePlan.recheckBefore(ping: ping.blockTime, recordedAt: now)
+                    .timeIntervalSince1970
+                try await connection.query(
+                    """
+                    UPDATE subscription SET
+                      podping_recheck_before = greatest(podping_recheck_before, \(recheckBefore)),
+                      podping_cooldown = \(cooldown)
+                    WHERE id = \(ping.subscriptionID)
+                    """, logger: store.logger)
                 guard
                     let due = PodpingDuePlan.dueAt(
                         ping: ping.blockTime, now: now,
