@@ -130,10 +130,35 @@ public enum PodpingDuePlan {
     }
 }
 
+/// A summary of the subscriptions, cheap to read, that changes when one is added, removed, moved or gone: the
+/// podping reader keeps its index of subscription addresses until it changes (or grows old).
+public struct SubscriptionsMark: Sendable, Hashable {
+    /// Subscriptions, and the highest id among them.
+    public var count: Int64
+    public var maxID: Int64
+    /// Gone subscriptions (not matched).
+    public var gone: Int64
+    /// Subscriptions with a recorded move, and the length of every current and former URL together.
+    public var moved: Int64
+    public var urlLength: Int64
+
+    public init(count: Int64, maxID: Int64, gone: Int64, moved: Int64, urlLength: Int64) {
+        self.count = count
+        self.maxID = maxID
+        self.gone = gone
+        self.moved = moved
+        self.urlLength = urlLength
+    }
+}
+
 /// Podping state, for stores whose calls wait on a server.
 public protocol AsyncPodpingRepository: Sendable {
     /// Every feed's podping state that has any, by subscription id.
     func podpingStates() async throws -> [Int64: PodpingFeedState]
+    /// The podping state of these feeds (those that have any), by subscription id.
+    func podpingStates(subscriptionIDs: [Int64]) async throws -> [Int64: PodpingFeedState]
+    /// The subscriptions' ``SubscriptionsMark``, in one cheap query.
+    func subscriptionsMark() async throws -> SubscriptionsMark
     /// Records what a feed says of podping (from its last fetch).
     func recordPodpingDeclaration(subscriptionID: Int64, usesPodping: Bool?, hiveAccounts: [String]) async throws
     /// Records believed pings and makes their feeds due by ``PodpingDuePlan``, in one transaction.

@@ -18,6 +18,38 @@ extension FeedStore: AsyncPodpingRepository {
         }
     }
 
+    public func podpingStates(subscriptionIDs: [Int64]) async throws -> [Int64: PodpingFeedState] {
+        guard !subscriptionIDs.isEmpty else { return [:] }
+        return try await read { db in
+            var states: [Int64: PodpingFeedState] = [:]
+            let marks = Array(repeating: "?", count: subscriptionIDs.count).joined(separator: ",")
+            for row in try Row.fetchAll(
+                db, sql: "SELECT * FROM podpingFeed WHERE subscriptionId IN (\(marks))",
+                arguments: StatementArguments(subscriptionIDs))
+            {
+                let state = Self.podpingState(from: row)
+                states[state.subscriptionID] = state
+            }
+            return states
+        }
+    }
+
+    public func subscriptionsMark() async throws -> SubscriptionsMark {
+        try await read { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT count(*) AS count, coalesce(max(id), 0) AS maxID, coalesce(sum(isGone), 0) AS gone,
+                      count(movedFrom) AS moved,
+                      coalesce(sum(length(url)), 0) + coalesce(sum(length(movedFrom)), 0) AS urlLength
+                    FROM subscription
+                    """)
+            return SubscriptionsMark(
+                count: row?["count"] ?? 0, maxID: row?["maxID"] ?? 0, gone: row?["gone"] ?? 0,
+                moved: row?["moved"] ?? 0, urlLength: row?["urlLength"] ?? 0)
+        }
+    }
+
     public func recordPodpingDeclaration(
         subscriptionID: Int64, usesPodping: Bool?, hiveAccounts: [String]
     )

@@ -178,4 +178,37 @@ struct PodpingStoreTests {
             #expect(try await store.podpingStates()[feed.id]?.usesPodping == nil)
         }
     }
+
+    @Test(.timeLimit(.minutes(2)), arguments: Backend.allCases)
+    func theSubscriptionsMarkChangesWhenOneIsAddedMovedGoneOrRemoved(_ backend: Backend) async throws {
+        try await withPodpingStore(backend) { repositories, store in
+            let empty = try await store.subscriptionsMark()
+            #expect(empty == SubscriptionsMark(count: 0, maxID: 0, gone: 0, moved: 0, urlLength: 0))
+            let one = try await repositories.addSubscription(
+                url: URL(string: "https://a.example/one.xml")!, title: nil, at: t0, backlog: nil)
+            let two = try await repositories.addSubscription(
+                url: URL(string: "https://a.example/two.xml")!, title: nil, at: t0, backlog: nil)
+            var marks = [empty, try await store.subscriptionsMark()]
+            #expect(marks[1].count == 2 && marks[1].maxID == two.id)
+            // An episode stored, a check, a ping: the subscriptions' addresses stay the same, and so does the mark.
+            _ = try await repositories.applyAsync(fetched(one, at: t0, podping: nil))
+            _ = try await store.recordPings(
+                [FeedPing(subscriptionID: one.id, blockNumber: 1, blockTime: t0, reason: "update")],
+                at: t0.addingTimeInterval(1), cooldown: 30)
+            #expect(try await store.subscriptionsMark() == marks[1])
+            _ = try await repositories.moveSubscription(id: one.id, to: URL(string: "https://b.example/one.xml")!)
+            marks.append(try await store.subscriptionsMark())
+            _ = try await repositories.applyAsync(
+                FeedCheck(subscriptionID: two.id, checkedAt: t0, status: 410, result: .gone(message: "HTTP 410")))
+            marks.append(try await store.subscriptionsMark())
+            _ = try await repositories.removeSubscription(id: two.id)
+            marks.append(try await store.subscriptionsMark())
+            #expect(Set(marks).count == marks.count, "every change gives another mark: \(marks)")
+            #expect(marks[2].moved == 1 && marks[3].gone == 1 && marks[4].count == 1 && marks[4].maxID == one.id)
+
+            // States read for named feeds only.
+            #expect(try await store.podpingStates(subscriptionIDs: [one.id, two.id]).keys.sorted() == [one.id])
+            #expect(try await store.podpingStates(subscriptionIDs: []).isEmpty)
+        }
+    }
 }
