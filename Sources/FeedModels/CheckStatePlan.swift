@@ -1,4 +1,4 @@
-import FeedParsing
+public import FeedParsing
 public import Foundation
 
 /// What a feed check writes to its subscription's state (when it was checked, how it went, when it is next due),
@@ -62,6 +62,9 @@ public struct CheckStatePlan: Sendable, Hashable {
         public var syndicationUpdatePeriod: String?
         public var syndicationUpdateFrequency: Int?
         public var podcastUpdateFrequency: String?
+        /// What the feed says of podping (`podcast:podping`): written as it is, and nil forgets what an earlier body
+        /// said (the feed dropped the element), so trust and `list` never go by a declaration the feed withdrew.
+        public var podping: PodpingDeclaration?
     }
 
     /// The state `check` writes.
@@ -82,7 +85,7 @@ public struct CheckStatePlan: Sendable, Hashable {
                 isComplete: feed.complete ?? false, bodyBytes: check.bodyBytes, ttlMinutes: feed.ttl,
                 syndicationUpdatePeriod: feed.syndicationUpdatePeriod,
                 syndicationUpdateFrequency: feed.syndicationUpdateFrequency,
-                podcastUpdateFrequency: feed.updateFrequency)
+                podcastUpdateFrequency: feed.updateFrequency, podping: feed.podping)
         case .notModified:
             lastSuccessAt = check.checkedAt
             lastStatus = check.status ?? 304

@@ -103,12 +103,62 @@ public enum PodpingDuePlan {
 
     /// The reason stored with a due time set by a ping.
     public static let reason = "podping"
+
+    // MARK: - A ping during a check
+
+    /// Until when a check that starts may have missed a believed ping recorded at `recordedAt` for a change
+    /// announced in the block of `ping`: a check that started before the ping was recorded was not made for it, and
+    /// one that started before ``checkedAfterMargin`` past its block may predate the change. Stores keep the latest
+    /// such time per feed (with the cooldown) for ``dueAfterCheck(startedAt:planned:recheckBefore:cooldown:)``.
+    public static func recheckBefore(ping: Date, recordedAt: Date) -> Date {
+        min(recordedAt, ping.addingTimeInterval(checkedAfterMargin))
+    }
+
+    /// When a check that started at `startedAt` leaves its feed due, given what pings say: a ping recorded while it
+    /// was in flight (the check started before `recheckBefore`) may announce a change the check did not get, so the
+    /// feed is due again `cooldown` after the check started, unless `planned` (the schedule's next check) is sooner.
+    /// A burst of pings during one fetch is thus one more fetch, and no ping is lost.
+    ///
+    /// - Returns: The due time to store instead of `planned` (with ``reason``), or nil to keep the plan (no ping
+    ///   came during the check, or the plan is sooner; `planned` nil is due at once already).
+    public static func dueAfterCheck(
+        startedAt: Date, planned: Date?, recheckBefore: Date?, cooldown: TimeInterval?
+    ) -> Date? {
+        guard let recheckBefore, startedAt < recheckBefore, let planned else { return nil }
+        let due = startedAt.addingTimeInterval(max(0, cooldown ?? 0))
+        return planned <= due ? nil : due
+    }
+}
+
+/// A summary of the subscriptions, cheap to read, that changes when one is added, removed, moved or gone: the
+/// podping reader keeps its index of subscription addresses until it changes (or grows old).
+public struct SubscriptionsMark: Sendable, Hashable {
+    /// Subscriptions, and the highest id among them.
+    public var count: Int64
+    public var maxID: Int64
+    /// Gone subscriptions (not matched).
+    public var gone: Int64
+    /// Subscriptions with a recorded move, and the length of every current and former URL together.
+    public var moved: Int64
+    public var urlLength: Int64
+
+    public init(count: Int64, maxID: Int64, gone: Int64, moved: Int64, urlLength: Int64) {
+        self.count = count
+        self.maxID = maxID
+        self.gone = gone
+        self.moved = moved
+        self.urlLength = urlLength
+    }
 }
 
 /// Podping state, for stores whose calls wait on a server.
 public protocol AsyncPodpingRepository: Sendable {
     /// Every feed's podping state that has any, by subscription id.
     func podpingStates() async throws -> [Int64: PodpingFeedState]
+    /// The podping state of these feeds (those that have any), by subscription id.
+    func podpingStates(subscriptionIDs: [Int64]) async throws -> [Int64: PodpingFeedState]
+    /// The subscriptions' ``SubscriptionsMark``, in one cheap query.
+    func subscriptionsMark() async throws -> SubscriptionsMark
     /// Records what a feed says of podping (from its last fetch).
     func recordPodpingDeclaration(subscriptionID: Int64, usesPodping: Bool?, hiveAccounts: [String]) async throws
     /// Records believed pings and makes their feeds due by ``PodpingDuePlan``, in one transaction.

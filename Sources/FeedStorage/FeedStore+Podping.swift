@@ -1,4 +1,5 @@
 public import FeedModels
+import FeedParsing
 public import Foundation
 import GRDB
 
@@ -14,6 +15,38 @@ extension FeedStore: AsyncPodpingRepository {
                 states[state.subscriptionID] = state
             }
             return states
+        }
+    }
+
+    public func podpingStates(subscriptionIDs: [Int64]) async throws -> [Int64: PodpingFeedState] {
+        guard !subscriptionIDs.isEmpty else { return [:] }
+        return try await read { db in
+            var states: [Int64: PodpingFeedState] = [:]
+            let marks = Array(repeating: "?", count: subscriptionIDs.count).joined(separator: ",")
+            for row in try Row.fetchAll(
+                db, sql: "SELECT * FROM podpingFeed WHERE subscriptionId IN (\(marks))",
+                arguments: StatementArguments(subscriptionIDs))
+            {
+                let state = Self.podpingState(from: row)
+                states[state.subscriptionID] = state
+            }
+            return states
+        }
+    }
+
+    public func subscriptionsMark() async throws -> SubscriptionsMark {
+        try await read { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT count(*) AS count, coalesce(max(id), 0) AS maxID, coalesce(sum(isGone), 0) AS gone,
+                      count(movedFrom) AS moved,
+                      coalesce(sum(length(url)), 0) + coalesce(sum(length(movedFrom)), 0) AS urlLength
+                    FROM subscription
+                    """)
+            return SubscriptionsMark(
+                count: row?["count"] ?? 0, maxID: row?["maxID"] ?? 0, gone: row?["gone"] ?? 0,
+                moved: row?["moved"] ?? 0, urlLength: row?["urlLength"] ?? 0)
         }
     }
 
@@ -45,17 +78,23 @@ extension FeedStore: AsyncPodpingRepository {
                         db, sql: "SELECT isGone, lastCheckedAt, nextCheckAt FROM subscription WHERE id = ?",
                         arguments: [ping.subscriptionID])
                 else { continue }
+                // A check in flight now may predate the change: its merge keeps the feed due (dueAfterCheck).
+                let recheckBefore = PodpingDuePlan.recheckBefore(ping: ping.blockTime, recordedAt: now)
                 try db.execute(
                     sql: """
-                        INSERT INTO podpingFeed (subscriptionId, lastPingAt, lastPingReason, lastPingBlock, pingCount)
-                        VALUES (?, ?, ?, ?, 1)
+                        INSERT INTO podpingFeed (subscriptionId, lastPingAt, lastPingReason, lastPingBlock, pingCount,
+                          recheckBefore, recheckCooldown)
+                        VALUES (?, ?, ?, ?, 1, ?, ?)
                         ON CONFLICT (subscriptionId) DO UPDATE SET
                           lastPingAt = max(coalesce(lastPingAt, 0), excluded.lastPingAt),
                           lastPingReason = excluded.lastPingReason, lastPingBlock = excluded.lastPingBlock,
-                          pingCount = pingCount + 1
+                          pingCount = pingCount + 1,
+                          recheckBefore = max(coalesce(recheckBefore, 0), excluded.recheckBefore),
+                          recheckCooldown = excluded.recheckCooldown
                         """,
                     arguments: [
                         ping.subscriptionID, ping.blockTime.timeIntervalSince1970, ping.reason, ping.blockNumber,
+                        recheckBefore.timeIntervalSince1970, cooldown,
                     ])
                 let lastChecked = (row["lastCheckedAt"] as Double?).map(Date.init(timeIntervalSince1970:))
                 let nextCheck = (row["nextCheckAt"] as Double?).map(Date.init(timeIntervalSince1970:))
@@ -72,6 +111,50 @@ extension FeedStore: AsyncPodpingRepository {
             }
             return madeDue
         }
+    }
+
+    /// What a fetched body says of podping, written in its check's transaction: the declaration as it is, or, when
+    /// the feed no longer has `podcast:podping`, nothing left of an earlier one (pings received stay recorded).
+    static func writePodpingDeclaration(_ declaration: PodpingDeclaration?, subscriptionID: Int64, db: Database) throws
+    {
+        if let declaration {
+            try db.execute(
+                sql: """
+                    INSERT INTO podpingFeed (subscriptionId, usesPodping, hiveAccounts) VALUES (?, ?, ?)
+                    ON CONFLICT (subscriptionId) DO UPDATE SET usesPodping = excluded.usesPodping,
+                      hiveAccounts = excluded.hiveAccounts
+                    """,
+                arguments: [
+                    subscriptionID, declaration.usesPodping, declaration.hiveAccounts.joined(separator: "\n"),
+                ])
+        } else {
+            try db.execute(
+                sql: """
+                    UPDATE podpingFeed SET usesPodping = NULL, hiveAccounts = ''
+                    WHERE subscriptionId = ? AND (usesPodping IS NOT NULL OR hiveAccounts <> '')
+                    """,
+                arguments: [subscriptionID])
+        }
+    }
+
+    /// A check's next due time, kept sooner when a believed ping was recorded while the check was in flight
+    /// (``PodpingDuePlan/dueAfterCheck(startedAt:planned:recheckBefore:cooldown:)``). SQLite's write transaction
+    /// is exclusive, so a ping is recorded either wholly before this merge (and seen here) or after it (and then
+    /// judged against this check by ``PodpingDuePlan/dueAt(ping:now:lastCheckedAt:nextCheckAt:isGone:cooldown:)``).
+    static func applyPingsDuringCheck(to state: inout CheckStatePlan, subscriptionID: Int64, db: Database) throws {
+        guard state.isGone != true,
+            let row = try Row.fetchOne(
+                db, sql: "SELECT recheckBefore, recheckCooldown FROM podpingFeed WHERE subscriptionId = ?",
+                arguments: [subscriptionID])
+        else { return }
+        guard
+            let due = PodpingDuePlan.dueAfterCheck(
+                startedAt: state.lastCheckedAt, planned: state.nextCheckAt,
+                recheckBefore: (row["recheckBefore"] as Double?).map(Date.init(timeIntervalSince1970:)),
+                cooldown: row["recheckCooldown"])
+        else { return }
+        state.nextCheckAt = due
+        state.nextCheckReason = PodpingDuePlan.reason
     }
 
     public func podpingCursor() async throws -> PodpingCursor? {

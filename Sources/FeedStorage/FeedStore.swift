@@ -517,12 +517,13 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
             throw StoreError(kind: .notFound, message: "no subscription with id \(check.subscriptionID)")
         }
         var summary = MergeSummary()
-        let state = CheckStatePlan(check)
+        var state = CheckStatePlan(check)
         if case .fetched(let feed, _, _, _) = check.result {
             summary = try merge(
                 feed, columns: columns, into: current, checkedAt: check.checkedAt, runID: check.runID,
                 announceLimit: check.announceLimit, db: db)
         }
+        try Self.applyPingsDuringCheck(to: &state, subscriptionID: current.id, db: db)
         try Self.write(state, subscriptionID: current.id, db: db)
         if let target = MergePlan.moveTarget(of: check, from: current) {
             if let other = try Row.fetchOne(
@@ -574,6 +575,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
                 feed.syndicationUpdatePeriod, feed.syndicationUpdateFrequency, feed.podcastUpdateFrequency,
                 subscriptionID,
             ])
+        try writePodpingDeclaration(feed.podping, subscriptionID: subscriptionID, db: db)
     }
 
     /// Merges a feed's episodes by its ``MergePlan``: new ones inserted, changed ones updated, none deleted.

@@ -20,7 +20,9 @@ public struct PodpingReaderConfiguration: Sendable {
     /// What one podping operation may carry.
     public var limits: PodpingLimits
 
-    /// Public Hive API nodes that serve `block_api` and `condenser_api` to anyone, over HTTPS, without an account.
+    /// Public Hive API nodes that serve `block_api` and `condenser_api` to anyone, over HTTPS, without an account:
+    /// those podping's own watchers use (Podcastindex-org/podping-hivewatcher `hive-watcher.py`: the first four;
+    /// Podcastindex-org/podping.cloud `hive-watcher-js/hive-watcher.js`: anyx.io with three of them).
     public static let defaultNodes: [URL] = [
         "https://api.hive.blog", "https://api.deathwing.me", "https://api.openhive.network",
         "https://rpc.ausbit.dev", "https://anyx.io",

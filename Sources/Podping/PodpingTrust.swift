@@ -4,7 +4,10 @@
 /// writer accounts (`podping.aaa` … `podping.eee` and a few hosts' own); those are the default.
 public struct PodpingTrust: Sendable, Hashable {
     /// The podping writer accounts that carry public traffic: Podcast Index's load-balanced writers and the hosts'
-    /// and apps' own accounts that podping's own statistics follow (test accounts left out).
+    /// and apps' own accounts that podping's own statistics follow (test accounts left out). They are the
+    /// `podping.*` accounts of brianoflondon/hive-rc-auto's list of the accounts `@podping` lends resource credits
+    /// to (`tests/test_rc_delegation.py`), less the test accounts `podping.test` and `podping.gittest`, and
+    /// `podping.adam` (no source we read shows it writing notices).
     public static let knownWriters: Set<String> = [
         "podping", "podping.aaa", "podping.bbb", "podping.ccc", "podping.ddd", "podping.eee", "podping.bol",
         "podping.spk", "podping.curio", "podping.live", "podping.podverse", "podping.win", "podping.blubrry",

@@ -30,10 +30,15 @@ extension PostgresFeedStore {
             // WHERE clause (a 304 costs one round trip, not a transaction's five).
             return try await Task {
                 guard
-                    try await !store.rows(Self.stateUpdate(state, id: check.subscriptionID, lease: check.lease))
-                        .isEmpty
+                    let row = try await store.rows(
+                        Self.stateUpdate(state, id: check.subscriptionID, lease: check.lease)
+                    ).first
                 else {
                     throw try await store.whyNoRow(check)
+                }
+                // Rarely (a ping came during the check), a second statement keeps the feed due.
+                if let keep = try Self.pingDuringCheck(state, updated: row) {
+                    _ = try await store.rows(keep)
                 }
                 return MergeSummary()
             }.value
@@ -60,15 +65,20 @@ extension PostgresFeedStore {
                 runID: check.runID, announceLimit: check.announceLimit, on: connection)
         }
         // The row is locked and exists, so no row back means the lease is no longer this check's.
-        var applied = false
-        for try await _ in try await connection.query(
+        var updated: PostgresRow?
+        for try await row in try await connection.query(
             Self.stateUpdate(state, id: current.id, lease: lease), logger: logger)
         {
-            applied = true
+            updated = row
         }
-        guard applied else { throw Self.leaseLost }
+        guard let updated else { throw Self.leaseLost }
+        if let keep = try Self.pingDuringCheck(state, updated: updated) {
+            try await connection.query(keep, logger: logger)
+        }
         if let fetched = state.fetched {
             try await connection.query(Self.feedUpdate(fetched, id: current.id), logger: logger)
+            try await connection.query(
+                Self.podpingDeclarationUpdate(fetched.podping, id: current.id), logger: logger)
         }
         if let target = MergePlan.moveTarget(of: check, from: current) {
             var other: (id: Int64, title: String?)?
@@ -207,7 +217,43 @@ extension PostgresFeedStore {
               is_gone = COALESCE(\(state.isGone), is_gone), next_check_at = \(state.nextCheckAt?.timeIntervalSince1970),
               next_check_reason = \(state.nextCheckReason)\(unescaped: clear)
             WHERE id = \(id)\(unescaped: fenced)
-            RETURNING id
+            RETURNING id, podping_recheck_before, podping_cooldown
+            """
+    }
+
+    /// The UPDATE that keeps a feed due sooner than its check planned, when a believed ping was recorded while the
+    /// check was in flight (``PodpingDuePlan/dueAfterCheck(startedAt:planned:recheckBefore:cooldown:)``); nil when
+    /// none was. `updated` is the row ``stateUpdate(_:id:lease:)`` returned: it carries what a ping committed while
+    /// that update waited for the row's lock, and a ping recorded after it judges this check itself
+    /// (``PodpingDuePlan/dueAt(ping:now:lastCheckedAt:nextCheckAt:isGone:cooldown:)``), so none is lost between.
+    static func pingDuringCheck(_ state: CheckStatePlan, updated: PostgresRow) throws -> PostgresQuery? {
+        let r = RowReader(updated)
+        guard state.isGone != true, let id = try r.int64("id"),
+            let due = PodpingDuePlan.dueAfterCheck(
+                startedAt: state.lastCheckedAt, planned: state.nextCheckAt,
+                recheckBefore: try r.date("podping_recheck_before"), cooldown: try r.real("podping_cooldown"))
+        else { return nil }
+        return """
+            UPDATE subscription SET next_check_at = \(due.timeIntervalSince1970),
+              next_check_reason = \(PodpingDuePlan.reason)
+            WHERE id = \(id) AND last_checked_at = \(state.lastCheckedAt.timeIntervalSince1970)
+            """
+    }
+
+    /// The statement that writes what a fetched body says of podping: the declaration as it is, or, when the feed no
+    /// longer has `podcast:podping`, nothing left of an earlier one (pings received stay recorded).
+    static func podpingDeclarationUpdate(_ declaration: PodpingDeclaration?, id: Int64) -> PostgresQuery {
+        guard let declaration else {
+            return """
+                UPDATE podping_feed SET uses_podping = NULL, hive_accounts = ''
+                WHERE subscription_id = \(id) AND (uses_podping IS NOT NULL OR hive_accounts <> '')
+                """
+        }
+        return """
+            INSERT INTO podping_feed (subscription_id, uses_podping, hive_accounts)
+            VALUES (\(id), \(declaration.usesPodping), \(declaration.hiveAccounts.joined(separator: "\n")))
+            ON CONFLICT (subscription_id) DO UPDATE SET uses_podping = excluded.uses_podping,
+              hive_accounts = excluded.hive_accounts
             """
     }
 

@@ -15,15 +15,49 @@ extension PostgresFeedStore: AsyncPodpingRepository {
               ping_count FROM podping_feed
             """)
         {
-            let r = RowReader(row)
-            guard let id = try r.int64("subscription_id") else { continue }
-            states[id] = PodpingFeedState(
-                subscriptionID: id, usesPodping: try r.bool("uses_podping"),
-                hiveAccounts: (try r.text("hive_accounts") ?? "").split(separator: "\n").map(String.init),
-                lastPingAt: try r.date("last_ping_at"), lastPingReason: try r.text("last_ping_reason"),
-                lastPingBlock: try r.int64("last_ping_block"), pingCount: try r.integer("ping_count") ?? 0)
+            let state = try Self.podpingState(from: row)
+            states[state.subscriptionID] = state
         }
         return states
+    }
+
+    private static func podpingState(from row: PostgresRow) throws -> PodpingFeedState {
+        let r = RowReader(row)
+        return PodpingFeedState(
+            subscriptionID: try r.int64("subscription_id") ?? 0, usesPodping: try r.bool("uses_podping"),
+            hiveAccounts: (try r.text("hive_accounts") ?? "").split(separator: "\n").map(String.init),
+            lastPingAt: try r.date("last_ping_at"), lastPingReason: try r.text("last_ping_reason"),
+            lastPingBlock: try r.int64("last_ping_block"), pingCount: try r.integer("ping_count") ?? 0)
+    }
+
+    public func podpingStates(subscriptionIDs: [Int64]) async throws -> [Int64: PodpingFeedState] {
+        guard !subscriptionIDs.isEmpty else { return [:] }
+        var states: [Int64: PodpingFeedState] = [:]
+        for row in try await rows(
+            """
+            SELECT subscription_id, uses_podping, hive_accounts, last_ping_at, last_ping_reason, last_ping_block,
+              ping_count FROM podping_feed WHERE subscription_id = ANY(\(subscriptionIDs))
+            """)
+        {
+            let state = try Self.podpingState(from: row)
+            states[state.subscriptionID] = state
+        }
+        return states
+    }
+
+    public func subscriptionsMark() async throws -> SubscriptionsMark {
+        let row = try await rows(
+            """
+            SELECT count(*)::bigint AS count, coalesce(max(id), 0)::bigint AS max_id,
+              count(*) FILTER (WHERE is_gone)::bigint AS gone, count(moved_from)::bigint AS moved,
+              (coalesce(sum(length(url)), 0) + coalesce(sum(length(moved_from)), 0))::bigint AS url_length
+            FROM subscription
+            """
+        ).first
+        let r = row.map(RowReader.init)
+        return SubscriptionsMark(
+            count: try r?.int64("count") ?? 0, maxID: try r?.int64("max_id") ?? 0, gone: try r?.int64("gone") ?? 0,
+            moved: try r?.int64("moved") ?? 0, urlLength: try r?.int64("url_length") ?? 0)
     }
 
     public func recordPodpingDeclaration(
@@ -67,6 +101,16 @@ extension PostgresFeedStore: AsyncPodpingRepository {
                       last_ping_at = greatest(podping_feed.last_ping_at, excluded.last_ping_at),
                       last_ping_reason = excluded.last_ping_reason, last_ping_block = excluded.last_ping_block,
                       ping_count = podping_feed.ping_count + 1
+                    """, logger: store.logger)
+                // A check in flight now may predate the change: its merge keeps the feed due (dueAfterCheck).
+                let recheckBefore = PodpingDuePlan.recheckBefore(ping: ping.blockTime, recordedAt: now)
+                    .timeIntervalSince1970
+                try await connection.query(
+                    """
+                    UPDATE subscription SET
+                      podping_recheck_before = greatest(podping_recheck_before, \(recheckBefore)),
+                      podping_cooldown = \(cooldown)
+                    WHERE id = \(ping.subscriptionID)
                     """, logger: store.logger)
                 guard
                     let due = PodpingDuePlan.dueAt(

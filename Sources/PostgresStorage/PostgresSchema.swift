@@ -174,6 +174,16 @@ enum PostgresSchema {
             )
             """,
         ],
+        // 9: a ping during a check. A check that started before `podping_recheck_before` may have missed the last
+        // believed ping: its merge leaves the feed due again `podping_cooldown` seconds after it started. On the
+        // subscription row, so a check's one-statement update (a 304) sees the value a ping committed while the
+        // update waited for the row's lock.
+        [
+            """
+            ALTER TABLE subscription ADD COLUMN podping_recheck_before double precision,
+              ADD COLUMN podping_cooldown double precision
+            """
+        ],
     ]
 
     /// The version this binary writes and understands.

@@ -1,6 +1,7 @@
 import FeedModels
 import FeedStorage
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -185,6 +186,98 @@ struct PodpingCommandTests {
             let store = try await FeedStore.open(path: podfresh.databasePath)
             #expect(try await store.podpingCursor()?.block == chain.head)
             _ = b
+        }
+    }
+
+    /// Polls `condition` every 100 ms for up to `timeout` seconds.
+    func eventually(timeout: Double, _ condition: () -> Bool) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition() { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return condition()
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func aPingThatArrivesWhileItsFeedIsFetchedIsNotLost() async throws {
+        try await withSubscribedFeeds { podfresh, server, chain, a, _ in
+            let node = chain.node("/hive").absoluteString
+            // The host's first answer is held 4 s and is from before its change; every later one has the episode.
+            let published = Mutex(false)
+            let held = Mutex(false)
+            let old = feed("Show A", items: ["a-one"])
+            let new = feed("Show A", items: ["a-two", "a-one"])
+            server.setRoute("/a.xml") { _ in
+                let headers = [("Content-Type", "application/rss+xml")]
+                if held.withLock({ holding in
+                    defer { holding = true }
+                    return !holding
+                }) {
+                    return TestResponse(headers: headers, text: old, delay: .seconds(4))
+                }
+                return TestResponse(headers: headers, text: published.withLock { $0 } ? new : old)
+            }
+            let out = Pipe()
+            let err = Pipe()
+            let process = try podfresh.start(
+                ["watch", "--podping", "--podping-node", node, "--podping-cooldown", "2s"], stdout: out, stderr: err)
+            let stdout = PipeReader(out)
+            let stderr = PipeReader(err)
+            defer { if process.isRunning { process.terminate() } }
+            #expect(
+                await stdout.wait(timeout: 30) { $0.contains("reading the chain from its head") },
+                "\(stdout.text) \(stderr.text)")
+
+            // A first ping (an earlier edit) starts a fetch; while its answer is held, the episode is published and
+            // pinged.
+            chain.produce([[.podping([a.absoluteString])]])
+            #expect(try await eventually(timeout: 30) { server.requests(to: "/a.xml").count == 2 }, "\(stderr.text)")
+            published.withLock { $0 = true }
+            chain.produce([[.podping([a.absoluteString], sender: "podping.bbb")]])
+
+            // No third ping: the feed is fetched again once the held fetch has ended and its cooldown passed.
+            #expect(
+                await stdout.wait(timeout: 30) { $0.contains("a-two") },
+                "the pinged episode: \(stdout.text) \(stderr.text)")
+            try await Task.sleep(for: .seconds(3))
+            #expect(server.requests(to: "/a.xml").count == 3, "one more fetch for the ping during the first")
+            process.terminate()
+            await Podfresh.exit(of: process, timeout: 15)
+            #expect(process.terminationStatus == 0, "\(stderr.text)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func withAFixedIntervalAPingedFeedIsFetchedWithinSecondsNotAtTheNextCycle() async throws {
+        try await withSubscribedFeeds { podfresh, server, chain, a, _ in
+            let node = chain.node("/hive").absoluteString
+            let out = Pipe()
+            let err = Pipe()
+            let process = try podfresh.start(
+                ["watch", "--podping", "--podping-node", node, "--podping-cooldown", "0s", "--interval", "1h"],
+                stdout: out, stderr: err)
+            let stdout = PipeReader(out)
+            let stderr = PipeReader(err)
+            defer { if process.isRunning { process.terminate() } }
+            // The first cycle checks both feeds; the next is an hour away.
+            #expect(
+                await stdout.wait(timeout: 30) {
+                    $0.contains("reading the chain from its head") && $0.contains("next check at")
+                }, "\(stdout.text) \(stderr.text)")
+            #expect(server.requests(to: "/a.xml").count == 2 && server.requests(to: "/b.xml").count == 2)
+
+            server.serveFeed(
+                "/a.xml", feed("Show A", items: ["a-two", "a-one"]), lastModified: "Wed, 13 Nov 2024 05:00:00 GMT")
+            chain.produce([[.podping([a.absoluteString])]])
+            #expect(
+                await stdout.wait(timeout: 20) { $0.contains("a-two") }, "pinged episode: \(stdout.text) \(stderr.text)"
+            )
+            process.terminate()
+            await Podfresh.exit(of: process, timeout: 15)
+            #expect(process.terminationStatus == 0, "\(stderr.text)")
+            #expect(server.requests(to: "/a.xml").count == 3)
+            #expect(server.requests(to: "/b.xml").count == 2, "B waits for the next cycle")
         }
     }
 }

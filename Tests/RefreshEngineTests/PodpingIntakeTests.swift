@@ -118,4 +118,45 @@ struct PodpingIntakeTests {
         #expect(events.matched.count == 1, "one feed, one match, however many pings")
         #expect(try await store.podpingStates()[feeds[2].id]?.pingCount == 4)
     }
+
+    @Test func theAddressIndexIsBuiltAgainOnlyWhenTheSubscriptionsChangeOrItGrowsOld() async throws {
+        let (store, feeds) = try await store()
+        let events = Events()
+        let clock = NIOLockedValueBox(now)
+        let intake = PodpingIntake(
+            store: store, subscriptions: store, trust: PodpingTrust(), indexMaxAge: 60,
+            now: { clock.withLockedValue { $0 } }, publish: events.add)
+        let later = "https://later.example/new.xml"
+        _ = try await intake.take(batch([notice([later])]))
+        _ = try await intake.take(batch([notice([feeds[0].url.absoluteString])]))
+        #expect(intake.indexBuilds == 1, "two blocks with notices, the same subscriptions: one index")
+        #expect(events.matched.map(\.feed.id) == [feeds[0].id])
+
+        // Added meanwhile (by `podfresh add` in another process): found at the next block with notices.
+        let added = try await store.addSubscription(url: URL(string: later)!, title: nil, at: now, backlog: nil)
+        _ = try await intake.take(batch([notice([later])]))
+        #expect(intake.indexBuilds == 2)
+        #expect(events.matched.last?.feed.id == added.id)
+
+        // Moved: found at its new address (and still at its old one).
+        let moved = "https://moved.example/two.xml"
+        _ = try await store.moveSubscription(id: feeds[1].id, to: URL(string: moved)!)
+        _ = try await intake.take(batch([notice([moved])]))
+        #expect(intake.indexBuilds == 3)
+        #expect(events.matched.last?.feed.id == feeds[1].id)
+
+        // Removed: no longer matched.
+        let matchedBefore = events.matched.count
+        _ = try await store.removeSubscription(id: feeds[2].id)
+        _ = try await intake.take(batch([notice([feeds[2].url.absoluteString])]))
+        #expect(intake.indexBuilds == 4)
+        #expect(events.matched.count == matchedBefore)
+
+        // Nothing changed, but the index is a minute old: built again.
+        _ = try await intake.take(batch([notice([later])]))
+        #expect(intake.indexBuilds == 4)
+        clock.withLockedValue { $0 = $0.addingTimeInterval(61) }
+        _ = try await intake.take(batch([notice([later])]))
+        #expect(intake.indexBuilds == 5)
+    }
 }

@@ -175,6 +175,14 @@ enum Migrations {
                 t.column("leaseExpiresAt", .double)
             }
         }
+        migrator.registerMigration("podping: pings during a check") { db in
+            // A check that started before `recheckBefore` may have missed the last believed ping: its merge leaves the
+            // feed due again `recheckCooldown` seconds after the check started (PodpingDuePlan.dueAfterCheck).
+            try db.alter(table: "podpingFeed") { t in
+                t.add(column: "recheckBefore", .double)
+                t.add(column: "recheckCooldown", .double)
+            }
+        }
         return migrator
     }
 

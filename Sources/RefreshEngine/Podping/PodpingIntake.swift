@@ -15,11 +15,15 @@ public struct PodpingIntake: Sendable {
     public let cooldown: TimeInterval
     private let now: @Sendable () -> Date
     private let publish: @Sendable (DataFetchEvent) -> Void
+    /// The subscriptions by address, kept between blocks.
+    private let index: SubscriptionIndexCache
 
+    /// - Parameter indexMaxAge: How long the index of subscription addresses is kept while the subscriptions'
+    ///   ``SubscriptionsMark`` stays the same (a backstop for a change the mark cannot see).
     public init(
         store: any AsyncPodpingRepository, subscriptions: any AsyncSubscriptionRepository, trust: PodpingTrust,
-        cooldown: TimeInterval = 30, now: @escaping @Sendable () -> Date,
-        publish: @escaping @Sendable (DataFetchEvent) -> Void
+        cooldown: TimeInterval = 30, indexMaxAge: TimeInterval = SubscriptionIndexCache.defaultMaxAge,
+        now: @escaping @Sendable () -> Date, publish: @escaping @Sendable (DataFetchEvent) -> Void
     ) {
         self.store = store
         self.subscriptions = subscriptions
@@ -27,7 +31,12 @@ public struct PodpingIntake: Sendable {
         self.cooldown = cooldown
         self.now = now
         self.publish = publish
+        index = SubscriptionIndexCache(maxAge: indexMaxAge)
     }
+
+    /// How many times the index of subscription addresses was built (it is kept while the subscriptions stay the
+    /// same).
+    public var indexBuilds: Int { index.builds }
 
     /// Publishes what `batch` read, records the believed pings of subscribed feeds, and makes those feeds due.
     /// - Returns: The feeds made due, with when.
@@ -52,8 +61,13 @@ public struct PodpingIntake: Sendable {
                         lastBlockTime: batch.blocks.last?.time, notices: notices.count, tests: skips.tests,
                         refused: skips.refused))))
         guard !notices.isEmpty else { return [:] }
-        let index = SubscriptionIndex(
-            subscriptions: try await subscriptions.subscriptions(), states: try await store.podpingStates())
+        let index = try await self.index.current(subscriptions: subscriptions, store: store, now: now())
+        var named: Set<Int64> = []
+        for notice in notices {
+            for iri in notice.iris { if let entry = index.entry(for: iri) { named.insert(entry.id) } }
+        }
+        // Only the feeds named: what they say of podping decides whether a notice is believed.
+        let states = named.isEmpty ? [:] : try await store.podpingStates(subscriptionIDs: named.sorted())
         var pings: [FeedPing] = []
         var matches: [PodpingMatch] = []
         for notice in notices {
@@ -62,21 +76,22 @@ public struct PodpingIntake: Sendable {
             for iri in notice.iris {
                 guard let entry = index.entry(for: iri) else { continue }
                 matched += 1
+                let state = states[entry.id]
                 guard
                     trust.believes(
-                        signers: notice.senders, feedAccounts: entry.state?.hiveAccounts ?? [],
-                        usesPodping: entry.state?.usesPodping)
+                        signers: notice.senders, feedAccounts: state?.hiveAccounts ?? [],
+                        usesPodping: state?.usesPodping)
                 else {
                     untrusted += 1
                     continue
                 }
                 pings.append(
                     FeedPing(
-                        subscriptionID: entry.subscription.id, blockNumber: notice.blockNumber,
+                        subscriptionID: entry.id, blockNumber: notice.blockNumber,
                         blockTime: notice.blockTime, reason: notice.reason))
                 matches.append(
                     PodpingMatch(
-                        feed: EpisodeUpdateService.target(for: entry.subscription), block: notice.blockNumber,
+                        feed: entry.target, block: notice.blockNumber,
                         blockTime: notice.blockTime, reason: notice.reason, iri: iri, dueAt: nil))
             }
             publish(
@@ -99,25 +114,26 @@ public struct PodpingIntake: Sendable {
 }
 
 /// The subscriptions by every normalised address they answer to: the current URL and the one before the last move.
-struct SubscriptionIndex {
-    struct Entry {
-        var subscription: Subscription
-        var state: PodpingFeedState?
+struct SubscriptionIndex: Sendable {
+    struct Entry: Sendable {
+        var id: Int64
+        var target: FeedTarget
     }
 
     private var byURL: [String: Entry] = [:]
 
-    init(subscriptions: [Subscription], states: [Int64: PodpingFeedState]) {
-        for subscription in subscriptions where !subscription.isGone {
-            let entry = Entry(subscription: subscription, state: states[subscription.id])
+    init(subscriptions: [Subscription]) {
+        let live = subscriptions.filter { !$0.isGone }
+        for subscription in live {
             if let old = subscription.movedFrom {
-                byURL[FeedURL.normalizedString(old.absoluteString)] = entry
+                byURL[FeedURL.normalizedString(old.absoluteString)] = Entry(
+                    id: subscription.id, target: EpisodeUpdateService.target(for: subscription))
             }
         }
         // Current URLs win over an old one another feed moved away from.
-        for subscription in subscriptions where !subscription.isGone {
+        for subscription in live {
             byURL[FeedURL.normalizedString(subscription.url.absoluteString)] = Entry(
-                subscription: subscription, state: states[subscription.id])
+                id: subscription.id, target: EpisodeUpdateService.target(for: subscription))
         }
     }
 

@@ -404,15 +404,6 @@ public final class EpisodeUpdateService: Sendable {
         return summary
     }
 
-    /// Keeps what a fetched feed says of podping (`podcast:podping`), for the podping reader's trust and `list`. A
-    /// failure here never fails the feed: its episodes are already stored.
-    private func recordPodpingDeclaration(of subscription: Subscription, in feed: ParsedFeed) async {
-        guard let declaration = feed.podping, let store = episodes as? any AsyncPodpingRepository else { return }
-        try? await store.recordPodpingDeclaration(
-            subscriptionID: subscription.id, usesPodping: declaration.usesPodping,
-            hiveAccounts: declaration.hiveAccounts)
-    }
-
     static func target(for subscription: Subscription) -> FeedTarget {
         FeedTarget(id: subscription.id, url: subscription.url, title: subscription.title)
     }
@@ -481,7 +472,6 @@ public final class EpisodeUpdateService: Sendable {
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID,
                     bodyBytes: byteCount, announceLimit: announceLimit, lease: lease)
                 let merge = try await episodes.applyAsync(check)
-                await recordPodpingDeclaration(of: subscription, in: feed)
                 let updated = FeedTarget(
                     id: subscription.id, url: merge.movedTo ?? subscription.url, title: feed.title ?? subscription.title
                 )

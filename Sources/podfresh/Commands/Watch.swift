@@ -133,7 +133,8 @@ struct WatchService: Service {
     }
 
     /// Refresh what is due, sleep until the next feed is due (waking at least every minute to notice
-    /// subscriptions added meanwhile), repeat until cancelled.
+    /// subscriptions added meanwhile), repeat until cancelled. With a fixed cycle (`interval`), a feed a ping made
+    /// due is fetched at once between cycles (`woken` cuts the sleep short); the cycle keeps its own schedule.
     ///
     /// - Throws: ``StoreError`` when the database fails (gone, damaged, full): watch ends with 70, as every command
     ///   does, and whatever supervises it (systemd's `Restart=`) starts it again, instead of a worker that looks
@@ -146,21 +147,32 @@ struct WatchService: Service {
         while !Task.isCancelled {
             do {
                 let policy: RefreshPolicy = interval == nil ? .due : .all
-                let due = try await environment.service.feedsToCheck(policy: policy)
-                if !due.isEmpty && Date() >= nextCycle {
-                    let summary = try await environment.service.refresh(policy: policy)
+                // nil: a whole cycle; otherwise only these feeds, which pings made due between fixed cycles.
+                var pinged: [Int64]?
+                var run = false
+                if Date() >= nextCycle {
+                    run = try await !environment.service.feedsToCheck(policy: policy).isEmpty
+                } else if interval != nil {
+                    pinged = try await pingedFeeds(environment)
+                    run = !(pinged ?? []).isEmpty
+                }
+                if run {
+                    let summary = try await environment.service.refresh(
+                        policy: pinged == nil ? policy : .due, feedIDs: pinged)
                     if Task.isCancelled { return }
                     if let failure = summary.outcomes.lazy.compactMap(\.failure)
                         .first(where: { $0.kind == .store(.database) })
                     {
                         throw StoreError(kind: .database, message: failure.message)
                     }
-                    if summary.networkOffline {
-                        nextCycle = Date().addingTimeInterval(offlineRetry)
-                        offlineRetry = min(offlineRetry * 2, 600)
-                    } else {
-                        offlineRetry = 30
-                        nextCycle = interval.map { Date().addingTimeInterval($0) } ?? Date()
+                    if pinged == nil {
+                        if summary.networkOffline {
+                            nextCycle = Date().addingTimeInterval(offlineRetry)
+                            offlineRetry = min(offlineRetry * 2, 600)
+                        } else {
+                            offlineRetry = 30
+                            nextCycle = interval.map { Date().addingTimeInterval($0) } ?? Date()
+                        }
                     }
                     let next = try await nextDue(environment, interval: interval, cycle: nextCycle)
                     // Through the event stream, so it follows this cycle's own events.
@@ -182,12 +194,20 @@ struct WatchService: Service {
         }
     }
 
-    /// The earliest time any feed is due (or the next fixed cycle).
+    /// The feeds a ping made due by now (their next check's reason is ``PodpingDuePlan/reason``).
+    static func pingedFeeds(_ environment: RefreshEnvironment) async throws -> [Int64] {
+        try await environment.store.dueSubscriptions(at: environment.now())
+            .filter { $0.nextCheckReason == PodpingDuePlan.reason }.map(\.id)
+    }
+
+    /// The earliest time any feed is due (with a fixed cycle: the next cycle, or sooner a feed a ping made due).
     static func nextDue(_ environment: RefreshEnvironment, interval: Double?, cycle: Date) async throws -> Date? {
-        if interval != nil { return cycle }
-        let dates = try await environment.store.subscriptions().filter { !$0.isGone }.map {
-            $0.nextCheckAt ?? .distantPast
+        let live = try await environment.store.subscriptions().filter { !$0.isGone }
+        if interval != nil {
+            let pinged = live.lazy.filter { $0.nextCheckReason == PodpingDuePlan.reason }.compactMap(\.nextCheckAt)
+            return min(cycle, pinged.min() ?? cycle)
         }
+        let dates = live.map { $0.nextCheckAt ?? .distantPast }
         guard let earliest = dates.min() else { return nil }
         return max(earliest, cycle)
     }
