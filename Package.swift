@@ -278,7 +278,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ConsoleOutputTests",
-            dependencies: ["ConsoleOutput", "RefreshEngine", "FeedParsing", "FeedModels", "FeedFetching", "Measures"],
+            dependencies: [
+                "ConsoleOutput", "RefreshEngine", "FeedParsing", "FeedModels", "FeedFetching", "HTTPTransport",
+                "Measures",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

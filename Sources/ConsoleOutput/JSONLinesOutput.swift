@@ -41,7 +41,7 @@ final class JSONLinesOutput: OutputStyle {
             emit(
                 [("event", .string("feed_failed"))] + EventJSON.feedFields(outcome.feed) + [
                     ("kind", .string(failure?.kind.rawValue)),
-                    ("message", .string(failure?.message)),
+                    ("message", .string(failure.map(FeedFailureText.line))),
                     ("http_status", .int(failure?.status)),
                     ("next_check", .date(outcome.nextCheckAt)),
                 ])

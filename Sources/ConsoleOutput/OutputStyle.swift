@@ -98,6 +98,8 @@ class HumanStyle: OutputStyle {
         if let moved = outcome.movedTo, showMove {
             printLine("moved     \(name) → \(TerminalText.sanitize(moved.absoluteString))")
         }
-        if let refused = outcome.moveRefused { printError("\(name): not moved: \(TerminalText.sanitize(refused))") }
+        if let refused = outcome.moveRefused {
+            printError("\(name): not moved: \(TerminalText.sanitize(MoveText.refusal(refused)))")
+        }
     }
 }

@@ -224,7 +224,11 @@ struct EpisodeUpdateServiceTests {
             _ = try await h.subscribe("/taken.xml")
             let summary = try await h.service.refresh(policy: .due)
             let outcome = try #require(summary.outcomes.first { $0.feed.id == old.id })
-            #expect(outcome.moveRefused?.contains("already subscribed") == true)
+            guard case .taken(let taken) = outcome.moveRefused else {
+                Issue.record("not refused as taken: \(String(describing: outcome.moveRefused))")
+                return
+            }
+            #expect(taken.target == h.server.url("/taken.xml"))
             #expect(try await h.store.subscription(id: old.id)?.url == h.server.url("/old.xml"))
         }
     }
@@ -234,7 +238,7 @@ struct EpisodeUpdateServiceTests {
             h.server.setRoute("/gone.xml", TestResponse(status: 410, text: "gone"))
             let gone = try await h.subscribe("/gone.xml")
             let first = try await h.service.refresh(policy: .due)
-            #expect(first.outcomes.first?.result == .gone(message: "HTTP 410 Gone: the feed was removed"))
+            #expect(first.outcomes.first?.result == .gone(FeedFetchError(.gone)))
             #expect(try await h.store.subscription(id: gone.id)?.isGone == true)
             let second = try await h.service.refresh(policy: .all)
             #expect(second.outcomes.isEmpty)

@@ -66,7 +66,7 @@ public struct StatusReport: Sendable {
         ]
         for subscription in failing {
             lines.append(
-                "  failing  \(subscription.id) \(Self.name(subscription)): \(TerminalText.sanitize(subscription.lastError ?? "")) (×\(subscription.failureCount))"
+                "  failing  \(subscription.id) \(Self.name(subscription)): \(TerminalText.sanitize(FeedFailureText.lastError(of: subscription) ?? "")) (×\(subscription.failureCount))"
             )
         }
         for subscription in gone {
@@ -139,7 +139,7 @@ public struct StatusReport: Sendable {
                     failing.map {
                         .object([
                             ("id", .int(Int($0.id))), ("title", .string($0.title)), ("url", .url($0.url)),
-                            ("failures", .int($0.failureCount)), ("error", .string($0.lastError)),
+                            ("failures", .int($0.failureCount)), ("error", .string(FeedFailureText.lastError(of: $0))),
                         ])
                     })
             ),

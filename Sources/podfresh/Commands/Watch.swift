@@ -151,9 +151,9 @@ struct WatchService: Service {
                     let summary = try await environment.service.refresh(policy: policy)
                     if Task.isCancelled { return }
                     if let failure = summary.outcomes.lazy.compactMap(\.failure)
-                        .first(where: { $0.kind == .store(.database) })
+                        .first(where: { $0.kind == .store(.database) }), case .store(let error) = failure.cause
                     {
-                        throw StoreError(kind: .database, message: failure.message)
+                        throw error
                     }
                     if summary.networkOffline {
                         nextCycle = Date().addingTimeInterval(offlineRetry)
