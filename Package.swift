@@ -308,7 +308,7 @@ let package = Package(
         .testTarget(
             name: "RefreshMetricsTests",
             dependencies: [
-                "RefreshMetrics", "RefreshEngine", "FeedParsing", "FeedFetching", "TestSupport",
+                "RefreshMetrics", "RefreshEngine", "FeedParsing", "FeedFetching", "EpisodeDownloads", "TestSupport",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -53,8 +53,10 @@ class HumanStyle: OutputStyle {
         case .hookFailed(let feed, let failure):
             printError(
                 "\(TerminalText.sanitize(feed.displayName)): \(TerminalText.sanitize(EventText.hookFailure(failure)))")
-        case .downloadProblem(let feed, let message):
-            printError("\(TerminalText.sanitize(feed.displayName)): \(TerminalText.sanitize(message))")
+        case .downloadProblem(let feed, let problem):
+            printError(
+                "\(TerminalText.sanitize(feed.displayName)): \(TerminalText.sanitize(DownloadFailureText.problem(problem)))"
+            )
         // The `where` binds to the second pattern only: a completed download, or a "failed" one without a failure.
         case .downloadCompleted(let outcome),
             .downloadFailed(let outcome) where outcome.failure == nil:

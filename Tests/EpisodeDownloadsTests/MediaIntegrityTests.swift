@@ -155,8 +155,7 @@ struct MediaIntegrityTests {
                     MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
             }
             #expect(error?.kind == .unsupportedEncoding)
-            #expect(error?.detail == .encoding("br"))
-            #expect(error?.message.contains("br encoding") == true, "\(error?.message ?? "")")
+            #expect(error?.cause == .undecodedEncoding("br"))
             #expect(!exists(destination))
             #expect(!exists(Self.part(destination)))
         }
@@ -194,7 +193,7 @@ struct MediaIntegrityTests {
                     progress: { _ in })
             }
             #expect(error?.kind == .emptyBody)
-            #expect(error?.message.contains("empty body") == true, "\(error?.message ?? "")")
+            #expect(error?.cause == .emptyBody(status: 200, contentType: "audio/mpeg"), "\(String(describing: error))")
             #expect(!exists(destination))
             #expect(!exists(Self.part(destination)))
         }
@@ -239,9 +238,7 @@ struct MediaIntegrityTests {
                     progress: { _ in })
             }
             #expect(error?.kind == .notMedia)
-            #expect(error?.detail == .document(kind, contentType: type))
-            #expect(error?.message.contains(type) == true, "\(error?.message ?? "")")
-            #expect(error?.message.contains("announced audio/mpeg") == true)
+            #expect(error?.cause == .notMedia(kind, status: 200, contentType: type, announced: "audio/mpeg"))
             #expect(!exists(destination))
             #expect(!exists(Self.part(destination)))
         }
@@ -266,7 +263,7 @@ struct MediaIntegrityTests {
                     progress: { _ in })
             }
             #expect(error?.kind == .notMedia)
-            #expect(error?.detail == .document(kind, contentType: "audio/mpeg"))
+            #expect(error?.cause == .notMedia(kind, status: 200, contentType: "audio/mpeg", announced: "audio/mpeg"))
             #expect(!exists(destination))
             #expect(!exists(Self.part(destination)))
         }
@@ -340,8 +337,12 @@ struct MediaIntegrityTests {
                     MediaRequest(url: server.url("/ep.mp3"), destination: destination), progress: { _ in })
             }
             #expect(error?.kind == .noResponse)
-            #expect(error?.detail == .limit(.firstByte))
-            #expect(error?.message.contains("first-byte limit") == true, "\(error?.message ?? "")")
+            #expect(error?.limit == .firstByte)
+            if case .noResponse(let host, _) = error?.cause {
+                #expect(host == "127.0.0.1")
+            } else {
+                Issue.record("\(String(describing: error))")
+            }
             #expect(!exists(destination))
         }
     }

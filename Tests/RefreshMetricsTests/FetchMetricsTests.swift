@@ -1,3 +1,4 @@
+import EpisodeDownloads
 import FeedFetching
 import FeedParsing
 import Foundation
@@ -143,7 +144,10 @@ final class HandClock: @unchecked Sendable {
         metrics.record(
             .downloadFailed(
                 DownloadOutcome(
-                    target: target, result: .failed(DownloadFailure(kind: "short_body", message: "cut")), seconds: 1)))
+                    target: target,
+                    result: .failed(
+                        DownloadFailure(.download(DownloadError(.shortBody(received: 1, total: 2, cutBy: nil))))),
+                    seconds: 1)))
         text = try await scrape(metrics)
         #expect(text.value("podfresh_episode_downloads_total", ["result": "completed"]) == 1)
         #expect(text.value("podfresh_episode_downloads_total", ["result": "failed"]) == 1)
