@@ -1,3 +1,4 @@
+import EpisodeDownloads
 import FeedFetching
 import FeedModels
 import FeedParsing
@@ -21,6 +22,8 @@ public enum ErrorText {
                 ? error.description + " (" + remedy(.importSubscriptionList) + ")" : error.description
         case let error as StoreError:
             return StoreMessages.line(error)
+        case let error as DownloadError:
+            return DownloadFailureText.line(error)
         case let error as RefreshFailure:
             return FeedFailureText.lineWithRemedy(error)
         default:

@@ -71,4 +71,9 @@ struct DownloadFailureTextTests {
             DownloadFailureText.line(DownloadFailure(.stopped(url: url, partKept: true)))
                 == "https://cdn.example/ep.mp3: stopped before the end; the .part is kept to resume")
     }
+
+    @Test func aDownloadErrorThatEndsACommandReadsAsItsCauseNotAsItsType() {
+        let error = DownloadError(.cannotReadFreeSpace(path: "/srv", reason: "Permission denied"))
+        #expect(ErrorText.line(error) == "cannot read the free space of /srv: Permission denied")
+    }
 }
