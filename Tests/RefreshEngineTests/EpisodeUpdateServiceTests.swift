@@ -187,7 +187,13 @@ struct EpisodeUpdateServiceTests {
             }
             let stored = try #require(try await h.store.subscription(id: bad.id))
             #expect(stored.failureCount == 4)
-            #expect(stored.lastError?.contains("404") == true)
+            // The store keeps the last failure's facts, not a sentence.
+            let cause = try #require(stored.lastError.flatMap(RefreshFailure.cause(stored:)))
+            guard case .fetch(let error) = cause else {
+                Issue.record("not a fetch failure: \(cause)")
+                return
+            }
+            #expect(error.status == 404)
             #expect(try await h.store.integrityCheck() == "ok")
         }
     }
