@@ -278,7 +278,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ConsoleOutputTests",
-            dependencies: ["ConsoleOutput", "RefreshEngine", "FeedParsing", "FeedModels", "FeedFetching", "Measures"],
+            dependencies: [
+                "ConsoleOutput", "RefreshEngine", "FeedParsing", "FeedModels", "FeedFetching", "HTTPTransport",
+                "Measures",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -307,7 +310,7 @@ let package = Package(
         .testTarget(
             name: "RefreshMetricsTests",
             dependencies: [
-                "RefreshMetrics", "RefreshEngine", "FeedParsing", "FeedFetching", "TestSupport",
+                "RefreshMetrics", "RefreshEngine", "FeedParsing", "FeedFetching", "EpisodeDownloads", "TestSupport",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

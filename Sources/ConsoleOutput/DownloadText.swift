@@ -29,7 +29,7 @@ enum DownloadText {
     /// A failed download, for standard error: the episode, the cause and the option that changes the limit hit; for
     /// a broken link, how often it failed and when it is tried again.
     static func failed(_ outcome: DownloadOutcome, _ failure: DownloadFailure, now: Date = Date()) -> String {
-        var line = "\(name(outcome.target)): download failed: \(safe(failure.message))"
+        var line = "\(name(outcome.target)): download failed: \(safe(DownloadFailureText.line(failure)))"
         if let remedy = remedy(kind: failure.kind) { line += " (" + remedy + ")" }
         if failure.permanent, let retryAfter = failure.retryAfter {
             line += "; a broken link (\(times(failure.failures)) in a row): next try after "
@@ -90,7 +90,8 @@ enum DownloadText {
             "deleted by hand: not downloaded again (`podfresh download --again` downloads it)"
         case .waiting(let retryAfter, let failures, let error):
             "waiting after a broken link (failed \(times(failures)) in a row"
-                + (error.map { ": " + safe($0) } ?? "") + "): next try after " + RFC3339.string(from: retryAfter)
+                + (DownloadFailureText.stored(error).map { ": " + safe($0) } ?? "") + "): next try after "
+                + RFC3339.string(from: retryAfter)
                 + " (" + EventText.fromNow(retryAfter, now: now) + "; `podfresh download --retry` tries it now)"
         case .claimedByAnotherWorker:
             "another worker is downloading it"

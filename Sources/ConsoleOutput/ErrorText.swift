@@ -1,3 +1,4 @@
+import EpisodeDownloads
 import FeedFetching
 import FeedModels
 import FeedParsing
@@ -14,15 +15,17 @@ public enum ErrorText {
     public static func line(_ error: any Error) -> String {
         switch error {
         case let error as FeedFetchError:
-            guard let limit = error.maxBodyBytes else { return error.message }
-            return error.message + " (" + remedy(.raiseFeedSizeLimit(bytes: limit)) + ")"
+            guard let limit = error.maxBodyBytes else { return FetchFailureText.line(error) }
+            return FetchFailureText.line(error) + " (" + remedy(.raiseFeedSizeLimit(bytes: limit)) + ")"
         case let error as FeedParseError:
             return error.isSubscriptionList
                 ? error.description + " (" + remedy(.importSubscriptionList) + ")" : error.description
         case let error as StoreError:
             return StoreMessages.line(error)
+        case let error as DownloadError:
+            return DownloadFailureText.line(error)
         case let error as RefreshFailure:
-            return error.remedy.map { error.message + " (" + remedy($0) + ")" } ?? error.message
+            return FeedFailureText.lineWithRemedy(error)
         default:
             return ErrorWords.describe(error)
         }

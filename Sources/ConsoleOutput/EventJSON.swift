@@ -40,7 +40,7 @@ public enum EventJSON {
             ("new_episodes", .int(outcome.newEpisodeCount)),
             ("updated_episodes", .int(updatedCount(outcome.result))),
             ("moved_to", .url(outcome.movedTo)),
-            ("move_refused", .string(outcome.moveRefused)),
+            ("move_refused", .string(outcome.moveRefused.map(MoveText.refusal))),
             (
                 "warnings",
                 .array(outcome.warnings.map { .object([("line", .int($0.line)), ("message", .string($0.message))]) })

@@ -23,8 +23,9 @@ enum EventText {
             }
             return text
         case .notModified: return "unchanged \(name)"
-        case .gone(let message): return "gone      \(name): \(safe(message)); it will not be checked again"
-        case .failed(let failure): return "failed    \(name): \(safe(failure.message))"
+        case .gone(let error):
+            return "gone      \(name): \(safe(FetchFailureText.line(error))); it will not be checked again"
+        case .failed(let failure): return "failed    \(name): \(safe(FeedFailureText.line(failure)))"
         case .cancelled: return "cancelled \(name)"
         case .offline: return "stored    \(name)"
         case .removed: return "removed   \(name): unsubscribed during the run; nothing stored"
@@ -34,7 +35,7 @@ enum EventText {
 
     /// A failed feed, for standard error: its name, the cause and, when it has a title, its URL.
     static func failure(_ feed: FeedTarget, _ failure: RefreshFailure) -> String {
-        var line = "\(safe(feed.displayName)): \(safe(failure.message))"
+        var line = "\(safe(feed.displayName)): \(safe(FeedFailureText.line(failure)))"
         if let remedy = failure.remedy { line += " (" + ErrorText.remedy(remedy) + ")" }
         if feed.title != nil { line += " (\(safe(feed.url.absoluteString)))" }
         return line

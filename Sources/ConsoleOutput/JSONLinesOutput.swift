@@ -41,7 +41,7 @@ final class JSONLinesOutput: OutputStyle {
             emit(
                 [("event", .string("feed_failed"))] + EventJSON.feedFields(outcome.feed) + [
                     ("kind", .string(failure?.kind.rawValue)),
-                    ("message", .string(failure?.message)),
+                    ("message", .string(failure.map(FeedFailureText.line))),
                     ("http_status", .int(failure?.status)),
                     ("next_check", .date(outcome.nextCheckAt)),
                 ])
@@ -108,7 +108,7 @@ final class JSONLinesOutput: OutputStyle {
             let failure = outcome.failure
             emit(
                 [("event", .string("download_failed"))] + EventJSON.downloadFields(outcome.target) + [
-                    ("kind", .string(failure?.kind)), ("message", .string(failure?.message)),
+                    ("kind", .string(failure?.kind)), ("message", .string(failure.map(DownloadFailureText.line))),
                     ("http_status", .int(failure?.status)), ("part_kept", .bool(failure?.partKept ?? false)),
                     ("permanent", .bool(failure?.permanent ?? false)), ("failures", .int(failure?.failures ?? 0)),
                     ("retry_after", .date(failure?.retryAfter)), ("repeated", .bool(failure?.isRepeat ?? false)),
@@ -124,10 +124,10 @@ final class JSONLinesOutput: OutputStyle {
                 [("event", .string("download_skipped"))] + EventJSON.downloadFields(target) + [
                     ("reason", .string(DownloadText.reason(skip))), ("retry_after", .date(Self.retryAfter(skip))),
                 ])
-        case .downloadProblem(let feed, let message):
+        case .downloadProblem(let feed, let problem):
             emit([
                 ("event", .string("download_problem")), ("feed_id", .int(Int(feed.id))),
-                ("message", .string(message)),
+                ("message", .string(DownloadFailureText.problem(problem))),
             ])
         case .downloadsFinished(let summary):
             let seconds = summary.endedAt.timeIntervalSince(summary.startedAt)

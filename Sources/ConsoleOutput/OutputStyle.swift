@@ -53,8 +53,10 @@ class HumanStyle: OutputStyle {
         case .hookFailed(let feed, let failure):
             printError(
                 "\(TerminalText.sanitize(feed.displayName)): \(TerminalText.sanitize(EventText.hookFailure(failure)))")
-        case .downloadProblem(let feed, let message):
-            printError("\(TerminalText.sanitize(feed.displayName)): \(TerminalText.sanitize(message))")
+        case .downloadProblem(let feed, let problem):
+            printError(
+                "\(TerminalText.sanitize(feed.displayName)): \(TerminalText.sanitize(DownloadFailureText.problem(problem)))"
+            )
         // The `where` binds to the second pattern only: a completed download, or a "failed" one without a failure.
         case .downloadCompleted(let outcome),
             .downloadFailed(let outcome) where outcome.failure == nil:
@@ -98,6 +100,8 @@ class HumanStyle: OutputStyle {
         if let moved = outcome.movedTo, showMove {
             printLine("moved     \(name) → \(TerminalText.sanitize(moved.absoluteString))")
         }
-        if let refused = outcome.moveRefused { printError("\(name): not moved: \(TerminalText.sanitize(refused))") }
+        if let refused = outcome.moveRefused {
+            printError("\(name): not moved: \(TerminalText.sanitize(MoveText.refusal(refused)))")
+        }
     }
 }

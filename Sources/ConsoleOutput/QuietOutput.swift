@@ -21,9 +21,9 @@ final class QuietOutput: HumanStyle {
             .fetchFailed(let outcome) where outcome.failure == nil:
             movedLines(outcome, showMove: false)
             let name = TerminalText.sanitize(outcome.feed.displayName)
-            if case .gone(let message) = outcome.result {
+            if case .gone(let error) = outcome.result {
                 printError(
-                    "\(name): gone: \(TerminalText.sanitize(message)) (\(outcome.feed.url.absoluteString)); it will not be checked again"
+                    "\(name): gone: \(TerminalText.sanitize(FetchFailureText.line(error))) (\(outcome.feed.url.absoluteString)); it will not be checked again"
                 )
             }
             if case .dropped(let reason) = outcome.result { printError("\(name): \(TerminalText.sanitize(reason))") }

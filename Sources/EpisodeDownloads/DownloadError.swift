@@ -1,32 +1,30 @@
 public import Foundation
 public import HTTPTransport
 
-/// Why a media download failed, in words a user can act on: the message names the URL (or the path) and the cause.
+/// Why a media download failed: the typed facts (``Cause``), never a sentence. ConsoleOutput words them.
 ///
 /// Whatever the kind, the final file never appears. A download cut short (``Kind/shortBody``, ``Kind/stalled``,
 /// ``Kind/tooSlow``, ``Kind/timeout``, ``Kind/transport``) keeps its `.part` for a later resume; a body that is not
 /// the media (``Kind/notMedia``, ``Kind/emptyBody``, ``Kind/unsupportedEncoding``), a decoded (gzip) body cut short,
 /// and a disk that filled up (``Kind/diskFull``) leave none.
-public struct DownloadError: Error, CustomStringConvertible, Sendable, Equatable {
+public struct DownloadError: Error, Sendable, Hashable, Codable {
     /// The cause, for callers that decide what to do next (retry later, give up, tell the user to free space).
-    public enum Kind: String, Sendable, Equatable {
+    public enum Kind: String, Sendable, Hashable, Codable {
         /// The URL is not http or https.
         case unsupportedScheme
         /// The server answered 4xx or 5xx (or a status a download cannot use); ``DownloadError/status`` says which.
         case httpStatus
-        /// The body is a document (an HTML error page, JSON, XML, text) where the feed announced audio or video;
-        /// ``DownloadError/detail`` says which (``Detail/document(_:contentType:)``).
+        /// The body is a document (an HTML error page, JSON, XML, text) where the feed announced audio or video.
         case notMedia
         /// The server answered with an empty body (`Content-Length: 0`, or no byte before the end).
         case emptyBody
-        /// The body came in a `Content-Encoding` podfresh cannot decode (only gzip and deflate are);
-        /// ``DownloadError/detail`` names it (``Detail/encoding(_:)``).
+        /// The body came in a `Content-Encoding` podfresh cannot decode (only gzip and deflate are).
         case unsupportedEncoding
         /// The body ended before the length the server announced.
         case shortBody
         /// More redirects than the limit, or a redirect loop.
         case tooManyRedirects
-        /// The server sent no answer within the first-byte limit (``Detail/limit(_:)`` says ``TransferLimit/firstByte``).
+        /// The server sent no answer within the first-byte limit.
         case noResponse
         /// No byte arrived for the stall limit.
         case stalled
@@ -38,43 +36,142 @@ public struct DownloadError: Error, CustomStringConvertible, Sendable, Equatable
         case notEnoughSpace
         /// The disk filled up while the file was being written; the partial file was removed to give the space back.
         case diskFull
-        /// Reading or writing a file failed; the message names the path.
+        /// Reading or writing a file failed.
         case io
         /// A network error: refused, reset, unknown host, TLS.
         case transport
     }
 
-    /// The cause.
-    public var kind: Kind
-    /// One sentence naming the URL or path and the cause, e.g. "https://…/ep1.mp3: the body ended after 10 of 20
-    /// bytes".
-    public var message: String
-    /// The URL asked for.
+    /// What a file operation was doing when it failed.
+    public enum FileOperation: String, Sendable, Hashable, Codable {
+        case open, prepare, write, sync
+    }
+
+    /// What happened, with the facts a message needs: URLs and paths, statuses, the limit and its value, byte counts,
+    /// the document kind and the encoding, and the OS's reason text where only it knows the cause.
+    public indirect enum Cause: Sendable, Hashable, Codable {
+        /// The URL is not an http or https URL.
+        case notHTTPURL
+        /// A status a download cannot use, with its reason phrase.
+        case httpStatus(Int, reasonPhrase: String)
+        /// A 206 with only a part of the file, to a request for all of it.
+        case partialAnswer
+        /// The media came in an encoding podfresh does not decode.
+        case undecodedEncoding(String)
+        /// An empty body, with the status and `Content-Type` it came with.
+        case emptyBody(status: Int, contentType: String?)
+        /// A document where the feed announced media (`announced`: the feed's type for it).
+        case notMedia(DocumentKind, status: Int, contentType: String?, announced: String?)
+        /// The body ended after `received` of `total` bytes, cut by `cutBy` when a network error did it.
+        case shortBody(received: Int64, total: Int64, cutBy: Cause?)
+        /// A gzip or deflate body ended before its end.
+        case compressedBodyCutShort
+        /// A gzip or deflate body that cannot be decoded (corrupt, or it inflates more than `ratio` times).
+        case undecodableBody(ratio: Int)
+        /// More than `max` redirects.
+        case tooManyRedirects(max: Int)
+        /// The redirects came back to a URL already visited.
+        case redirectCycle
+        /// No answer within the first-byte limit.
+        case noResponse(host: String, after: Duration)
+        /// No byte for the stall limit, with the bytes so far.
+        case stalled(after: Duration, receivedBytes: Int64, expectedBytes: Int64?)
+        /// Under the minimum rate (bytes a second) over its window, with the bytes so far.
+        case tooSlow(minimumRate: Int, over: Duration, receivedBytes: Int64, expectedBytes: Int64?)
+        /// Not complete within the total limit, with the bytes so far.
+        case timedOut(after: Duration, receivedBytes: Int64, expectedBytes: Int64?)
+        /// No connection to the host within the connect limit.
+        case connectTimedOut(host: String, after: Duration)
+        /// The host's name was not looked up within the lookup limit.
+        case lookupTimedOut(host: String, after: Duration)
+        /// The name server knows no such host.
+        case noSuchHost(host: String)
+        /// The name could not be resolved (no such host, or no DNS).
+        case unresolvable(host: String)
+        /// The name server did not answer.
+        case nameServerSilent(host: String)
+        /// The lookup failed, with the resolver's reason text.
+        case lookupFailed(host: String, reason: String)
+        /// None of the host's addresses answered.
+        case noAddressAnswered(host: String)
+        /// Connecting failed, with the OS's reason text.
+        case connectFailed(host: String, reason: String)
+        /// Another network error, with its reason text.
+        case networkError(host: String, reason: String)
+        /// The download folder could not be created, with the OS's reason text.
+        case cannotCreateFolder(path: String, reason: String)
+        /// A file operation on `path` failed, with the OS's reason text; `diskFull` when the disk filled up.
+        case fileFailed(FileOperation, path: String, reason: String, diskFull: Bool)
+        /// The finished `.part` could not be renamed to its final name.
+        case cannotRename(path: String, to: String, reason: String)
+        /// The folder could not be synced after the rename.
+        case cannotSyncFolder(path: String, reason: String)
+        /// A file could not be removed.
+        case cannotRemove(path: String, reason: String)
+        /// The free space of a folder could not be read.
+        case cannotReadFreeSpace(path: String, reason: String)
+        /// The file does not fit: it needs `needed` bytes (`required` with the margin), `available` are free.
+        case notEnoughSpace(directory: String, needed: Int64, required: Int64, available: Int64)
+        /// A file name built from feed text would leave the download folder.
+        case nameLeavesFolder(file: String, folder: String)
+    }
+
+    /// What happened.
+    public var cause: Cause
+    /// The URL asked for, when there was one.
     public var url: URL?
-    /// The HTTP status, for ``Kind/httpStatus`` and ``Kind/notMedia``.
-    public var status: Int?
-    /// What exactly came instead of the media, or which limit ended the download, for callers that word it.
-    public var detail: Detail?
 
-    /// The typed facts behind some kinds.
-    public enum Detail: Sendable, Equatable {
-        /// The limit that ended the download (``Kind/noResponse``, ``Kind/stalled``, ``Kind/tooSlow``,
-        /// ``Kind/timeout``).
-        case limit(TransferLimit)
-        /// The document that came instead of the media, and the `Content-Type` it came with (``Kind/notMedia``).
-        case document(DocumentKind, contentType: String?)
-        /// The `Content-Encoding` that cannot be decoded (``Kind/unsupportedEncoding``).
-        case encoding(String)
-    }
-
-    /// An error of `kind` with its message.
-    public init(kind: Kind, message: String, url: URL? = nil, status: Int? = nil, detail: Detail? = nil) {
-        self.kind = kind
-        self.message = message
+    /// An error with its cause, for the media at `url`.
+    public init(_ cause: Cause, url: URL? = nil) {
+        self.cause = cause
         self.url = url
-        self.status = status
-        self.detail = detail
     }
 
-    public var description: String { message }
+    /// The stable kind, for decisions and the store.
+    public var kind: Kind {
+        switch cause {
+        case .notHTTPURL: .unsupportedScheme
+        case .httpStatus, .partialAnswer: .httpStatus
+        case .undecodedEncoding, .undecodableBody: .unsupportedEncoding
+        case .emptyBody: .emptyBody
+        case .notMedia: .notMedia
+        case .shortBody, .compressedBodyCutShort: .shortBody
+        case .tooManyRedirects, .redirectCycle: .tooManyRedirects
+        case .noResponse: .noResponse
+        case .stalled: .stalled
+        case .tooSlow: .tooSlow
+        case .timedOut: .timeout
+        case .connectTimedOut, .lookupTimedOut, .noSuchHost, .unresolvable, .nameServerSilent, .lookupFailed,
+            .noAddressAnswered, .connectFailed, .networkError:
+            .transport
+        case .fileFailed(_, _, _, let diskFull): diskFull ? .diskFull : .io
+        case .cannotCreateFolder, .cannotRename, .cannotSyncFolder, .cannotRemove, .cannotReadFreeSpace,
+            .nameLeavesFolder:
+            .io
+        case .notEnoughSpace: .notEnoughSpace
+        }
+    }
+
+    /// The HTTP status, for ``Kind/httpStatus``, ``Kind/emptyBody`` and ``Kind/notMedia``.
+    public var status: Int? {
+        switch cause {
+        case .httpStatus(let status, _): status
+        case .partialAnswer: 206
+        case .emptyBody(let status, _), .notMedia(_, let status, _, _): status
+        default: nil
+        }
+    }
+
+    /// Which of the transfer's limits ended the download, when one did.
+    public var limit: TransferLimit? {
+        switch cause {
+        case .noResponse: .firstByte
+        case .stalled: .stall
+        case .tooSlow: .minimumRate
+        case .timedOut: .total
+        case .connectTimedOut: .connect
+        case .lookupTimedOut: .nameLookup
+        default: nil
+        }
+    }
 }

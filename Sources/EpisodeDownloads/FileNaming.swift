@@ -84,8 +84,7 @@ public struct FileNaming: Sendable, Equatable {
         }
         file = file.standardizedFileURL
         guard Self.isInside(file, directory: base) else {
-            throw DownloadError(
-                kind: .io, message: "the file name \(file.path) would leave the download folder \(base.path)")
+            throw DownloadError(.nameLeavesFolder(file: file.path, folder: base.path))
         }
         return file
     }

@@ -1,5 +1,4 @@
 public import Foundation
-import Measures
 
 #if canImport(Glibc)
 import Glibc
@@ -50,7 +49,7 @@ public enum FreeSpace {
         var stats = statvfs()
         guard statvfs(path, &stats) == 0 else {
             let reason = String(cString: strerror(errno))
-            throw DownloadError(kind: .io, message: "cannot read the free space of \(path): \(reason)")
+            throw DownloadError(.cannotReadFreeSpace(path: path, reason: reason))
         }
         return Int64(stats.f_bavail) * Int64(stats.f_frsize)
     }
@@ -63,12 +62,8 @@ public enum FreeSpace {
         guard needed > 0 else { return }
         let required = needed + margin.bytes(for: needed)
         guard required > available else { return }
-        let subject = url.map { "\($0.absoluteString): " } ?? ""
         throw DownloadError(
-            kind: .notEnoughSpace,
-            message:
-                "\(subject)not enough free space in \(directory.path): the file needs \(Measure.bytes(needed)) "
-                + "(\(Measure.bytes(required)) with the margin), \(Measure.bytes(available)) free",
+            .notEnoughSpace(directory: directory.path, needed: needed, required: required, available: available),
             url: url)
     }
 

@@ -84,9 +84,7 @@ public struct MediaDownloader: Sendable {
     ) async throws -> DownloadedMedia {
         let scheme = request.url.scheme?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https", request.url.host?.isEmpty == false else {
-            throw DownloadError(
-                kind: .unsupportedScheme, message: "\(request.url.absoluteString) is not an http or https URL",
-                url: request.url)
+            throw DownloadError(.notHTTPURL, url: request.url)
         }
         let watch = TransferWatch()
         return try await withThrowingTaskGroup(of: DownloadedMedia?.self) { group in
@@ -121,8 +119,7 @@ public struct MediaDownloader: Sendable {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw DownloadError(
-                kind: .io, message: "cannot create the folder \(directory.path): \(Self.reason(error))", url: url)
+            throw DownloadError(.cannotCreateFolder(path: directory.path, reason: Self.reason(error)), url: url)
         }
         let deadline = ContinuousClock.now + configuration.totalTimeout
         var offset = Self.fileSize(part) ?? 0
@@ -182,10 +179,7 @@ public struct MediaDownloader: Sendable {
                 guard let range = headers.first(name: "Content-Range").flatMap(ContentRange.init), range.start == 0,
                     let whole = range.total, range.end == whole - 1
                 else {
-                    throw DownloadError(
-                        kind: .httpStatus,
-                        message: "\(url.absoluteString): HTTP 206 with a part of the file to a request for all of it",
-                        url: url, status: status)
+                    throw DownloadError(.partialAnswer, url: url)
                 }
                 total = encoding == nil ? whole : nil
             case 200:
@@ -197,17 +191,10 @@ public struct MediaDownloader: Sendable {
                 restarted = .rangeNotSatisfiable
                 continue
             default:
-                var message = "\(url.absoluteString): HTTP \(status) \(response.status.reasonPhrase)"
-                if !(400...599).contains(status) { message += ", not a media file" }
-                throw DownloadError(kind: .httpStatus, message: message, url: url, status: status)
+                throw DownloadError(.httpStatus(status, reasonPhrase: response.status.reasonPhrase), url: url)
             }
             if let encoding, !Self.decodedEncodings.contains(encoding) {
-                throw DownloadError(
-                    kind: .unsupportedEncoding,
-                    message:
-                        "\(url.absoluteString): the server sent the media in the \(encoding) encoding, which podfresh "
-                        + "does not decode (it asked for the bytes as they are)",
-                    url: url, status: status, detail: .encoding(encoding))
+                throw DownloadError(.undecodedEncoding(encoding), url: url)
             }
             let contentType = headers.first(name: "Content-Type")
             if start == 0 && Self.contentLength(headers) == 0 {
@@ -245,7 +232,7 @@ public struct MediaDownloader: Sendable {
                 throw Self.emptyBody(url: url, status: status, contentType: contentType)
             }
             if let total, written != total {
-                throw Self.shortBody(url: url, got: written, of: total, cause: nil)
+                throw DownloadError(.shortBody(received: written, total: total, cutBy: nil), url: url)
             }
             let container = MediaSniffing.container(start == 0 ? head : PartFile.head(part))
             try await blockingIO { try Self.commit(part, to: request.destination, url: url) }
@@ -317,7 +304,7 @@ public struct MediaDownloader: Sendable {
             if Task.isCancelled { throw CancellationError() }
             let classified = classify(error, url: url, watch: watch)
             if let total, let downloadError = classified as? DownloadError, downloadError.kind == .transport {
-                throw Self.shortBody(url: url, got: size, of: total, cause: downloadError.message)
+                throw DownloadError(.shortBody(received: size, total: total, cutBy: downloadError.cause), url: url)
             }
             throw classified
         }
@@ -329,9 +316,8 @@ public struct MediaDownloader: Sendable {
     private static func commit(_ part: URL, to destination: URL, url: URL) throws {
         guard rename(part.path, destination.path) == 0 else {
             throw DownloadError(
-                kind: .io,
-                message:
-                    "cannot rename \(part.path) to \(destination.lastPathComponent): \(String(cString: strerror(errno)))",
+                .cannotRename(
+                    path: part.path, to: destination.lastPathComponent, reason: String(cString: strerror(errno))),
                 url: url)
         }
         let directory = destination.deletingLastPathComponent().path
@@ -340,8 +326,7 @@ public struct MediaDownloader: Sendable {
             defer { _ = close(descriptor) }
             if fsync(descriptor) != 0 && errno != EINVAL {
                 throw DownloadError(
-                    kind: .io, message: "cannot sync the folder \(directory): \(String(cString: strerror(errno)))",
-                    url: url)
+                    .cannotSyncFolder(path: directory, reason: String(cString: strerror(errno))), url: url)
             }
         }
     }
@@ -352,61 +337,38 @@ public struct MediaDownloader: Sendable {
     var limits: TransferLimits { configuration.limits }
 
     private func limitError(_ exceeded: TransferLimitExceeded, url: URL, watch: TransferWatch) -> DownloadError {
-        let got = Self.progress(watch)
         let host = url.host ?? "the server"
+        let (received, expected) = watch.counts
         switch exceeded.limit {
         case .total:
             return timeoutError(url: url, watch: watch)
         case .minimumRate:
-            let rate = exceeded.limits.minimumRate?.bytesPerSecond ?? 0
             return DownloadError(
-                kind: .tooSlow,
-                message:
-                    "\(url.absoluteString): too slow: under the minimum rate of \(Measure.bytes(Int64(rate)))/s over "
-                    + "\(Measure.duration(exceeded.duration)) (\(got); the .part is kept to resume)",
-                url: url, detail: .limit(.minimumRate))
+                .tooSlow(
+                    minimumRate: exceeded.limits.minimumRate?.bytesPerSecond ?? 0, over: exceeded.duration,
+                    receivedBytes: received, expectedBytes: expected),
+                url: url)
         case .firstByte:
-            return DownloadError(
-                kind: .noResponse,
-                message:
-                    "\(url.absoluteString): no answer: \(host) sent nothing within the first-byte limit of "
-                    + Measure.duration(exceeded.duration),
-                url: url, detail: .limit(.firstByte))
+            return DownloadError(.noResponse(host: host, after: exceeded.duration), url: url)
         case .stall:
             return stalledError(url: url, watch: watch)
-        case .nameLookup, .connect:
-            let what = exceeded.limit == .connect ? "connect to" : "look up"
-            return DownloadError(
-                kind: .transport,
-                message: "\(url.absoluteString): cannot \(what) \(host) within \(Measure.duration(exceeded.duration))",
-                url: url, detail: .limit(exceeded.limit))
+        case .connect:
+            return DownloadError(.connectTimedOut(host: host, after: exceeded.duration), url: url)
+        case .nameLookup:
+            return DownloadError(.lookupTimedOut(host: host, after: exceeded.duration), url: url)
         }
     }
 
-    /// What a download had received when a limit ended it: "got 10 of 20 bytes", or "got 10 bytes" without a length.
-    private static func progress(_ watch: TransferWatch) -> String {
-        let (received, expected) = watch.counts
-        return expected.map { "got \(received) of \($0) bytes" } ?? "got \(received) bytes"
-    }
-
     private func stalledError(url: URL, watch: TransferWatch) -> DownloadError {
-        let got = Self.progress(watch)
+        let (received, expected) = watch.counts
         return DownloadError(
-            kind: .stalled,
-            message:
-                "\(url.absoluteString): stalled: no byte arrived for \(Measure.duration(configuration.stallTimeout)) "
-                + "(\(got); the .part is kept to resume)",
-            url: url, detail: .limit(.stall))
+            .stalled(after: configuration.stallTimeout, receivedBytes: received, expectedBytes: expected), url: url)
     }
 
     private func timeoutError(url: URL, watch: TransferWatch) -> DownloadError {
-        let got = Self.progress(watch)
+        let (received, expected) = watch.counts
         return DownloadError(
-            kind: .timeout,
-            message:
-                "\(url.absoluteString): timed out: not complete within the total limit of "
-                + "\(Measure.duration(configuration.totalTimeout)) (\(got))",
-            url: url, detail: .limit(.total))
+            .timedOut(after: configuration.totalTimeout, receivedBytes: received, expectedBytes: expected), url: url)
     }
 
     /// Sorts an error from AsyncHTTPClient or NIO into a ``DownloadError`` kind.
@@ -416,25 +378,16 @@ public struct MediaDownloader: Sendable {
         if let error = error as? HTTPNetwork.RedirectError {
             switch error {
             case .tooMany:
-                return DownloadError(
-                    kind: .tooManyRedirects,
-                    message: "\(url.absoluteString): more than \(configuration.maxRedirects) redirects", url: url)
+                return DownloadError(.tooManyRedirects(max: configuration.maxRedirects), url: url)
             case .cycle:
-                return DownloadError(
-                    kind: .tooManyRedirects, message: "\(url.absoluteString): the redirects go round in a circle",
-                    url: url)
+                return DownloadError(.redirectCycle, url: url)
             }
         }
         if let error = error as? NIOHTTPDecompression.ExtraDecompressionError, error == .truncatedData {
-            return DownloadError(
-                kind: .shortBody, message: "\(url.absoluteString): the compressed body ended before its end", url: url)
+            return DownloadError(.compressedBodyCutShort, url: url)
         }
         if error is NIOHTTPDecompression.DecompressionError || error is NIOHTTPDecompression.ExtraDecompressionError {
-            return DownloadError(
-                kind: .unsupportedEncoding,
-                message: "\(url.absoluteString): the compressed body cannot be decoded (corrupt, or it inflates more "
-                    + "than \(configuration.decompressionRatioLimit) times)",
-                url: url)
+            return DownloadError(.undecodableBody(ratio: configuration.decompressionRatioLimit), url: url)
         }
         if let error = error as? HTTPClientError {
             switch error {
@@ -445,55 +398,43 @@ public struct MediaDownloader: Sendable {
             case .cancelled:
                 return CancellationError()
             case .connectTimeout:
-                return DownloadError(
-                    kind: .transport,
-                    message: "\(url.absoluteString): cannot connect to \(host) within "
-                        + Measure.duration(configuration.connectTimeout),
-                    url: url)
+                return DownloadError(.connectTimedOut(host: host, after: configuration.connectTimeout), url: url)
             default:
                 break
             }
         }
         if Task.isCancelled { return CancellationError() }
-        return DownloadError(
-            kind: .transport, message: "\(url.absoluteString): \(Self.networkProblem(error, host: host))", url: url)
+        return DownloadError(Self.networkProblem(error, host: host), url: url)
     }
 
     // MARK: - Helpers
 
-    /// A network error in words that name no library type: the host cannot be resolved, refuses, or is unreachable.
-    static func networkProblem(_ error: any Error, host: String) -> String {
+    /// A network error as a cause that names no library type: the host cannot be resolved, refuses, or is
+    /// unreachable.
+    static func networkProblem(_ error: any Error, host: String) -> DownloadError.Cause {
         switch error {
         case let error as NameLookupError:
             switch error.kind {
-            case .noSuchHost: return "cannot resolve the host name \(host) (no such host)"
-            case .timedOut(let limit):
-                return "cannot resolve the host name \(host): no answer within \(Measure.duration(limit))"
-            case .nameServerUnavailable: return "cannot resolve the host name \(host): the name server did not answer"
-            case .failed(let reason): return "cannot resolve the host name \(host): \(reason)"
+            case .noSuchHost: return .noSuchHost(host: host)
+            case .timedOut(let limit): return .lookupTimedOut(host: host, after: limit)
+            case .nameServerUnavailable: return .nameServerSilent(host: host)
+            case .failed(let reason): return .lookupFailed(host: host, reason: reason)
             }
         case is SocketAddressError.UnknownHost:
-            return "cannot resolve the host name \(host) (no such host, or no DNS)"
+            return .unresolvable(host: host)
         case let error as NIOConnectionError:
             if error.dnsAError != nil || error.dnsAAAAError != nil {
-                return "cannot resolve the host name \(host) (no such host, or no DNS)"
+                return .unresolvable(host: host)
             }
             if let first = error.connectionErrors.first {
                 return networkProblem(first.error, host: host)
             }
-            return "cannot connect to \(host): no address answered"
+            return .noAddressAnswered(host: host)
         case let error as IOError:
-            return "cannot connect to \(host): \(String(cString: strerror(error.errnoCode)))"
+            return .connectFailed(host: host, reason: String(cString: strerror(error.errnoCode)))
         default:
-            return "network error talking to \(host): \(ErrorWords.describe(error))"
+            return .networkError(host: host, reason: ErrorWords.describe(error))
         }
-    }
-
-    private static func shortBody(url: URL, got: Int64, of total: Int64, cause: String?) -> DownloadError {
-        var message = "\(url.absoluteString): the body ended early: got \(got) of \(total) bytes"
-        if let cause { message += " (\(cause))" }
-        message += "; the .part is kept to resume"
-        return DownloadError(kind: .shortBody, message: message, url: url)
     }
 
     /// The `If-Range` value: a strong ETag (a weak one cannot be used for ranges), else the Last-Modified date.
@@ -538,29 +479,13 @@ public struct MediaDownloader: Sendable {
     }
 
     private static func emptyBody(url: URL, status: Int, contentType: String?) -> DownloadError {
-        DownloadError(
-            kind: .emptyBody,
-            message: "\(url.absoluteString): the server answered HTTP \(status) with an empty body"
-                + (contentType.map { " (\($0))" } ?? "") + ", not the episode",
-            url: url, status: status)
+        DownloadError(.emptyBody(status: status, contentType: contentType), url: url)
     }
 
     private static func notMedia(
         _ document: DocumentKind, contentType: String?, announced: String?, url: URL, status: Int
     ) -> DownloadError {
-        let what: String
-        switch document {
-        case .html: what = "an HTML page"
-        case .json: what = "a JSON document"
-        case .xml: what = "an XML document"
-        case .text: what = "text"
-        }
-        return DownloadError(
-            kind: .notMedia,
-            message:
-                "\(url.absoluteString): the server sent \(what)\(contentType.map { " (\($0))" } ?? "") where the feed "
-                + "announced \(announced ?? "media") (an error page?)",
-            url: url, status: status, detail: .document(document, contentType: contentType))
+        DownloadError(.notMedia(document, status: status, contentType: contentType, announced: announced), url: url)
     }
 
     private static func contentLength(_ headers: HTTPHeaders) -> Int64? {
@@ -575,8 +500,7 @@ public struct MediaDownloader: Sendable {
 
     private static func remove(_ file: URL, url: URL) throws {
         guard unlink(file.path) == 0 || errno == ENOENT else {
-            throw DownloadError(
-                kind: .io, message: "cannot remove \(file.path): \(String(cString: strerror(errno)))", url: url)
+            throw DownloadError(.cannotRemove(path: file.path, reason: String(cString: strerror(errno))), url: url)
         }
     }
 
@@ -642,9 +566,9 @@ private final class PartFile: @unchecked Sendable {
         self.path = path
         self.url = url
         descriptor = open(path.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw Self.error("cannot open", path: path, url: url) }
+        guard descriptor >= 0 else { throw Self.error(.open, path: path, url: url) }
         guard ftruncate(descriptor, off_t(offset)) == 0, lseek(descriptor, off_t(offset), SEEK_SET) >= 0 else {
-            let error = Self.error("cannot prepare", path: path, url: url)
+            let error = Self.error(.prepare, path: path, url: url)
             finish()
             throw error
         }
@@ -684,7 +608,7 @@ private final class PartFile: @unchecked Sendable {
             let count = write(descriptor, pointer, remaining)
             if count < 0 {
                 if errno == EINTR { continue }
-                throw Self.error("cannot write", path: path, url: url)
+                throw Self.error(.write, path: path, url: url)
             }
             pointer += count
             remaining -= count
@@ -692,7 +616,7 @@ private final class PartFile: @unchecked Sendable {
     }
 
     func sync() throws {
-        guard fsync(descriptor) == 0 else { throw Self.error("cannot sync", path: path, url: url) }
+        guard fsync(descriptor) == 0 else { throw Self.error(.sync, path: path, url: url) }
     }
 
     func finish() {
@@ -702,17 +626,12 @@ private final class PartFile: @unchecked Sendable {
         }
     }
 
-    private static func error(_ what: String, path: URL, url: URL) -> DownloadError {
+    private static func error(_ operation: DownloadError.FileOperation, path: URL, url: URL) -> DownloadError {
         let code = errno
-        let reason = String(cString: strerror(code))
-        if code == ENOSPC || code == EDQUOT {
-            return DownloadError(
-                kind: .diskFull,
-                message:
-                    "\(url.absoluteString): the disk filled up: \(what) \(path.path): \(reason); the partial file is "
-                    + "removed to give the space back",
-                url: url)
-        }
-        return DownloadError(kind: .io, message: "\(what) \(path.path): \(reason)", url: url)
+        return DownloadError(
+            .fileFailed(
+                operation, path: path.path, reason: String(cString: strerror(code)),
+                diskFull: code == ENOSPC || code == EDQUOT),
+            url: url)
     }
 }

@@ -21,7 +21,7 @@ public enum MediaContainer: String, Sendable, Hashable, CaseIterable {
 }
 
 /// A document where media was expected: what an error page, an API answer or a captive portal sends.
-public enum DocumentKind: String, Sendable, Hashable {
+public enum DocumentKind: String, Sendable, Hashable, Codable {
     case html
     case xml
     case json

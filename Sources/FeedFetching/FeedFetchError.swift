@@ -1,10 +1,10 @@
 public import Foundation
 public import HTTPTransport
 
-/// Why a feed could not be fetched.
-public struct FeedFetchError: Error, Hashable, CustomStringConvertible, LocalizedError {
+/// Why a feed could not be fetched: the typed facts (``Cause``), never a sentence. ConsoleOutput words them.
+public struct FeedFetchError: Error, Hashable, Sendable, Codable {
     /// Stable kinds, stored by their raw value.
-    public enum Kind: String, Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, Codable {
         /// The server answered a non-2xx, non-304 status (see ``status``).
         case httpStatus = "http-status"
         /// 410 Gone: the feed was removed for good.
@@ -37,29 +37,174 @@ public struct FeedFetchError: Error, Hashable, CustomStringConvertible, Localize
         case file
     }
 
-    public let kind: Kind
-    /// The HTTP status for ``Kind/httpStatus`` and ``Kind/gone``.
-    public let status: Int?
+    /// What happened, with the facts a message needs: hosts, ports and paths, statuses, limits and their values,
+    /// byte counts, and the reason text of a third party (the OS, a library) where only it knows the cause.
+    public enum Cause: Sendable, Hashable, Codable {
+        // MARK: Addresses
+        /// The URL given to the HTTP source is not an http or https URL.
+        case notHTTPURL(url: String)
+        /// The URL given to the file source is not a file URL.
+        case notFileURL(url: String)
+        /// A scheme podfresh does not fetch (nil: the URL has none).
+        case schemeNotFetched(scheme: String?)
+        /// A redirect to a URL of another scheme (`ftp:`, `file:` …), which is never followed.
+        case redirectedToScheme(String, status: Int)
+
+        // MARK: HTTP answers
+        /// A non-success status, with its reason phrase and the `Retry-After` it came with.
+        case httpStatus(Int, reasonPhrase: String, retryAfter: Date?)
+        /// A 3xx without a `Location` that can be followed.
+        case redirectWithoutLocation(status: Int, reasonPhrase: String)
+        /// 410 Gone.
+        case gone
+        /// 304 Not Modified to a request that sent no validators.
+        case unaskedNotModified
+        /// More than `max` redirects.
+        case tooManyRedirects(max: Int)
+        /// The redirects came back to a URL already visited.
+        case redirectCycle
+
+        // MARK: Size
+        /// The body went over the byte limit (`announced`: the `Content-Length` that said so before a byte came).
+        case bodyOverLimit(limit: Int, announced: Int?)
+        /// A feed file over the byte limit.
+        case fileOverLimit(path: String, limit: Int)
+        /// The compressed body expands more than `ratio` times.
+        case expandsTooMuch(ratio: Int)
+        /// The body is not valid gzip or deflate although its `Content-Encoding` says so.
+        case corruptBody
+
+        // MARK: Time
+        /// One of the transfer's named limits (first byte, stall, minimum rate, total) with its value, the bytes
+        /// received by then (and expected, when announced) and, for the minimum rate, the rate in bytes a second.
+        case transferLimit(
+            TransferLimit, host: String, after: Duration, receivedBytes: Int64, expectedBytes: Int64?,
+            minimumRate: Int?)
+        /// The HTTP client's own deadline: no complete answer within `after`.
+        case timedOut(after: Duration)
+
+        // MARK: Names and connections
+        /// The name server knows no such host.
+        case unknownHost(host: String)
+        /// The resolver gave no answer for the name (a temporary failure, or no network).
+        case nameServerGaveNoAnswer(host: String)
+        /// `getaddrinfo` could not reach a name server (`EAI_AGAIN`).
+        case nameServerUnreachable(host: String)
+        /// The lookup took longer than its limit.
+        case lookupTimedOut(host: String, after: Duration)
+        /// The lookup failed for a reason only the resolver knows.
+        case lookupFailed(host: String, reason: String)
+        /// Nothing listens on the port.
+        case connectionRefused(host: String, port: Int?)
+        /// None of the host's addresses answered.
+        case noAddressAnswered(host: String, port: Int?)
+        /// The network is unreachable from here (`ENETUNREACH`, `ENETDOWN`).
+        case networkUnreachable(host: String)
+        /// No route to the host (`EHOSTUNREACH`).
+        case noRoute(host: String)
+        /// No connection within the connect limit.
+        case connectTimedOut(host: String, after: Duration)
+        /// The connection was reset (`ECONNRESET`, `EPIPE`).
+        case connectionReset(host: String)
+        /// The server closed the connection before the whole answer.
+        case closedEarly
+        /// The TLS connection was cut before the whole answer.
+        case cutShort(host: String)
+        /// The request was cancelled.
+        case cancelled
+        /// The answer is not valid HTTP or ended early.
+        case invalidHTTP
+        /// Another network error, with the OS's or the library's reason text.
+        case networkError(host: String, reason: String)
+        /// Another error of the HTTP client, with its reason text.
+        case httpClientError(host: String, reason: String)
+
+        // MARK: TLS
+        /// The certificate is issued for another name.
+        case certificateForAnotherName(host: String)
+        /// The certificate is not trusted (self-signed, expired, unknown authority).
+        case certificateNotTrusted(host: String)
+        /// The certificate could not be checked.
+        case certificateUnverifiable(host: String)
+        /// The handshake failed (does the server speak TLS there?).
+        case handshakeFailed(host: String, port: Int?)
+
+        // MARK: Files
+        /// No file at `path`.
+        case noSuchFile(path: String)
+        /// `path` is a folder.
+        case folder(path: String)
+        /// The file could not be opened.
+        case cannotOpen(path: String)
+        /// Reading the file failed, with the OS's reason text.
+        case readFailed(path: String, reason: String)
+    }
+
+    /// What happened.
+    public let cause: Cause
+
+    /// An error with its cause.
+    public init(_ cause: Cause) {
+        self.cause = cause
+    }
+
+    /// The stable kind, for decisions and the store.
+    public var kind: Kind {
+        switch cause {
+        case .notHTTPURL, .notFileURL, .schemeNotFetched, .redirectedToScheme: .unsupportedScheme
+        case .httpStatus, .redirectWithoutLocation: .httpStatus
+        case .gone: .gone
+        case .unaskedNotModified, .connectionReset, .closedEarly, .cutShort, .cancelled, .invalidHTTP, .networkError,
+            .httpClientError:
+            .transport
+        case .tooManyRedirects, .redirectCycle: .tooManyRedirects
+        case .bodyOverLimit, .fileOverLimit, .expandsTooMuch: .tooLarge
+        case .corruptBody: .corruptBody
+        case .transferLimit, .timedOut: .timeout
+        case .unknownHost: .unknownHost
+        case .nameServerGaveNoAnswer, .nameServerUnreachable, .lookupTimedOut, .lookupFailed, .noAddressAnswered,
+            .networkUnreachable, .noRoute, .connectTimedOut:
+            .unreachable
+        case .connectionRefused: .connectionRefused
+        case .certificateForAnotherName, .certificateNotTrusted, .certificateUnverifiable, .handshakeFailed: .tls
+        case .noSuchFile, .folder, .cannotOpen, .readFailed: .file
+        }
+    }
+
+    /// The HTTP status, when a server answered one.
+    public var status: Int? {
+        switch cause {
+        case .httpStatus(let status, _, _), .redirectWithoutLocation(let status, _), .redirectedToScheme(_, let status):
+            status
+        case .gone: 410
+        case .unaskedNotModified: 304
+        default: nil
+        }
+    }
+
     /// `Retry-After` from a 429/503 response, resolved to a date.
-    public let retryAfter: Date?
-    /// A human-readable reason, safe to print on one line.
-    public let message: String
+    public var retryAfter: Date? {
+        if case .httpStatus(_, _, let retryAfter) = cause { return retryAfter }
+        return nil
+    }
+
     /// For ``Kind/timeout`` and ``Kind/unreachable``: which of the fetch's limits was hit, when one was.
-    public let limit: TransferLimit?
+    public var limit: TransferLimit? {
+        switch cause {
+        case .transferLimit(let limit, _, _, _, _, _): limit
+        case .lookupTimedOut: .nameLookup
+        case .connectTimedOut: .connect
+        default: nil
+        }
+    }
+
     /// For ``Kind/tooLarge``: the byte limit on a feed's body that the feed went over (nil when the decompression ratio
     /// was the limit).
-    public let maxBodyBytes: Int?
-
-    public init(
-        kind: Kind, message: String, status: Int? = nil, retryAfter: Date? = nil, limit: TransferLimit? = nil,
-        maxBodyBytes: Int? = nil
-    ) {
-        self.kind = kind
-        self.message = message
-        self.status = status
-        self.retryAfter = retryAfter
-        self.limit = limit
-        self.maxBodyBytes = maxBodyBytes
+    public var maxBodyBytes: Int? {
+        switch cause {
+        case .bodyOverLimit(let limit, _), .fileOverLimit(_, let limit): limit
+        default: nil
+        }
     }
 
     /// True for failures worth one quick retry within a run (reset connections, a timeout of the client's own).
@@ -67,7 +212,4 @@ public struct FeedFetchError: Error, Hashable, CustomStringConvertible, Localize
     /// same way; so is a fetch over one of its named limits (first byte, stall, rate, total): a server that slow now
     /// is as slow a second later, and a retry would double the wait.
     public var isTransient: Bool { kind == .transport || (kind == .timeout && limit == nil) }
-
-    public var description: String { message }
-    public var errorDescription: String? { message }
 }

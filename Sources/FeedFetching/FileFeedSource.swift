@@ -1,5 +1,4 @@
 import Foundation
-import Measures
 import NIOPosix
 
 /// Reads feeds from `file://` URLs, streaming them through the consumer in 64 KiB chunks. A conditional request whose
@@ -17,7 +16,7 @@ public struct FileFeedSource: FeedSource {
         consumer makeConsumer: (FeedResponseHead) async throws -> Consumer
     ) async throws -> FeedFetchResult<Consumer> {
         guard request.url.isFileURL else {
-            throw FeedFetchError(kind: .unsupportedScheme, message: "\(request.url.absoluteString) is not a file URL")
+            throw FeedFetchError(.notFileURL(url: request.url.absoluteString))
         }
         let path = request.url.path
         // Every file operation runs on NIO's thread pool: a slow disk never holds a thread of the cooperative pool.
@@ -31,10 +30,10 @@ public struct FileFeedSource: FeedSource {
                 )
             }
         } catch {
-            throw FeedFetchError(kind: .file, message: "cannot read \(path): no such file")
+            throw FeedFetchError(.noSuchFile(path: path))
         }
         if isFolder {
-            throw FeedFetchError(kind: .file, message: "\(path) is a folder, not a feed file")
+            throw FeedFetchError(.folder(path: path))
         }
         let modified = modificationDate.map(HTTPHeaderValues.string(from:))
         let head = FeedResponseHead(url: request.url, status: 200, lastModified: modified)
@@ -42,13 +41,11 @@ public struct FileFeedSource: FeedSource {
             return .notModified(FeedResponseHead(url: request.url, status: 304, lastModified: modified))
         }
         guard size <= maxBodyBytes else {
-            throw FeedFetchError(
-                kind: .tooLarge, message: "\(path) is larger than the \(Measure.bytes(maxBodyBytes)) limit",
-                maxBodyBytes: maxBodyBytes)
+            throw FeedFetchError(.fileOverLimit(path: path, limit: maxBodyBytes))
         }
         guard let handle = try? await NIOThreadPool.singleton.runIfActive({ FileHandle(forReadingAtPath: path) })
         else {
-            throw FeedFetchError(kind: .file, message: "cannot open \(path): permission denied?")
+            throw FeedFetchError(.cannotOpen(path: path))
         }
         defer { try? handle.close() }
         let consumer = try await makeConsumer(head)
@@ -59,14 +56,12 @@ public struct FileFeedSource: FeedSource {
             do {
                 data = try await NIOThreadPool.singleton.runIfActive { try handle.read(upToCount: 65_536) ?? Data() }
             } catch {
-                throw FeedFetchError(kind: .file, message: "cannot read \(path): \(error.localizedDescription)")
+                throw FeedFetchError(.readFailed(path: path, reason: error.localizedDescription))
             }
             if data.isEmpty { break }
             count += data.count
             if count > maxBodyBytes {
-                throw FeedFetchError(
-                    kind: .tooLarge, message: "\(path) is larger than the \(Measure.bytes(maxBodyBytes)) limit",
-                    maxBodyBytes: maxBodyBytes)
+                throw FeedFetchError(.fileOverLimit(path: path, limit: maxBodyBytes))
             }
             try data.withUnsafeBytes { try consumer.consume($0) }
         }
@@ -92,10 +87,7 @@ public struct RoutingFeedSource: FeedSource {
         case "http", "https": return try await http.fetch(request, consumer: makeConsumer)
         case "file": return try await file.fetch(request, consumer: makeConsumer)
         default:
-            throw FeedFetchError(
-                kind: .unsupportedScheme,
-                message: "\(request.url.scheme ?? "a scheme-less") URL: podfresh fetches only http, https and file URLs"
-            )
+            throw FeedFetchError(.schemeNotFetched(scheme: request.url.scheme))
         }
     }
 }

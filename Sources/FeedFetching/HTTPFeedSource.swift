@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import Foundation
 public import HTTPTransport
-import Measures
 import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
@@ -59,8 +58,7 @@ public struct HTTPFeedSource: FeedSource {
     ) async throws -> FeedFetchResult<Consumer> {
         let scheme = request.url.scheme?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https", request.url.host?.isEmpty == false else {
-            throw FeedFetchError(
-                kind: .unsupportedScheme, message: "\(request.url.absoluteString) is not an http or https URL")
+            throw FeedFetchError(.notHTTPURL(url: request.url.absoluteString))
         }
         let watch = TransferWatch()
         let limits = configuration.limits
@@ -127,9 +125,9 @@ public struct HTTPFeedSource: FeedSource {
         } catch let error as HTTPNetwork.RedirectError {
             switch error {
             case .tooMany(let count):
-                throw FeedFetchError(kind: .tooManyRedirects, message: "more than \(count) redirects")
+                throw FeedFetchError(.tooManyRedirects(max: count))
             case .cycle:
-                throw FeedFetchError(kind: .tooManyRedirects, message: "the redirects go round in a circle")
+                throw FeedFetchError(.redirectCycle)
             }
         }
         let response = exchange.response
@@ -147,11 +145,7 @@ public struct HTTPFeedSource: FeedSource {
             // A declared length over the limit is refused from the header, before a byte of the body is read;
             // dropping the body closes the connection.
             if let declared = declaredLength, declared > configuration.maxBodyBytes {
-                throw FeedFetchError(
-                    kind: .tooLarge,
-                    message:
-                        "the feed is larger than the \(Measure.bytes(configuration.maxBodyBytes)) limit: the server announces \(Measure.bytes(declared))",
-                    maxBodyBytes: configuration.maxBodyBytes)
+                throw FeedFetchError(.bodyOverLimit(limit: configuration.maxBodyBytes, announced: declared))
             }
             // Making the consumer may wait for a processing slot; the body's limits count from when it is ready.
             let consumer = try await makeConsumer(head)
@@ -161,10 +155,7 @@ public struct HTTPFeedSource: FeedSource {
                 watch.received(buffer.readableBytes)
                 count += buffer.readableBytes
                 if count > configuration.maxBodyBytes {
-                    throw FeedFetchError(
-                        kind: .tooLarge,
-                        message: "the feed is larger than the \(Measure.bytes(configuration.maxBodyBytes)) limit",
-                        maxBodyBytes: configuration.maxBodyBytes)
+                    throw FeedFetchError(.bodyOverLimit(limit: configuration.maxBodyBytes, announced: nil))
                 }
                 do {
                     try buffer.withUnsafeReadableBytes { try consumer.consume($0) }
@@ -177,14 +168,12 @@ public struct HTTPFeedSource: FeedSource {
             // Reading the (empty) body to its end is what gives the connection back to its pool for the next feed.
             await HTTPNetwork.discard(response.body)
             guard sentValidators else {
-                throw FeedFetchError(
-                    kind: .transport, message: "the server answered 304 Not Modified to an unconditional request",
-                    status: 304)
+                throw FeedFetchError(.unaskedNotModified)
             }
             return .notModified(head)
         case 410:
             await HTTPNetwork.discard(response.body)
-            throw FeedFetchError(kind: .gone, message: "HTTP 410 Gone: the feed was removed", status: 410)
+            throw FeedFetchError(.gone)
         case 300...399:
             await HTTPNetwork.discard(response.body)
             if let location = response.headers.first(name: "Location"),
@@ -192,20 +181,13 @@ public struct HTTPFeedSource: FeedSource {
                 let targetScheme = target.scheme?.lowercased(),
                 targetScheme != "http" && targetScheme != "https"
             {
-                throw FeedFetchError(
-                    kind: .unsupportedScheme,
-                    message: "redirected to a \(targetScheme): URL, which podfresh never follows", status: status)
+                throw FeedFetchError(.redirectedToScheme(targetScheme, status: status))
             }
-            throw FeedFetchError(
-                kind: .httpStatus,
-                message: "HTTP \(status) \(response.status.reasonPhrase) without a usable Location", status: status)
+            throw FeedFetchError(.redirectWithoutLocation(status: status, reasonPhrase: response.status.reasonPhrase))
         default:
             await HTTPNetwork.discard(response.body)
-            var message = "HTTP \(status) \(response.status.reasonPhrase)"
-            if let retryAfter = head.retryAfter {
-                message += " (retry after \(HTTPHeaderValues.string(from: retryAfter)))"
-            }
-            throw FeedFetchError(kind: .httpStatus, message: message, status: status, retryAfter: head.retryAfter)
+            throw FeedFetchError(
+                .httpStatus(status, reasonPhrase: response.status.reasonPhrase, retryAfter: head.retryAfter))
         }
     }
 

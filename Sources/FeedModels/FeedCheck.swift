@@ -73,15 +73,31 @@ public struct MergeSummary: Sendable, Hashable {
     public var updatedCount: Int
     /// The URL the subscription now has, when a move was applied.
     public var movedTo: URL?
-    /// Why a requested move was not applied (e.g. the target is already subscribed).
-    public var moveRefused: String?
+    /// Why a requested move was not applied: the target is already subscribed.
+    public var moveRefused: TakenMove?
 
     public init(
-        newEpisodes: [StoredEpisode] = [], updatedCount: Int = 0, movedTo: URL? = nil, moveRefused: String? = nil
+        newEpisodes: [StoredEpisode] = [], updatedCount: Int = 0, movedTo: URL? = nil, moveRefused: TakenMove? = nil
     ) {
         self.newEpisodes = newEpisodes
         self.updatedCount = updatedCount
         self.movedTo = movedTo
         self.moveRefused = moveRefused
+    }
+}
+
+/// A move a store did not apply because another subscription already has the target URL.
+public struct TakenMove: Sendable, Hashable {
+    /// The URL the feed moved to.
+    public var target: URL
+    /// The subscription that already has it.
+    public var otherID: Int64
+    /// That subscription's title, when it has one.
+    public var otherTitle: String?
+
+    public init(target: URL, otherID: Int64, otherTitle: String?) {
+        self.target = target
+        self.otherID = otherID
+        self.otherTitle = otherTitle
     }
 }

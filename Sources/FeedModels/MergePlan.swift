@@ -108,7 +108,7 @@ public struct MergePlan: Sendable, Hashable {
     }
 
     /// Why a move to `target` was not applied: another subscription already has that URL.
-    public static func refusedMove(to target: URL, otherID: Int64, otherTitle: String?) -> String {
-        "\(target.absoluteString) is already subscribed as \(otherID)\(otherTitle.map { " (\($0))" } ?? "")"
+    public static func refusedMove(to target: URL, otherID: Int64, otherTitle: String?) -> TakenMove {
+        TakenMove(target: target, otherID: otherID, otherTitle: otherTitle)
     }
 }

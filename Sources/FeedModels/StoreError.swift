@@ -1,8 +1,8 @@
 public import Foundation
 
 /// A storage failure a user can act on.
-public struct StoreError: Error, Hashable, CustomStringConvertible, LocalizedError {
-    public enum Kind: String, Sendable, Hashable {
+public struct StoreError: Error, Hashable, CustomStringConvertible, LocalizedError, Codable {
+    public enum Kind: String, Sendable, Hashable, Codable {
         /// The URL is already subscribed.
         case duplicate
         /// No subscription with that id.
@@ -15,7 +15,7 @@ public struct StoreError: Error, Hashable, CustomStringConvertible, LocalizedErr
 
     /// What the user can do about a problem with the database's location; the console words it with the option a
     /// user types.
-    public enum Remedy: Sendable, Hashable {
+    public enum Remedy: Sendable, Hashable, Codable {
         /// Name a database file (the path given is empty, or a folder).
         case giveAFilePath
         /// Name another database file (this one is not podfresh's, or its folder is not usable).

@@ -28,7 +28,8 @@ public struct Subscription: Sendable, Hashable, Identifiable {
     public var failureCount: Int
     /// Stable kind of the last failure (a `FeedFetchError.Kind` or `FeedParseError.Kind` raw value).
     public var lastErrorKind: String?
-    /// The last failure, as shown to the user.
+    /// The last failure's cause as the engine stored it: its typed facts as JSON (a `RefreshFailure.Cause`, worded by
+    /// the console when shown), or, in rows an older podfresh wrote, the sentence it showed then.
     public var lastError: String?
     /// The server answered 410 Gone: never checked again.
     public var isGone: Bool

@@ -4,9 +4,9 @@ public import Foundation
 ///
 /// A document that is XML but recoverably broken is not an error: it parses with ``ParseWarning``s.
 /// This error is for documents with nothing usable in them.
-public struct FeedParseError: Error, Hashable, CustomStringConvertible, LocalizedError {
+public struct FeedParseError: Error, Hashable, CustomStringConvertible, LocalizedError, Codable {
     /// Stable, machine-readable kinds of parse failure (stored as strings, never as indices).
-    public enum Kind: String, Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, Codable {
         /// Zero bytes, or only whitespace.
         case empty
         /// Not XML at all: HTML, JSON, binary.

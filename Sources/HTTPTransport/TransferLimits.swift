@@ -43,7 +43,7 @@ public struct MinimumRate: Sendable, Hashable {
 }
 
 /// Which limit a transfer hit.
-public enum TransferLimit: String, Sendable, Hashable {
+public enum TransferLimit: String, Sendable, Hashable, Codable {
     case nameLookup = "name-lookup"
     case connect
     case firstByte = "first-byte"

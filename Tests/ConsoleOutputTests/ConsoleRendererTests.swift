@@ -65,7 +65,8 @@ struct ConsoleRendererTests {
         let failed = RefreshOutcome(
             feed: other,
             result: .failed(
-                RefreshFailure(kind: .fetch(.httpStatus), message: "HTTP 500 Internal Server Error", status: 500)))
+                RefreshFailure(
+                    .fetch(FeedFetchError(.httpStatus(500, reasonPhrase: "Internal Server Error", retryAfter: nil))))))
         let (out, err) = render(
             .quiet,
             [.batchStarted(total: 2), .fetchCompleted(updated), .fetchFailed(failed), summary([updated, failed])])
@@ -120,7 +121,7 @@ struct ConsoleRendererTests {
                 feed: FeedTarget(id: Int64(id), url: URL(string: "https://h\(id).example/")!, title: "F\(id)"),
                 result: .failed(
                     RefreshFailure(
-                        kind: .fetch(.unreachable), message: "connection refused", awaitsNetworkVerdict: true)))
+                        .fetch(FeedFetchError(.noRoute(host: "h\(id).example"))), awaitsNetworkVerdict: true)))
         }
         var events: [DataFetchEvent] = [.batchStarted(total: 3)]
         events += failures.map { .fetchFailed($0) }
@@ -137,7 +138,7 @@ struct ConsoleRendererTests {
     @Test(arguments: [OutputMode.quiet, .plain, .tty])
     func heldFailuresArePrintedOnceConfirmedBeforeTheSummary(mode: OutputMode) {
         let failure = RefreshFailure(
-            kind: .fetch(.unreachable), message: "connection refused by a.example", awaitsNetworkVerdict: true)
+            .fetch(FeedFetchError(.noRoute(host: "a.example"))), awaitsNetworkVerdict: true)
         let down = RefreshOutcome(feed: feed, result: .failed(failure))
         let fine = RefreshOutcome(
             feed: FeedTarget(id: 2, url: URL(string: "https://b.example/")!, title: "B"), result: .notModified)
@@ -150,13 +151,13 @@ struct ConsoleRendererTests {
                 summary([down, fine]),
             ])
         #expect(err.lines.count == 1)
-        #expect(err.lines.first?.contains("connection refused by a.example") == true)
+        #expect(err.lines.first?.contains("cannot reach a.example: no route to the host") == true)
         if mode != .quiet { #expect(out.lines.last?.contains("2 feeds: 1 unchanged") == true) }
     }
 
     @Test func jsonLinesReportAHeldFailureWhenItHappensAndOnlyOnce() throws {
         let failure = RefreshFailure(
-            kind: .fetch(.unreachable), message: "connection refused", awaitsNetworkVerdict: true)
+            .fetch(FeedFetchError(.noRoute(host: "a.example"))), awaitsNetworkVerdict: true)
         let down = RefreshOutcome(feed: feed, result: .failed(failure))
         let (out, _) = render(
             .json, [.batchStarted(total: 1), .fetchFailed(down), .failuresConfirmed([down]), summary([down])])
@@ -205,13 +206,12 @@ extension ConsoleRendererTests {
     }
 
     @Test func aFailureSaysWhatToDoInTheOptionsWords() {
-        let tooLarge = RefreshFailure(
-            kind: .fetch(.tooLarge), message: "the feed is larger than the 50 MB limit",
-            remedy: .raiseFeedSizeLimit(bytes: 50_000_000))
+        let tooLarge = RefreshFailure(.fetch(FeedFetchError(.bodyOverLimit(limit: 50_000_000, announced: nil))))
         let list = RefreshFailure(
-            kind: .parse(.notAFeed),
-            message: "not a usable feed: the document is an OPML subscription list, not a feed",
-            remedy: .importSubscriptionList)
+            .parse(
+                FeedParseError(
+                    kind: .notAFeed, message: "the document is an OPML subscription list, not a feed",
+                    isSubscriptionList: true)))
         let other = FeedTarget(id: 5, url: URL(string: "https://b.example/list.opml")!)
         let (_, err) = render(
             .plain,
@@ -279,8 +279,7 @@ struct ErrorTextTests {
 
     @Test func errorsReadAsTheirMessagesWithRemediesNeverAsRawDumps() {
         #expect(
-            ErrorText.line(
-                FeedFetchError(kind: .tooLarge, message: "the feed is larger than the 1 kB limit", maxBodyBytes: 1000))
+            ErrorText.line(FeedFetchError(.bodyOverLimit(limit: 1000, announced: nil)))
                 == "the feed is larger than the 1 kB limit (--max-feed-size)")
         #expect(
             ErrorText.line(FeedParseError(kind: .notAFeed, message: "an OPML list", isSubscriptionList: true))

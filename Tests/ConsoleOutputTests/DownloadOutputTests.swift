@@ -53,7 +53,10 @@ struct DownloadOutputTests {
             target: two,
             result: .failed(
                 DownloadFailure(
-                    kind: "http_status", message: "https://cdn.example/two.mp3: HTTP 404 Not Found", status: 404)),
+                    .download(
+                        DownloadError(
+                            .httpStatus(404, reasonPhrase: "Not Found"), url: URL(string: "https://cdn.example/two.mp3")
+                        )))),
             seconds: 0.2)
         let removal = DownloadRemoval(feed: feed, episodeKey: "old", file: "/media/Cast/old.mp3", keepNewest: 1)
         return [
@@ -89,6 +92,16 @@ struct DownloadOutputTests {
         )
     }
 
+    /// A cause of the kind named, as the downloader reports it.
+    static func cause(of kind: String) -> DownloadError.Cause {
+        switch kind {
+        case "too_slow": .tooSlow(minimumRate: 1000, over: .seconds(30), receivedBytes: 10, expectedBytes: nil)
+        case "stalled": .stalled(after: .seconds(30), receivedBytes: 10, expectedBytes: 100)
+        case "no_response": .noResponse(host: "cdn.example", after: .seconds(15))
+        default: .fileFailed(.write, path: "/media/two.mp3.part", reason: "No space left on device", diskFull: true)
+        }
+    }
+
     @Test(
         "a failure that a limit or the disk caused names the option that changes it; the container is said",
         arguments: [
@@ -100,13 +113,15 @@ struct DownloadOutputTests {
     func failuresNameTheirOption(kind: String, remedy: String) {
         let failed = DownloadOutcome(
             target: target("two", title: "Second"),
-            result: .failed(DownloadFailure(kind: kind, message: "https://cdn.example/two.mp3: it went wrong")),
+            result: .failed(
+                DownloadFailure(
+                    .download(DownloadError(Self.cause(of: kind), url: URL(string: "https://cdn.example/two.mp3"))))),
             seconds: 1)
         let done = DownloadOutcome(
             target: target("one", title: "First Episode"), result: .completed(bytes: 10_000_000, resumedFrom: 0),
             seconds: 10, container: .id3)
         let (out, err) = render(.plain, [.downloadFailed(failed), .downloadCompleted(done)])
-        #expect(err.text.hasSuffix("it went wrong \(remedy)\n"), "\(err.text)")
+        #expect(err.text.hasSuffix(" \(remedy)\n"), "\(err.text)")
         #expect(out.text.contains("(10 MB, MP3 (ID3) in 10s)"), "\(out.text)")
     }
 
@@ -155,7 +170,9 @@ struct DownloadOutputTests {
     /// A broken link's failure, the first time or the same again.
     func brokenLink(repeated: Bool) -> DataFetchEvent {
         var failure = DownloadFailure(
-            kind: "http_status", message: "https://cdn.example/two.mp3: HTTP 404 Not Found", status: 404)
+            .download(
+                DownloadError(
+                    .httpStatus(404, reasonPhrase: "Not Found"), url: URL(string: "https://cdn.example/two.mp3"))))
         failure.permanent = true
         failure.failures = repeated ? 2 : 1
         failure.retryAfter = started.addingTimeInterval(3600)

@@ -1,4 +1,5 @@
 import ConsoleOutput
+import FeedFetching
 import FeedModels
 import FeedParsing
 import Foundation
@@ -28,11 +29,13 @@ struct SubscriptionMessagesTests {
         let failed = try #require(
             SubscriptionMessages.notSubscribed(
                 RefreshOutcome(
-                    feed: feed, result: .failed(RefreshFailure(kind: .parse(.notAFeed), message: "no <rss> here")))))
+                    feed: feed,
+                    result: .failed(RefreshFailure(.parse(FeedParseError(kind: .notAFeed, message: "no <rss> here"))))))
+        )
         #expect(failed.hasPrefix("not subscribed to \(url.absoluteString): "))
         #expect(failed.contains("no <rss> here"))
         let gone = try #require(
-            SubscriptionMessages.notSubscribed(RefreshOutcome(feed: feed, result: .gone(message: "HTTP 410"))))
+            SubscriptionMessages.notSubscribed(RefreshOutcome(feed: feed, result: .gone(FeedFetchError(.gone)))))
         #expect(gone.contains("gone") && gone.contains("HTTP 410"))
         #expect(
             SubscriptionMessages.notSubscribed(RefreshOutcome(feed: feed, result: .cancelled))?.contains("stopped")

@@ -114,9 +114,13 @@ struct MediaDownloaderTests {
             let error = await expectFailure(
                 downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination))
             #expect(error?.kind == .shortBody)
-            #expect(error?.message.contains("got 20000 of 50000 bytes") == true, "\(error?.message ?? "")")
-            #expect(error?.message.contains(server.url("/ep.mp3").absoluteString) == true)
-            #expect(MediaDownloaderTests.size(of: partFile(destination)) == 20_000)
+            guard case .shortBody(let received, let total, _) = error?.cause else {
+                Issue.record("not a short body: \(String(describing: error))")
+                return
+            }
+            #expect(received == 20_000 && total == 50_000)
+            #expect(error?.url == server.url("/ep.mp3"))
+            #expect(MediaDownloaderTests.size(of: URL(fileURLWithPath: destination.path + ".part")) == 20_000)
         }
     }
 
@@ -181,7 +185,7 @@ struct MediaDownloaderTests {
             let started = ContinuousClock.now
             let error = await expectFailure(
                 downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination))
-            #expect(error?.kind == .timeout, "\(error?.message ?? "")")
+            #expect(error?.kind == .timeout, "\(String(describing: error))")
             #expect(started.duration(to: .now) < .seconds(4))
         }
     }
@@ -198,9 +202,8 @@ struct MediaDownloaderTests {
             let started = ContinuousClock.now
             let error = await expectFailure(
                 downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination), part: .kept)
-            #expect(error?.kind == .tooSlow, "\(error?.message ?? "")")
-            #expect(error?.detail == .limit(.minimumRate))
-            #expect(error?.message.contains("too slow: under the minimum rate of") == true, "\(error?.message ?? "")")
+            #expect(error?.kind == .tooSlow, "\(String(describing: error))")
+            #expect(error?.limit == .minimumRate)
             #expect(started.duration(to: .now) < .seconds(4))
         }
     }
@@ -214,7 +217,11 @@ struct MediaDownloaderTests {
                 downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination), part: .removed)
             #expect(error?.kind == .httpStatus)
             #expect(error?.status == status)
-            #expect(error?.message.contains("HTTP \(status)") == true)
+            if case .httpStatus(let got, _) = error?.cause {
+                #expect(got == status)
+            } else {
+                Issue.record("\(String(describing: error))")
+            }
         }
     }
 
@@ -232,7 +239,11 @@ struct MediaDownloaderTests {
                 MediaRequest(url: server.url("/ep.mp3"), destination: destination, announcedType: "audio/mpeg"),
                 part: .removed)
             #expect(error?.kind == .notMedia)
-            #expect(error?.message.contains("text/html") == true)
+            if case .notMedia(_, _, let type, _) = error?.cause {
+                #expect(type?.contains("text/html") == true)
+            } else {
+                Issue.record("\(String(describing: error))")
+            }
         }
     }
 
@@ -266,7 +277,11 @@ struct MediaDownloaderTests {
                 downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination), part: .kept)
             let took = started.duration(to: .now)
             #expect(error?.kind == .stalled)
-            #expect(error?.message.contains("of 100000 bytes") == true, "\(error?.message ?? "")")
+            if case .stalled(_, _, let expected) = error?.cause {
+                #expect(expected == 100_000)
+            } else {
+                Issue.record("\(String(describing: error))")
+            }
             #expect(took < .seconds(5))
         }
     }
@@ -281,7 +296,11 @@ struct MediaDownloaderTests {
             let error = await expectFailure(
                 downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination), part: .removed)
             #expect(error?.kind == .notEnoughSpace)
-            #expect(error?.message.contains("needs 1 kB") == true, "\(error?.message ?? "")")
+            if case .notEnoughSpace(_, let needed, _, _) = error?.cause {
+                #expect(needed == 1000)
+            } else {
+                Issue.record("\(String(describing: error))")
+            }
         }
     }
 
@@ -321,7 +340,11 @@ struct MediaDownloaderTests {
             let error = await expectFailure(
                 downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination))
             #expect(error?.kind == .io)
-            #expect(error?.message.contains(blocker.path) == true, "\(error?.message ?? "")")
+            if case .cannotCreateFolder(let path, _) = error?.cause {
+                #expect(path == blocker.path)
+            } else {
+                Issue.record("not a folder that cannot be made: \(String(describing: error))")
+            }
             #expect(server.requests(to: "/ep.mp3").isEmpty)
         }
     }

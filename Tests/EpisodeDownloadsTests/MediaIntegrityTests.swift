@@ -152,8 +152,7 @@ struct MediaIntegrityTests {
             let error = await expectFailure(
                 downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination), part: .removed)
             #expect(error?.kind == .unsupportedEncoding)
-            #expect(error?.detail == .encoding("br"))
-            #expect(error?.message.contains("br encoding") == true, "\(error?.message ?? "")")
+            #expect(error?.cause == .undecodedEncoding("br"))
         }
     }
 
@@ -185,7 +184,7 @@ struct MediaIntegrityTests {
                 MediaRequest(url: server.url("/ep.mp3"), destination: destination, announcedType: "audio/mpeg"),
                 part: .removed)
             #expect(error?.kind == .emptyBody)
-            #expect(error?.message.contains("empty body") == true, "\(error?.message ?? "")")
+            #expect(error?.cause == .emptyBody(status: 200, contentType: "audio/mpeg"), "\(String(describing: error))")
         }
     }
 
@@ -223,9 +222,7 @@ struct MediaIntegrityTests {
                 MediaRequest(url: server.url("/ep.mp3"), destination: destination, announcedType: "audio/mpeg"),
                 part: .removed)
             #expect(error?.kind == .notMedia)
-            #expect(error?.detail == .document(kind, contentType: type))
-            #expect(error?.message.contains(type) == true, "\(error?.message ?? "")")
-            #expect(error?.message.contains("announced audio/mpeg") == true)
+            #expect(error?.cause == .notMedia(kind, status: 200, contentType: type, announced: "audio/mpeg"))
         }
     }
 
@@ -247,7 +244,7 @@ struct MediaIntegrityTests {
                 MediaRequest(url: server.url("/ep.mp3"), destination: destination, announcedType: "audio/mpeg"),
                 part: .removed)
             #expect(error?.kind == .notMedia)
-            #expect(error?.detail == .document(kind, contentType: "audio/mpeg"))
+            #expect(error?.cause == .notMedia(kind, status: 200, contentType: "audio/mpeg", announced: "audio/mpeg"))
         }
     }
 
@@ -317,8 +314,12 @@ struct MediaIntegrityTests {
             let error = await expectFailure(
                 downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination))
             #expect(error?.kind == .noResponse)
-            #expect(error?.detail == .limit(.firstByte))
-            #expect(error?.message.contains("first-byte limit") == true, "\(error?.message ?? "")")
+            #expect(error?.limit == .firstByte)
+            if case .noResponse(let host, _) = error?.cause {
+                #expect(host == "127.0.0.1")
+            } else {
+                Issue.record("\(String(describing: error))")
+            }
         }
     }
 }

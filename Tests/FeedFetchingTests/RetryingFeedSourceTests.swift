@@ -30,7 +30,7 @@ private let url = URL(string: "http://127.0.0.1:1/feed.xml")!
 @Suite(.timeLimit(.minutes(1)))
 struct RetryingFeedSourceTests {
     @Test func aTransientFailureIsTriedOnceMoreAndTheSecondAnswerCounts() async throws {
-        let base = ScriptedSource([FeedFetchError(kind: .transport, message: "connection reset")])
+        let base = ScriptedSource([FeedFetchError(.connectionReset(host: "a.example"))])
         let source = RetryingFeedSource(wrapping: base, delay: .milliseconds(1))
         let result = try await source.fetch(FeedRequest(url: url)) { _ in Collect() }
         guard case .fetched = result else {
@@ -42,7 +42,7 @@ struct RetryingFeedSourceTests {
 
     @Test func aSecondTransientFailureIsTheAnswer() async throws {
         let base = ScriptedSource([
-            FeedFetchError(kind: .timeout, message: "timed out"), FeedFetchError(kind: .transport, message: "reset"),
+            FeedFetchError(.timedOut(after: .seconds(60))), FeedFetchError(.connectionReset(host: "a.example")),
         ])
         let source = RetryingFeedSource(wrapping: base, delay: .milliseconds(1))
         await #expect(throws: FeedFetchError.self) {
@@ -53,9 +53,9 @@ struct RetryingFeedSourceTests {
 
     @Test func finalFailuresAreNotRetried() async throws {
         for error in [
-            FeedFetchError(kind: .httpStatus, message: "HTTP 500", status: 500),
-            FeedFetchError(kind: .connectionRefused, message: "refused"),
-            FeedFetchError(kind: .tls, message: "untrusted"),
+            FeedFetchError(.httpStatus(500, reasonPhrase: "Internal Server Error", retryAfter: nil)),
+            FeedFetchError(.connectionRefused(host: "a.example", port: nil)),
+            FeedFetchError(.certificateNotTrusted(host: "a.example")),
         ] {
             let base = ScriptedSource([error])
             let source = RetryingFeedSource(wrapping: base, delay: .milliseconds(1))

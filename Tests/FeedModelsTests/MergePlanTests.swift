@@ -128,6 +128,6 @@ struct MergePlanTests {
         }
         #expect(
             MergePlan.refusedMove(to: URL(string: "https://b.example/feed")!, otherID: 4, otherTitle: "B")
-                == "https://b.example/feed is already subscribed as 4 (B)")
+                == TakenMove(target: URL(string: "https://b.example/feed")!, otherID: 4, otherTitle: "B"))
     }
 }

@@ -204,7 +204,7 @@ struct FeedStoreTests {
         let refused = try await temp.store.applyAsync(
             FeedCheck(subscriptionID: a.id, checkedAt: t0, result: fetched([episode("e")]), movedTo: b.url))
         #expect(refused.movedTo == nil)
-        #expect(refused.moveRefused?.contains("already subscribed as \(b.id) (Bee)") == true)
+        #expect(refused.moveRefused == TakenMove(target: b.url, otherID: b.id, otherTitle: "Bee"))
         let moved = try await temp.store.applyAsync(
             FeedCheck(
                 subscriptionID: a.id, checkedAt: t0, result: .notModified,

@@ -155,7 +155,11 @@ struct DataFetchCoordinatorTests {
             if feed.id == 3 {
                 return RefreshOutcome(
                     feed: feed,
-                    result: .failed(RefreshFailure(kind: .fetch(.httpStatus), message: "HTTP 500", status: 500)))
+                    result: .failed(
+                        RefreshFailure(
+                            .fetch(
+                                FeedFetchError(.httpStatus(500, reasonPhrase: "Internal Server Error", retryAfter: nil))
+                            ))))
             }
             return RefreshOutcome(feed: feed, result: .notModified)
         }

@@ -199,7 +199,13 @@ struct EpisodeUpdateServiceTests {
             }
             let stored = try #require(try await h.store.subscription(id: bad.id))
             #expect(stored.failureCount == 4)
-            #expect(stored.lastError?.contains("404") == true)
+            // The store keeps the last failure's facts, not a sentence.
+            let cause = try #require(stored.lastError.flatMap(RefreshFailure.cause(stored:)))
+            guard case .fetch(let error) = cause else {
+                Issue.record("not a fetch failure: \(cause)")
+                return
+            }
+            #expect(error.status == 404)
             #expect(try await h.store.integrityCheck() == "ok")
         }
     }
@@ -236,7 +242,11 @@ struct EpisodeUpdateServiceTests {
             _ = try await h.subscribe("/taken.xml")
             let summary = try await h.service.refresh(policy: .due)
             let outcome = try #require(summary.outcomes.first { $0.feed.id == old.id })
-            #expect(outcome.moveRefused?.contains("already subscribed") == true)
+            guard case .taken(let taken) = outcome.moveRefused else {
+                Issue.record("not refused as taken: \(String(describing: outcome.moveRefused))")
+                return
+            }
+            #expect(taken.target == h.server.url("/taken.xml"))
             #expect(try await h.store.subscription(id: old.id)?.url == h.server.url("/old.xml"))
         }
     }
@@ -246,7 +256,7 @@ struct EpisodeUpdateServiceTests {
             h.server.setRoute("/gone.xml", TestResponse(status: 410, text: "gone"))
             let gone = try await h.subscribe("/gone.xml")
             let first = try await h.service.refresh(policy: .due)
-            #expect(first.outcomes.first?.result == .gone(message: "HTTP 410 Gone: the feed was removed"))
+            #expect(first.outcomes.first?.result == .gone(FeedFetchError(.gone)))
             #expect(try await h.store.subscription(id: gone.id)?.isGone == true)
             let second = try await h.service.refresh(policy: .all)
             #expect(second.outcomes.isEmpty)

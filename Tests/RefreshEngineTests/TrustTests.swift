@@ -69,7 +69,11 @@ struct TrustTests {
             for (subscription, path) in [(a, "/a.xml"), (b, "/b.xml")] {
                 let outcome = try #require(summary.outcomes.first { $0.feed.id == subscription.id })
                 #expect(outcome.movedTo == nil)
-                #expect(outcome.moveRefused?.contains("not a readable feed") == true, "\(outcome.moveRefused ?? "nil")")
+                guard case .unreadable(_, let staying, _) = outcome.moveRefused else {
+                    Issue.record("not refused as unreadable: \(String(describing: outcome.moveRefused))")
+                    continue
+                }
+                #expect(staying == h.server.url(path))
                 #expect(try await h.store.subscription(id: subscription.id)?.url == h.server.url(path))
                 #expect(try await h.store.subscription(id: subscription.id)?.movedFrom == nil)
             }
@@ -88,7 +92,9 @@ struct TrustTests {
             let a = try await h.subscribe("/a.xml")
             let summary = try await h.service.refresh(policy: .due)
             #expect(try await h.store.subscription(id: a.id)?.url == h.server.url("/a.xml"))
-            #expect(summary.outcomes.first?.moveRefused?.contains("names this one") == true)
+            #expect(
+                summary.outcomes.first?.moveRefused
+                    == .pointsBack(target: h.server.url("/b.xml"), staying: h.server.url("/a.xml")))
         }
     }
 

@@ -29,7 +29,8 @@ struct UIUpdateServiceTests {
         let unchanged = RefreshOutcome(feed: feed, result: .notModified)
         service.deliver(.fetchStarted(feed))
         service.deliver(.fetchCompleted(unchanged))
-        let failure = RefreshFailure(kind: .fetch(.httpStatus), message: "HTTP 404", status: 404)
+        let failure = RefreshFailure(
+            .fetch(FeedFetchError(.httpStatus(404, reasonPhrase: "Not Found", retryAfter: nil))))
         let failed = RefreshOutcome(feed: feed, result: .failed(failure))
         service.deliver(.fetchFailed(failed))
         #expect(completed.values == [.fetchCompleted(unchanged)])
@@ -67,15 +68,16 @@ struct UIUpdateServiceTests {
             guard note.userInfo?["kind"] as? String == DataFetchEvent.Kind.fetchFailed.rawValue,
                 case .fetchFailed(let outcome) = note.userInfo?["event"] as? DataFetchEvent
             else { return }
-            seen.append(outcome.failure?.message ?? "")
+            seen.append(outcome.failure?.kind.rawValue ?? "")
         }
         defer { center.removeObserver(token) }
         service.deliver(.fetchStarted(feed))
         service.deliver(
             .fetchFailed(
                 RefreshOutcome(
-                    feed: feed, result: .failed(RefreshFailure(kind: .fetch(.timeout), message: "timed out")))))
-        #expect(seen.values == ["timed out"])
+                    feed: feed, result: .failed(RefreshFailure(.fetch(FeedFetchError(.timedOut(after: .seconds(60)))))))
+            ))
+        #expect(seen.values == ["timeout"])
     }
 
     @Test(.timeLimit(.minutes(1)))

@@ -1,3 +1,4 @@
+import EpisodeDownloads
 import FeedFetching
 import FeedParsing
 import Foundation
@@ -32,7 +33,8 @@ final class HandClock: @unchecked Sendable {
         let mergedAt = Date(timeIntervalSince1970: 1_731_387_600)
         let metrics = FetchMetrics(
             registry: PrometheusCollectorRegistry(), now: { mergedAt }, monotonicNow: { clock.now })
-        let failure = RefreshFailure(kind: .fetch(.httpStatus), message: "HTTP 500", status: 500)
+        let failure = RefreshFailure(
+            .fetch(FeedFetchError(.httpStatus(500, reasonPhrase: "Internal Server Error", retryAfter: nil))))
 
         // Given one batch: updated (3 new episodes, 12 000 bytes) in 30 ms, not modified (5 000 bytes saved) in
         // 400 ms, failed in 2 s, gone in 20 s, and one fetch cancelled after it started.
@@ -53,7 +55,7 @@ final class HandClock: @unchecked Sendable {
             (.fetchStarted(feeds[2]), .zero),
             (.fetchFailed(RefreshOutcome(feed: feeds[2], result: .failed(failure))), .seconds(2)),
             (.fetchStarted(feeds[3]), .zero),
-            (.fetchCompleted(RefreshOutcome(feed: feeds[3], result: .gone(message: "HTTP 410"))), .seconds(20)),
+            (.fetchCompleted(RefreshOutcome(feed: feeds[3], result: .gone(FeedFetchError(.gone)))), .seconds(20)),
             (.fetchStarted(feeds[4]), .zero),
             (.fetchCancelled(feeds[4]), .seconds(1)),
             (.batchCompleted(RefreshSummary(outcomes: [], startedAt: mergedAt, endedAt: mergedAt)), .zero),
@@ -94,7 +96,7 @@ final class HandClock: @unchecked Sendable {
     @Test func failuresAwaitingTheNetworkVerdictAreNetworkOfflineWhenTheNetworkIsDownAndFailedWhenItIsUp() async throws
     {
         let metrics = FetchMetrics()
-        var unreachable = RefreshFailure(kind: .fetch(.unreachable), message: "network unreachable")
+        var unreachable = RefreshFailure(.fetch(FeedFetchError(.networkUnreachable(host: "a.example"))))
         unreachable.awaitsNetworkVerdict = true
         let summary = RefreshSummary(outcomes: [], startedAt: Date(), endedAt: Date())
 
@@ -142,7 +144,10 @@ final class HandClock: @unchecked Sendable {
         metrics.record(
             .downloadFailed(
                 DownloadOutcome(
-                    target: target, result: .failed(DownloadFailure(kind: "short_body", message: "cut")), seconds: 1)))
+                    target: target,
+                    result: .failed(
+                        DownloadFailure(.download(DownloadError(.shortBody(received: 1, total: 2, cutBy: nil))))),
+                    seconds: 1)))
         text = try await scrape(metrics)
         #expect(text.value("podfresh_episode_downloads_total", ["result": "completed"]) == 1)
         #expect(text.value("podfresh_episode_downloads_total", ["result": "failed"]) == 1)

@@ -17,7 +17,7 @@ struct MemoryFeedSource: FeedSource {
         consumer makeConsumer: (FeedResponseHead) async throws -> Consumer
     ) async throws -> FeedFetchResult<Consumer> {
         guard let bytes = documents[request.url] else {
-            throw FeedFetchError(kind: .httpStatus, message: "HTTP 404", status: 404)
+            throw FeedFetchError(.httpStatus(404, reasonPhrase: "Not Found", retryAfter: nil))
         }
         try await Task.sleep(for: .milliseconds(Int.random(in: 0...3)))
         let head = FeedResponseHead(url: request.url, status: 200)

@@ -1,3 +1,4 @@
+import ConsoleOutput
 import FeedModels
 import FeedParsing
 import FeedStorage
@@ -13,9 +14,10 @@ func expect(
     switch (result.outcome.result, document.expectation) {
     case (.failed(let failure), .fails(let kinds)), (.failed(let failure), .failsOrRecovers(let kinds)):
         #expect(
-            kinds.contains(failure.kind.rawValue), "\(document): kind \(failure.kind.rawValue): \(failure.message)",
+            kinds.contains(failure.kind.rawValue),
+            "\(document): kind \(failure.kind.rawValue): \(FeedFailureText.line(failure))",
             sourceLocation: sourceLocation)
-        #expect(!failure.message.isEmpty, sourceLocation: sourceLocation)
+        #expect(!FeedFailureText.line(failure).isEmpty, sourceLocation: sourceLocation)
         result.expectFailedUntouched(kind: failure.kind.rawValue, sourceLocation: sourceLocation)
     case (.updated, .recoversWithWarnings), (.updated, .failsOrRecovers):
         #expect(
@@ -51,7 +53,7 @@ struct ContainmentTests {
             expect(result, matches: document, context: context)
             let summary: String
             switch result.outcome.result {
-            case .failed(let failure): summary = "failed \(failure.kind.rawValue): \(failure.message)"
+            case .failed(let failure): summary = "failed \(failure.kind.rawValue): \(FeedFailureText.line(failure))"
             case .updated(let new, _):
                 summary =
                     "recovered, \(new.count) new, \(result.outcome.warnings.count) warning(s): \(result.outcome.warnings.prefix(2).map(\.message))"

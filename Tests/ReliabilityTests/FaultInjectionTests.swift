@@ -1,3 +1,4 @@
+import ConsoleOutput
 import FeedModels
 import FeedParsing
 import FeedStorage
@@ -125,8 +126,8 @@ struct FaultInjectionTests {
         FaultLedger.record("\(status) Retry-After \(retryAfter.debugDescription)", result)
         result.expectFailedUntouched(kind: "http-status")
         #expect(result.outcome.failure?.status == status)
-        #expect(
-            result.outcome.failure?.message.contains("\(status)") == true, "\(result.outcome.failure?.message ?? "")")
+        let words = result.outcome.failure.map(FeedFailureText.line) ?? ""
+        #expect(words.contains("\(status)"), "\(words)")
         if let next = result.subscriptionAfter.nextCheckAt {
             #expect(next >= Date().addingTimeInterval(-60), "next check in the past: \(next)")
             #expect(next <= Date().addingTimeInterval(400 * 86_400), "next check absurdly far: \(next)")
@@ -215,7 +216,7 @@ struct FaultInjectionTests {
         FaultLedger.record("304 to an unconditional request", result)
         switch result.outcome.result {
         case .failed(let failure):
-            #expect(failure.message.contains("304"), "\(failure.message)")
+            #expect(FeedFailureText.line(failure).contains("304"), "\(FeedFailureText.line(failure))")
             result.expectFailedUntouched(kind: failure.kind.rawValue)
         case .notModified:
             result.expectUntouched()

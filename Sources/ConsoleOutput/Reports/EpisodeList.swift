@@ -142,7 +142,11 @@ public struct EpisodeList: Sendable {
                 ("downloaded_at", .date(download.flatMap { $0.state == .complete ? $0.downloadedAt : nil })),
                 ("download_failures", .int(download?.permanentFailures ?? 0)),
                 ("download_retry_after", .date(download.flatMap { $0.state == .inProgress ? $0.retryAfter : nil })),
-                ("download_error", .string(download.flatMap { $0.state == .inProgress ? $0.lastError : nil })),
+                (
+                    "download_error",
+                    .string(
+                        DownloadFailureText.stored(download.flatMap { $0.state == .inProgress ? $0.lastError : nil }))
+                ),
             ])
     }
 }

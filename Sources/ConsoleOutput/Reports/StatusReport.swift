@@ -66,7 +66,7 @@ public struct StatusReport: Sendable {
         ]
         for subscription in failing {
             lines.append(
-                "  failing  \(subscription.id) \(Self.name(subscription)): \(TerminalText.sanitize(subscription.lastError ?? "")) (×\(subscription.failureCount))"
+                "  failing  \(subscription.id) \(Self.name(subscription)): \(TerminalText.sanitize(FeedFailureText.lastError(of: subscription) ?? "")) (×\(subscription.failureCount))"
             )
         }
         for subscription in gone {
@@ -102,7 +102,10 @@ public struct StatusReport: Sendable {
                     subscriptions.first { $0.id == record.subscriptionID }.map(Self.name)
                     ?? "feed \(record.subscriptionID)"
                 let failures = record.permanentFailures == 1 ? "once" : "\(record.permanentFailures) times"
-                let error = (record.permanentError ?? record.lastError).map { ": " + TerminalText.sanitize($0) } ?? ""
+                let error =
+                    DownloadFailureText.stored(record.permanentError ?? record.lastError).map {
+                        ": " + TerminalText.sanitize($0)
+                    } ?? ""
                 lines.append("  \(feed): \(TerminalText.sanitize(record.episodeKey)): failed \(failures)\(error)")
             }
         }
@@ -139,7 +142,7 @@ public struct StatusReport: Sendable {
                     failing.map {
                         .object([
                             ("id", .int(Int($0.id))), ("title", .string($0.title)), ("url", .url($0.url)),
-                            ("failures", .int($0.failureCount)), ("error", .string($0.lastError)),
+                            ("failures", .int($0.failureCount)), ("error", .string(FeedFailureText.lastError(of: $0))),
                         ])
                     })
             ),
@@ -173,7 +176,7 @@ public struct StatusReport: Sendable {
                         .object([
                             ("feed_id", .int(Int($0.subscriptionID))), ("id", .string($0.episodeKey)),
                             ("failures", .int($0.permanentFailures)),
-                            ("error", .string($0.permanentError ?? $0.lastError)),
+                            ("error", .string(DownloadFailureText.stored($0.permanentError ?? $0.lastError))),
                             ("retry_after", .date($0.retryAfter)),
                         ])
                     })

@@ -75,11 +75,12 @@ public struct SubscriptionList: Sendable {
     /// Not sanitised: the error text comes from the feed's server.
     public static func status(of subscription: Subscription) -> String {
         if subscription.isGone {
-            return "gone: " + (subscription.lastError ?? "HTTP 410")
+            return "gone: " + (FeedFailureText.lastError(of: subscription) ?? "HTTP 410")
                 + "; `podfresh refresh \(subscription.id)` checks it again"
         }
         if subscription.failureCount > 0 {
-            return "failing ×\(subscription.failureCount): " + (subscription.lastError ?? "unknown error")
+            return "failing ×\(subscription.failureCount): "
+                + (FeedFailureText.lastError(of: subscription) ?? "unknown error")
         }
         if subscription.lastCheckedAt == nil { return "new" }
         var text = "ok"
@@ -149,7 +150,7 @@ public struct SubscriptionList: Sendable {
             ("last_success", .date(subscription.lastSuccessAt)),
             ("last_status", .int(subscription.lastStatus)),
             ("failures", .int(subscription.failureCount)),
-            ("last_error", .string(subscription.lastError)),
+            ("last_error", .string(FeedFailureText.lastError(of: subscription))),
             ("last_error_kind", .string(subscription.lastErrorKind)),
             ("gone", .bool(subscription.isGone)),
             ("complete", .bool(subscription.isComplete)),

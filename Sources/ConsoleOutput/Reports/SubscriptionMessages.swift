@@ -24,8 +24,8 @@ public enum SubscriptionMessages {
     public static func notSubscribed(_ outcome: RefreshOutcome) -> String? {
         let reason: String
         switch outcome.result {
-        case .failed(let failure): reason = "it could not be read as a feed (\(failure.message))"
-        case .gone(let message): reason = "the server says it is gone for good (\(message))"
+        case .failed(let failure): reason = "it could not be read as a feed (\(FeedFailureText.line(failure)))"
+        case .gone(let error): reason = "the server says it is gone for good (\(FetchFailureText.line(error)))"
         case .cancelled: reason = "it was not checked before podfresh was stopped"
         case .updated, .notModified, .offline, .removed, .dropped: return nil
         }

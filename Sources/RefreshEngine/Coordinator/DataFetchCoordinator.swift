@@ -415,8 +415,7 @@ public final class DataFetchCoordinator: @unchecked Sendable {
     }
 
     /// The failure of a feed the batch ended without starting although nobody stopped it.
-    static let notStarted = RefreshFailure(
-        kind: .internal, message: "not checked: the run ended before a fetch slot was free for it (a podfresh bug)")
+    static let notStarted = RefreshFailure(.notChecked(.noFetchSlot))
 }
 
 /// A running fetch's hold on its host's slot under ``DataFetchCoordinator``'s per-host limit.

@@ -42,7 +42,7 @@ public enum DataFetchEvent: Sendable, Hashable {
     /// An episode is not downloaded, and why (the user deleted its file by hand).
     case downloadSkipped(DownloadTarget, DownloadSkip)
     /// Something about a feed's downloads went wrong outside any one download (retention, the store).
-    case downloadProblem(FeedTarget, message: String)
+    case downloadProblem(FeedTarget, DownloadProblem)
     /// Every queued download finished.
     case downloadsFinished(DownloadSummary)
     /// Something the podping reader read or did (`--podping`).

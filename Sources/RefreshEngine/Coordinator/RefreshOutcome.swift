@@ -1,3 +1,5 @@
+public import FeedFetching
+public import FeedModels
 public import FeedParsing
 public import Foundation
 
@@ -8,7 +10,7 @@ public enum RefreshResult: Sendable, Hashable {
     /// The server (or file) said nothing changed.
     case notModified
     /// The server answered 410 Gone: the feed is not checked again.
-    case gone(message: String)
+    case gone(FeedFetchError)
     /// Nothing was stored; the feed's error state records why.
     case failed(RefreshFailure)
     /// The run was stopped before this feed finished.
@@ -29,7 +31,7 @@ public struct RefreshOutcome: Sendable, Hashable {
     /// The feed's new URL, when a permanent redirect or `itunes:new-feed-url` moved it.
     public var movedTo: URL?
     /// Why a requested move was refused (e.g. the target is already subscribed).
-    public var moveRefused: String?
+    public var moveRefused: MoveRefusal?
     /// Parser warnings (recovered XML errors, bad dates …).
     public var warnings: [ParseWarning]
     /// When the feed is next due, and why.
@@ -44,7 +46,7 @@ public struct RefreshOutcome: Sendable, Hashable {
         feed: FeedTarget,
         result: RefreshResult,
         movedTo: URL? = nil,
-        moveRefused: String? = nil,
+        moveRefused: MoveRefusal? = nil,
         warnings: [ParseWarning] = [],
         nextCheckAt: Date? = nil,
         nextCheckReason: String? = nil,
@@ -82,4 +84,16 @@ public struct RefreshOutcome: Sendable, Hashable {
         if case .failed(let failure) = result { return failure }
         return nil
     }
+}
+
+/// Why a feed that names a new address (a permanent redirect, `itunes:new-feed-url`) stays where it is.
+public enum MoveRefusal: Sendable, Hashable {
+    /// Another subscription already has the new address.
+    case taken(TakenMove)
+    /// The new address is not a readable feed, for this cause.
+    case unreadable(target: URL, staying: URL, cause: RefreshFailure.Cause)
+    /// The new address answered 304 to a request without validators.
+    case unaskedNotModified(target: URL, staying: URL)
+    /// The feed at the new address names this one as its new address.
+    case pointsBack(target: URL, staying: URL)
 }

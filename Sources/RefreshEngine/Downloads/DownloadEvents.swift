@@ -1,4 +1,5 @@
 public import EpisodeDownloads
+public import FeedModels
 public import Foundation
 
 /// One episode's media file being downloaded: enough to name it in progress lines and events.
@@ -69,15 +70,32 @@ public enum DownloadSkip: Sendable, Hashable {
     case completedByAnotherWorker
 }
 
-/// Why a download failed, in words a user can act on.
+/// Something about a feed's downloads that went wrong outside any one download (the console words it).
+public enum DownloadProblem: Sendable, Hashable {
+    /// The feed's downloads were not started: the store could not list them (its reason text).
+    case notStarted(reason: String)
+    /// A file past the feed's newest `keepNewest` could not be deleted (the OS's reason text).
+    case cannotDelete(path: String, keepNewest: Int, reason: String)
+    /// Retention could not be applied (the store's reason text).
+    case retentionNotApplied(keepNewest: Int, reason: String)
+}
+
+/// Why a download failed: the typed cause (ConsoleOutput words it) and what the queue made of it.
 public struct DownloadFailure: Sendable, Hashable {
-    /// The cause, as `DownloadError.Kind`'s raw value (`http_status`, `not_media`, `short_body`, …), or `store`,
-    /// `no_media`, `stopped`.
-    public var kind: String
-    /// One sentence naming the URL or file and the cause.
-    public var message: String
-    /// The HTTP status, when the server's answer was the cause.
-    public var status: Int?
+    /// What happened.
+    public enum Cause: Sendable, Hashable, Codable {
+        /// The download itself failed.
+        case download(DownloadError)
+        /// The store could not record the download.
+        case notRecorded(StoreError)
+        /// The run was stopped before the end (`partKept`: a `.part` is kept to resume).
+        case stopped(url: URL, partKept: Bool)
+        /// An error of a type podfresh did not expect, with its reason text.
+        case unexpected(url: URL, reason: String)
+    }
+
+    /// What happened.
+    public var cause: Cause
     /// True when a `.part` file is kept for the next run to resume.
     public var partKept: Bool
     /// A broken link (404, 410, a document instead of media): the download waits before it is tried again.
@@ -91,11 +109,61 @@ public struct DownloadFailure: Sendable, Hashable {
     /// The database failed (not the download): the run stops, and the command exits 70.
     public var databaseFailed = false
 
-    public init(kind: String, message: String, status: Int? = nil, partKept: Bool = false) {
-        self.kind = kind
-        self.message = message
-        self.status = status
+    public init(_ cause: Cause, partKept: Bool = false) {
+        self.cause = cause
         self.partKept = partKept
+    }
+
+    /// The cause's stable name: `DownloadError.Kind` in snake case (`http_status`, `not_media`, `short_body`, …), or
+    /// `store`, `stopped`, `internal`.
+    public var kind: String {
+        switch cause {
+        case .download(let error): Self.kindName(error.kind)
+        case .notRecorded: "store"
+        case .stopped: "stopped"
+        case .unexpected: "internal"
+        }
+    }
+
+    /// The HTTP status, when the server's answer was the cause.
+    public var status: Int? {
+        if case .download(let error) = cause { return error.status }
+        return nil
+    }
+
+    /// The cause as the download record keeps it (its last failure): the typed facts as JSON, worded when shown.
+    public var storedCause: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(cause) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The cause stored by ``storedCause``; nil for text stored by a podfresh from before causes were typed.
+    public static func cause(stored text: String) -> Cause? {
+        guard text.hasPrefix("{") else { return nil }
+        return try? JSONDecoder().decode(Cause.self, from: Data(text.utf8))
+    }
+
+    /// A `DownloadError.Kind` in snake case, as JSON output names it.
+    public static func kindName(_ kind: DownloadError.Kind) -> String {
+        switch kind {
+        case .unsupportedScheme: "unsupported_scheme"
+        case .httpStatus: "http_status"
+        case .notMedia: "not_media"
+        case .emptyBody: "empty_body"
+        case .unsupportedEncoding: "unsupported_encoding"
+        case .noResponse: "no_response"
+        case .tooSlow: "too_slow"
+        case .diskFull: "disk_full"
+        case .shortBody: "short_body"
+        case .tooManyRedirects: "too_many_redirects"
+        case .stalled: "stalled"
+        case .timeout: "timeout"
+        case .notEnoughSpace: "not_enough_space"
+        case .io: "io"
+        case .transport: "transport"
+        }
     }
 }
 

@@ -570,29 +570,26 @@ public final class EpisodeDownloadQueue: Sendable {
                 var info = stat()
                 return stat(path, &info) == 0 ? Int64(info.st_size) : nil
             }
+            let partKept = (partBytes ?? 0) > 0
             var failure: DownloadFailure
             switch error {
             case let error as DownloadError:
-                failure = DownloadFailure(
-                    kind: Self.kindName(error.kind), message: error.message, status: error.status)
+                failure = DownloadFailure(.download(error), partKept: partKept)
                 failure.permanent = error.isPermanent
             case let error as StoreError:
-                failure = DownloadFailure(kind: "store", message: "the download was not recorded: \(error.message)")
+                failure = DownloadFailure(.notRecorded(error), partKept: partKept)
                 if error.kind == .database {
                     failure.databaseFailed = true
                     state.withLock { $0.databaseFailed = true }
                 }
             case is CancellationError:
-                failure = DownloadFailure(
-                    kind: "stopped", message: "\(target.url.absoluteString): stopped before the end")
+                failure = DownloadFailure(.stopped(url: target.url, partKept: partKept), partKept: partKept)
             default:
                 failure = DownloadFailure(
-                    kind: "internal", message: "\(target.url.absoluteString): \(ErrorWords.describe(error))")
+                    .unexpected(url: target.url, reason: ErrorWords.describe(error)), partKept: partKept)
             }
-            failure.partKept = (partBytes ?? 0) > 0
-            if failure.partKept && error is CancellationError { failure.message += "; the .part is kept to resume" }
             // Recorded even when the run was stopped: the store must not wait on a cancelled task.
-            let message = failure.message
+            let message = failure.storedCause
             guard !failure.databaseFailed else { return failure }
             if failure.permanent {
                 let at = now()
@@ -622,26 +619,6 @@ public final class EpisodeDownloadQueue: Sendable {
                 subscription, store: store, publish: publish, count: { count in state.withLock { $0.removed += count } }
             )
         }
-
-        static func kindName(_ kind: DownloadError.Kind) -> String {
-            switch kind {
-            case .unsupportedScheme: return "unsupported_scheme"
-            case .httpStatus: return "http_status"
-            case .notMedia: return "not_media"
-            case .emptyBody: return "empty_body"
-            case .unsupportedEncoding: return "unsupported_encoding"
-            case .noResponse: return "no_response"
-            case .tooSlow: return "too_slow"
-            case .diskFull: return "disk_full"
-            case .shortBody: return "short_body"
-            case .tooManyRedirects: return "too_many_redirects"
-            case .stalled: return "stalled"
-            case .timeout: return "timeout"
-            case .notEnoughSpace: return "not_enough_space"
-            case .io: return "io"
-            case .transport: return "transport"
-            }
-        }
     }
 
     /// Deletes `subscription`'s recorded files past its "keep newest N" (a file already gone is only marked), and
@@ -663,10 +640,8 @@ public final class EpisodeDownloadQueue: Sendable {
                 if unlink(path) != 0 && errno != ENOENT {
                     publish(
                         .downloadProblem(
-                            feed,
-                            message:
-                                "cannot delete \(path) (past the newest \(keep) kept): \(String(cString: strerror(errno)))"
-                        ))
+                            feed, .cannotDelete(path: path, keepNewest: keep, reason: String(cString: strerror(errno))))
+                    )
                     continue
                 }
                 if try await store.markRemovedByRetention(
@@ -679,8 +654,7 @@ public final class EpisodeDownloadQueue: Sendable {
                 }
             }
         } catch {
-            publish(
-                .downloadProblem(feed, message: "retention (keep \(keep)) not applied: \(ErrorWords.describe(error))"))
+            publish(.downloadProblem(feed, .retentionNotApplied(keepNewest: keep, reason: ErrorWords.describe(error))))
         }
     }
 }

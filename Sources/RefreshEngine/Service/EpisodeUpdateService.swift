@@ -293,8 +293,7 @@ public final class EpisodeUpdateService: Sendable {
                     return RefreshOutcome(
                         feed: target,
                         result: .failed(
-                            RefreshFailure(
-                                kind: .internal, message: "not checked: the subscription was not found in this run")))
+                            RefreshFailure(.notChecked(.subscriptionNotFound))))
                 }
                 return await refreshOne(
                     subscription, lease: nil, slot: slot, policy: policy, runID: runID, deferred: deferred,
@@ -373,7 +372,7 @@ public final class EpisodeUpdateService: Sendable {
                     return RefreshOutcome(
                         feed: target,
                         result: .failed(
-                            RefreshFailure(kind: .internal, message: "not checked: the feed's lease was not found")))
+                            RefreshFailure(.notChecked(.leaseNotFound))))
                 }
                 return await refreshOne(
                     subscription, lease: lease, slot: slot, policy: policy, runID: runID, deferred: deferred,
@@ -456,7 +455,8 @@ public final class EpisodeUpdateService: Sendable {
                 deferred.addSaved(subscription.lastBodyBytes ?? 0)
                 await after.merged(subscription, as: target, announced: [], feedTitle: nil)
                 return RefreshOutcome(
-                    feed: target, result: .notModified, movedTo: merge.movedTo, moveRefused: merge.moveRefused,
+                    feed: target, result: .notModified, movedTo: merge.movedTo,
+                    moveRefused: merge.moveRefused.map(MoveRefusal.taken),
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason,
                     bytesSaved: subscription.lastBodyBytes ?? 0)
             case .fetched(let head, let consumer, let byteCount):
@@ -482,7 +482,8 @@ public final class EpisodeUpdateService: Sendable {
                 var outcome = RefreshOutcome(
                     feed: updated,
                     result: .updated(newEpisodes: announced, updatedCount: merge.updatedCount),
-                    movedTo: merge.movedTo, moveRefused: move.refused ?? merge.moveRefused, warnings: feed.warnings,
+                    movedTo: merge.movedTo, moveRefused: move.refused ?? merge.moveRefused.map(MoveRefusal.taken),
+                    warnings: feed.warnings,
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason)
                 outcome.backlogCount = merge.backlogCount
                 outcome.bytesFetched = byteCount
@@ -498,23 +499,23 @@ public final class EpisodeUpdateService: Sendable {
         } catch let error as FeedFetchError where error.kind == .gone {
             let check = FeedCheck(
                 subscriptionID: subscription.id, checkedAt: now, status: error.status ?? 410,
-                result: .gone(message: error.message), runID: runID, lease: lease)
+                result: .gone(message: RefreshFailure(.fetch(error)).storedCause), runID: runID, lease: lease)
             do {
                 _ = try await episodes.applyAsync(check)
             } catch let error as StoreError where error.kind == .leaseLost {
                 return RefreshOutcome(feed: target, result: .dropped(reason: error.message))
             } catch {
                 return await failed(
-                    target, subscription, RefreshFailure(kind: .store(.database), message: ErrorWords.describe(error)),
-                    now: now,
-                    runID: runID, lease: lease, record: false)
+                    target, subscription,
+                    RefreshFailure(
+                        .store(error as? StoreError ?? StoreError(kind: .database, message: ErrorWords.describe(error)))
+                    ),
+                    now: now, runID: runID, lease: lease, record: false)
             }
-            return RefreshOutcome(feed: target, result: .gone(message: error.message), nextCheckReason: "gone (410)")
+            return RefreshOutcome(feed: target, result: .gone(error), nextCheckReason: "gone (410)")
         } catch let error as FeedFetchError {
             if Task.isCancelled { return RefreshOutcome(feed: target, result: .cancelled) }
-            var failure = RefreshFailure(
-                kind: .fetch(error.kind), message: error.message, status: error.status,
-                remedy: error.maxBodyBytes.map { .raiseFeedSizeLimit(bytes: $0) })
+            var failure = RefreshFailure(.fetch(error))
             if error.kind == .unreachable, ["http", "https"].contains(subscription.url.scheme?.lowercased() ?? "") {
                 failure.awaitsNetworkVerdict = true
                 deferred.add(
@@ -527,18 +528,15 @@ public final class EpisodeUpdateService: Sendable {
             return await failed(
                 target, subscription, failure, now: now, runID: runID, lease: lease, retryAfter: error.retryAfter)
         } catch let error as FeedParseError {
-            let message = "not a usable feed: \(error.description)"
-            let failure = RefreshFailure(
-                kind: .parse(error.kind), message: message, status: 200,
-                remedy: error.isSubscriptionList ? .importSubscriptionList : nil)
-            return await failed(target, subscription, failure, now: now, runID: runID, lease: lease)
+            return await failed(
+                target, subscription, RefreshFailure(.parse(error)), now: now, runID: runID, lease: lease)
         } catch let error as StoreError {
             return await failed(
-                target, subscription, RefreshFailure(kind: .store(error.kind), message: "database: \(error.message)"),
+                target, subscription, RefreshFailure(.store(error)),
                 now: now, runID: runID, lease: lease, record: false)
         } catch {
             return await failed(
-                target, subscription, RefreshFailure(kind: .internal, message: ErrorWords.describe(error)), now: now,
+                target, subscription, RefreshFailure(.unexpected(reason: ErrorWords.describe(error))), now: now,
                 runID: runID,
                 lease: lease)
         }
@@ -569,7 +567,7 @@ public final class EpisodeUpdateService: Sendable {
             policy: configuration.schedulePolicy)
         return FeedCheck(
             subscriptionID: subscription.id, checkedAt: now, status: failure.status,
-            result: .failed(kind: failure.kind.rawValue, message: failure.message),
+            result: .failed(kind: failure.kind.rawValue, message: failure.storedCause),
             nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID, lease: lease)
     }
 
@@ -633,37 +631,27 @@ public final class EpisodeUpdateService: Sendable {
     /// fetched and parsed first; a target that is not a feed, or that points straight back, keeps the old URL.
     private func checkedMove(
         _ subscription: Subscription, head: FeedResponseHead, feed: ParsedFeed
-    ) async -> (target: URL?, refused: String?) {
+    ) async -> (target: URL?, refused: MoveRefusal?) {
         guard let target = movedURL(subscription, head: head, feed: feed) else { return (nil, nil) }
         if target == subscription.refusedMoveTarget { return (nil, nil) }
         if target == head.permanentRedirect { return (target, nil) }
         let options = configuration.parserOptions
-        let announced = "the feed names \(target.absoluteString) as its new address"
         do {
             let result = try await source.fetch(FeedRequest(url: target, conditional: false)) { head in
                 FeedParserConsumer(head: head, options: options)
             }
             guard case .fetched(_, let consumer, _) = result else {
-                return (
-                    nil,
-                    "\(announced), but it answered 304 to a request without validators; staying at \(subscription.url.absoluteString)"
-                )
+                return (nil, .unaskedNotModified(target: target, staying: subscription.url))
             }
             let moved = try consumer.finish()
             if let back = moved.newFeedURL, back == subscription.url || back == head.url {
-                return (
-                    nil,
-                    "\(announced), and that feed names this one as its new address; staying at \(subscription.url.absoluteString)"
-                )
+                return (nil, .pointsBack(target: target, staying: subscription.url))
             }
             return (target, nil)
         } catch is CancellationError {
             return (nil, nil)
         } catch {
-            return (
-                nil,
-                "\(announced), but it is not a readable feed (\(ErrorWords.describe(error))); staying at \(subscription.url.absoluteString)"
-            )
+            return (nil, .unreadable(target: target, staying: subscription.url, cause: RefreshFailure.Cause(error)))
         }
     }
 }

@@ -56,8 +56,7 @@ extension RootCommand {
             switch result {
             case .fetched(_, let consumer, _): return try consumer.finish()
             case .notModified:
-                throw FeedFetchError(
-                    kind: .transport, message: "the server answered 304 Not Modified to an unconditional request")
+                throw FeedFetchError(.unaskedNotModified)
             }
         }
     }

@@ -161,9 +161,9 @@ struct WatchService: Service {
                         policy: pinged == nil ? policy : .due, feedIDs: pinged)
                     if Task.isCancelled { return }
                     if let failure = summary.outcomes.lazy.compactMap(\.failure)
-                        .first(where: { $0.kind == .store(.database) })
+                        .first(where: { $0.kind == .store(.database) }), case .store(let error) = failure.cause
                     {
-                        throw StoreError(kind: .database, message: failure.message)
+                        throw error
                     }
                     if pinged == nil {
                         if summary.networkOffline {

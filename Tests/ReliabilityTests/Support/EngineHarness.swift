@@ -137,8 +137,8 @@ struct Containment {
         #expect(outcome.failure?.kind.rawValue == kind, "outcome: \(outcome.result)", sourceLocation: sourceLocation)
         if let messageContains {
             #expect(
-                outcome.failure?.message.localizedCaseInsensitiveContains(messageContains) == true,
-                "message: \(outcome.failure?.message ?? "none")", sourceLocation: sourceLocation)
+                outcome.failure.map(FeedFailureText.line)?.localizedCaseInsensitiveContains(messageContains) == true,
+                "message: \(outcome.failure.map(FeedFailureText.line) ?? "none")", sourceLocation: sourceLocation)
         }
         expectUntouched(sourceLocation: sourceLocation)
         #expect(subscriptionAfter.failureCount == subscriptionBefore.failureCount + 1, sourceLocation: sourceLocation)

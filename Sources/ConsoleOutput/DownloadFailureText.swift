@@ -1,0 +1,122 @@
+public import EpisodeDownloads
+import FeedModels
+import Foundation
+import Measures
+public import RefreshEngine
+
+/// How the cause of a failed download reads: the one place its sentences are written, from ``DownloadError``'s and
+/// ``DownloadFailure``'s typed facts. Durations and byte counts are in `Measure`'s style.
+public enum DownloadFailureText {
+    /// One line for a failed download (without the remedy: ``DownloadText`` adds that).
+    public static func line(_ failure: DownloadFailure) -> String {
+        line(failure.cause)
+    }
+
+    /// One line for a download failure's cause.
+    public static func line(_ cause: DownloadFailure.Cause) -> String {
+        switch cause {
+        case .download(let error): line(error)
+        case .notRecorded(let error): "the download was not recorded: \(StoreMessages.line(error))"
+        case .stopped(let url, let partKept):
+            "\(url.absoluteString): stopped before the end" + (partKept ? "; the .part is kept to resume" : "")
+        case .unexpected(let url, let reason): "\(url.absoluteString): \(reason)"
+        }
+    }
+
+    /// A download record's last failure as stored (``DownloadFailure/storedCause``), worded; text an older podfresh
+    /// stored is shown as it was.
+    public static func stored(_ text: String?) -> String? {
+        guard let text else { return nil }
+        return DownloadFailure.cause(stored: text).map(line) ?? text
+    }
+
+    /// One line for `error`: the URL (or the path) and the cause.
+    public static func line(_ error: DownloadError) -> String {
+        let url = error.url?.absoluteString ?? ""
+        let at = error.url.map { $0.absoluteString + ": " } ?? ""
+        return switch error.cause {
+        case .notHTTPURL: "\(url) is not an http or https URL"
+        case .httpStatus(let status, let phrase):
+            at + "HTTP \(status) \(phrase)" + ((400...599).contains(status) ? "" : ", not a media file")
+        case .partialAnswer: at + "HTTP 206 with a part of the file to a request for all of it"
+        case .undecodedEncoding(let encoding):
+            at + "the server sent the media in the \(encoding) encoding, which podfresh does not decode (it asked "
+                + "for the bytes as they are)"
+        case .emptyBody(let status, let contentType):
+            at + "the server answered HTTP \(status) with an empty body" + (contentType.map { " (\($0))" } ?? "")
+                + ", not the episode"
+        case .notMedia(let document, _, let contentType, let announced):
+            at + "the server sent \(documentName(document))\(contentType.map { " (\($0))" } ?? "") where the feed "
+                + "announced \(announced ?? "media") (an error page?)"
+        case .shortBody(let received, let total, let cutBy):
+            at + "the body ended early: got \(received) of \(total) bytes"
+                + (cutBy.map { " (" + line(DownloadError($0, url: error.url)) + ")" } ?? "")
+                + "; the .part is kept to resume"
+        case .compressedBodyCutShort: at + "the compressed body ended before its end"
+        case .undecodableBody(let ratio):
+            at + "the compressed body cannot be decoded (corrupt, or it inflates more than \(ratio) times)"
+        case .tooManyRedirects(let max): at + "more than \(max) redirects"
+        case .redirectCycle: at + "the redirects go round in a circle"
+        case .noResponse(let host, let after):
+            at + "no answer: \(host) sent nothing within the first-byte limit of \(Measure.duration(after))"
+        case .stalled(let after, let received, let expected):
+            at + "stalled: no byte arrived for \(Measure.duration(after)) (\(got(received, expected)); the .part is "
+                + "kept to resume)"
+        case .tooSlow(let rate, let over, let received, let expected):
+            at + "too slow: under the minimum rate of \(Measure.bytes(Int64(rate)))/s over \(Measure.duration(over)) "
+                + "(\(got(received, expected)); the .part is kept to resume)"
+        case .timedOut(let after, let received, let expected):
+            at + "timed out: not complete within the total limit of \(Measure.duration(after)) "
+                + "(\(got(received, expected)))"
+        case .connectTimedOut(let host, let after): at + "cannot connect to \(host) within \(Measure.duration(after))"
+        case .lookupTimedOut(let host, let after):
+            at + "cannot resolve the host name \(host): no answer within \(Measure.duration(after))"
+        case .noSuchHost(let host): at + "cannot resolve the host name \(host) (no such host)"
+        case .unresolvable(let host): at + "cannot resolve the host name \(host) (no such host, or no DNS)"
+        case .nameServerSilent(let host): at + "cannot resolve the host name \(host): the name server did not answer"
+        case .lookupFailed(let host, let reason): at + "cannot resolve the host name \(host): \(reason)"
+        case .noAddressAnswered(let host): at + "cannot connect to \(host): no address answered"
+        case .connectFailed(let host, let reason): at + "cannot connect to \(host): \(reason)"
+        case .networkError(let host, let reason): at + "network error talking to \(host): \(reason)"
+        case .cannotCreateFolder(let path, let reason): "cannot create the folder \(path): \(reason)"
+        case .fileFailed(let operation, let path, let reason, let diskFull):
+            diskFull
+                ? at + "the disk filled up: cannot \(operation.rawValue) \(path): \(reason); the partial file is "
+                    + "removed to give the space back"
+                : "cannot \(operation.rawValue) \(path): \(reason)"
+        case .cannotRename(let path, let name, let reason): "cannot rename \(path) to \(name): \(reason)"
+        case .cannotSyncFolder(let path, let reason): "cannot sync the folder \(path): \(reason)"
+        case .cannotRemove(let path, let reason): "cannot remove \(path): \(reason)"
+        case .cannotReadFreeSpace(let path, let reason): "cannot read the free space of \(path): \(reason)"
+        case .notEnoughSpace(let directory, let needed, let required, let available):
+            at + "not enough free space in \(directory): the file needs \(Measure.bytes(needed)) "
+                + "(\(Measure.bytes(required)) with the margin), \(Measure.bytes(available)) free"
+        case .nameLeavesFolder(let file, let folder): "the file name \(file) would leave the download folder \(folder)"
+        }
+    }
+
+    /// A problem with a feed's downloads outside any one download.
+    public static func problem(_ problem: DownloadProblem) -> String {
+        switch problem {
+        case .notStarted(let reason): "downloads not started: \(reason)"
+        case .cannotDelete(let path, let keep, let reason):
+            "cannot delete \(path) (past the newest \(keep) kept): \(reason)"
+        case .retentionNotApplied(let keep, let reason): "retention (keep \(keep)) not applied: \(reason)"
+        }
+    }
+
+    /// "got 10 of 20 bytes", or "got 10 bytes" without a length.
+    private static func got(_ received: Int64, _ expected: Int64?) -> String {
+        expected.map { "got \(received) of \($0) bytes" } ?? "got \(received) bytes"
+    }
+
+    /// What came instead of the media, as people call it.
+    private static func documentName(_ document: DocumentKind) -> String {
+        switch document {
+        case .html: "an HTML page"
+        case .json: "a JSON document"
+        case .xml: "an XML document"
+        case .text: "text"
+        }
+    }
+}
