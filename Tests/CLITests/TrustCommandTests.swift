@@ -51,7 +51,9 @@ struct TrustCommandTests {
             var urls: [String] = []
             for index in 1...3 {
                 let body = Array(feed("Slow \(index)", items: ["e\(index)"]).utf8)
-                server.setRoute("/slow\(index).xml", TestResponse(status: 200, body: body, delay: .milliseconds(1500)))
+                // Long enough that the poll below sees the first request while it is still held, even when a full
+                // parallel run keeps the test's own tasks waiting for a thread (1.5 s once let all three through).
+                server.setRoute("/slow\(index).xml", TestResponse(status: 200, body: body, delay: .seconds(4)))
                 urls.append(server.url("/slow\(index).xml").absoluteString)
             }
             #expect(try await podfresh.run(["add", "--no-fetch"] + urls).status == 0)
