@@ -5,6 +5,6 @@
 # Extra arguments go to both runs (e.g. `-Xswiftc -warnings-as-errors`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-timed='HostResolverTests|InternetTests|ConcurrencyTests|NewEpisodeHookTests|MediaDownloaderTests|MediaIntegrityTests|NetworkFailureTests|FeedStoreTests|FleetTests|ContainmentTests|ExecHookTests|PodpingReaderTests|LeaseTests|TransferWatchTests'
+timed="$(cat Tests/timed-suites.txt)"
 swift test --parallel --skip "$timed" "$@"
 swift test --skip-build --no-parallel --filter "$timed" "$@"
