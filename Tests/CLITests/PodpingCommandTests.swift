@@ -17,6 +17,17 @@ struct PodpingCommandTests {
     }
 
     /// Two subscribed feeds, each polled once (so neither is due for at least the minimum interval), and a chain.
+    /// `podfresh watch --podping` reading the chain at `node`, with `arguments`; its output read as it comes.
+    func startPodpingWatch(
+        _ podfresh: Podfresh, node: String, _ arguments: [String]
+    ) throws -> (Process, PipeReader, PipeReader) {
+        let out = Pipe()
+        let err = Pipe()
+        let process = try podfresh.start(
+            ["watch", "--podping", "--podping-node", node] + arguments, stdout: out, stderr: err)
+        return (process, PipeReader(out), PipeReader(err))
+    }
+
     func withSubscribedFeeds(
         _ body: (Podfresh, TestHTTPServer, FakeHiveChain, _ a: URL, _ b: URL) async throws -> Void
     ) async throws {
@@ -160,12 +171,7 @@ struct PodpingCommandTests {
     func watchFetchesAPingedFeedAsSoonAsItsBlockIsRead() async throws {
         try await withSubscribedFeeds { podfresh, server, chain, a, b in
             let node = chain.node("/hive").absoluteString
-            let out = Pipe()
-            let err = Pipe()
-            let process = try podfresh.start(
-                ["watch", "--podping", "--podping-node", node, "--podping-cooldown", "0s"], stdout: out, stderr: err)
-            let stdout = PipeReader(out)
-            let stderr = PipeReader(err)
+            let (process, stdout, stderr) = try startPodpingWatch(podfresh, node: node, ["--podping-cooldown", "0s"])
             defer { if process.isRunning { process.terminate() } }
             #expect(
                 await stdout.wait(timeout: 30) { $0.contains("reading the chain from its head") },
@@ -218,12 +224,7 @@ struct PodpingCommandTests {
                 }
                 return TestResponse(headers: headers, text: published.withLock { $0 } ? new : old)
             }
-            let out = Pipe()
-            let err = Pipe()
-            let process = try podfresh.start(
-                ["watch", "--podping", "--podping-node", node, "--podping-cooldown", "2s"], stdout: out, stderr: err)
-            let stdout = PipeReader(out)
-            let stderr = PipeReader(err)
+            let (process, stdout, stderr) = try startPodpingWatch(podfresh, node: node, ["--podping-cooldown", "2s"])
             defer { if process.isRunning { process.terminate() } }
             #expect(
                 await stdout.wait(timeout: 30) { $0.contains("reading the chain from its head") },
@@ -252,13 +253,8 @@ struct PodpingCommandTests {
     func withAFixedIntervalAPingedFeedIsFetchedWithinSecondsNotAtTheNextCycle() async throws {
         try await withSubscribedFeeds { podfresh, server, chain, a, _ in
             let node = chain.node("/hive").absoluteString
-            let out = Pipe()
-            let err = Pipe()
-            let process = try podfresh.start(
-                ["watch", "--podping", "--podping-node", node, "--podping-cooldown", "0s", "--interval", "1h"],
-                stdout: out, stderr: err)
-            let stdout = PipeReader(out)
-            let stderr = PipeReader(err)
+            let (process, stdout, stderr) = try startPodpingWatch(
+                podfresh, node: node, ["--podping-cooldown", "0s", "--interval", "1h"])
             defer { if process.isRunning { process.terminate() } }
             // The first cycle checks both feeds; the next is an hour away.
             #expect(
