@@ -234,13 +234,14 @@ struct DataFetchCoordinatorTests {
     @Test
     func releasingAFeedFreesTheHostSlotItWasClaimedUnder() {
         var state = DataFetchCoordinator.State()
+        var asked = Set<String>()
         var pending = (1...3).map { FeedTarget(id: Int64($0), url: URL(string: "http://a.example/\($0)")!) }
-        let first = state.claimNext(from: &pending, globalLimit: 5, perHost: 2)
-        let second = state.claimNext(from: &pending, globalLimit: 5, perHost: 2)
+        let first = state.claimNext(from: &pending, asked: &asked, globalLimit: 5, perHost: 2)
+        let second = state.claimNext(from: &pending, asked: &asked, globalLimit: 5, perHost: 2)
         #expect(first?.id == 1 && second?.id == 2)
-        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 2) == nil, "the host is full")
+        #expect(state.claimNext(from: &pending, asked: &asked, globalLimit: 5, perHost: 2) == nil, "the host is full")
         state.release(id: 1)
-        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 2)?.id == 3)
+        #expect(state.claimNext(from: &pending, asked: &asked, globalLimit: 5, perHost: 2)?.id == 3)
         state.release(id: 2)
         state.release(id: 3)
         #expect(state.runningPerHost.isEmpty && state.running.isEmpty && state.active.isEmpty)
@@ -251,51 +252,104 @@ struct DataFetchCoordinatorTests {
     @Test
     func aFeedThatGaveItsHostSlotBackEarlyLetsTheHostsNextFeedStartAndIsReleasedOnce() {
         var state = DataFetchCoordinator.State()
+        var asked = Set<String>()
         var pending = (1...3).map { FeedTarget(id: Int64($0), url: URL(string: "http://a.example/\($0)")!) }
-        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 1)?.id == 1)
-        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 1) == nil, "the host is full")
+        #expect(state.claimNext(from: &pending, asked: &asked, globalLimit: 5, perHost: 1)?.id == 1)
+        #expect(state.claimNext(from: &pending, asked: &asked, globalLimit: 5, perHost: 1) == nil, "the host is full")
         state.releaseHost(id: 1)
         state.releaseHost(id: 1)
-        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 1)?.id == 2, "the host's slot came back")
-        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 1) == nil, "given back once, not twice")
+        #expect(
+            state.claimNext(from: &pending, asked: &asked, globalLimit: 5, perHost: 1)?.id == 2,
+            "the host's slot came back")
+        #expect(
+            state.claimNext(from: &pending, asked: &asked, globalLimit: 5, perHost: 1) == nil,
+            "given back once, not twice")
         #expect(state.running.count == 2, "a feed that gave its host slot back still runs")
         state.release(id: 1)
-        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 1) == nil, "finishing frees no second slot")
+        #expect(
+            state.claimNext(from: &pending, asked: &asked, globalLimit: 5, perHost: 1) == nil,
+            "finishing frees no second slot")
         state.release(id: 2)
-        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 1)?.id == 3)
+        #expect(state.claimNext(from: &pending, asked: &asked, globalLimit: 5, perHost: 1)?.id == 3)
         state.release(id: 3)
         #expect(state.runningPerHost.isEmpty && state.running.isEmpty && state.hostReleased.isEmpty)
     }
 
     @Test
+    func everyHostIsAskedOnceBeforeAnyButTheBusiestIsAskedAgain() {
+        var state = DataFetchCoordinator.State()
+        var asked = Set<String>()
+        func feeds(_ host: String, _ ids: ClosedRange<Int>) -> [FeedTarget] {
+            ids.map { FeedTarget(id: Int64($0), url: URL(string: "http://\(host).example/\($0)")!) }
+        }
+        // A medium host listed first, the busiest host, then three hosts with one feed each.
+        var pending =
+            feeds("medium", 1...4) + feeds("big", 11...16) + feeds("c", 21...21) + feeds("d", 31...31)
+            + feeds("e", 41...41)
+        var order: [String] = []
+        while let feed = state.claimNext(from: &pending, asked: &asked, globalLimit: 7, perHost: 2) {
+            order.append(feed.host)
+        }
+        #expect(
+            order == [
+                "big.example", "big.example", "medium.example", "c.example", "d.example", "e.example",
+                "medium.example",
+            ],
+            "the busiest host fills its slots, then each host is asked once, then the host with the most work left")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aSlowServerWithOneFeedIsAskedAtOnceNotAfterTheBigHostsQueues() async {
+        // The single feed of a slow server is listed last, behind two hosts with many feeds; three fetches at once.
+        let big = (1...10).map { FeedTarget(id: Int64($0), url: URL(string: "https://big.example/\($0)")!) }
+        let medium = (11...16).map { FeedTarget(id: Int64($0), url: URL(string: "https://medium.example/\($0)")!) }
+        let slow = FeedTarget(id: 99, url: URL(string: "https://slow.example/feed")!)
+        let coordinator = DataFetchCoordinator(maxConcurrent: 3, maxPerHost: 2)
+        let probe = ConcurrencyProbe()
+        _ = await coordinator.run(medium + big + [slow]) { feed in
+            probe.enter(feed)
+            try? await Task.sleep(for: .milliseconds(feed.id == 99 ? 200 : 5))
+            probe.leave(feed)
+            return RefreshOutcome(feed: feed, result: .notModified)
+        }
+        let started = probe.snapshot.started
+        #expect(started.count == 17)
+        #expect(started.prefix(6).contains(99), "the slow server is asked among the first fetches: \(started)")
+    }
+
+    @Test
     func whileNoFetchIsAdmittedOnlyTheBusiestHostsFeedsStart() {
         var state = DataFetchCoordinator.State()
+        var asked = Set<String>()
         var pending =
             (1...2).map { FeedTarget(id: Int64($0), url: URL(string: "http://small.example/\($0)")!) }
             + (3...6).map { FeedTarget(id: Int64($0), url: URL(string: "http://big.example/\($0)")!) }
-        let first = state.claimNext(from: &pending, globalLimit: 10, perHost: 2, busiestOnly: true)
-        let second = state.claimNext(from: &pending, globalLimit: 10, perHost: 2, busiestOnly: true)
+        let first = state.claimNext(from: &pending, asked: &asked, globalLimit: 10, perHost: 2, busiestOnly: true)
+        let second = state.claimNext(from: &pending, asked: &asked, globalLimit: 10, perHost: 2, busiestOnly: true)
         #expect(first?.host == "big.example" && second?.host == "big.example")
         #expect(state.hostWorkLeft[first!.id] == 4, "the host's work left when the feed was claimed")
         #expect(
-            state.claimNext(from: &pending, globalLimit: 10, perHost: 2, busiestOnly: true) == nil,
+            state.claimNext(from: &pending, asked: &asked, globalLimit: 10, perHost: 2, busiestOnly: true) == nil,
             "the busiest host is full, and the others wait while nothing is admitted")
-        #expect(state.claimNext(from: &pending, globalLimit: 10, perHost: 2)?.host == "small.example")
+        #expect(state.claimNext(from: &pending, asked: &asked, globalLimit: 10, perHost: 2)?.host == "small.example")
     }
 
     @Test
     func aFeedClaimedWhenNoOtherFeedOfItsHostWaitsIsTheLastOfItsHost() {
         var state = DataFetchCoordinator.State()
+        var asked = Set<String>()
         var pending =
             (1...3).map { FeedTarget(id: Int64($0), url: URL(string: "http://big.example/\($0)")!) }
             + [FeedTarget(id: 4, url: URL(string: "http://small.example/4")!)]
         var claimed: [Int64] = []
-        while let feed = state.claimNext(from: &pending, globalLimit: 10, perHost: 2) { claimed.append(feed.id) }
+        while let feed = state.claimNext(from: &pending, asked: &asked, globalLimit: 10, perHost: 2) {
+            claimed.append(feed.id)
+        }
         #expect(claimed == [1, 2, 4], "two of the big host's feeds, then the small host's one")
         #expect(!state.lastOfHost.contains(1) && !state.lastOfHost.contains(2), "feed 3 still waits for big.example")
         #expect(state.lastOfHost.contains(4), "nothing else waits for small.example")
         state.release(id: 1)
-        #expect(state.claimNext(from: &pending, globalLimit: 10, perHost: 2)?.id == 3)
+        #expect(state.claimNext(from: &pending, asked: &asked, globalLimit: 10, perHost: 2)?.id == 3)
         #expect(state.lastOfHost.contains(3), "the big host's last waiting feed, although feed 2 still runs")
         for id: Int64 in [2, 3, 4] { state.release(id: id) }
         #expect(state.lastOfHost.isEmpty)

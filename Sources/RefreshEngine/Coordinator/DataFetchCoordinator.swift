@@ -82,35 +82,47 @@ public final class DataFetchCoordinator: @unchecked Sendable {
         /// Running feeds that were the last of their host's waiting feeds when claimed.
         var lastOfHost: Set<Int64> = []
 
-        /// Claims a pending feed of the host with the most work left (feeds waiting and running) among those with
-        /// room, the first of that host in the pending order; nil when none can start now. The busiest host's queue
-        /// is a run's critical path, so it starts first and never waits behind hosts with less to do.
+        /// Claims the pending feed to start next, or nil when none can start now. In order:
+        /// 1. a feed of the host with the most work left (feeds waiting and running), when it has room: the busiest
+        ///    host's queue is a run's critical path, so it starts first and never waits behind hosts with less to do;
+        /// 2. the first feed of a host this batch has not asked yet (`asked`): how long a server takes to answer is
+        ///    known only once it has, a slow server holds up the run from the moment it is asked, and a request
+        ///    waiting for its answer costs only a connection; so every host is asked once before any but the busiest
+        ///    is asked again;
+        /// 3. a feed of the host with the most work left among those with room.
+        /// Within a host, feeds start in the pending order.
         ///
-        /// With `busiestOnly` (the refresh admits no new fetch now: answers already wait for the CPU), only a feed of
-        /// the host with the most work left of all may start: the critical path keeps moving while the rest waits.
+        /// With `busiestOnly` (the refresh admits no new fetch now: answers already wait for the CPU), only step 1
+        /// applies: the critical path keeps moving while the rest waits.
         mutating func claimNext(
-            from pending: inout [FeedTarget], globalLimit: Int, perHost: Int, busiestOnly: Bool = false
+            from pending: inout [FeedTarget], asked: inout Set<String>, globalLimit: Int, perHost: Int,
+            busiestOnly: Bool = false
         ) -> FeedTarget? {
-            guard running.count < globalLimit else { return nil }
+            guard running.count < globalLimit, !pending.isEmpty else { return nil }
             var left = runningPerHost
             for feed in pending { left[feed.host, default: 0] += 1 }
-            var chosen: Int?
-            var most = 0
-            for (index, feed) in pending.enumerated() where runningPerHost[feed.host, default: 0] < perHost {
-                let count = left[feed.host, default: 0]
-                if count > most {
+            let most = left.values.max() ?? 0
+            let runningNow = runningPerHost
+            func hasRoom(_ feed: FeedTarget) -> Bool { runningNow[feed.host, default: 0] < perHost }
+            var chosen = pending.firstIndex { left[$0.host, default: 0] == most && hasRoom($0) }
+            if chosen == nil && !busiestOnly {
+                chosen = pending.firstIndex { !asked.contains($0.host) && hasRoom($0) }
+            }
+            if chosen == nil && !busiestOnly {
+                var best = 0
+                for (index, feed) in pending.enumerated() where hasRoom(feed) && left[feed.host, default: 0] > best {
                     chosen = index
-                    most = count
+                    best = left[feed.host, default: 0]
                 }
             }
             guard let index = chosen else { return nil }
-            if busiestOnly, most < left.values.max() ?? 0 { return nil }
             let feed = pending.remove(at: index)
-            let othersWaiting = most - runningPerHost[feed.host, default: 0] - 1
-            if othersWaiting == 0 { lastOfHost.insert(feed.id) }
+            let hostLeft = left[feed.host, default: 0]
+            if hostLeft - runningNow[feed.host, default: 0] == 1 { lastOfHost.insert(feed.id) }
+            asked.insert(feed.host)
             running[feed.id] = feed
             runningPerHost[feed.host, default: 0] += 1
-            hostWorkLeft[feed.id] = most
+            hostWorkLeft[feed.id] = hostLeft
             return feed
         }
 
@@ -224,6 +236,8 @@ public final class DataFetchCoordinator: @unchecked Sendable {
         var progress = BatchProgress(total: 0)
         var outcomes: [RefreshOutcome] = []
         var pending: [FeedTarget] = []
+        /// The hosts this batch has started a fetch for.
+        var asked: Set<String> = []
         /// Takes feeds into the batch: a feed active elsewhere is refused (reported cancelled), the others wait for a
         /// slot.
         func accept(_ feeds: [FeedTarget], startingBatch: Bool) {
@@ -280,7 +294,7 @@ public final class DataFetchCoordinator: @unchecked Sendable {
                     let next: FetchSlot? = lock.withLock {
                         guard
                             let feed = state.claimNext(
-                                from: &pending, globalLimit: maxConcurrent, perHost: maxPerHost,
+                                from: &pending, asked: &asked, globalLimit: maxConcurrent, perHost: maxPerHost,
                                 busiestOnly: !admitted)
                         else { return nil }
                         progress.running = Array(state.running.values).sorted { $0.id < $1.id }
