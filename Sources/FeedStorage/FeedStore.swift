@@ -15,8 +15,8 @@ import Glibc
 /// (a committed transaction survives a process crash; a power cut may lose only the last ones, never consistency).
 ///
 /// It answers the async repository protocols of `FeedModels` (``AsyncSubscriptionRepository`` and the rest) through
-/// GRDB's own queues: every read and write runs there, and the calling task waits without holding a thread of Swift's
-/// cooperative pool.
+/// threads of its own (``DatabaseThreads``): every read and write runs there, and the calling task waits without holding
+/// a thread of Swift's cooperative pool or of Dispatch's global queues.
 public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, AsyncRefreshRunRepository,
     DownloadRecordStore, ExportableStore
 {
@@ -149,10 +149,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         try await offThePool { try openForReading(path: path, upgradingOlderSchema: upgradingOlderSchema) }.get()
     }
 
-    /// Where blocking database work runs: threads of Dispatch's own, never Swift's cooperative pool.
-    private static let queue = DispatchQueue(label: "podfresh.sqlite", attributes: .concurrent)
-
-    /// Runs blocking `work` on ``queue`` and returns its result. The caller resumes only after `work`, and everything
+    /// Runs blocking `work` on one of ``DatabaseThreads`` and returns its result. The caller resumes only after `work`, and everything
     /// it captured, was released, and the result is handed over rather than copied: a store its caller lets go of
     /// closes its file at once (SQLite then removes the `-wal`/`-shm` files), as a synchronous call would.
     private static func offThePool<T: Sendable>(
@@ -160,7 +157,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
     ) async -> Result<T, any Error> {
         let box = Work(work)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queue.async {
+            DatabaseThreads.run {
                 box.run()
                 continuation.resume()
             }
@@ -168,9 +165,9 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         return box.take()
     }
 
-    /// Blocking work handed to ``queue``: run once, dropped before its caller resumes, its result taken by the caller.
+    /// Blocking work handed to ``DatabaseThreads``: run once, dropped before its caller resumes, its result taken by the caller.
     ///
-    /// `@unchecked Sendable`: `work` and `result` are written by the one Dispatch block that runs it, before it resumes
+    /// `@unchecked Sendable`: `work` and `result` are written by the one thread that runs it, before it resumes
     /// the caller, and `result` is read once by the caller after that resumption, which orders the two.
     private final class Work<T>: @unchecked Sendable {
         private var work: (@Sendable () throws -> T)?
