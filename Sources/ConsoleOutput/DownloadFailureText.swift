@@ -16,7 +16,7 @@ public enum DownloadFailureText {
     public static func line(_ cause: DownloadFailure.Cause) -> String {
         switch cause {
         case .download(let error): line(error)
-        case .notRecorded(let error): "the download was not recorded: \(StoreMessages.line(error))"
+        case .notRecorded(let error): "the download was not recorded: \(StoreErrorText.line(error))"
         case .stopped(let url, let partKept):
             "\(url.absoluteString): stopped before the end" + (partKept ? "; the .part is kept to resume" : "")
         case .unexpected(let url, let reason): "\(url.absoluteString): \(reason)"
@@ -98,10 +98,11 @@ public enum DownloadFailureText {
     /// A problem with a feed's downloads outside any one download.
     public static func problem(_ problem: DownloadProblem) -> String {
         switch problem {
-        case .notStarted(let reason): "downloads not started: \(reason)"
+        case .notStarted(let error): "downloads not started: \(StoreErrorText.line(error))"
         case .cannotDelete(let path, let keep, let reason):
             "cannot delete \(path) (past the newest \(keep) kept): \(reason)"
-        case .retentionNotApplied(let keep, let reason): "retention (keep \(keep)) not applied: \(reason)"
+        case .retentionNotApplied(let keep, let error):
+            "retention (keep \(keep)) not applied: \(StoreErrorText.line(error))"
         }
     }
 

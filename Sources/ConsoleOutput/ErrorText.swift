@@ -21,7 +21,7 @@ public enum ErrorText {
             return error.isSubscriptionList
                 ? error.description + " (" + remedy(.importSubscriptionList) + ")" : error.description
         case let error as StoreError:
-            return StoreMessages.line(error)
+            return StoreErrorText.line(error)
         case let error as DownloadError:
             return DownloadFailureText.line(error)
         case let error as RefreshFailure:

@@ -16,7 +16,7 @@ public enum FeedFailureText {
         switch cause {
         case .fetch(let error): FetchFailureText.line(error)
         case .parse(let error): "not a usable feed: \(error.description)"
-        case .store(let error): "database: \(StoreMessages.line(error))"
+        case .store(let error): "database: \(StoreErrorText.line(error))"
         case .notChecked(.subscriptionNotFound): "not checked: the subscription was not found in this run"
         case .notChecked(.leaseNotFound): "not checked: the feed's lease was not found"
         case .notChecked(.noFetchSlot):

@@ -29,6 +29,11 @@ enum PodpingText {
             return ("podping node: \(TerminalText.sanitize(message)); trying the next", true)
         case .unavailable(let message):
             return ("podping: \(TerminalText.sanitize(message)); trying again later (feeds are polled meanwhile)", true)
+        case .storeFailed(let error):
+            return (
+                "podping: the store failed: \(TerminalText.sanitize(StoreErrorText.line(error))); trying again later (feeds are polled meanwhile)",
+                true
+            )
         case .leaseHeldElsewhere(let worker, let until):
             return (
                 "podping: worker \(TerminalText.sanitize(worker)) reads the chain (lease until \(RFC3339.string(from: until))); this worker refreshes what it marks due",
@@ -77,6 +82,11 @@ enum PodpingText {
             ]
         case .unavailable(let message):
             return [("event", .string("podping_unavailable")), ("message", .string(message))]
+        case .storeFailed(let error):
+            return [
+                ("event", .string("podping_unavailable")),
+                ("message", .string("the store failed: " + StoreErrorText.line(error))),
+            ]
         case .leaseHeldElsewhere(let worker, let until):
             return [("event", .string("podping_lease")), ("held_by", .string(worker)), ("until", .date(until))]
         case .leaseTaken(let block):

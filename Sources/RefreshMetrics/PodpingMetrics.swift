@@ -87,7 +87,7 @@ final class PodpingMetrics: Sendable {
             }
         case .nodeFailed(_, let kind, _):
             nodeFailures[kind]?.increment()
-        case .startedAtHead, .skippedAhead, .unavailable, .leaseHeldElsewhere, .leaseTaken:
+        case .startedAtHead, .skippedAhead, .unavailable, .storeFailed, .leaseHeldElsewhere, .leaseTaken:
             break
         }
     }

@@ -114,7 +114,12 @@ struct FetchFailureTextTests {
                 FeedFetchError(
                     .httpStatus(429, reasonPhrase: "Too Many Requests", retryAfter: Date(timeIntervalSince1970: 1000)))),
             .parse(FeedParseError(kind: .notXML, message: "the document is an HTML page, not a feed", line: 3)),
-            .store(StoreError(kind: .database, message: "disk I/O error")),
+            .store(StoreError(.sqlite(path: "/tmp/p.sqlite", code: 10, message: "disk I/O error", writing: true))),
+            .store(
+                StoreError(
+                    .postgresProbeFailed(
+                        host: "db", port: 5432,
+                        cause: .postgresUnreachable(host: "db", port: 5432, code: "connectionError", reason: nil)))),
             .notChecked(.noFetchSlot),
             .unexpected(reason: "unexpected error (Odd)"),
         ]

@@ -1,3 +1,4 @@
+public import FeedModels
 public import Foundation
 
 /// What the podping reader read and did, as events (``DataFetchEvent/podping(_:)``): typed values, worded by
@@ -17,6 +18,8 @@ public enum PodpingEvent: Sendable, Hashable {
     case nodeFailed(node: URL, kind: String, message: String)
     /// Every node failed; the reader waits and tries again.
     case unavailable(message: String)
+    /// The store failed (reading or advancing the cursor, or making feeds due); the reader waits and tries again.
+    case storeFailed(StoreError)
     /// Another worker holds the lease on reading the chain (on a shared store); this one only refreshes.
     case leaseHeldElsewhere(worker: String, until: Date)
     /// This worker took the lease and reads the chain.

@@ -138,7 +138,7 @@ public struct PodpingWatcher: Sendable {
             } catch is CancellationError {
                 break
             } catch {
-                publish(.podping(.unavailable(message: "the store failed: \(error)")))
+                publish(.podping(.storeFailed(StoreError.wrapping(error))))
                 do { try await Task.sleep(for: .milliseconds(Int64(storeRetry * 1000))) } catch { break }
                 storeRetry = min(storeRetry * 2, 300)
             }
