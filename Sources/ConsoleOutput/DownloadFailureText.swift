@@ -52,6 +52,9 @@ public enum DownloadFailureText {
             at + "the body ended early: got \(received) of \(total) bytes"
                 + (cutBy.map { " (" + line(DownloadError($0, url: error.url)) + ")" } ?? "")
                 + "; the .part is kept to resume"
+        case .closedBeforeEnd(let host, let received, let expected):
+            at + "the body ended early: \(got(received, expected)) before \(host) closed the connection"
+                + (received > 0 ? "; the .part is kept to resume" : "")
         case .compressedBodyCutShort: at + "the compressed body ended before its end"
         case .undecodableBody(let ratio):
             at + "the compressed body cannot be decoded (corrupt, or it inflates more than \(ratio) times)"

@@ -61,6 +61,17 @@ struct FetchFailureTextTests {
                 == "connection refused by 127.0.0.1:8080: nothing is listening there (server down, or a wrong port?)")
     }
 
+    @Test func aBodyCutByTheServerNamesTheHostAndTheBytes() {
+        #expect(
+            FetchFailureText.line(
+                FeedFetchError(.closedBeforeEnd(host: "feeds.example", receivedBytes: 100, expectedBytes: 10_000)))
+                == "feeds.example closed the connection before the feed's end arrived (got 100 of 10000 bytes)")
+        #expect(
+            FetchFailureText.line(
+                FeedFetchError(.closedBeforeEnd(host: "feeds.example", receivedBytes: 100, expectedBytes: nil)))
+                == "feeds.example closed the connection before the feed's end arrived (got 100 bytes)")
+    }
+
     @Test func aTLSFailureReadsWithoutLibraryJargon() {
         let line = FetchFailureText.line(FeedFetchError(.certificateNotTrusted(host: "127.0.0.1")))
         #expect(line.contains("certificate of 127.0.0.1 is not trusted"))
