@@ -209,9 +209,7 @@ extension ConsoleRendererTests {
         let tooLarge = RefreshFailure(.fetch(FeedFetchError(.bodyOverLimit(limit: 50_000_000, announced: nil))))
         let list = RefreshFailure(
             .parse(
-                FeedParseError(
-                    kind: .notAFeed, message: "the document is an OPML subscription list, not a feed",
-                    isSubscriptionList: true)))
+                FeedParseError(.subscriptionList)))
         let other = FeedTarget(id: 5, url: URL(string: "https://b.example/list.opml")!)
         let (_, err) = render(
             .plain,
@@ -284,8 +282,8 @@ struct ErrorTextTests {
             ErrorText.line(FeedFetchError(.bodyOverLimit(limit: 1000, announced: nil)))
                 == "the feed is larger than the 1 kB limit (--max-feed-size)")
         #expect(
-            ErrorText.line(FeedParseError(kind: .notAFeed, message: "an OPML list", isSubscriptionList: true))
-                == "an OPML list (use `podfresh import`)")
+            ErrorText.line(FeedParseError(.subscriptionList))
+                == "the document is an OPML subscription list, not a feed (use `podfresh import`)")
         struct Odd: Error { var secret = "internal state" }
         let odd = ErrorText.line(Odd())
         #expect(odd.hasPrefix("unexpected error (") && !odd.contains("internal state"), "\(odd)")

@@ -124,7 +124,8 @@ struct FetchFailureTextTests {
             .fetch(
                 FeedFetchError(
                     .httpStatus(429, reasonPhrase: "Too Many Requests", retryAfter: Date(timeIntervalSince1970: 1000)))),
-            .parse(FeedParseError(kind: .notXML, message: "the document is an HTML page, not a feed", line: 3)),
+            .parse(FeedParseError(.notWellFormed(libxml2Message: "Opening and ending tag mismatch", line: 3))),
+            .parse(FeedParseError(.rootNotAFeed(root: "html"))),
             .store(StoreError(.sqlite(path: "/tmp/p.sqlite", code: 10, message: "disk I/O error", writing: true))),
             .store(
                 StoreError(
