@@ -112,7 +112,7 @@ let package = Package(
         .target(
             name: "Podping",
             dependencies: [
-                "HTTPTransport",
+                "HTTPTransport", "Measures",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -145,7 +145,7 @@ let package = Package(
         .target(
             name: "ConsoleOutput",
             dependencies: [
-                "RefreshEngine", "FeedFetching", "FeedParsing", "FeedModels", "Measures", "EpisodeDownloads",
+                "RefreshEngine", "FeedFetching", "FeedParsing", "FeedModels", "Measures", "EpisodeDownloads", "Podping",
             ],
             swiftSettings: strictSettings
         ),
@@ -153,7 +153,7 @@ let package = Package(
         .target(
             name: "RefreshMetrics",
             dependencies: [
-                "RefreshEngine",
+                "RefreshEngine", "Podping",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -280,7 +280,7 @@ let package = Package(
             name: "ConsoleOutputTests",
             dependencies: [
                 "ConsoleOutput", "RefreshEngine", "FeedParsing", "FeedModels", "FeedFetching", "HTTPTransport",
-                "Measures",
+                "Measures", "Podping",
             ],
             swiftSettings: strictSettings
         ),
@@ -311,6 +311,7 @@ let package = Package(
             name: "RefreshMetricsTests",
             dependencies: [
                 "RefreshMetrics", "RefreshEngine", "FeedParsing", "FeedFetching", "EpisodeDownloads", "TestSupport",
+                "Podping",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -16,7 +16,7 @@ public enum DownloadFailureText {
     public static func line(_ cause: DownloadFailure.Cause) -> String {
         switch cause {
         case .download(let error): line(error)
-        case .notRecorded(let error): "the download was not recorded: \(StoreMessages.line(error))"
+        case .notRecorded(let error): "the download was not recorded: \(StoreErrorText.line(error))"
         case .stopped(let url, let partKept):
             "\(url.absoluteString): stopped before the end" + (partKept ? "; the .part is kept to resume" : "")
         case .unexpected(let url, let reason): "\(url.absoluteString): \(reason)"
@@ -52,6 +52,9 @@ public enum DownloadFailureText {
             at + "the body ended early: got \(received) of \(total) bytes"
                 + (cutBy.map { " (" + line(DownloadError($0, url: error.url)) + ")" } ?? "")
                 + "; the .part is kept to resume"
+        case .closedBeforeEnd(let host, let received, let expected):
+            at + "the body ended early: \(got(received, expected)) before \(host) closed the connection"
+                + (received > 0 ? "; the .part is kept to resume" : "")
         case .compressedBodyCutShort: at + "the compressed body ended before its end"
         case .undecodableBody(let ratio):
             at + "the compressed body cannot be decoded (corrupt, or it inflates more than \(ratio) times)"
@@ -98,10 +101,11 @@ public enum DownloadFailureText {
     /// A problem with a feed's downloads outside any one download.
     public static func problem(_ problem: DownloadProblem) -> String {
         switch problem {
-        case .notStarted(let reason): "downloads not started: \(reason)"
+        case .notStarted(let error): "downloads not started: \(StoreErrorText.line(error))"
         case .cannotDelete(let path, let keep, let reason):
             "cannot delete \(path) (past the newest \(keep) kept): \(reason)"
-        case .retentionNotApplied(let keep, let reason): "retention (keep \(keep)) not applied: \(reason)"
+        case .retentionNotApplied(let keep, let error):
+            "retention (keep \(keep)) not applied: \(StoreErrorText.line(error))"
         }
     }
 

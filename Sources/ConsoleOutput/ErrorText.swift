@@ -19,9 +19,10 @@ public enum ErrorText {
             return FetchFailureText.line(error) + " (" + remedy(.raiseFeedSizeLimit(bytes: limit)) + ")"
         case let error as FeedParseError:
             return error.isSubscriptionList
-                ? error.description + " (" + remedy(.importSubscriptionList) + ")" : error.description
+                ? FeedParseErrorText.line(error) + " (" + remedy(.importSubscriptionList) + ")"
+                : FeedParseErrorText.line(error)
         case let error as StoreError:
-            return StoreMessages.line(error)
+            return StoreErrorText.line(error)
         case let error as DownloadError:
             return DownloadFailureText.line(error)
         case let error as RefreshFailure:

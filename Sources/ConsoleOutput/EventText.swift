@@ -29,7 +29,7 @@ enum EventText {
         case .cancelled: return "cancelled \(name)"
         case .offline: return "stored    \(name)"
         case .removed: return "removed   \(name): unsubscribed during the run; nothing stored"
-        case .dropped(let reason): return "dropped   \(name): \(safe(reason))"
+        case .dropped(let error): return "dropped   \(name): \(safe(StoreErrorText.line(error)))"
         }
     }
 

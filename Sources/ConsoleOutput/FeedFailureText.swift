@@ -15,8 +15,8 @@ public enum FeedFailureText {
     public static func line(_ cause: RefreshFailure.Cause) -> String {
         switch cause {
         case .fetch(let error): FetchFailureText.line(error)
-        case .parse(let error): "not a usable feed: \(error.description)"
-        case .store(let error): "database: \(StoreMessages.line(error))"
+        case .parse(let error): "not a usable feed: \(FeedParseErrorText.line(error))"
+        case .store(let error): "database: \(StoreErrorText.line(error))"
         case .notChecked(.subscriptionNotFound): "not checked: the subscription was not found in this run"
         case .notChecked(.leaseNotFound): "not checked: the feed's lease was not found"
         case .notChecked(.noFetchSlot):

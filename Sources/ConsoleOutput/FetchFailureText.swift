@@ -55,6 +55,9 @@ public enum FetchFailureText {
                 + "network"
         case .connectionReset(let host): return "the connection to \(host) was reset"
         case .closedEarly: return "the server closed the connection before the whole answer arrived"
+        case .closedBeforeEnd(let host, let received, let expected):
+            return "\(host) closed the connection before the feed's end arrived ("
+                + (expected.map { "got \(received) of \($0) bytes" } ?? "got \(received) bytes") + ")"
         case .cutShort(let host): return "the connection to \(host) was cut before the whole answer arrived"
         case .cancelled: return "the request was cancelled"
         case .invalidHTTP: return "the server's answer is not valid HTTP or ended early"

@@ -15,7 +15,7 @@ public enum MoveText {
         case .unreadable(let target, let staying, let cause):
             let reason =
                 switch cause {
-                case .parse(let error): error.description
+                case .parse(let error): FeedParseErrorText.line(error)
                 default: FeedFailureText.line(cause)
                 }
             return

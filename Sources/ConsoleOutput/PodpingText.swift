@@ -1,5 +1,6 @@
 import FeedParsing
 import Foundation
+import Podping
 import RefreshEngine
 
 /// Every word podfresh says about podping, and the keys of its JSON Lines events.
@@ -25,10 +26,18 @@ enum PodpingText {
                 "podping: \(TerminalText.sanitize(match.feed.displayName)): \(TerminalText.sanitize(match.reason)) in block \(match.block); \(when)",
                 false
             )
-        case .nodeFailed(_, _, let message):
-            return ("podping node: \(TerminalText.sanitize(message)); trying the next", true)
-        case .unavailable(let message):
-            return ("podping: \(TerminalText.sanitize(message)); trying again later (feeds are polled meanwhile)", true)
+        case .nodeFailed(let error):
+            return ("podping node: \(TerminalText.sanitize(node(error))); trying the next", true)
+        case .unavailable(let error):
+            return (
+                "podping: \(TerminalText.sanitize(unavailable(error))); trying again later (feeds are polled meanwhile)",
+                true
+            )
+        case .storeFailed(let error):
+            return (
+                "podping: the store failed: \(TerminalText.sanitize(StoreErrorText.line(error))); trying again later (feeds are polled meanwhile)",
+                true
+            )
         case .leaseHeldElsewhere(let worker, let until):
             return (
                 "podping: worker \(TerminalText.sanitize(worker)) reads the chain (lease until \(RFC3339.string(from: until))); this worker refreshes what it marks due",
@@ -70,17 +79,57 @@ enum PodpingText {
                 ("block", .int(Int(match.block))), ("block_time", .date(match.blockTime)),
                 ("reason", .string(match.reason)), ("iri", .string(match.iri)), ("due_at", .date(match.dueAt)),
             ]
-        case .nodeFailed(let node, let kind, let message):
+        case .nodeFailed(let error):
             return [
-                ("event", .string("podping_node_failed")), ("node", .url(node)), ("kind", .string(kind)),
-                ("message", .string(message)),
+                ("event", .string("podping_node_failed")), ("node", .url(error.node)),
+                ("kind", .string(error.kind.rawValue)), ("message", .string(node(error))),
             ]
-        case .unavailable(let message):
-            return [("event", .string("podping_unavailable")), ("message", .string(message))]
+        case .unavailable(let error):
+            return [("event", .string("podping_unavailable")), ("message", .string(unavailable(error)))]
+        case .storeFailed(let error):
+            return [
+                ("event", .string("podping_unavailable")),
+                ("message", .string("the store failed: " + StoreErrorText.line(error))),
+            ]
         case .leaseHeldElsewhere(let worker, let until):
             return [("event", .string("podping_lease")), ("held_by", .string(worker)), ("until", .date(until))]
         case .leaseTaken(let block):
             return [("event", .string("podping_lease")), ("held_by", .null), ("block", .int(block.map(Int.init)))]
+        }
+    }
+
+    /// Why every node failed: each node's last failure, in the order tried.
+    static func unavailable(_ error: PodpingUnavailable) -> String {
+        error.failures.isEmpty
+            ? "no podping node is configured"
+            : "no podping node answered: " + error.failures.map(node).joined(separator: "; ")
+    }
+
+    /// Why one node could not be used, naming it.
+    static func node(_ error: HiveNodeError) -> String {
+        let node = error.node.absoluteString
+        switch error.reason {
+        case .unreachable(let reason): return "\(node) is unreachable (\(reason))"
+        case .timedOut(let method): return "\(node) did not answer \(method) in time"
+        case .rateLimited(let retryAfter):
+            return "\(node) is rate-limiting us (HTTP 429\(retryAfter.map { ", Retry-After \($0)" } ?? ""))"
+        case .httpStatus(let method, let status): return "\(node) answered \(method) with HTTP \(status)"
+        case .rpcError(let method, let code, let message):
+            return
+                "\(node) refused \(method): JSON-RPC error \(code.map(String.init) ?? "?") \(message ?? "(no message)")"
+        case .tooLarge(let method, let maxBytes): return "\(node) answered \(method) with more than \(maxBytes) bytes"
+        case .notJSONRPC(let method, let detail):
+            return "\(node) answered \(method) with something that is not JSON-RPC (\(detail))"
+        case .emptyAnswer(let method): return "\(node) answered \(method) with neither a result nor an error"
+        case .headIncomplete:
+            return "\(node) answered get_dynamic_global_properties without head_block_number and time"
+        case .undecodableBlocks(let detail):
+            return "\(node): the block range is not the JSON podfresh expects (\(detail))"
+        case .wrongBlock(let got, let asked): return "\(node) answered block \(got) where block \(asked) was asked for"
+        case .headTooOld(let block, let seconds): return "\(node) lags: its head block \(block) is \(seconds) s old"
+        case .headBehind(let block, let blocks):
+            return "\(node) lags: its head block \(block) is \(blocks) blocks behind another node's"
+        case .unexpected(let reason): return "\(node): \(reason)"
         }
     }
 }

@@ -9,7 +9,7 @@ final class QuietOutput: HumanStyle {
     /// Cron hears of podping only when it cannot be read at all, or skipped blocks; not of one node failing over.
     override func drawPodping(_ event: PodpingEvent) {
         switch event {
-        case .unavailable, .skippedAhead: super.drawPodping(event)
+        case .unavailable, .storeFailed, .skippedAhead: super.drawPodping(event)
         default: break
         }
     }
@@ -26,7 +26,9 @@ final class QuietOutput: HumanStyle {
                     "\(name): gone: \(TerminalText.sanitize(FetchFailureText.line(error))) (\(outcome.feed.url.absoluteString)); it will not be checked again"
                 )
             }
-            if case .dropped(let reason) = outcome.result { printError("\(name): \(TerminalText.sanitize(reason))") }
+            if case .dropped(let error) = outcome.result {
+                printError("\(name): \(TerminalText.sanitize(StoreErrorText.line(error)))")
+            }
             episodeLines(outcome, prefix: "")
         // Cron hears of files downloaded and of failures (standard error), not of summaries, retention or totals;
         // and of a broken link once, and again when its failure changes, not on every run.

@@ -64,6 +64,9 @@ public struct DownloadError: Error, Sendable, Hashable, Codable {
         case notMedia(DocumentKind, status: Int, contentType: String?, announced: String?)
         /// The body ended after `received` of `total` bytes, cut by `cutBy` when a network error did it.
         case shortBody(received: Int64, total: Int64, cutBy: Cause?)
+        /// `host` closed the connection before the body's end, after `receivedBytes` of the file's `expectedBytes`
+        /// (nil when unknown: no length, or a body decoded on the way).
+        case closedBeforeEnd(host: String, receivedBytes: Int64, expectedBytes: Int64?)
         /// A gzip or deflate body ended before its end.
         case compressedBodyCutShort
         /// A gzip or deflate body that cannot be decoded (corrupt, or it inflates more than `ratio` times).
@@ -135,7 +138,7 @@ public struct DownloadError: Error, Sendable, Hashable, Codable {
         case .undecodedEncoding, .undecodableBody: .unsupportedEncoding
         case .emptyBody: .emptyBody
         case .notMedia: .notMedia
-        case .shortBody, .compressedBodyCutShort: .shortBody
+        case .shortBody, .closedBeforeEnd, .compressedBodyCutShort: .shortBody
         case .tooManyRedirects, .redirectCycle: .tooManyRedirects
         case .noResponse: .noResponse
         case .stalled: .stalled

@@ -216,7 +216,8 @@ public struct MediaDownloader: Sendable {
                     resumedFrom: start, contentType: contentType))
             let body = BodyFacts(
                 start: start, total: total, contentType: contentType, announced: request.announcedType,
-                sniffDocuments: start == 0 && !announcesDocument, status: status)
+                sniffDocuments: start == 0 && !announcesDocument, status: status,
+                host: finalURL.host ?? url.host ?? "the server")
             let (written, head): (Int64, [UInt8])
             do {
                 (written, head) = try await write(
@@ -254,6 +255,8 @@ public struct MediaDownloader: Sendable {
         /// Look at the first bytes for a document (only for a body that starts the file, where media is expected).
         var sniffDocuments: Bool
         var status: Int
+        /// The host that sends the body (after redirects).
+        var host: String
     }
 
     /// Streams `body` into `part` from byte `body.start` (truncating there), one chunk at a time; returns the file's
@@ -302,6 +305,11 @@ public struct MediaDownloader: Sendable {
             throw error
         } catch {
             if Task.isCancelled { throw CancellationError() }
+            if HTTPNetwork.closedBeforeBodyEnd(error) {
+                throw DownloadError(
+                    .closedBeforeEnd(host: facts.host, receivedBytes: size, expectedBytes: total),
+                    url: url)
+            }
             let classified = classify(error, url: url, watch: watch)
             if let total, let downloadError = classified as? DownloadError, downloadError.kind == .transport {
                 throw DownloadError(.shortBody(received: size, total: total, cutBy: downloadError.cause), url: url)

@@ -108,6 +108,9 @@ public struct FeedFetchError: Error, Hashable, Sendable, Codable {
         case connectionReset(host: String)
         /// The server closed the connection before the whole answer.
         case closedEarly
+        /// `host` closed the connection while the body came, after `receivedBytes` of the `expectedBytes` its
+        /// `Content-Length` announced (nil when unknown: no length, or a body decoded on the way).
+        case closedBeforeEnd(host: String, receivedBytes: Int64, expectedBytes: Int64?)
         /// The TLS connection was cut before the whole answer.
         case cutShort(host: String)
         /// The request was cancelled.
@@ -154,7 +157,8 @@ public struct FeedFetchError: Error, Hashable, Sendable, Codable {
         case .notHTTPURL, .notFileURL, .schemeNotFetched, .redirectedToScheme: .unsupportedScheme
         case .httpStatus, .redirectWithoutLocation: .httpStatus
         case .gone: .gone
-        case .unaskedNotModified, .connectionReset, .closedEarly, .cutShort, .cancelled, .invalidHTTP, .networkError,
+        case .unaskedNotModified, .connectionReset, .closedEarly, .closedBeforeEnd, .cutShort, .cancelled, .invalidHTTP,
+            .networkError,
             .httpClientError:
             .transport
         case .tooManyRedirects, .redirectCycle: .tooManyRedirects

@@ -151,17 +151,26 @@ public struct HTTPFeedSource: FeedSource {
             let consumer = try await makeConsumer(head)
             watch.bodyStarted(expected: declaredLength.map(Int64.init))
             var count = 0
-            for try await buffer in response.body {
-                watch.received(buffer.readableBytes)
-                count += buffer.readableBytes
-                if count > configuration.maxBodyBytes {
-                    throw FeedFetchError(.bodyOverLimit(limit: configuration.maxBodyBytes, announced: nil))
+            do {
+                for try await buffer in response.body {
+                    watch.received(buffer.readableBytes)
+                    count += buffer.readableBytes
+                    if count > configuration.maxBodyBytes {
+                        throw FeedFetchError(.bodyOverLimit(limit: configuration.maxBodyBytes, announced: nil))
+                    }
+                    do {
+                        try buffer.withUnsafeReadableBytes { try consumer.consume($0) }
+                    } catch {
+                        throw FeedFetchConsumerError(underlying: error)
+                    }
                 }
-                do {
-                    try buffer.withUnsafeReadableBytes { try consumer.consume($0) }
-                } catch {
-                    throw FeedFetchConsumerError(underlying: error)
-                }
+            } catch let error where HTTPNetwork.closedBeforeBodyEnd(error) {
+                // The length counts the bytes as sent; a decoded body's bytes are not comparable with it.
+                let encoded = response.headers.first(name: "Content-Encoding").map { $0.lowercased() != "identity" }
+                throw FeedFetchError(
+                    .closedBeforeEnd(
+                        host: exchange.url.host ?? request.url.host ?? "the server", receivedBytes: Int64(count),
+                        expectedBytes: encoded == true ? nil : declaredLength.map(Int64.init)))
             }
             return .fetched(head, consumer, byteCount: count)
         case 304:

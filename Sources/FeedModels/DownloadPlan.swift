@@ -71,7 +71,7 @@ public struct DownloadPlan: Sendable, Hashable {
         episodeStored: Bool
     ) throws(StoreError) {
         if change.mayCreateRecord, !episodeStored {
-            throw StoreError(kind: .notFound, message: "no episode \"\(episodeKey)\" in subscription \(subscriptionID)")
+            throw StoreError(.noEpisode(key: episodeKey, subscriptionID: subscriptionID))
         }
         switch change {
         case .started(let start):

@@ -86,6 +86,6 @@ extension DownloadRecordStore {
 
     /// A start or a completion whose plan wrote nothing: the plan always writes one, so this is only a guard.
     private static func noDownload(_ subscriptionID: Int64, _ key: String) throws -> DownloadRecord {
-        throw StoreError(kind: .notFound, message: "no download of \"\(key)\" in subscription \(subscriptionID)")
+        throw StoreError(.noDownload(episodeKey: key, subscriptionID: subscriptionID))
     }
 }

@@ -98,7 +98,7 @@ public final class FeedParser {
     /// - Throws: ``FeedParseError`` when nothing usable was found: an empty body, something that is not XML, XML
     ///   whose root is not a feed, or XML broken before its root element.
     public func finish() throws -> ParsedFeed {
-        guard !finished else { throw FeedParseError(kind: .malformed, message: "the parser was already finished") }
+        guard !finished else { throw FeedParseError(.alreadyFinished) }
         if !decided {
             decide()
             let held = prefix
@@ -274,10 +274,7 @@ public final class FeedParser {
             throw noRootError()
         }
         if root == .redirect && state.pointee.channel.redirectLocation == nil {
-            throw FeedParseError(
-                kind: .notAFeed,
-                message:
-                    "the document is a <redirect> without a usable <newLocation> (the feed may be gone), not a feed")
+            throw FeedParseError(.redirectWithoutLocation)
         }
         let format: FeedFormat
         switch root {
@@ -287,10 +284,7 @@ public final class FeedParser {
         }
         let feed = state.pointee.makeFeed(format: format)
         if state.pointee.sawEntityLoop && feed.episodes.isEmpty && feed.title == nil {
-            throw FeedParseError(
-                kind: .entityExpansion,
-                message: "the document defines entities that expand without bound (an entity loop)",
-                line: state.pointee.firstError?.line)
+            throw FeedParseError(.entityLoop(line: state.pointee.firstError?.line))
         }
         return feed
     }
@@ -299,52 +293,42 @@ public final class FeedParser {
         let root = state.pointee.rootName ?? "?"
         switch root.lowercased() {
         case "html", "head", "body":
-            return FeedParseError(kind: .notAFeed, message: "the document is an HTML page, not a feed")
+            return FeedParseError(.htmlPage)
         case "opml":
-            return FeedParseError(
-                kind: .notAFeed, message: "the document is an OPML subscription list, not a feed",
-                isSubscriptionList: true)
+            return FeedParseError(.subscriptionList)
         default:
-            return FeedParseError(
-                kind: .notAFeed, message: "root element <\(root)> is not rss, rdf:RDF or an Atom feed")
+            return FeedParseError(.rootNotAFeed(root: root))
         }
     }
 
     private func noRootError() -> FeedParseError {
         if totalBytes == 0 || !sawNonWhitespace {
-            return FeedParseError(kind: .empty, message: "the document is empty")
+            return FeedParseError(.empty)
         }
         let start = firstBytes.drop {
             $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF
         }
         if let first = start.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
-            return FeedParseError(kind: .notXML, message: "the document is JSON, not an XML feed")
+            return FeedParseError(.json)
         }
         if firstBytes.contains(0) || firstBytes.filter({ $0 < 0x09 || ($0 > 0x0D && $0 < 0x20) }).count > 2 {
-            return FeedParseError(kind: .notXML, message: "the document is binary data, not an XML feed")
+            return FeedParseError(.binary)
         }
         if state.pointee.sawEntityLoop {
-            return FeedParseError(
-                kind: .entityExpansion,
-                message: "the document defines entities that expand without bound (an entity loop)",
-                line: state.pointee.firstError?.line)
+            return FeedParseError(.entityLoop(line: state.pointee.firstError?.line))
         }
         // `<!doctype html>` in lower case is not XML, so libxml2 finds no root at all; HTML says its name in any case.
         let opening = String(decoding: start.prefix(15), as: UTF8.self).lowercased()
         if opening.hasPrefix("<!doctype html") || opening.hasPrefix("<html") {
-            return FeedParseError(kind: .notAFeed, message: "the document is an HTML page, not a feed")
+            return FeedParseError(.htmlPage)
         }
         if start.first != UInt8(ascii: "<") {
             return FeedParseError(
-                kind: .notXML,
-                message:
-                    "the document is not XML (it starts with \"\(SAXState.snippet(String(decoding: start.prefix(24), as: UTF8.self)))\")"
-            )
+                .notXML(start: SAXState.snippet(String(decoding: start.prefix(24), as: UTF8.self))))
         }
-        let detail = state.pointee.firstError.map { ": \($0.message)" } ?? ""
         return FeedParseError(
-            kind: .malformed, message: "the document is not well-formed XML\(detail)",
-            line: state.pointee.firstError?.line)
+            .notWellFormed(
+                libxml2Message: state.pointee.firstError?.message, line: state.pointee.firstError?.line))
     }
 
     // MARK: - SAX handler

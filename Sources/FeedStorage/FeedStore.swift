@@ -38,8 +38,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
             try FileManager.default.createDirectory(
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
-            throw StoreError(
-                kind: .database, message: "cannot create the folder for the database \(path): \(Self.reason(error))")
+            throw StoreError(.cannotCreateFolder(path: path, reason: Self.reason(error)))
         }
         var configuration = Self.configuration()
         configuration.prepareDatabase { db in
@@ -56,8 +55,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         } catch let error as DatabaseError {
             throw Self.failure(error, path: path)
         } catch {
-            throw StoreError(
-                kind: .database, message: "cannot open the database \(path): \(ErrorWords.describe(error))")
+            throw StoreError(.cannotOpen(path: path, reason: ErrorWords.describe(error)))
         }
     }
 
@@ -87,13 +85,10 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         if stat(path, &status) != 0 {
             let code = errno
             if code == ENOENT { return try .inMemory() }
-            throw StoreError(
-                kind: .database,
-                message: "cannot open the database \(path): \(String(cString: strerror(code))); check the path")
+            throw StoreError(.cannotReachPath(path: path, reason: String(cString: strerror(code))))
         }
         if (status.st_mode & S_IFMT) == S_IFDIR {
-            throw StoreError(
-                kind: .database, message: "\(path) is a folder, not a database file", remedy: .giveAFilePath)
+            throw StoreError(.folderNotFile(path: path))
         }
         if status.st_size == 0 { return try .inMemory() }
         do {
@@ -121,9 +116,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
                 if upgradingOlderSchema, access(path, R_OK | W_OK) == 0, access(folder, W_OK | X_OK) == 0 {
                     return try FeedStore(path: path)
                 }
-                throw StoreError(
-                    kind: .database, message: "the database \(path) was written by an older podfresh",
-                    remedy: .upgradeByWriting)
+                throw StoreError(.olderSchema(path: path))
             case .podfresh(current: true):
                 return FeedStore(reader: queue)
             }
@@ -132,8 +125,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         } catch let error as DatabaseError {
             throw failure(error, path: path, writing: false)
         } catch {
-            throw StoreError(
-                kind: .database, message: "cannot read the database \(path): \(ErrorWords.describe(error))")
+            throw StoreError(.cannotRead(path: path, reason: ErrorWords.describe(error)))
         }
     }
 
@@ -214,7 +206,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
 
     private static func checkPath(_ path: String) throws {
         guard !path.isEmpty else {
-            throw StoreError(kind: .database, message: "the database path is empty", remedy: .giveAFilePath)
+            throw StoreError(.emptyPath)
         }
     }
 
@@ -263,11 +255,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
     }
 
     static func foreignDatabase(_ path: String) -> StoreError {
-        StoreError(
-            kind: .database,
-            message:
-                "\(path) is not a podfresh database (an SQLite file of another program, left untouched)",
-            remedy: .useAnotherPath)
+        StoreError(.notPodfreshDatabase(path: path))
     }
 
     /// True when a read-only open failed only because SQLite could not create the `-wal`/`-shm` files (a read-only
@@ -286,29 +274,9 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         return "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute) + "?immutable=1"
     }
 
-    /// The store error for an SQLite error on the database at `path`.
+    /// The store error for an SQLite error on the database at `path`: its result code and its own message.
     static func failure(_ error: DatabaseError, path: String, writing: Bool = true) -> StoreError {
-        StoreError(
-            kind: .database, message: describe(error, path: path, writing: writing),
-            remedy: error.resultCode == .SQLITE_NOTADB ? .useAnotherPath : nil)
-    }
-
-    static func describe(_ error: DatabaseError, path: String, writing: Bool = true) -> String {
-        switch error.resultCode {
-        case .SQLITE_NOTADB:
-            return "\(path) is not a podfresh database (not an SQLite file)"
-        case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM:
-            return
-                "cannot open the database \(path)\(writing ? " for writing" : "") (\(error.message ?? "permission denied")); check the path and its permissions"
-        case .SQLITE_CORRUPT:
-            return
-                "the database \(path) is damaged (\(error.message ?? "corrupt")); restore a backup or start a new one"
-        case .SQLITE_FULL: return "the disk holding \(path) is full; free some space and try again"
-        case .SQLITE_IOERR:
-            return
-                "cannot read or write the database \(path) (\(error.message ?? "disk I/O error")); check the disk, its free space and the file size limit"
-        default: return "database error on \(path): \(error.message ?? "\(error.resultCode)")"
-        }
+        StoreError(.sqlite(path: path, code: error.resultCode.rawValue, message: error.message, writing: writing))
     }
 
     // MARK: - Access off the cooperative pool
@@ -330,7 +298,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
 
     private func refuseWritesWhenReading() throws {
         guard !readsOnly else {
-            throw StoreError(kind: .database, message: "the database \(writer.path) was opened for reading only")
+            throw StoreError(.openedForReading(path: writer.path))
         }
     }
 
@@ -358,7 +326,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
             if try Row.fetchOne(db, sql: "SELECT id FROM subscription WHERE url = ?", arguments: [url.absoluteString])
                 != nil
             {
-                throw StoreError(kind: .duplicate, message: "\(url.absoluteString) is already subscribed")
+                throw StoreError(.alreadySubscribed(url: url, subscriptionID: nil))
             }
             try db.execute(
                 sql: "INSERT INTO subscription (url, title, addedAt, backlog) VALUES (?, ?, ?, ?)",
@@ -388,7 +356,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         try await write { db in
             let current = try Self.existingSubscription(id: id, db: db)
             guard let previous = current.movedFrom else {
-                throw StoreError(kind: .notFound, message: "subscription \(id) has not moved: there is no move to undo")
+                throw StoreError(.noMoveToUndo(subscriptionID: id))
             }
             try Self.refuseTakenURL(previous, except: id, db: db)
             try db.execute(
@@ -407,7 +375,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
             let subscription = try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE id = ?", arguments: [id])
                 .flatMap(Self.subscription(from:))
         else {
-            throw StoreError(kind: .notFound, message: "no subscription with id \(id)")
+            throw StoreError(.noSubscription(id: id))
         }
         return subscription
     }
@@ -416,7 +384,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
         if let other = try Int64.fetchOne(
             db, sql: "SELECT id FROM subscription WHERE url = ? AND id <> ?", arguments: [url.absoluteString, id])
         {
-            throw StoreError(kind: .duplicate, message: "\(url.absoluteString) is already subscribed as \(other)")
+            throw StoreError(.alreadySubscribed(url: url, subscriptionID: other))
         }
     }
 
@@ -511,7 +479,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
             )
             .flatMap(Self.subscription(from:))
         else {
-            throw StoreError(kind: .notFound, message: "no subscription with id \(check.subscriptionID)")
+            throw StoreError(.noSubscription(id: check.subscriptionID))
         }
         var summary = MergeSummary()
         var state = CheckStatePlan(check)

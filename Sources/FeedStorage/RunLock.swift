@@ -61,11 +61,7 @@ public final class RunLock: @unchecked Sendable {
         while true {
             let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard fd >= 0 else {
-                throw StoreError(
-                    kind: .database,
-                    message:
-                        "cannot open the lock file \(lockPath): \(String(cString: strerror(errno))); check that the database's folder exists and is writable",
-                    remedy: .useAnotherPath)
+                throw StoreError(.cannotOpenLockFile(path: lockPath, reason: String(cString: strerror(errno))))
             }
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {
                 let info =

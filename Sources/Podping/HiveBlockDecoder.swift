@@ -1,4 +1,5 @@
 public import Foundation
+import Measures
 
 /// Turns a node's answers into ``HiveBlock``s, reading only the fields podfresh uses.
 ///
@@ -16,7 +17,7 @@ public enum HiveBlockDecoder {
         do {
             range = try JSONDecoder().decode(RawBlockRange.self, from: data)
         } catch {
-            throw HiveDecodingError(message: "the block range is not the JSON podfresh expects (\(describe(error)))")
+            throw HiveDecodingError(detail: describe(error))
         }
         return try blocks(fromRange: range, firstNumber: firstNumber, limits: limits)
     }
@@ -149,7 +150,7 @@ public enum HiveBlockDecoder {
             DecodingError.keyNotFound(_, let context):
             let path = context.codingPath.map(\.stringValue).joined(separator: ".")
             return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
-        default: return "\(error)"
+        default: return ErrorWords.describe(error)
         }
     }
 }
@@ -164,11 +165,12 @@ public enum PodpingSkipReason: Error, Sendable, Hashable {
     case tooManyIRIs
 }
 
-/// A node's answer that is not the JSON a block or the head should be.
+/// A node's answer that is not the JSON a block range should be.
 public struct HiveDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What was wrong, for a message.
-    public let message: String
-    public var description: String { message }
+    /// The decoder's own account of where the JSON differs (a coding path and what was expected there).
+    public let detail: String
+    /// For logs and debugging only; ConsoleOutput words it as a node's ``HiveNodeError/Reason/undecodableBlocks(detail:)``.
+    public var description: String { "HiveDecodingError(\(detail))" }
 }
 
 // MARK: - The fields read

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 public import Foundation
 public import HTTPTransport
+import Measures
 import NIOCore
 import NIOHTTP1
 
@@ -38,10 +39,7 @@ public struct HiveNodeClient: Sendable {
         guard let number = properties.headBlockNumber, let text = properties.time,
             let time = HiveBlockDecoder.chainTime(text)
         else {
-            throw HiveNodeError(
-                node: node, kind: .badAnswer,
-                message:
-                    "\(node.absoluteString) answered get_dynamic_global_properties without head_block_number and time")
+            throw HiveNodeError(node: node, .headIncomplete)
         }
         return Head(number: number, time: time)
     }
@@ -54,7 +52,7 @@ public struct HiveNodeClient: Sendable {
         do {
             return try HiveBlockDecoder.blocks(fromRange: range, firstNumber: first, limits: limits)
         } catch {
-            throw HiveNodeError(node: node, kind: .badAnswer, message: "\(node.absoluteString): \(error.message)")
+            throw HiveNodeError(node: node, .undecodableBlocks(detail: error.detail))
         }
     }
 
@@ -79,49 +77,30 @@ public struct HiveNodeClient: Sendable {
             retryAfter = exchange.response.headers.first(name: "Retry-After")
             bytes = try await exchange.response.body.collect(upTo: maxResponseBytes)
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
-            throw HiveNodeError(
-                node: node, kind: .timeout, message: "\(node.absoluteString) did not answer \(method) in time")
+            throw HiveNodeError(node: node, .timedOut(method: method))
         } catch let error as NIOTooManyBytesError {
             _ = error
-            throw HiveNodeError(
-                node: node, kind: .badAnswer,
-                message: "\(node.absoluteString) answered \(method) with more than \(maxResponseBytes) bytes")
+            throw HiveNodeError(node: node, .tooLarge(method: method, maxBytes: maxResponseBytes))
         } catch {
-            throw HiveNodeError(
-                node: node, kind: .transport, message: "\(node.absoluteString) is unreachable (\(error))")
+            throw HiveNodeError(node: node, .unreachable(reason: ErrorWords.describe(error)))
         }
         guard status == 200 else {
             if status == 429 {
-                throw HiveNodeError(
-                    node: node, kind: .rateLimited,
-                    message:
-                        "\(node.absoluteString) is rate-limiting us (HTTP 429\(retryAfter.map { ", Retry-After \($0)" } ?? ""))"
-                )
+                throw HiveNodeError(node: node, .rateLimited(retryAfter: retryAfter))
             }
-            throw HiveNodeError(
-                node: node, kind: .httpStatus, message: "\(node.absoluteString) answered \(method) with HTTP \(status)")
+            throw HiveNodeError(node: node, .httpStatus(method: method, status: status))
         }
         let envelope: RawEnvelope<Result>
         do {
             envelope = try JSONDecoder().decode(RawEnvelope<Result>.self, from: Data(bytes.readableBytesView))
         } catch {
-            throw HiveNodeError(
-                node: node, kind: .badAnswer,
-                message:
-                    "\(node.absoluteString) answered \(method) with something that is not JSON-RPC (\(HiveBlockDecoder.describe(error)))"
-            )
+            throw HiveNodeError(node: node, .notJSONRPC(method: method, detail: HiveBlockDecoder.describe(error)))
         }
         if let error = envelope.error {
-            throw HiveNodeError(
-                node: node, kind: .rpc,
-                message:
-                    "\(node.absoluteString) refused \(method): JSON-RPC error \(error.code.map(String.init) ?? "?") \(error.message ?? "(no message)")"
-            )
+            throw HiveNodeError(node: node, .rpcError(method: method, code: error.code, message: error.message))
         }
         guard let result = envelope.result else {
-            throw HiveNodeError(
-                node: node, kind: .badAnswer,
-                message: "\(node.absoluteString) answered \(method) with neither a result nor an error")
+            throw HiveNodeError(node: node, .emptyAnswer(method: method))
         }
         return result
     }

@@ -1,5 +1,6 @@
 public import Foundation
 public import HTTPTransport
+import Measures
 
 /// How a ``PodpingReader`` talks to the chain.
 public struct PodpingReaderConfiguration: Sendable {
@@ -82,17 +83,11 @@ public actor PodpingReader {
             let head = try await client.head()
             let age = self.now().timeIntervalSince(head.time)
             if age > self.configuration.maxHeadAge {
-                throw HiveNodeError(
-                    node: client.node, kind: .lagging,
-                    message:
-                        "\(client.node.absoluteString) lags: its head block \(head.number) is \(Int(age)) s old")
+                throw HiveNodeError(node: client.node, .headTooOld(block: head.number, seconds: Int(age)))
             }
             if head.number + self.configuration.maxBlocksBehind < self.bestHead {
                 throw HiveNodeError(
-                    node: client.node, kind: .lagging,
-                    message:
-                        "\(client.node.absoluteString) lags: its head block \(head.number) is \(self.bestHead - head.number) blocks behind another node's"
-                )
+                    node: client.node, .headBehind(block: head.number, blocks: self.bestHead - head.number))
             }
             self.bestHead = max(self.bestHead, head.number)
             return head
@@ -108,11 +103,7 @@ public actor PodpingReader {
         return try await withFailover { client in
             let blocks = try await client.blocks(from: first, count: count, limits: self.configuration.limits)
             for (offset, block) in blocks.enumerated() where block.number != first + Int64(offset) {
-                throw HiveNodeError(
-                    node: client.node, kind: .badAnswer,
-                    message:
-                        "\(client.node.absoluteString) answered block \(block.number) where block \(first + Int64(offset)) was asked for"
-                )
+                throw HiveNodeError(node: client.node, .wrongBlock(got: block.number, asked: first + Int64(offset)))
             }
             return Array(blocks.prefix(count))
         }
@@ -130,8 +121,7 @@ public actor PodpingReader {
             } catch {
                 let failure =
                     error as? HiveNodeError
-                    ?? HiveNodeError(
-                        node: client.node, kind: .badAnswer, message: "\(client.node.absoluteString): \(error)")
+                    ?? HiveNodeError(node: client.node, .unexpected(reason: ErrorWords.describe(error)))
                 failures.append(failure)
                 onNodeFailure(failure)
                 current = (current + 1) % clients.count

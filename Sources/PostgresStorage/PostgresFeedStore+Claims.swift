@@ -148,7 +148,7 @@ extension PostgresFeedStore: FeedClaiming {
             RETURNING started_at
             """)
         guard let start = try rows.first.flatMap({ try RowReader($0).real("started_at") }) else {
-            throw StoreError(kind: .database, message: "PostgreSQL error on \(location): no run was joined")
+            throw StoreError(.noRunJoined(database: location.description))
         }
         return Date(timeIntervalSince1970: start)
     }
@@ -170,11 +170,7 @@ extension PostgresFeedStore: FeedClaiming {
     }
 
     /// A check whose lease is no longer current.
-    static let leaseLost = StoreError(
-        kind: .leaseLost,
-        message:
-            "its check was not stored: this worker's lease on the feed ran out before the merge, and another worker may have checked it (the lease is shorter than this feed's fetch took)"
-    )
+    static let leaseLost = StoreError(.leaseLost)
 
     /// Refuses a check whose lease is no longer current, inside the merge's transaction (the row is locked), and
     /// clears the lease when it is: the feed is then free again.

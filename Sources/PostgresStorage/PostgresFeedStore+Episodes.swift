@@ -89,7 +89,7 @@ extension PostgresFeedStore {
         let rows = try await rows(
             "INSERT INTO refresh_run (started_at) VALUES (\(date.timeIntervalSince1970)) RETURNING id")
         guard let id = try rows.first.flatMap({ try RowReader($0).int64("id") }) else {
-            throw StoreError(kind: .database, message: "PostgreSQL did not return the new run's id on \(location)")
+            throw StoreError(.noRunID(database: location.description))
         }
         return RefreshRun(id: id, startedAt: date)
     }

@@ -80,12 +80,7 @@ private struct StoreImporter: Sendable {
     let logger: Logger
 
     /// Rows in each of the four tables.
-    struct TableCounts: Equatable {
-        var subscriptions: Int
-        var episodes: Int
-        var runs: Int
-        var downloads: Int
-    }
+    typealias TableCounts = StoreError.TableCounts
 
     func run(on connection: PostgresConnection) async throws -> MigrationSummary {
         // Wait at most 30 s for other writers (fleet workers) to finish, then hold them off until the commit.
@@ -176,19 +171,16 @@ private struct StoreImporter: Sendable {
             downloads: downloads.copied + downloads.alreadyPresent)
         guard read == expected, accounted == expected, now == grown else {
             throw StoreError(
-                kind: .database,
-                message:
-                    "the copy into \(location) did not check out, so nothing was written: the source held \(Self.describe(expected)) when the copy began and \(Self.describe(read)) were read; \(Self.describe(accounted)) were copied or already present; the target held \(Self.describe(before)) before and \(Self.describe(now)) after, not \(Self.describe(grown)) (was the source changed during the copy?)"
-            )
+                .copyDidNotCheckOut(
+                    target: location.description,
+                    counts: StoreError.CopyCounts(
+                        expected: expected, read: read, accounted: accounted, before: before, after: now,
+                        grown: grown)))
         }
         return MigrationSummary(
             subscriptions: subscriptions, episodes: episodes, runs: runs, downloads: downloads,
             merged: before.subscriptions > 0,
             keptIDs: keepSubscriptionIDs && keepRunIDs)
-    }
-
-    static func describe(_ counts: TableCounts) -> String {
-        "\(counts.subscriptions) subscriptions, \(counts.episodes) episodes, \(counts.runs) runs, \(counts.downloads) downloads"
     }
 
     func counts(on connection: PostgresConnection) async throws -> TableCounts {
@@ -394,11 +386,7 @@ private struct StoreImporter: Sendable {
         var tuples: [String] = []
         for e in page {
             guard let subscriptionID = subscriptionIDs[e.subscriptionID] else {
-                throw StoreError(
-                    kind: .database,
-                    message:
-                        "episode \(e.id) of the source belongs to subscription \(e.subscriptionID), which was not copied (was the source changed during the copy?)"
-                )
+                throw StoreError(.rowWithoutSubscription(.episode(id: e.id), subscriptionID: e.subscriptionID))
             }
             // A first run the source no longer has (runs are never deleted, but the column has no foreign key)
             // becomes no run rather than a link to an unrelated one.
@@ -466,10 +454,7 @@ private struct StoreImporter: Sendable {
         for d in page {
             guard let subscriptionID = subscriptionIDs[d.subscriptionID] else {
                 throw StoreError(
-                    kind: .database,
-                    message:
-                        "the download of \"\(d.episodeKey)\" in the source belongs to subscription \(d.subscriptionID), which was not copied (was the source changed during the copy?)"
-                )
+                    .rowWithoutSubscription(.download(episodeKey: d.episodeKey), subscriptionID: d.subscriptionID))
             }
             tuples.append(
                 Self.tuple(&binds) { b in

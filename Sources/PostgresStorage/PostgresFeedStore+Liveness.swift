@@ -54,12 +54,9 @@ extension PostgresFeedStore {
             try? await connection.close()
             return nil
         } catch {
-            let cause = storeError(error, location: location).message
             return StoreError(
-                kind: .database,
-                message:
-                    "lost PostgreSQL at \(location.host):\(location.port): a query waited and a new connection failed: \(cause)"
-            )
+                .postgresProbeFailed(
+                    host: location.host, port: location.port, cause: storeError(error, location: location).reason))
         }
     }
 }

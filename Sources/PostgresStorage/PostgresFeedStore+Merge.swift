@@ -277,7 +277,7 @@ extension PostgresFeedStore {
     /// Why a fenced one-row update changed nothing: the feed was removed, or the check's lease is not current.
     func whyNoRow(_ check: FeedCheck) async throws -> StoreError {
         if try await subscription(id: check.subscriptionID) == nil {
-            return StoreError(kind: .notFound, message: "no subscription with id \(check.subscriptionID)")
+            return StoreError(.noSubscription(id: check.subscriptionID))
         }
         return Self.leaseLost
     }

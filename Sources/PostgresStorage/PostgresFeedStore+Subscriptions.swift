@@ -23,7 +23,7 @@ extension PostgresFeedStore {
             RETURNING id
             """)
         guard let id = try rows.first.map({ try RowReader($0).int64("id") }) ?? nil else {
-            throw StoreError(kind: .duplicate, message: "\(url.absoluteString) is already subscribed")
+            throw StoreError(.alreadySubscribed(url: url, subscriptionID: nil))
         }
         return Subscription(id: id, url: url, title: title, addedAt: date, backlog: backlog)
     }
@@ -49,7 +49,7 @@ extension PostgresFeedStore {
         try await transaction { connection in
             let current = try await Self.lockedSubscription(id: id, on: connection, store: self)
             guard let previous = current.movedFrom else {
-                throw StoreError(kind: .notFound, message: "subscription \(id) has not moved: there is no move to undo")
+                throw StoreError(.noMoveToUndo(subscriptionID: id))
             }
             try await Self.refuseTakenURL(previous, except: id, on: connection, store: self)
             try await connection.query(
@@ -113,7 +113,7 @@ extension PostgresFeedStore {
         for try await row in rows {
             if let subscription = try subscription(from: row) { return subscription }
         }
-        throw StoreError(kind: .notFound, message: "no subscription with id \(id)")
+        throw StoreError(.noSubscription(id: id))
     }
 
     static func refuseTakenURL(
@@ -122,7 +122,7 @@ extension PostgresFeedStore {
         let rows = try await connection.query(
             "SELECT id FROM subscription WHERE url = \(url.absoluteString) AND id <> \(id)", logger: store.logger)
         for try await other in rows.decode(Int64.self) {
-            throw StoreError(kind: .duplicate, message: "\(url.absoluteString) is already subscribed as \(other)")
+            throw StoreError(.alreadySubscribed(url: url, subscriptionID: other))
         }
     }
 

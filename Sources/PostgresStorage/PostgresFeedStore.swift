@@ -111,42 +111,27 @@ public struct PostgresFeedStore: AsyncSubscriptionRepository, AsyncEpisodeReposi
         }
         if let error = error as? PSQLError {
             if let server = error.serverInfo, let message = server[.message] {
-                let state = server[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
-                switch server[.sqlState] {
-                case "28P01", "28000":
-                    return StoreError(
-                        kind: .database,
-                        message: "PostgreSQL refused the login to \(location): \(message); check the user and password")
-                case "3D000":
-                    return StoreError(
-                        kind: .database,
-                        message: "the PostgreSQL database \(location) does not exist: \(message); create it first")
-                default:
-                    return StoreError(kind: .database, message: "PostgreSQL error on \(location): \(message)\(state)")
-                }
+                return StoreError(
+                    .postgres(database: location.description, sqlState: server[.sqlState], message: message))
             }
             if error.code == .connectionError || error.code == .serverClosedConnection
                 || error.code == .uncleanShutdown
             {
-                let cause = error.underlying.map { ": " + ErrorWords.describe($0) } ?? ""
                 return StoreError(
-                    kind: .database,
-                    message:
-                        "cannot reach PostgreSQL at \(location.host):\(location.port) (\(error.code))\(cause); check that the server runs and the URL"
-                )
+                    .postgresUnreachable(
+                        host: location.host, port: location.port, code: "\(error.code)",
+                        reason: error.underlying.map(ErrorWords.describe)))
             }
-            return StoreError(kind: .database, message: "PostgreSQL error on \(location): \(error.code)")
+            return StoreError(.postgres(database: location.description, sqlState: nil, message: "\(error.code)"))
         }
         // postgres-nio's pool gives up after failing to connect for a minute (its ConnectionPoolError, from a module
         // it does not export, so it is known by name).
         if String(describing: error).contains("connectionCreationCircuitBreakerTripped") {
             return StoreError(
-                kind: .database,
-                message:
-                    "lost PostgreSQL at \(location.host):\(location.port): no new connection could be made for a minute; check that the server runs and accepts connections to \(location.database)"
-            )
+                .postgresLost(host: location.host, port: location.port, database: location.database))
         }
-        return StoreError(kind: .database, message: "PostgreSQL error on \(location): \(ErrorWords.describe(error))")
+        return StoreError(
+            .postgres(database: location.description, sqlState: nil, message: ErrorWords.describe(error)))
     }
 }
 

@@ -40,10 +40,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         guard let components = URLComponents(string: url),
             let scheme = components.scheme?.lowercased(), DatabaseTarget.postgresSchemes.contains(scheme)
         else {
-            throw StoreError(
-                kind: .database,
-                message:
-                    "not a PostgreSQL URL podfresh can read; write it postgres://user:password@host:port/database")
+            throw StoreError(.postgresURL(.notAPostgresURL))
         }
         username = components.percentEncodedUser?.removingPercentEncoding ?? environment["USER"] ?? "postgres"
         password = components.percentEncodedPassword?.removingPercentEncoding
@@ -61,14 +58,10 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
                 case "allow", "prefer": tlsMode = .prefer
                 case "require", "verify-ca", "verify-full": tlsMode = .require
                 default:
-                    throw StoreError(
-                        kind: .database,
-                        message: "sslmode=\(item.value ?? "") in the PostgreSQL URL: give disable, prefer or require")
+                    throw StoreError(.postgresURL(.unknownSSLMode(item.value ?? "")))
                 }
             default:
-                throw StoreError(
-                    kind: .database,
-                    message: "unknown parameter \(item.name) in the PostgreSQL URL (podfresh knows sslmode)")
+                throw StoreError(.postgresURL(.unknownParameter(item.name)))
             }
         }
     }

@@ -200,10 +200,7 @@ enum PostgresSchema {
             let version = try await installedVersion(on: connection, location: location, logger: logger)
             if version > currentVersion {
                 throw StoreError(
-                    kind: .database,
-                    message:
-                        "the PostgreSQL database \(location) has schema version \(version), newer than this podfresh knows (\(currentVersion)); upgrade podfresh"
-                )
+                    .newerSchema(database: location.description, version: version, known: currentVersion))
             }
             for index in version..<currentVersion {
                 for statement in migrations[index] {
@@ -236,11 +233,7 @@ enum PostgresSchema {
         }
         if !haveVersion {
             guard !haveSubscriptions else {
-                throw StoreError(
-                    kind: .database,
-                    message:
-                        "the PostgreSQL database \(location) holds another program's tables (a subscription table, no podfresh_schema); use another database"
-                )
+                throw StoreError(.foreignTables(database: location.description))
             }
             try await connection.query(
                 """

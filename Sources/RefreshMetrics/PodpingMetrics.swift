@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import Podping
 import Prometheus
 import RefreshEngine
 
@@ -85,9 +86,9 @@ final class PodpingMetrics: Sendable {
             pending.withLockedValue { pending in
                 pending[match.feed.id] = min(pending[match.feed.id] ?? match.blockTime, match.blockTime)
             }
-        case .nodeFailed(_, let kind, _):
-            nodeFailures[kind]?.increment()
-        case .startedAtHead, .skippedAhead, .unavailable, .leaseHeldElsewhere, .leaseTaken:
+        case .nodeFailed(let error):
+            nodeFailures[error.kind.rawValue]?.increment()
+        case .startedAtHead, .skippedAhead, .unavailable, .storeFailed, .leaseHeldElsewhere, .leaseTaken:
             break
         }
     }

@@ -15,13 +15,18 @@ enum ExitStatus {
     /// The one place where an error that escaped a command becomes an exit status, for every command.
     ///
     /// A ``StoreError`` (the database could not be opened, read or written, is damaged, full, or another program's
-    /// file; the lock file cannot be opened) is printed as one line naming the file and the cause, and exits 70.
+    /// file; the lock file cannot be opened) is printed as one line naming the file and the cause, and exits 70; so
+    /// is a ``WatchStopped``.
     /// Everything else keeps ArgumentParser's handling (usage errors 64, ``ExitCode``s as thrown).
     ///
     /// - Returns: the error for `exit(withError:)`; a message, if any, was already printed.
     static func mapping(_ error: any Error) -> any Error {
         if let error = error as? StoreError {
-            Console.standard.error(StoreMessages.line(error))
+            Console.standard.error(StoreErrorText.line(error))
+            return internalError
+        }
+        if let error = error as? WatchStopped {
+            Console.standard.error(WatchMessages.failed(error.cause))
             return internalError
         }
         return error

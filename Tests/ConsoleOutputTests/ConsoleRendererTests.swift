@@ -209,9 +209,7 @@ extension ConsoleRendererTests {
         let tooLarge = RefreshFailure(.fetch(FeedFetchError(.bodyOverLimit(limit: 50_000_000, announced: nil))))
         let list = RefreshFailure(
             .parse(
-                FeedParseError(
-                    kind: .notAFeed, message: "the document is an OPML subscription list, not a feed",
-                    isSubscriptionList: true)))
+                FeedParseError(.subscriptionList)))
         let other = FeedTarget(id: 5, url: URL(string: "https://b.example/list.opml")!)
         let (_, err) = render(
             .plain,
@@ -252,14 +250,13 @@ extension ConsoleRendererTests {
 struct ErrorTextTests {
     @Test func storeProblemsEndWithTheirRemedyInTheOptionsWords() {
         #expect(
-            StoreMessages.line(
-                StoreError(kind: .database, message: "/tmp is a folder, not a database file", remedy: .giveAFilePath))
+            StoreErrorText.line(StoreError(.folderNotFile(path: "/tmp")))
                 == "/tmp is a folder, not a database file; give a file path with --database")
         #expect(
-            StoreMessages.line(
-                StoreError(kind: .database, message: "x is not a podfresh database", remedy: .useAnotherPath))
-                == "x is not a podfresh database; use another --database path")
-        #expect(StoreMessages.line(StoreError(kind: .notFound, message: "no such feed")) == "no such feed")
+            StoreErrorText.line(StoreError(.notPodfreshDatabase(path: "x")))
+                == "x is not a podfresh database (an SQLite file of another program, left untouched); use another --database path"
+        )
+        #expect(StoreErrorText.line(StoreError(.noSubscription(id: 4))) == "no subscription with id 4")
     }
 
     @Test func aDatabaseValueIsNamedByWhereItCameFromAndNeverRepeated() {
@@ -273,8 +270,11 @@ struct ErrorTextTests {
     }
 
     @Test func watchSaysWhyItStopped() {
-        let error = StoreError(kind: .database, message: "cannot reach PostgreSQL at db:5432")
-        #expect(WatchMessages.failed(error) == "watch stopped: cannot reach PostgreSQL at db:5432")
+        let error = StoreError(.postgresUnreachable(host: "db", port: 5432, code: "connectionError", reason: nil))
+        #expect(
+            WatchMessages.failed(error)
+                == "watch stopped: cannot reach PostgreSQL at db:5432 (connectionError); check that the server runs and the URL"
+        )
     }
 
     @Test func errorsReadAsTheirMessagesWithRemediesNeverAsRawDumps() {
@@ -282,8 +282,8 @@ struct ErrorTextTests {
             ErrorText.line(FeedFetchError(.bodyOverLimit(limit: 1000, announced: nil)))
                 == "the feed is larger than the 1 kB limit (--max-feed-size)")
         #expect(
-            ErrorText.line(FeedParseError(kind: .notAFeed, message: "an OPML list", isSubscriptionList: true))
-                == "an OPML list (use `podfresh import`)")
+            ErrorText.line(FeedParseError(.subscriptionList))
+                == "the document is an OPML subscription list, not a feed (use `podfresh import`)")
         struct Odd: Error { var secret = "internal state" }
         let odd = ErrorText.line(Odd())
         #expect(odd.hasPrefix("unexpected error (") && !odd.contains("internal state"), "\(odd)")

@@ -49,6 +49,27 @@ struct DownloadFailureTextTests {
                 + "cannot connect to cdn.example: Connection reset); the .part is kept to resume")
     }
 
+    @Test func aBodyCutByTheServerNamesTheHostAndTheBytesWithAndWithoutALength() {
+        let cut = DownloadError(
+            .closedBeforeEnd(host: "cdn.example", receivedBytes: 150_000, expectedBytes: 400_000), url: url)
+        #expect(cut.kind == .shortBody && !cut.isPermanent)
+        #expect(
+            DownloadFailureText.line(cut)
+                == "https://cdn.example/ep.mp3: the body ended early: got 150000 of 400000 bytes before cdn.example "
+                + "closed the connection; the .part is kept to resume")
+        #expect(
+            DownloadFailureText.line(
+                DownloadError(
+                    .closedBeforeEnd(host: "cdn.example", receivedBytes: 30_010, expectedBytes: nil), url: url))
+                == "https://cdn.example/ep.mp3: the body ended early: got 30010 bytes before cdn.example closed the "
+                + "connection; the .part is kept to resume")
+        #expect(
+            DownloadFailureText.line(
+                DownloadError(.closedBeforeEnd(host: "cdn.example", receivedBytes: 0, expectedBytes: 10), url: url))
+                == "https://cdn.example/ep.mp3: the body ended early: got 0 of 10 bytes before cdn.example closed the "
+                + "connection")
+    }
+
     @Test func notEnoughSpaceSaysWhatIsNeededAndWhatIsFree() {
         let error = DownloadError(
             .notEnoughSpace(

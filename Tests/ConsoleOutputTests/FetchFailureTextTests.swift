@@ -61,6 +61,17 @@ struct FetchFailureTextTests {
                 == "connection refused by 127.0.0.1:8080: nothing is listening there (server down, or a wrong port?)")
     }
 
+    @Test func aBodyCutByTheServerNamesTheHostAndTheBytes() {
+        #expect(
+            FetchFailureText.line(
+                FeedFetchError(.closedBeforeEnd(host: "feeds.example", receivedBytes: 100, expectedBytes: 10_000)))
+                == "feeds.example closed the connection before the feed's end arrived (got 100 of 10000 bytes)")
+        #expect(
+            FetchFailureText.line(
+                FeedFetchError(.closedBeforeEnd(host: "feeds.example", receivedBytes: 100, expectedBytes: nil)))
+                == "feeds.example closed the connection before the feed's end arrived (got 100 bytes)")
+    }
+
     @Test func aTLSFailureReadsWithoutLibraryJargon() {
         let line = FetchFailureText.line(FeedFetchError(.certificateNotTrusted(host: "127.0.0.1")))
         #expect(line.contains("certificate of 127.0.0.1 is not trusted"))
@@ -113,8 +124,14 @@ struct FetchFailureTextTests {
             .fetch(
                 FeedFetchError(
                     .httpStatus(429, reasonPhrase: "Too Many Requests", retryAfter: Date(timeIntervalSince1970: 1000)))),
-            .parse(FeedParseError(kind: .notXML, message: "the document is an HTML page, not a feed", line: 3)),
-            .store(StoreError(kind: .database, message: "disk I/O error")),
+            .parse(FeedParseError(.notWellFormed(libxml2Message: "Opening and ending tag mismatch", line: 3))),
+            .parse(FeedParseError(.rootNotAFeed(root: "html"))),
+            .store(StoreError(.sqlite(path: "/tmp/p.sqlite", code: 10, message: "disk I/O error", writing: true))),
+            .store(
+                StoreError(
+                    .postgresProbeFailed(
+                        host: "db", port: 5432,
+                        cause: .postgresUnreachable(host: "db", port: 5432, code: "connectionError", reason: nil)))),
             .notChecked(.noFetchSlot),
             .unexpected(reason: "unexpected error (Odd)"),
         ]

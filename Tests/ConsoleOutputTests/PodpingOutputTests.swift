@@ -1,5 +1,6 @@
 import ConsoleOutput
 import Foundation
+import Podping
 import RefreshEngine
 import Testing
 
@@ -30,8 +31,9 @@ struct PodpingOutputTests {
                     feed: feed, block: 90_000_001, blockTime: blockTime, reason: "update",
                     iri: "HTTPS://feeds.example.org/3.xml", dueAt: Date(timeIntervalSince1970: 0))),
             .nodeFailed(
-                node: URL(string: "https://api.example")!, kind: "rpc",
-                message: "https://api.example refused block_api.get_block_range: JSON-RPC error -32003 busy"),
+                HiveNodeError(
+                    node: URL(string: "https://api.example")!,
+                    .rpcError(method: "block_api.get_block_range", code: -32003, message: "busy"))),
             .skippedAhead(from: 100, to: 400, blocks: 300),
         ]
     }
@@ -61,10 +63,62 @@ struct PodpingOutputTests {
     }
 
     @Test func cronHearsOnlyOfSkippedBlocksAndAnUnreadableChain() {
-        let (out, err) = render(.quiet, events + [.unavailable(message: "no podping node answered: x")])
+        let unavailable = PodpingUnavailable(failures: [
+            HiveNodeError(node: URL(string: "https://x.example")!, .httpStatus(method: "m", status: 500))
+        ])
+        let (out, err) = render(.quiet, events + [.unavailable(unavailable)])
         #expect(out.text.isEmpty)
         #expect(err.lines.count == 2)
         #expect(err.lines[0].contains("skipped ahead"))
-        #expect(err.lines[1].contains("no podping node answered: x; trying again later"))
+        #expect(
+            err.lines[1].contains(
+                "no podping node answered: https://x.example answered m with HTTP 500; trying again later"))
+    }
+
+    static let node = URL(string: "https://api.example")!
+    static let nodeWordings: [(HiveNodeError.Reason, String)] = [
+        (.unreachable(reason: "Connection refused"), "https://api.example is unreachable (Connection refused)"),
+        (
+            .timedOut(method: "block_api.get_block_range"),
+            "https://api.example did not answer block_api.get_block_range in time"
+        ),
+        (.rateLimited(retryAfter: "30"), "https://api.example is rate-limiting us (HTTP 429, Retry-After 30)"),
+        (.rateLimited(retryAfter: nil), "https://api.example is rate-limiting us (HTTP 429)"),
+        (.httpStatus(method: "m", status: 503), "https://api.example answered m with HTTP 503"),
+        (
+            .rpcError(method: "m", code: -32003, message: "busy"),
+            "https://api.example refused m: JSON-RPC error -32003 busy"
+        ),
+        (
+            .rpcError(method: "m", code: nil, message: nil),
+            "https://api.example refused m: JSON-RPC error ? (no message)"
+        ),
+        (.tooLarge(method: "m", maxBytes: 100), "https://api.example answered m with more than 100 bytes"),
+        (
+            .notJSONRPC(method: "m", detail: "result: expected an object"),
+            "https://api.example answered m with something that is not JSON-RPC (result: expected an object)"
+        ),
+        (.emptyAnswer(method: "m"), "https://api.example answered m with neither a result nor an error"),
+        (
+            .headIncomplete,
+            "https://api.example answered get_dynamic_global_properties without head_block_number and time"
+        ),
+        (
+            .undecodableBlocks(detail: "blocks: expected an array"),
+            "https://api.example: the block range is not the JSON podfresh expects (blocks: expected an array)"
+        ),
+        (.wrongBlock(got: 7, asked: 5), "https://api.example answered block 7 where block 5 was asked for"),
+        (.headTooOld(block: 9, seconds: 600), "https://api.example lags: its head block 9 is 600 s old"),
+        (
+            .headBehind(block: 9, blocks: 25),
+            "https://api.example lags: its head block 9 is 25 blocks behind another node's"
+        ),
+        (.unexpected(reason: "unexpected error (Odd)"), "https://api.example: unexpected error (Odd)"),
+    ]
+
+    @Test(arguments: nodeWordings)
+    func eachNodeFailureIsWordedOnceNamingTheNode(reason: HiveNodeError.Reason, text: String) {
+        let (_, err) = render(.plain, [.nodeFailed(HiveNodeError(node: Self.node, reason))])
+        #expect(err.lines == ["podfresh: podping node: \(text); trying the next"])
     }
 }

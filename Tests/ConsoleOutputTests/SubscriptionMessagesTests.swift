@@ -30,10 +30,10 @@ struct SubscriptionMessagesTests {
             SubscriptionMessages.notSubscribed(
                 RefreshOutcome(
                     feed: feed,
-                    result: .failed(RefreshFailure(.parse(FeedParseError(kind: .notAFeed, message: "no <rss> here"))))))
+                    result: .failed(RefreshFailure(.parse(FeedParseError(.rootNotAFeed(root: "nothing")))))))
         )
         #expect(failed.hasPrefix("not subscribed to \(url.absoluteString): "))
-        #expect(failed.contains("no <rss> here"))
+        #expect(failed.contains("root element <nothing> is not rss, rdf:RDF or an Atom feed"))
         let gone = try #require(
             SubscriptionMessages.notSubscribed(RefreshOutcome(feed: feed, result: .gone(FeedFetchError(.gone)))))
         #expect(gone.contains("gone") && gone.contains("HTTP 410"))

@@ -114,13 +114,39 @@ struct MediaDownloaderTests {
             let error = await expectFailure(
                 downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination))
             #expect(error?.kind == .shortBody)
-            guard case .shortBody(let received, let total, _) = error?.cause else {
-                Issue.record("not a short body: \(String(describing: error))")
+            guard case .closedBeforeEnd(let host, let received, let total) = error?.cause else {
+                Issue.record("not a body cut by the server: \(String(describing: error))")
                 return
             }
+            #expect(host == "127.0.0.1")
             #expect(received == 20_000 && total == 50_000)
             #expect(error?.url == server.url("/ep.mp3"))
             #expect(MediaDownloaderTests.size(of: URL(fileURLWithPath: destination.path + ".part")) == 20_000)
+        }
+    }
+
+    @Test("a chunked body cut by the server fails naming the host and the bytes received, never a library type")
+    func chunkedBodyCut() async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            let first = mediaBytes(30_000)
+            var answer = Array(
+                "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+            answer += Array("\(String(first.count, radix: 16))\r\n".utf8) + first + Array("\r\n".utf8)
+            // The next chunk announces 4096 bytes; the connection closes after 10 of them.
+            answer += Array("1000\r\n".utf8) + mediaBytes(10, seed: 2)
+            server.setRoute("/cut.mp3", TestResponse(status: 200, headers: [], fault: .raw(answer)))
+            let destination = directory.appendingPathComponent("cut.mp3")
+            let error = await expectFailure(
+                downloader, MediaRequest(url: server.url("/cut.mp3"), destination: destination), part: .kept)
+            #expect(error?.kind == .shortBody)
+            guard case .closedBeforeEnd(let host, let received, let total) = error?.cause else {
+                Issue.record("not a body cut by the server: \(String(describing: error))")
+                return
+            }
+            #expect(host == "127.0.0.1")
+            #expect(total == nil, "a chunked body announces no length")
+            #expect((30_000...30_010).contains(received), "\(received)")
+            #expect(MediaDownloaderTests.size(of: partFile(destination)) == received)
         }
     }
 

@@ -222,6 +222,20 @@ struct HTTPFeedSourceTests {
         }
     }
 
+    @Test func aBodyCutByTheServerNamesTheHostAndTheBytesNeverALibraryType() async throws {
+        let body = Array(String(repeating: "x", count: 10_000).utf8)
+        try await withSource(totalTimeout: .seconds(20)) { source, server in
+            // Given a server that announces 10 000 bytes, sends 100 and closes the connection cleanly …
+            server.setRoute(
+                "/short",
+                TestResponse(status: 200, body: body, fault: .shortBody(afterBytes: 100), compressible: false))
+            let error = await fetchError(source, server.url("/short"))
+            // … the fetch fails as a cut body: which host, how many bytes of how many.
+            #expect(error?.kind == .transport)
+            #expect(error?.cause == .closedBeforeEnd(host: "127.0.0.1", receivedBytes: 100, expectedBytes: 10_000))
+        }
+    }
+
     @Test func aConsumersErrorComesBackUnchanged() async throws {
         try await withSource { source, server in
             server.serveFeed("/f.xml", "<rss/>")

@@ -87,7 +87,7 @@ struct DownloadPlanTests {
 
     @Test(arguments: [DownloadChange.started(start()), .completed(completion())])
     func aStartOrCompletionOfAnEpisodeNotStoredIsRefused(change: DownloadChange) {
-        #expect(throws: StoreError(kind: .notFound, message: "no episode \"e1\" in subscription 7")) {
+        #expect(throws: StoreError(.noEpisode(key: "e1", subscriptionID: 7))) {
             try plan(change, current: nil, episodeStored: false)
         }
     }

@@ -14,7 +14,7 @@ struct NotAFeedTests {
             Issue.record("an HTML page parsed as a feed")
         } catch let error as FeedParseError {
             #expect(error.kind == .notAFeed)
-            #expect(error.message == "the document is an HTML page, not a feed")
+            #expect(error.reason == .htmlPage)
         }
     }
 }

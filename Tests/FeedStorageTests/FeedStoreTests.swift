@@ -330,7 +330,11 @@ struct FeedStoreTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect { _ = try FeedStore(path: path) } throws: { error in
             guard let error = error as? StoreError else { return false }
-            return error.kind == .database && error.message.contains(path)
+            return error.kind == .database && error.remedy == .useAnotherPath
+                && error.reason
+                    == .sqlite(
+                        path: path, code: StoreError.sqliteNotADatabase, message: "file is not a database",
+                        writing: true)
         }
     }
 

@@ -52,8 +52,8 @@ struct StoreOpeningTests {
         for open in [{ _ = try FeedStore(path: path) }, { _ = try FeedStore.openForReading(path: path) }] {
             #expect { try open() } throws: { error in
                 guard let error = error as? StoreError else { return false }
-                return error.kind == .database && error.message.contains("not a podfresh database")
-                    && error.message.contains(path)
+                return error.kind == .database && error.reason == .notPodfreshDatabase(path: path)
+                    && error.remedy == .useAnotherPath
             }
         }
         // … and the file is byte-identical, with no WAL files left beside it.
@@ -96,7 +96,8 @@ struct StoreOpeningTests {
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         // … opening it for reading says what to do, and changes nothing.
         #expect { _ = try FeedStore.openForReading(path: path) } throws: { error in
-            (error as? StoreError)?.message.contains("older podfresh") == true
+            (error as? StoreError)?.reason == .olderSchema(path: path)
+                && (error as? StoreError)?.remedy == .upgradeByWriting
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         // A writing open upgrades it.
@@ -181,8 +182,8 @@ struct StoreOpeningTests {
             _ = try await RunLock.acquire(forDatabaseAt: file + "/podfresh.sqlite", wait: .seconds(5))
         } throws: { error in
             guard let error = error as? StoreError else { return false }
-            return error.kind == .database && error.message.contains(file + "/podfresh.sqlite.lock")
-                && error.message.contains("Not a directory")
+            return error.kind == .database
+                && error.reason == .cannotOpenLockFile(path: file + "/podfresh.sqlite.lock", reason: "Not a directory")
         }
     }
 

@@ -62,8 +62,12 @@ struct PodpingReaderTests {
             #expect(head == chain.head)
             let failure = try #require(failures.all.first)
             #expect(failure.kind == .rpc)
-            #expect(failure.message.contains(bad.absoluteString))
-            #expect(failure.message.contains("JSON-RPC error -32003 Unable to acquire database lock"))
+            #expect(failure.node == bad)
+            #expect(
+                failure.reason
+                    == .rpcError(
+                        method: "condenser_api.get_dynamic_global_properties", code: -32003,
+                        message: "Unable to acquire database lock"))
             // The working node stays in use.
             _ = try await reader.head()
             #expect(chain.calls(to: "/bad").count == 1)
@@ -84,9 +88,14 @@ struct PodpingReaderTests {
             let head = try await reader.head().number
             #expect(head == chain.head)
             #expect(failures.all.map(\.kind) == [.rateLimited, .httpStatus, .lagging])
-            #expect(failures.all[0].message.contains("HTTP 429, Retry-After 30"))
-            #expect(failures.all[1].message.contains("HTTP 503"))
-            #expect(failures.all[2].message.contains("lags"))
+            #expect(failures.all[0].reason == .rateLimited(retryAfter: "30"))
+            #expect(
+                failures.all[1].reason
+                    == .httpStatus(method: "condenser_api.get_dynamic_global_properties", status: 503))
+            guard case .headTooOld = failures.all[2].reason else {
+                Issue.record("expected a head too old, got \(failures.all[2])")
+                return
+            }
         }
     }
 
@@ -102,7 +111,10 @@ struct PodpingReaderTests {
             chain.setFault(.lagging(blocks: 25), for: "/second")
             await #expect(throws: PodpingUnavailable.self) { try await reader.head() }
             #expect(failures.all.map(\.kind) == [.httpStatus, .lagging])
-            #expect(failures.all.last?.message.contains("25 blocks behind another node's") == true)
+            guard case .headBehind(_, blocks: 25)? = failures.all.last?.reason else {
+                Issue.record("expected a head 25 blocks behind, got \(failures.all)")
+                return
+            }
         }
     }
 
@@ -120,8 +132,13 @@ struct PodpingReaderTests {
                 Issue.record("every node failed, yet the head was read")
             } catch let error as PodpingUnavailable {
                 #expect(error.failures.count == 2)
-                #expect(error.description.contains("HTTP 500"))
-                #expect(error.description.contains("JSON-RPC error -32000 boom"))
+                #expect(
+                    error.failures.map(\.reason.self).first
+                        == .httpStatus(method: "condenser_api.get_dynamic_global_properties", status: 500))
+                #expect(
+                    error.failures.last?.reason
+                        == .rpcError(
+                            method: "condenser_api.get_dynamic_global_properties", code: -32000, message: "boom"))
             }
         }
     }

@@ -159,11 +159,11 @@ struct LeaseTests {
                     return try await run
                 }
                 // The ahead worker's check came after its lease ran out: dropped, not stored, said so.
-                guard case .dropped(let reason) = summary.outcomes.first?.result else {
+                guard case .dropped(let error) = summary.outcomes.first?.result else {
                     Issue.record("expected a dropped check, got \(summary.outcomes.map(\.result))")
                     return
                 }
-                #expect(reason.contains("lease"))
+                #expect(error.reason == .leaseLost)
                 #expect(try await store.episodes(EpisodeQuery()).isEmpty)
                 #expect(try await store.subscription(id: feed.id)?.lastCheckedAt == nil)
             }

@@ -473,7 +473,10 @@ struct MigrationTests {
             _ = try await migrate(source, into: url)
             Issue.record("a newer schema was not refused")
         } catch let error as StoreError {
-            #expect(error.message.contains("newer"), "\(error.message)")
+            guard case .newerSchema(_, version: 999, _) = error.reason else {
+                Issue.record("expected a newer schema, got \(error)")
+                return
+            }
         }
         #expect(try cluster.psql(database: database, "SELECT count(*) FROM subscription") == "0")
     }

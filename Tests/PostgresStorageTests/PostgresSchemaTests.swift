@@ -37,7 +37,8 @@ struct PostgresSchemaTests {
             try await PostgresFeedStore.withStore(url: url) { _ in Issue.record("a newer schema was opened") }
         } throws: { error in
             guard let error = error as? StoreError else { return false }
-            return error.kind == .database && error.message.contains("newer") && error.message.contains("\(newer)")
+            guard case .newerSchema(_, let version, let known) = error.reason else { return false }
+            return error.kind == .database && version == newer && known == PostgresFeedStore.schemaVersion
         }
         #expect(try cluster.psql(database: database, "SELECT version FROM podfresh_schema") == "\(newer)")
         #expect(try cluster.psql(database: database, "SELECT count(*) FROM subscription") == "1")
@@ -148,7 +149,11 @@ struct PostgresSchemaTests {
             }
         } throws: { error in
             guard let error = error as? StoreError else { return false }
-            return error.kind == .database && error.message.contains("127.0.0.1:\(port)")
+            switch error.reason {
+            case .postgresUnreachable("127.0.0.1", port, _, _), .postgresLost("127.0.0.1", port, _):
+                return error.kind == .database
+            default: return false
+            }
         }
     }
 
@@ -157,7 +162,8 @@ struct PostgresSchemaTests {
         await #expect {
             try await PostgresFeedStore.withStore(url: cluster.url(database: "no_such_database")) { _ in }
         } throws: { error in
-            (error as? StoreError)?.message.contains("does not exist") == true
+            guard case .postgres(_, sqlState: "3D000", _)? = (error as? StoreError)?.reason else { return false }
+            return true
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Podping
 import Prometheus
 import RefreshEngine
 import RefreshMetrics
@@ -36,8 +37,11 @@ import Testing
                     PodpingMatch(
                         feed: other, block: 99, blockTime: now.addingTimeInterval(-4), reason: "update",
                         iri: other.url.absoluteString, dueAt: nil))),
-            .podping(.nodeFailed(node: URL(string: "https://api.example")!, kind: "rate_limited", message: "429")),
-            .podping(.nodeFailed(node: URL(string: "https://api.example")!, kind: "lagging", message: "lags")),
+            .podping(
+                .nodeFailed(HiveNodeError(node: URL(string: "https://api.example")!, .rateLimited(retryAfter: nil)))),
+            .podping(
+                .nodeFailed(
+                    HiveNodeError(node: URL(string: "https://api.example")!, .headTooOld(block: 9, seconds: 600)))),
             .fetchStarted(feed),
             .fetchCompleted(RefreshOutcome(feed: feed, result: .notModified)),
             .fetchStarted(other),

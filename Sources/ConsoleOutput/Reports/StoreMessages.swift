@@ -1,24 +1,8 @@
 public import FeedModels
 
-/// What a user reads about a database that cannot be used: the store's message and, in the words of the options a
-/// user types, what to do about it.
+/// What a user reads about a database value that names no usable database (a store's own errors are
+/// ``StoreErrorText``'s).
 public enum StoreMessages {
-    /// The store's problem on one line, then its remedy: `/tmp is a folder, not a database file; give a file path with
-    /// --database`.
-    public static func line(_ error: StoreError) -> String {
-        guard let remedy = error.remedy else { return error.message }
-        return error.message + "; " + text(remedy)
-    }
-
-    /// A remedy in the options' words.
-    static func text(_ remedy: StoreError.Remedy) -> String {
-        switch remedy {
-        case .giveAFilePath: "give a file path with --database"
-        case .useAnotherPath: "use another --database path"
-        case .upgradeByWriting: "run a command that writes (e.g. `podfresh refresh --offline`) once to upgrade it"
-        }
-    }
-
     /// A database value that names no usable database, naming where it came from (the value itself is not repeated:
     /// it may hold a password).
     public static func location(_ error: DatabaseLocationError) -> String {

@@ -25,7 +25,7 @@ public enum OPML {
     /// - Throws: ``FeedParseError`` when the document is empty, not XML, or its root is not `<opml>`.
     public static func parse(_ bytes: [UInt8]) throws -> [OPMLOutline] {
         guard bytes.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }) else {
-            throw FeedParseError(kind: .empty, message: "the OPML file is empty")
+            throw FeedParseError(.emptySubscriptionList)
         }
         _ = libxml2Ready
         let state = OPMLState()
@@ -51,10 +51,10 @@ public enum OPML {
             }
         }
         guard let root = state.root else {
-            throw FeedParseError(kind: .notXML, message: "the file is not XML, so not an OPML subscription list")
+            throw FeedParseError(.subscriptionListNotXML)
         }
         guard root.lowercased() == "opml" else {
-            throw FeedParseError(kind: .notAFeed, message: "root element <\(root)> is not <opml>")
+            throw FeedParseError(.rootNotOPML(root: root))
         }
         return state.outlines
     }

@@ -21,7 +21,7 @@ public enum RefreshResult: Sendable, Hashable {
     case removed
     /// A worker of a fleet checked the feed but did not store the check: its lease ran out (see `--lease`) and another
     /// worker may have taken the feed over. Nothing failed; the feed stays with whoever holds it now.
-    case dropped(reason: String)
+    case dropped(StoreError)
 }
 
 /// The outcome of refreshing one feed.

@@ -72,12 +72,12 @@ public enum DownloadSkip: Sendable, Hashable {
 
 /// Something about a feed's downloads that went wrong outside any one download (the console words it).
 public enum DownloadProblem: Sendable, Hashable {
-    /// The feed's downloads were not started: the store could not list them (its reason text).
-    case notStarted(reason: String)
+    /// The feed's downloads were not started: the store could not list them.
+    case notStarted(StoreError)
     /// A file past the feed's newest `keepNewest` could not be deleted (the OS's reason text).
     case cannotDelete(path: String, keepNewest: Int, reason: String)
-    /// Retention could not be applied (the store's reason text).
-    case retentionNotApplied(keepNewest: Int, reason: String)
+    /// Retention could not be applied: the store failed.
+    case retentionNotApplied(keepNewest: Int, StoreError)
 }
 
 /// Why a download failed: the typed cause (ConsoleOutput words it) and what the queue made of it.

@@ -654,7 +654,7 @@ public final class EpisodeDownloadQueue: Sendable {
                 }
             }
         } catch {
-            publish(.downloadProblem(feed, .retentionNotApplied(keepNewest: keep, reason: ErrorWords.describe(error))))
+            publish(.downloadProblem(feed, .retentionNotApplied(keepNewest: keep, StoreError.wrapping(error))))
         }
     }
 }

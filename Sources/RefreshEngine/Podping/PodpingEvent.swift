@@ -1,4 +1,6 @@
+public import FeedModels
 public import Foundation
+public import Podping
 
 /// What the podping reader read and did, as events (``DataFetchEvent/podping(_:)``): typed values, worded by
 /// ConsoleOutput.
@@ -14,9 +16,11 @@ public enum PodpingEvent: Sendable, Hashable {
     /// A believed notice named a subscribed feed.
     case matched(PodpingMatch)
     /// A node failed a request; the reader tried the next.
-    case nodeFailed(node: URL, kind: String, message: String)
+    case nodeFailed(HiveNodeError)
     /// Every node failed; the reader waits and tries again.
-    case unavailable(message: String)
+    case unavailable(PodpingUnavailable)
+    /// The store failed (reading or advancing the cursor, or making feeds due); the reader waits and tries again.
+    case storeFailed(StoreError)
     /// Another worker holds the lease on reading the chain (on a shared store); this one only refreshes.
     case leaseHeldElsewhere(worker: String, until: Date)
     /// This worker took the lease and reads the chain.

@@ -62,7 +62,7 @@ public struct PodpingWatcher: Sendable {
         reader = PodpingReader(
             configuration: settings.reader, network: network,
             onNodeFailure: { error in
-                publish(.podping(.nodeFailed(node: error.node, kind: error.kind.rawValue, message: error.message)))
+                publish(.podping(.nodeFailed(error)))
             })
         intake = PodpingIntake(
             store: store, subscriptions: subscriptions, trust: settings.trust, cooldown: settings.cooldown, now: now,
@@ -88,7 +88,7 @@ public struct PodpingWatcher: Sendable {
                     do {
                         batch = try await reader.step(after: cursor)
                     } catch let error as PodpingUnavailable {
-                        publish(.podping(.unavailable(message: error.description)))
+                        publish(.podping(.unavailable(error)))
                         result.unread = true
                         break
                     }
@@ -138,7 +138,7 @@ public struct PodpingWatcher: Sendable {
             } catch is CancellationError {
                 break
             } catch {
-                publish(.podping(.unavailable(message: "the store failed: \(error)")))
+                publish(.podping(.storeFailed(StoreError.wrapping(error))))
                 do { try await Task.sleep(for: .milliseconds(Int64(storeRetry * 1000))) } catch { break }
                 storeRetry = min(storeRetry * 2, 300)
             }
@@ -165,7 +165,7 @@ public struct PodpingWatcher: Sendable {
                 batch = try await reader.step(after: cursor)
                 nodeRetry = 2
             } catch let error as PodpingUnavailable {
-                publish(.podping(.unavailable(message: error.description)))
+                publish(.podping(.unavailable(error)))
                 try await Task.sleep(for: .milliseconds(Int64(nodeRetry * 1000)))
                 nodeRetry = min(nodeRetry * 2, 60)
                 if now().timeIntervalSince(renewed) > settings.lease / 3, let cursor {

@@ -42,7 +42,7 @@ struct AfterMerge: Sendable {
                 (hookEpisodes ?? []).map { ($0.identity, $0) }, uniquingKeysWith: { first, _ in first })
             downloads.enqueue(episodes, of: current, hooks: byKey, heldUntilReleased: true)
         } catch {
-            publish(.downloadProblem(feed, .notStarted(reason: ErrorWords.describe(error))))
+            publish(.downloadProblem(feed, .notStarted(StoreError.wrapping(error))))
             for episode in hookEpisodes ?? [] { hooks?.enqueue(episode, of: feed) }
         }
     }

@@ -330,7 +330,7 @@ public final class EpisodeUpdateService: Sendable {
                 passStart = start
                 selection = CheckPass.selection(selection, since: start)
             } catch {
-                return ([], error as? StoreError ?? StoreError(kind: .database, message: ErrorWords.describe(error)))
+                return ([], StoreError.wrapping(error))
             }
         }
         let passTouches = PassTouches(every: fleet.lease / 4)
@@ -353,7 +353,7 @@ public final class EpisodeUpdateService: Sendable {
                     }
                     result = try await claims.claimFeeds(request)
                 } catch {
-                    book.fail(error as? StoreError ?? StoreError(kind: .database, message: ErrorWords.describe(error)))
+                    book.fail(StoreError.wrapping(error))
                     return .exhausted
                 }
                 let fresh = book.take(result.claimed)
@@ -495,7 +495,7 @@ public final class EpisodeUpdateService: Sendable {
             // Unsubscribed while it was being checked: nothing to store, nothing failed.
             return RefreshOutcome(feed: target, result: .removed)
         } catch let error as StoreError where error.kind == .leaseLost {
-            return RefreshOutcome(feed: target, result: .dropped(reason: error.message))
+            return RefreshOutcome(feed: target, result: .dropped(error))
         } catch let error as FeedFetchError where error.kind == .gone {
             let check = FeedCheck(
                 subscriptionID: subscription.id, checkedAt: now, status: error.status ?? 410,
@@ -503,12 +503,12 @@ public final class EpisodeUpdateService: Sendable {
             do {
                 _ = try await episodes.applyAsync(check)
             } catch let error as StoreError where error.kind == .leaseLost {
-                return RefreshOutcome(feed: target, result: .dropped(reason: error.message))
+                return RefreshOutcome(feed: target, result: .dropped(error))
             } catch {
                 return await failed(
                     target, subscription,
                     RefreshFailure(
-                        .store(error as? StoreError ?? StoreError(kind: .database, message: ErrorWords.describe(error)))
+                        .store(StoreError.wrapping(error))
                     ),
                     now: now, runID: runID, lease: lease, record: false)
             }
@@ -582,7 +582,7 @@ public final class EpisodeUpdateService: Sendable {
             do {
                 _ = try await episodes.applyAsync(check)
             } catch let error as StoreError where error.kind == .leaseLost {
-                return RefreshOutcome(feed: target, result: .dropped(reason: error.message))
+                return RefreshOutcome(feed: target, result: .dropped(error))
             } catch {
                 // The feed's outcome says it failed; a store that cannot record that must not stop the others.
             }

@@ -57,7 +57,8 @@ extension RootCommand {
             // openForReading reads a missing file as an empty store; copying nothing from a mistyped path would hide
             // the mistake.
             guard FileManager.default.fileExists(atPath: path) else {
-                throw StoreError(kind: .database, message: MigrationReport.noSource(path))
+                Console.standard.error(MigrationReport.noSource(path))
+                throw ExitStatus.internalError
             }
             let summary: MigrationSummary
             let target: String

@@ -63,10 +63,10 @@ extension RootCommand {
                     let moved = try await store.moveSubscription(id: subscription.id, to: target)
                     Console.standard.line(SubscriptionMessages.moved(moved, from: subscription.url))
                 } catch let error as StoreError where error.kind != .database {
-                    Console.standard.error(StoreMessages.line(error))
+                    Console.standard.error(StoreErrorText.line(error))
                     throw ExitCode.validationFailure
                 } catch let error as StoreError {
-                    Console.standard.error(StoreMessages.line(error))
+                    Console.standard.error(StoreErrorText.line(error))
                     throw ExitStatus.internalError
                 }
             }

@@ -136,8 +136,8 @@ struct WatchService: Service {
     /// subscriptions added meanwhile), repeat until cancelled. With a fixed cycle (`interval`), a feed a ping made
     /// due is fetched at once between cycles (`woken` cuts the sleep short); the cycle keeps its own schedule.
     ///
-    /// - Throws: ``StoreError`` when the database fails (gone, damaged, full): watch ends with 70, as every command
-    ///   does, and whatever supervises it (systemd's `Restart=`) starts it again, instead of a worker that looks
+    /// - Throws: ``StoreError`` when the database fails (gone, damaged, full), ``WatchStopped`` when a cycle fails
+    ///   with an error of another kind: watch ends with 70, as every command does, and whatever supervises it (systemd's `Restart=`) starts it again, instead of a worker that looks
     ///   alive while it stores nothing.
     static func loop(
         _ environment: RefreshEnvironment, interval: Double?, woken: WakeSignal = WakeSignal()
@@ -189,7 +189,7 @@ struct WatchService: Service {
             } catch let error as StoreError {
                 throw error
             } catch {
-                throw StoreError(kind: .database, message: WatchMessages.failed(error))
+                throw WatchStopped(cause: error)
             }
         }
     }
@@ -211,4 +211,10 @@ struct WatchService: Service {
         guard let earliest = dates.min() else { return nil }
         return max(earliest, cycle)
     }
+}
+
+/// A `watch` cycle failed as a whole with an error that is not the store's own: `watch` ends with 70, naming it.
+struct WatchStopped: Error {
+    /// Why the cycle failed.
+    let cause: any Error
 }
