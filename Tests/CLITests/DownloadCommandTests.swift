@@ -657,7 +657,7 @@ struct DownloadCommandTests {
         try await withTestHTTPServer { server in
             var (worker, folder) = try podfresh()
             defer { worker.cleanUp() }
-            worker.environment["PODFRESH_DATABASE"] = try TestPostgres.shared().makeDatabase(prefix: "downloads")
+            worker.environment["PODFRESH_DATABASE"] = try await TestPostgres.shared().makeDatabase(prefix: "downloads")
             let podfresh = worker
             var urls: [String] = []
             for number in 1...6 {

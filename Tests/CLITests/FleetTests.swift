@@ -27,7 +27,7 @@ struct FleetTests {
     static func fleet(
         _ server: TestHTTPServer, feeds count: Int, delay: Duration? = nil
     ) async throws -> (Podfresh, database: String, paths: [String]) {
-        let database = try TestPostgres.shared().makeDatabase(prefix: "fleet")
+        let database = try await TestPostgres.shared().makeDatabase(prefix: "fleet")
         var podfresh = try Podfresh()
         podfresh.environment["PODFRESH_DATABASE"] = database
         var paths: [String] = []
@@ -70,7 +70,7 @@ struct FleetTests {
             // Every worker took a share: the work was spread, not done by the first to start.
             let busy = results.filter { $0.stdout.contains("episode") }.count
             #expect(busy >= 2, "only \(busy) of 3 workers checked any feed")
-            let postgres = try TestPostgres.shared()
+            let postgres = try await TestPostgres.shared()
             let name = String(database.split(separator: "/").last!)
             #expect(try postgres.psql(database: name, "SELECT count(*) FROM episode") == "72")
             #expect(
@@ -164,7 +164,7 @@ struct FleetTests {
                 #expect(await victim.exit(within: .seconds(30)) == .signaled(SIGKILL))
             }
 
-            let postgres = try TestPostgres.shared()
+            let postgres = try await TestPostgres.shared()
             let name = String(database.split(separator: "/").last!)
             #expect(
                 try postgres.psql(database: name, "SELECT count(*) FROM subscription WHERE lease_expires_at > now()")
@@ -209,7 +209,7 @@ struct FleetTests {
     }
 
     @Test func aWrongPasswordIsRefusedWithItsOwnMessage() async throws {
-        let postgres = try TestPostgres(password: "right horse battery")
+        let postgres = try await TestPostgres.start(password: "right horse battery")
         defer { postgres.stop() }
         var podfresh = try Podfresh()
         defer { podfresh.cleanUp() }
@@ -226,7 +226,7 @@ struct FleetTests {
     }
 
     @Test func aMissingDatabaseAndANewerSchemaEachSaySo() async throws {
-        let postgres = try TestPostgres.shared()
+        let postgres = try await TestPostgres.shared()
         var podfresh = try Podfresh()
         defer { podfresh.cleanUp() }
         podfresh.environment["PODFRESH_DATABASE"] = postgres.url(database: "no_such_database")
@@ -272,7 +272,8 @@ struct FleetTests {
         try await withTestHTTPServer { server in
             var podfresh = try Podfresh()
             defer { podfresh.cleanUp() }
-            podfresh.environment["PODFRESH_DATABASE"] = try TestPostgres.shared().makeDatabase(prefix: "downloads")
+            podfresh.environment["PODFRESH_DATABASE"] = try await TestPostgres.shared().makeDatabase(
+                prefix: "downloads")
             let folder = podfresh.directory.appendingPathComponent("episodes")
             podfresh.environment["PODFRESH_DOWNLOADS"] = folder.path
             server.serveFeed("/media.xml", Self.mediaFeed(server, count: 8, delay: .milliseconds(300)))
@@ -312,7 +313,7 @@ struct FleetTests {
     func aDatabaseThatIsGoneEndsRefreshDownloadWatchAndListWith70InSeconds() async throws {
         try await withTestHTTPServer { server in
             // A cluster of its own, stopped while a refresh, a download and a watch use it.
-            let postgres = try TestPostgres()
+            let postgres = try await TestPostgres.start()
             defer { postgres.stop() }
             var podfresh = try Podfresh()
             defer { podfresh.cleanUp() }

@@ -90,7 +90,7 @@ struct WatchMetricsTests {
     @Test(.timeLimit(.minutes(2)))
     func twoWorkersOnPostgresCountEachFeedOnceBetweenThemAndShowTheFleetsGauges() async throws {
         var podfresh = try Podfresh()
-        podfresh.environment["PODFRESH_DATABASE"] = try TestPostgres.shared().makeDatabase(prefix: "metrics")
+        podfresh.environment["PODFRESH_DATABASE"] = try await TestPostgres.shared().makeDatabase(prefix: "metrics")
         try await withTestHTTPServer { server in
             defer { podfresh.cleanUp() }
             let paths = (1...10).map { "/fleet\($0).xml" }

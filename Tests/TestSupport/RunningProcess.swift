@@ -8,7 +8,9 @@ import Glibc
 
 /// How a process ended: it exited with a code, or a signal killed it.
 public enum ExitStatus: Hashable, Sendable, CustomStringConvertible {
+    /// The process exited with this code.
     case exited(Int32)
+    /// This signal ended the process.
     case signaled(Int32)
 
     public var description: String {
@@ -27,8 +29,8 @@ public final class RunningProcess: Sendable {
     /// One of the process's two outputs.
     public enum Stream: Sendable { case standardOutput, standardError }
 
-    /// Everything below is guarded by the mutex. Waiters are woken (outside the lock) on every chunk of output and
-    /// when the process has ended and both outputs are drained; the process is then `finished`.
+    /// Everything here is guarded by the mutex. Waiters are woken (outside the lock) on every chunk of output, and
+    /// finished once the process has ended and both outputs are drained: `status` is set last, so no output follows.
     private struct State {
         var standardOutput: [UInt8] = []
         var standardError: [UInt8] = []
@@ -273,7 +275,9 @@ public func withRunningProcess<R>(
 public struct ProcessOutcome: Sendable {
     /// How it ended; nil when it was still running after the time allowed (it was then stopped).
     public var status: ExitStatus?
+    /// Everything it wrote to standard output.
     public var standardOutput: String
+    /// Everything it wrote to standard error.
     public var standardError: String
 }
 
