@@ -306,13 +306,14 @@ struct DownloadCommandTests {
             try await subscribe(podfresh, server)
 
             let part = folder.appendingPathComponent("Slow Cast/2024-01-07 Slow.mp3.part")
-            let process = try podfresh.start(["download", "1", "--quiet"])
-            let deadline = Date().addingTimeInterval(30)
-            while (Self.bytes(part)?.count ?? 0) < 100_000 && Date() < deadline {
-                try await Task.sleep(for: .milliseconds(20))
+            try await podfresh.withRunning(["download", "1", "--quiet"]) { download in
+                let deadline = ContinuousClock.now + .seconds(30)
+                while (Self.bytes(part)?.count ?? 0) < 100_000 && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                download.send(SIGKILL)
+                #expect(await download.exit(within: .seconds(30)) == .signaled(SIGKILL))
             }
-            kill(process.processIdentifier, SIGKILL)
-            await Podfresh.exit(of: process)
             let partial = try #require(Self.bytes(part))
             #expect(partial.count >= 100_000 && partial.count < body.count)
             #expect(Self.same(partial, Array(body[0..<partial.count])))
@@ -345,19 +346,19 @@ struct DownloadCommandTests {
                     "Stopped Cast", [Item(guid: "slow", title: "Slow", day: 8, path: "/m/slow.mp3")], server: server))
             try await subscribe(podfresh, server)
             let part = folder.appendingPathComponent("Stopped Cast/2024-01-08 Slow.mp3.part")
-            let err = Pipe()
-            let process = try podfresh.start(["download", "1"], stderr: err)
-            let deadline = Date().addingTimeInterval(30)
-            while (Self.bytes(part)?.count ?? 0) < 100_000 && Date() < deadline {
-                try await Task.sleep(for: .milliseconds(20))
+            try await podfresh.withRunning(["download", "1"]) { download in
+                let deadline = ContinuousClock.now + .seconds(30)
+                while (Self.bytes(part)?.count ?? 0) < 100_000 && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                download.send(SIGINT)
+                #expect(
+                    await download.exit(within: .seconds(10)) == .exited(130),
+                    "a stop does not wait for the download to end: \(download.standardError)")
+                #expect(
+                    download.standardError.contains("stopped before the end; the .part is kept to resume"),
+                    "\(download.standardError)")
             }
-            let started = Date()
-            kill(process.processIdentifier, SIGINT)
-            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(Date().timeIntervalSince(started) < 10, "a stop does not wait for the download to end")
-            #expect(process.terminationStatus == 130)
-            #expect(stderr.contains("stopped before the end; the .part is kept to resume"), "\(stderr)")
             #expect(Self.files(in: folder) == ["Stopped Cast/2024-01-08 Slow.mp3.part"])
             #expect(try await episodes(podfresh)["slow"]?["file"] is NSNull)
 
@@ -597,16 +598,16 @@ struct DownloadCommandTests {
             #expect(try await podfresh.run(["set", "1", "--download", "on"]).status == 0)
             let log = podfresh.directory.appendingPathComponent("hook.log")
             let hook = "printf '%s|%s\\n' \"$PODFRESH_EPISODE_TITLE\" \"$PODFRESH_FILE\" >> '\(log.path)'"
-            let process = try podfresh.start([
+            try await podfresh.withRunning([
                 "refresh", "--download", "--download-jobs", "1", "--quiet", "--exec", hook,
-            ])
-            let deadline = Date().addingTimeInterval(30)
-            while Self.files(in: folder).isEmpty && Date() < deadline {
-                try await Task.sleep(for: .milliseconds(20))
+            ]) { refresh in
+                let deadline = ContinuousClock.now + .seconds(30)
+                while Self.files(in: folder).isEmpty && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                refresh.send(SIGINT)
+                #expect(await refresh.exit(within: .seconds(60)) == .exited(130), "\(refresh.standardError)")
             }
-            kill(process.processIdentifier, SIGINT)
-            await Podfresh.exit(of: process)
-            #expect(process.terminationStatus == 130)
             let lines = (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").sorted() ?? []
             #expect(lines == ["One|", "Two|"], "each announced episode's hook ran, without a file: \(lines)")
         }
@@ -636,19 +637,19 @@ struct DownloadCommandTests {
                 Self.feed("Watched Cast", [Item(guid: "e1", title: "One", day: 1, path: "/m/1.mp3")], server: server))
             #expect(try await podfresh.run(["add", "--no-fetch", server.url("/feed.xml").absoluteString]).status == 0)
             #expect(try await podfresh.run(["set", "1", "--download", "on"]).status == 0)
-            let out = Pipe()
-            let watch = try podfresh.start(["watch", "--download", "--quiet"], stdout: out)
             let file = folder.appendingPathComponent("Watched Cast/2024-01-01 One.mp3")
-            let deadline = Date().addingTimeInterval(30)
-            while !FileManager.default.fileExists(atPath: file.path) && Date() < deadline {
-                try await Task.sleep(for: .milliseconds(50))
+            try await podfresh.withRunning(["watch", "--download", "--quiet"]) { watch in
+                let deadline = ContinuousClock.now + .seconds(30)
+                while !FileManager.default.fileExists(atPath: file.path) && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                watch.terminate()
+                #expect(await watch.exit(within: .seconds(60)) == .exited(0), "\(watch.standardError)")
+                #expect(
+                    watch.standardOutput.contains("downloaded Watched Cast: One → \(file.path)"),
+                    "\(watch.standardOutput)")
             }
-            watch.terminate()
-            let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            watch.waitUntilExit()
-            #expect(watch.terminationStatus == 0)
             #expect(Self.same(Self.bytes(file), Self.media(80_000, seed: 1)))
-            #expect(printed.contains("downloaded Watched Cast: One → \(file.path)"), "\(printed)")
         }
     }
 
@@ -657,7 +658,7 @@ struct DownloadCommandTests {
         try await withTestHTTPServer { server in
             var (worker, folder) = try podfresh()
             defer { worker.cleanUp() }
-            worker.environment["PODFRESH_DATABASE"] = try TestPostgres.shared().makeDatabase(prefix: "downloads")
+            worker.environment["PODFRESH_DATABASE"] = try await TestPostgres.shared().makeDatabase(prefix: "downloads")
             let podfresh = worker
             var urls: [String] = []
             for number in 1...6 {

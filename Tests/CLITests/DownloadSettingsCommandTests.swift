@@ -128,7 +128,7 @@ struct DownloadSettingsCommandTests {
     func setAndListWorkOnPostgreSQL() async throws {
         var podfresh = try Podfresh()
         defer { podfresh.cleanUp() }
-        podfresh.environment["PODFRESH_DATABASE"] = try TestPostgres.shared().makeDatabase(prefix: "dlset")
+        podfresh.environment["PODFRESH_DATABASE"] = try await TestPostgres.shared().makeDatabase(prefix: "dlset")
         #expect(try await podfresh.run(["add", "--no-fetch", "https://example.com/feed.xml"]).status == 0)
         let set = try await podfresh.run(["set", "1", "--download", "on", "--keep", "3"])
         #expect(set.status == 0, "\(set.stderr)")

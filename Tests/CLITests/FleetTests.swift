@@ -27,7 +27,7 @@ struct FleetTests {
     static func fleet(
         _ server: TestHTTPServer, feeds count: Int, delay: Duration? = nil
     ) async throws -> (Podfresh, database: String, paths: [String]) {
-        let database = try TestPostgres.shared().makeDatabase(prefix: "fleet")
+        let database = try await TestPostgres.shared().makeDatabase(prefix: "fleet")
         var podfresh = try Podfresh()
         podfresh.environment["PODFRESH_DATABASE"] = database
         var paths: [String] = []
@@ -70,7 +70,7 @@ struct FleetTests {
             // Every worker took a share: the work was spread, not done by the first to start.
             let busy = results.filter { $0.stdout.contains("episode") }.count
             #expect(busy >= 2, "only \(busy) of 3 workers checked any feed")
-            let postgres = try TestPostgres.shared()
+            let postgres = try await TestPostgres.shared()
             let name = String(database.split(separator: "/").last!)
             #expect(try postgres.psql(database: name, "SELECT count(*) FROM episode") == "72")
             #expect(
@@ -109,14 +109,17 @@ struct FleetTests {
         try await withTestHTTPServer { server in
             let (podfresh, _, paths) = try await Self.fleet(server, feeds: 60, delay: .milliseconds(40))
             defer { podfresh.cleanUp() }
-            let first = try podfresh.start(["refresh", "--all", "--quiet", "--jobs", "2", "--per-host", "16"])
-            let deadline = Date().addingTimeInterval(20)
-            while server.requests.count < 10 && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(server.requests.count >= 10, "the first worker checked some feeds before the second started")
-            let second = try await podfresh.run(["refresh", "--all", "--quiet", "--jobs", "2", "--per-host", "16"])
-            #expect(second.status == 0, "\(second.stderr)")
-            await Podfresh.exit(of: first)
-            #expect(first.terminationStatus == 0)
+            try await podfresh.withRunning(["refresh", "--all", "--quiet", "--jobs", "2", "--per-host", "16"]) {
+                first in
+                let deadline = ContinuousClock.now + .seconds(20)
+                while server.requests.count < 10 && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                #expect(server.requests.count >= 10, "the first worker checked some feeds before the second started")
+                let second = try await podfresh.run(["refresh", "--all", "--quiet", "--jobs", "2", "--per-host", "16"])
+                #expect(second.status == 0, "\(second.stderr)")
+                #expect(await first.exit(within: .seconds(60)) == .exited(0), "\(first.standardError)")
+            }
             let twice = paths.filter { server.requests(to: $0).count > 1 }
             #expect(twice.isEmpty, "fetched twice in one --all run: \(twice.count) feeds")
             #expect(server.requests.count == paths.count)
@@ -150,20 +153,18 @@ struct FleetTests {
                         delay: .seconds(60))
                 }
             }
-            let victim = try podfresh.start(
-                ["refresh", "--jobs", "2", "--per-host", "2", "--lease", "5s", "--timeout", "3s"]
-                    + hanging.map {
-                        server.url($0).absoluteString
-                    })
-            let deadline = Date().addingTimeInterval(20)
-            while hanging.contains(where: { server.requests(to: $0).isEmpty }) && Date() < deadline {
-                try await Task.sleep(for: .milliseconds(20))
+            let victim = ["refresh", "--jobs", "2", "--per-host", "2", "--lease", "5s", "--timeout", "3s"]
+            try await podfresh.withRunning(victim + hanging.map { server.url($0).absoluteString }) { victim in
+                let deadline = ContinuousClock.now + .seconds(20)
+                while hanging.contains(where: { server.requests(to: $0).isEmpty }) && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(hanging.allSatisfy { !server.requests(to: $0).isEmpty }, "the worker started both fetches")
+                victim.send(SIGKILL)
+                #expect(await victim.exit(within: .seconds(30)) == .signaled(SIGKILL))
             }
-            #expect(hanging.allSatisfy { !server.requests(to: $0).isEmpty }, "the worker started both fetches")
-            kill(victim.processIdentifier, SIGKILL)
-            victim.waitUntilExit()
 
-            let postgres = try TestPostgres.shared()
+            let postgres = try await TestPostgres.shared()
             let name = String(database.split(separator: "/").last!)
             #expect(
                 try postgres.psql(database: name, "SELECT count(*) FROM subscription WHERE lease_expires_at > now()")
@@ -208,7 +209,7 @@ struct FleetTests {
     }
 
     @Test func aWrongPasswordIsRefusedWithItsOwnMessage() async throws {
-        let postgres = try TestPostgres(password: "right horse battery")
+        let postgres = try await TestPostgres.start(password: "right horse battery")
         defer { postgres.stop() }
         var podfresh = try Podfresh()
         defer { podfresh.cleanUp() }
@@ -225,7 +226,7 @@ struct FleetTests {
     }
 
     @Test func aMissingDatabaseAndANewerSchemaEachSaySo() async throws {
-        let postgres = try TestPostgres.shared()
+        let postgres = try await TestPostgres.shared()
         var podfresh = try Podfresh()
         defer { podfresh.cleanUp() }
         podfresh.environment["PODFRESH_DATABASE"] = postgres.url(database: "no_such_database")
@@ -271,7 +272,8 @@ struct FleetTests {
         try await withTestHTTPServer { server in
             var podfresh = try Podfresh()
             defer { podfresh.cleanUp() }
-            podfresh.environment["PODFRESH_DATABASE"] = try TestPostgres.shared().makeDatabase(prefix: "downloads")
+            podfresh.environment["PODFRESH_DATABASE"] = try await TestPostgres.shared().makeDatabase(
+                prefix: "downloads")
             let folder = podfresh.directory.appendingPathComponent("episodes")
             podfresh.environment["PODFRESH_DOWNLOADS"] = folder.path
             server.serveFeed("/media.xml", Self.mediaFeed(server, count: 8, delay: .milliseconds(300)))
@@ -311,7 +313,7 @@ struct FleetTests {
     func aDatabaseThatIsGoneEndsRefreshDownloadWatchAndListWith70InSeconds() async throws {
         try await withTestHTTPServer { server in
             // A cluster of its own, stopped while a refresh, a download and a watch use it.
-            let postgres = try TestPostgres()
+            let postgres = try await TestPostgres.start()
             defer { postgres.stop() }
             var podfresh = try Podfresh()
             defer { podfresh.cleanUp() }
@@ -338,35 +340,41 @@ struct FleetTests {
                 ["refresh", "--all", "--jobs", "2", "--per-host", "2"], ["download", "--jobs", "1"],
                 ["watch", "--interval", "1s", "--jobs", "2", "--per-host", "2"],
             ]
-            var running: [(command: [String], process: Process, err: PipeReader)] = []
-            for command in commands {
-                let err = Pipe()
-                running.append((command, try podfresh.start(command, stdout: Pipe(), stderr: err), PipeReader(err)))
-            }
-            defer { for (_, process, _) in running where process.isRunning { process.terminate() } }
-            let deadline = Date().addingTimeInterval(30)
-            while (server.requests.filter { $0.path.hasPrefix("/m/") }.isEmpty
-                || server.requests.filter { $0.path.hasPrefix("/slow/") }.count < 4) && Date() < deadline
-            {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            postgres.stop()
-            #expect(!postgres.isRunning)
-            let stoppedAt = Date()
-            var ended: [String: Double] = [:]
-            while ended.count < running.count && Date().timeIntervalSince(stoppedAt) < 90 {
-                for (command, process, _) in running where !process.isRunning && ended[command[0]] == nil {
-                    ended[command[0]] = Date().timeIntervalSince(stoppedAt)
+            try await podfresh.withRunning(all: commands) { running in
+                let deadline = ContinuousClock.now + .seconds(30)
+                while (server.requests.filter { $0.path.hasPrefix("/m/") }.isEmpty
+                    || server.requests.filter { $0.path.hasPrefix("/slow/") }.count < 4)
+                    && ContinuousClock.now < deadline
+                {
+                    try await Task.sleep(for: .milliseconds(20))
                 }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            for (command, process, err) in running {
-                if process.isRunning { process.terminate() }
-                process.waitUntilExit()
-                let seconds = ended[command[0]] ?? .infinity
-                #expect(process.terminationStatus == 70, "\(command[0]): \(err.text)")
-                #expect(seconds < 15, "\(command[0]) took \(seconds) s to give up on the lost database")
-                #expect(err.text.contains("PostgreSQL at 127.0.0.1:\(postgres.port)"), "\(command[0]): \(err.text)")
+                postgres.stop()
+                #expect(!postgres.isRunning)
+                let stoppedAt = ContinuousClock.now
+                // How long after the stop each ended (nil: still running after 90 s).
+                let ended = await withTaskGroup(of: (Int, Duration?).self) { group in
+                    for (index, process) in running.enumerated() {
+                        group.addTask {
+                            let status = await process.exit(within: .seconds(90))
+                            return (index, status == nil ? nil : ContinuousClock.now - stoppedAt)
+                        }
+                    }
+                    var ended: [Int: Duration?] = [:]
+                    for await (index, after) in group { ended[index] = after }
+                    return ended
+                }
+                for (index, process) in running.enumerated() {
+                    let name = commands[index][0]
+                    let after = ended[index] ?? nil
+                    #expect(process.status == .exited(70), "\(name): \(process.standardError)")
+                    #expect(
+                        after.map { $0 < .seconds(15) } == true,
+                        "\(name) took \(after.map(String.init(describing:)) ?? "over 90 s") to give up on the lost database"
+                    )
+                    #expect(
+                        process.standardError.contains("PostgreSQL at 127.0.0.1:\(postgres.port)"),
+                        "\(name): \(process.standardError)")
+                }
             }
 
             // Started against the stopped server: every command that uses the database says so at once.

@@ -26,7 +26,7 @@ struct MigrateCommandTests {
         let podfresh = try await demoDatabase()
         defer { podfresh.cleanUp() }
         let before = try files(in: podfresh.directory)
-        let cluster = try TestPostgres.shared()
+        let cluster = try await TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "cli_migrate")
 
         let result = try await podfresh.run(["migrate", "--to", url])

@@ -1,6 +1,7 @@
 import Foundation
 import Subprocess
 import SystemPackage
+import TestSupport
 import Testing
 
 /// What one run of the built `podfresh` binary printed and how it exited.
@@ -56,49 +57,54 @@ struct Podfresh: Sendable {
         return packageRoot.appendingPathComponent(".build/debug/podfresh")
     }()
 
-    /// Starts the binary without waiting (for `watch`).
-    func start(
-        _ arguments: [String], stdout: Pipe = Pipe(), stderr: Pipe = Pipe(), stdin: Pipe? = nil
-    ) throws -> Process {
-        let process = Process()
+    /// The executable, its arguments and the environment overrides of one launch of the binary with `arguments`
+    /// (through ``launcher`` when set).
+    private func launch(
+        _ arguments: [String]
+    ) -> (executable: String, arguments: [String], environment: [String: String?]) {
+        var overrides: [String: String?] = ["PODFRESH_DATABASE": databasePath, "TERM": "dumb"]
+        for (name, value) in environment { overrides[name] = value }
         if let command = launcher.first {
-            process.executableURL = URL(fileURLWithPath: command)
-            process.arguments = Array(launcher.dropFirst()) + [Self.binary.path] + arguments
-        } else {
-            process.executableURL = Self.binary
-            process.arguments = arguments
+            return (command, Array(launcher.dropFirst()) + [Self.binary.path] + arguments, overrides)
         }
-        var env = ProcessInfo.processInfo.environment
-        env["PODFRESH_DATABASE"] = databasePath
-        env["TERM"] = "dumb"
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        process.currentDirectoryURL = workingDirectory ?? Self.packageRoot
-        process.standardInput = stdin ?? FileHandle.nullDevice
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        return process
+        return (Self.binary.path, arguments, overrides)
+    }
+
+    /// Starts the binary with `arguments` (for `watch`, signals, runs side by side) and runs `body` while it runs;
+    /// on the way out, however `body` ends, the process is stopped (SIGTERM, then SIGKILL) unless it has ended, and
+    /// awaited. See ``withRunningProcess(_:arguments:environment:workingDirectory:keepsStandardInputOpen:stopAfter:_:)``.
+    func withRunning<R>(
+        _ arguments: [String], keepsStandardInputOpen: Bool = false, _ body: (RunningProcess) async throws -> R
+    ) async throws -> R {
+        let launch = launch(arguments)
+        return try await withRunningProcess(
+            launch.executable, arguments: launch.arguments, environment: launch.environment,
+            workingDirectory: (workingDirectory ?? Self.packageRoot).path,
+            keepsStandardInputOpen: keepsStandardInputOpen, body)
+    }
+
+    /// Starts one process for each of `commands`, in order, and runs `body` while they run; each is stopped and
+    /// awaited on the way out as by ``withRunning(_:keepsStandardInputOpen:_:)``.
+    func withRunning<R>(
+        all commands: [[String]], _ body: ([RunningProcess]) async throws -> R
+    ) async throws -> R {
+        func start(_ index: Int, _ started: [RunningProcess]) async throws -> R {
+            guard index < commands.count else { return try await body(started) }
+            return try await withRunning(commands[index]) { try await start(index + 1, started + [$0]) }
+        }
+        return try await start(0, [])
     }
 
     /// Runs the binary to completion through swift-subprocess (killed after `timeout` seconds), collecting both
     /// outputs without holding a thread of the cooperative pool.
     func run(_ arguments: [String], timeout: Double = 60, input: Data? = nil) async throws -> ProcessResult {
-        let executable: FilePath
-        var commandArguments: [String]
-        if let command = launcher.first {
-            executable = FilePath(command)
-            commandArguments = Array(launcher.dropFirst()) + [Self.binary.path] + arguments
-        } else {
-            executable = FilePath(Self.binary.path)
-            commandArguments = arguments
-        }
-        var overrides: [Environment.Key: String?] = ["PODFRESH_DATABASE": databasePath, "TERM": "dumb"]
-        for (name, value) in environment {
+        let launch = launch(arguments)
+        var overrides: [Environment.Key: String?] = [:]
+        for (name, value) in launch.environment {
             if let key = Environment.Key(rawValue: name) { overrides[key] = value }
         }
         let configuration = Subprocess.Configuration(
-            executable: .path(executable), arguments: Arguments(commandArguments),
+            executable: .path(FilePath(launch.executable)), arguments: Arguments(launch.arguments),
             environment: .inherit.updating(overrides),
             workingDirectory: FilePath((workingDirectory ?? Self.packageRoot).path))
         let limit = 64 * 1024 * 1024
@@ -127,15 +133,6 @@ struct Podfresh: Sendable {
             return ProcessResult(status: -1, stdout: "", stderr: "")
         }
         return result
-    }
-
-    /// Waits, polling, for a process from ``start(_:stdout:stderr:stdin:)`` to end (at most `timeout` seconds), without
-    /// blocking a thread of the cooperative pool as `waitUntilExit()` would.
-    static func exit(of process: Process, timeout: Double = 60) async {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning { Issue.record("the process did not end within \(timeout) s") }
-        process.waitUntilExit()  // ended: returns at once, and makes its status readable
     }
 
     func cleanUp() {

@@ -16,18 +16,14 @@ struct PodpingCommandTests {
         return "<rss version=\"2.0\"><channel><title>\(title)</title>\(entries.joined())</channel></rss>"
     }
 
-    /// Two subscribed feeds, each polled once (so neither is due for at least the minimum interval), and a chain.
-    /// `podfresh watch --podping` reading the chain at `node`, with `arguments`; its output read as it comes.
-    func startPodpingWatch(
-        _ podfresh: Podfresh, node: String, _ arguments: [String]
-    ) throws -> (Process, PipeReader, PipeReader) {
-        let out = Pipe()
-        let err = Pipe()
-        let process = try podfresh.start(
-            ["watch", "--podping", "--podping-node", node] + arguments, stdout: out, stderr: err)
-        return (process, PipeReader(out), PipeReader(err))
+    /// Runs `body` while `podfresh watch --podping` reads the chain at `node`, with `arguments`.
+    func withPodpingWatch(
+        _ podfresh: Podfresh, node: String, _ arguments: [String], _ body: (RunningProcess) async throws -> Void
+    ) async throws {
+        try await podfresh.withRunning(["watch", "--podping", "--podping-node", node] + arguments, body)
     }
 
+    /// Two subscribed feeds, each polled once (so neither is due for at least the minimum interval), and a chain.
     func withSubscribedFeeds(
         _ body: (Podfresh, TestHTTPServer, FakeHiveChain, _ a: URL, _ b: URL) async throws -> Void
     ) async throws {
@@ -171,23 +167,22 @@ struct PodpingCommandTests {
     func watchFetchesAPingedFeedAsSoonAsItsBlockIsRead() async throws {
         try await withSubscribedFeeds { podfresh, server, chain, a, b in
             let node = chain.node("/hive").absoluteString
-            let (process, stdout, stderr) = try startPodpingWatch(podfresh, node: node, ["--podping-cooldown", "0s"])
-            defer { if process.isRunning { process.terminate() } }
-            #expect(
-                await stdout.wait(timeout: 30) { $0.contains("reading the chain from its head") },
-                "\(stdout.text) \(stderr.text)")
+            try await withPodpingWatch(podfresh, node: node, ["--podping-cooldown", "0s"]) { watch in
+                #expect(
+                    await watch.waitForLine(containing: "reading the chain from its head", within: .seconds(30)),
+                    "\(watch.transcript)")
 
-            server.serveFeed(
-                "/a.xml", feed("Show A", items: ["a-two", "a-one"]), lastModified: "Wed, 13 Nov 2024 05:00:00 GMT")
-            chain.produce([[.podping([a.absoluteString])]])
-            #expect(
-                await stdout.wait(timeout: 30) { $0.contains("a-two") }, "pinged episode: \(stdout.text) \(stderr.text)"
-            )
-            #expect(stdout.text.contains("podping: Show A: update in block \(chain.head)"))
+                server.serveFeed(
+                    "/a.xml", feed("Show A", items: ["a-two", "a-one"]), lastModified: "Wed, 13 Nov 2024 05:00:00 GMT")
+                chain.produce([[.podping([a.absoluteString])]])
+                #expect(
+                    await watch.waitForLine(containing: "a-two", within: .seconds(30)),
+                    "pinged episode: \(watch.transcript)")
+                #expect(watch.standardOutput.contains("podping: Show A: update in block \(chain.head)"))
 
-            process.terminate()
-            await Podfresh.exit(of: process, timeout: 15)
-            #expect(process.terminationStatus == 0, "\(stderr.text)")
+                watch.terminate()
+                #expect(await watch.exit(within: .seconds(15)) == .exited(0), "\(watch.standardError)")
+            }
             #expect(server.requests(to: "/b.xml").count == 1, "B was not pinged and is not due")
             let store = try await FeedStore.open(path: podfresh.databasePath)
             #expect(try await store.podpingCursor()?.block == chain.head)
@@ -224,28 +219,29 @@ struct PodpingCommandTests {
                 }
                 return TestResponse(headers: headers, text: published.withLock { $0 } ? new : old)
             }
-            let (process, stdout, stderr) = try startPodpingWatch(podfresh, node: node, ["--podping-cooldown", "2s"])
-            defer { if process.isRunning { process.terminate() } }
-            #expect(
-                await stdout.wait(timeout: 30) { $0.contains("reading the chain from its head") },
-                "\(stdout.text) \(stderr.text)")
+            try await withPodpingWatch(podfresh, node: node, ["--podping-cooldown", "2s"]) { watch in
+                #expect(
+                    await watch.waitForLine(containing: "reading the chain from its head", within: .seconds(30)),
+                    "\(watch.transcript)")
 
-            // A first ping (an earlier edit) starts a fetch; while its answer is held, the episode is published and
-            // pinged.
-            chain.produce([[.podping([a.absoluteString])]])
-            #expect(try await eventually(timeout: 30) { server.requests(to: "/a.xml").count == 2 }, "\(stderr.text)")
-            published.withLock { $0 = true }
-            chain.produce([[.podping([a.absoluteString], sender: "podping.bbb")]])
+                // A first ping (an earlier edit) starts a fetch; while its answer is held, the episode is published
+                // and pinged.
+                chain.produce([[.podping([a.absoluteString])]])
+                #expect(
+                    try await eventually(timeout: 30) { server.requests(to: "/a.xml").count == 2 },
+                    "\(watch.standardError)")
+                published.withLock { $0 = true }
+                chain.produce([[.podping([a.absoluteString], sender: "podping.bbb")]])
 
-            // No third ping: the feed is fetched again once the held fetch has ended and its cooldown passed.
-            #expect(
-                await stdout.wait(timeout: 30) { $0.contains("a-two") },
-                "the pinged episode: \(stdout.text) \(stderr.text)")
-            try await Task.sleep(for: .seconds(3))
-            #expect(server.requests(to: "/a.xml").count == 3, "one more fetch for the ping during the first")
-            process.terminate()
-            await Podfresh.exit(of: process, timeout: 15)
-            #expect(process.terminationStatus == 0, "\(stderr.text)")
+                // No third ping: the feed is fetched again once the held fetch has ended and its cooldown passed.
+                #expect(
+                    await watch.waitForLine(containing: "a-two", within: .seconds(30)),
+                    "the pinged episode: \(watch.transcript)")
+                try await Task.sleep(for: .seconds(3))
+                #expect(server.requests(to: "/a.xml").count == 3, "one more fetch for the ping during the first")
+                watch.terminate()
+                #expect(await watch.exit(within: .seconds(15)) == .exited(0), "\(watch.standardError)")
+            }
         }
     }
 
@@ -253,25 +249,24 @@ struct PodpingCommandTests {
     func withAFixedIntervalAPingedFeedIsFetchedWithinSecondsNotAtTheNextCycle() async throws {
         try await withSubscribedFeeds { podfresh, server, chain, a, _ in
             let node = chain.node("/hive").absoluteString
-            let (process, stdout, stderr) = try startPodpingWatch(
-                podfresh, node: node, ["--podping-cooldown", "0s", "--interval", "1h"])
-            defer { if process.isRunning { process.terminate() } }
-            // The first cycle checks both feeds; the next is an hour away.
-            #expect(
-                await stdout.wait(timeout: 30) {
-                    $0.contains("reading the chain from its head") && $0.contains("next check at")
-                }, "\(stdout.text) \(stderr.text)")
-            #expect(server.requests(to: "/a.xml").count == 2 && server.requests(to: "/b.xml").count == 2)
+            try await withPodpingWatch(podfresh, node: node, ["--podping-cooldown", "0s", "--interval", "1h"]) {
+                watch in
+                // The first cycle checks both feeds; the next is an hour away.
+                #expect(
+                    await watch.wait(within: .seconds(30)) {
+                        $0.contains("reading the chain from its head") && $0.contains("next check at")
+                    }, "\(watch.transcript)")
+                #expect(server.requests(to: "/a.xml").count == 2 && server.requests(to: "/b.xml").count == 2)
 
-            server.serveFeed(
-                "/a.xml", feed("Show A", items: ["a-two", "a-one"]), lastModified: "Wed, 13 Nov 2024 05:00:00 GMT")
-            chain.produce([[.podping([a.absoluteString])]])
-            #expect(
-                await stdout.wait(timeout: 20) { $0.contains("a-two") }, "pinged episode: \(stdout.text) \(stderr.text)"
-            )
-            process.terminate()
-            await Podfresh.exit(of: process, timeout: 15)
-            #expect(process.terminationStatus == 0, "\(stderr.text)")
+                server.serveFeed(
+                    "/a.xml", feed("Show A", items: ["a-two", "a-one"]), lastModified: "Wed, 13 Nov 2024 05:00:00 GMT")
+                chain.produce([[.podping([a.absoluteString])]])
+                #expect(
+                    await watch.waitForLine(containing: "a-two", within: .seconds(20)),
+                    "pinged episode: \(watch.transcript)")
+                watch.terminate()
+                #expect(await watch.exit(within: .seconds(15)) == .exited(0), "\(watch.standardError)")
+            }
             #expect(server.requests(to: "/a.xml").count == 3)
             #expect(server.requests(to: "/b.xml").count == 2, "B waits for the next cycle")
         }

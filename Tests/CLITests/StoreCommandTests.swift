@@ -22,16 +22,10 @@ struct StoreCommandTests {
         return path
     }
 
-    func sqlite(_ path: String, _ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [path, sql]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    func sqlite(_ path: String, _ sql: String) async throws -> String {
+        let sqlite3 = try await runProcess("/usr/bin/sqlite3", arguments: [path, sql])
+        #expect(sqlite3.status == .exited(0), "sqlite3 \(sql): \(sqlite3.standardError)")
+        return sqlite3.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// A podfresh database with the demo feeds refreshed (3 feeds, 7 episodes).
@@ -57,7 +51,7 @@ struct StoreCommandTests {
         defer { podfresh.cleanUp() }
         // Given a database whose episode table's pages were overwritten (page 1, with the schema, is intact) …
         let page = try #require(
-            Int(try sqlite(podfresh.databasePath, "SELECT rootpage FROM sqlite_master WHERE name = 'episode'")))
+            Int(try await sqlite(podfresh.databasePath, "SELECT rootpage FROM sqlite_master WHERE name = 'episode'")))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: podfresh.databasePath))
         try handle.seek(toOffset: UInt64((page - 1) * 4096))
         handle.write(Data(repeating: 0xA5, count: 4096))
@@ -136,7 +130,7 @@ struct StoreCommandTests {
     func anotherProgramsSQLiteFileIsRefusedByEveryCommandAndLeftByteIdentical() async throws {
         let podfresh = try Podfresh()
         defer { podfresh.cleanUp() }
-        _ = try sqlite(
+        _ = try await sqlite(
             podfresh.databasePath,
             "CREATE TABLE note (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO note (body) VALUES ('mine');")
         let before = try Data(contentsOf: URL(fileURLWithPath: podfresh.databasePath))
@@ -155,7 +149,8 @@ struct StoreCommandTests {
         #expect(
             try Data(contentsOf: URL(fileURLWithPath: podfresh.databasePath)) == before,
             "the other program's file is unchanged")
-        #expect(try sqlite(podfresh.databasePath, "SELECT name FROM sqlite_master WHERE type = 'table'") == "note")
+        #expect(
+            try await sqlite(podfresh.databasePath, "SELECT name FROM sqlite_master WHERE type = 'table'") == "note")
         #expect(
             !FileManager.default.fileExists(atPath: podfresh.databasePath + ".lock"), "no lock file beside it either")
     }
@@ -166,7 +161,7 @@ struct StoreCommandTests {
     func readersWorkOnAReadOnlyDatabaseInAReadOnlyFolder() async throws {
         let podfresh = try await demoDatabase()
         defer { podfresh.cleanUp() }
-        #expect(try sqlite(podfresh.databasePath, "PRAGMA journal_mode") == "wal")
+        #expect(try await sqlite(podfresh.databasePath, "PRAGMA journal_mode") == "wal")
         let before = try Data(contentsOf: URL(fileURLWithPath: podfresh.databasePath))
         let filesBefore = try FileManager.default.contentsOfDirectory(atPath: podfresh.directory.path).sorted()
         #expect(!filesBefore.contains("podfresh.sqlite-wal"))
@@ -220,16 +215,17 @@ struct StoreCommandTests {
         defer { podfresh.cleanUp() }
         // A writer process keeps the database open (so its -wal and -shm exist, owned by the writer) with a
         // transaction in progress; the reader is another user who may only read.
-        let held = try HeldWriteTransaction(path: podfresh.databasePath, sql: "DELETE FROM episode")
-        defer { held.end() }
-        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: podfresh.directory.path)
-        defer {
-            try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: podfresh.directory.path)
+        try await withHeldWriteTransaction(path: podfresh.databasePath, sql: "DELETE FROM episode") { held in
+            try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: podfresh.directory.path)
+            defer {
+                try? FileManager.default.setAttributes(
+                    [.posixPermissions: 0o755], ofItemAtPath: podfresh.directory.path)
+            }
+            let episodes = try await unprivileged(podfresh).run(["episodes", "--limit", "100"], timeout: 20)
+            #expect(episodes.status == 0, "\(episodes.stderr)")
+            #expect(episodes.stdoutLines.count == 7, "the uncommitted delete is not seen")
+            #expect(held.status == nil, "the writer still holds its transaction")
         }
-        let episodes = try await unprivileged(podfresh).run(["episodes", "--limit", "100"], timeout: 20)
-        #expect(episodes.status == 0, "\(episodes.stderr)")
-        #expect(episodes.stdoutLines.count == 7, "the uncommitted delete is not seen")
-        #expect(held.isHolding)
     }
 
     @Test(.timeLimit(.minutes(3)))
@@ -237,23 +233,23 @@ struct StoreCommandTests {
         let podfresh = try await demoDatabase()
         defer { podfresh.cleanUp() }
         // Given another process holding a write transaction (BEGIN IMMEDIATE, rows changed, not committed) …
-        let held = try HeldWriteTransaction(
+        try await withHeldWriteTransaction(
             path: podfresh.databasePath,
             sql:
                 "UPDATE subscription SET title = 'uncommitted'; DELETE FROM episode; INSERT INTO refreshRun (startedAt) VALUES (0)"
-        )
-        defer { held.end() }
-        // … every reader finishes (the busy timeout is 30 s; 20 s is the generous bound) and shows the committed state,
-        // while the writer still holds its transaction.
-        for arguments in [
-            ["list"], ["episodes", "--limit", "100"], ["episodes", "--new"], ["status", "--json"], ["export"],
-        ] {
-            let result = try await podfresh.run(arguments, timeout: 20)
-            #expect(result.status == 0, "podfresh \(arguments.joined(separator: " ")): \(result.stderr)")
-            #expect(!result.stdout.contains("uncommitted"))
+        ) { held in
+            // … every reader finishes (the busy timeout is 30 s; 20 s is the generous bound) and shows the committed
+            // state, while the writer still holds its transaction.
+            for arguments in [
+                ["list"], ["episodes", "--limit", "100"], ["episodes", "--new"], ["status", "--json"], ["export"],
+            ] {
+                let result = try await podfresh.run(arguments, timeout: 20)
+                #expect(result.status == 0, "podfresh \(arguments.joined(separator: " ")): \(result.stderr)")
+                #expect(!result.stdout.contains("uncommitted"))
+            }
+            #expect(try await podfresh.run(["episodes", "--limit", "100"], timeout: 20).stdoutLines.count == 7)
+            #expect(held.status == nil, "the writer still holds its transaction")
         }
-        #expect(try await podfresh.run(["episodes", "--limit", "100"], timeout: 20).stdoutLines.count == 7)
-        #expect(held.isHolding)
     }
 
     // MARK: - Arguments
@@ -398,16 +394,11 @@ struct StoreCommandTests {
 
         // On a 60-column terminal (a pseudo-terminal from script(1)) every line fits.
         let command = "stty cols 60; PODFRESH_DATABASE='\(podfresh.databasePath)' '\(Podfresh.binary.path)' list"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-q", "-e", "-c", command, "/dev/null"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+        // Bounded and awaited without holding a thread: a blocking read of script's output once hung a whole run.
+        let script = try await runProcess(
+            "/usr/bin/script", arguments: ["-q", "-e", "-c", command, "/dev/null"], within: .seconds(30))
+        #expect(script.status == .exited(0), "script: \(script.status.map(String.init(describing:)) ?? "hung")")
+        let lines = script.standardOutput.split(whereSeparator: \.isNewline).map(String.init)
         #expect(lines.count == 2, "\(lines)")
         #expect(lines.allSatisfy { $0.count <= 60 }, "\(lines)")
         #expect(lines.last?.contains("A Rem") == true && lines.last?.contains("…") == true, "\(lines)")

@@ -57,21 +57,14 @@ struct TrustCommandTests {
                 urls.append(server.url("/slow\(index).xml").absoluteString)
             }
             #expect(try await podfresh.run(["add", "--no-fetch"] + urls).status == 0)
-            let out = Pipe()
-            let err = Pipe()
-            let process = try podfresh.start(["refresh", "--jobs", "1"], stdout: out, stderr: err)
-            let stderr = PipeReader(err)
-            let stdout = PipeReader(out)
-            defer { if process.isRunning { process.terminate() } }
-            while server.requests.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
-            kill(process.processIdentifier, signal)
-            let deadline = Date().addingTimeInterval(20)
-            while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
-            process.waitUntilExit()
-            #expect(process.terminationStatus == code, "\(stdout.text)\n\(stderr.text)")
-            #expect(
-                await stderr.wait(timeout: 2) { $0.contains("stopped by \(name): 1 of 3 feeds checked") },
-                "\(stderr.text)")
+            try await podfresh.withRunning(["refresh", "--jobs", "1"]) { refresh in
+                while server.requests.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+                refresh.send(signal)
+                #expect(await refresh.exit(within: .seconds(20)) == .exited(code), "\(refresh.transcript)")
+                #expect(
+                    refresh.standardError.contains("stopped by \(name): 1 of 3 feeds checked"),
+                    "\(refresh.standardError)")
+            }
             #expect(server.requests.count == 1, "no new fetch starts after the signal")
             let store = try FeedStore(path: podfresh.databasePath)
             #expect(try await store.episodes(EpisodeQuery()).count == 1, "the fetch in flight was stored")
@@ -85,21 +78,18 @@ struct TrustCommandTests {
             let body = Array(feed("Stuck", items: ["s1"]).utf8)
             server.setRoute("/stuck.xml", TestResponse(status: 200, body: body, delay: .seconds(30)))
             #expect(try await podfresh.run(["add", "--no-fetch", server.url("/stuck.xml").absoluteString]).status == 0)
-            let err = Pipe()
-            let process = try podfresh.start(["refresh"], stderr: err)
-            let stderr = PipeReader(err)
-            defer { if process.isRunning { process.terminate() } }
-            while server.requests.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
-            kill(process.processIdentifier, SIGINT)
-            #expect(await stderr.wait(timeout: 10) { $0.contains("stopping on SIGINT:") }, "\(stderr.text)")
-            kill(process.processIdentifier, SIGTERM)
-            let deadline = Date().addingTimeInterval(5)
-            while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(!process.isRunning, "the second signal must not wait for the fetch in flight")
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-            #expect(process.terminationReason == .exit)
-            #expect(process.terminationStatus == 128 + SIGTERM, "\(stderr.text)")
+            try await podfresh.withRunning(["refresh"]) { refresh in
+                while server.requests.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+                refresh.send(SIGINT)
+                #expect(
+                    await refresh.wait(for: .standardError, within: .seconds(10)) {
+                        $0.contains("stopping on SIGINT:")
+                    }, "\(refresh.standardError)")
+                refresh.send(SIGTERM)
+                #expect(
+                    await refresh.exit(within: .seconds(5)) == .exited(128 + SIGTERM),
+                    "the second signal must not wait for the fetch in flight: \(refresh.standardError)")
+            }
         }
     }
 
@@ -108,21 +98,20 @@ struct TrustCommandTests {
         try await withPodfreshAndServer { podfresh, server in
             server.serveFeed("/a.xml", feed("A", items: ["a1"]))
             #expect(try await podfresh.run(["add", "--no-fetch", server.url("/a.xml").absoluteString]).status == 0)
-            let out = Pipe()
-            let process = try podfresh.start(["watch", "--json"], stdout: out)
-            let stdout = PipeReader(out)
-            defer { if process.isRunning { process.terminate() } }
-            #expect(await stdout.wait(timeout: 30) { $0.contains("\"event\":\"idle\"") }, "\(stdout.text)")
-            process.terminate()
-            process.waitUntilExit()
-            let events = stdout.text.split(separator: "\n").compactMap { line -> String? in
-                guard let range = line.range(of: "\"event\":\"") else { return nil }
-                return String(line[range.upperBound...].prefix { $0 != "\"" })
+            try await podfresh.withRunning(["watch", "--json"]) { watch in
+                #expect(
+                    await watch.waitForLine(containing: "\"event\":\"idle\"", within: .seconds(30)),
+                    "\(watch.transcript)")
+                watch.terminate()
+                #expect(await watch.exit(within: .seconds(30)) == .exited(0), "\(watch.standardError)")
+                let events = watch.standardOutput.split(separator: "\n").compactMap { line -> String? in
+                    guard let range = line.range(of: "\"event\":\"") else { return nil }
+                    return String(line[range.upperBound...].prefix { $0 != "\"" })
+                }
+                let completed = try #require(events.firstIndex(of: "batch_completed"))
+                let idle = try #require(events.firstIndex(of: "idle"))
+                #expect(completed < idle, "\(events)")
             }
-            let completed = try #require(events.firstIndex(of: "batch_completed"))
-            let idle = try #require(events.firstIndex(of: "idle"))
-            #expect(completed < idle, "\(events)")
-            #expect(process.terminationStatus == 0)
         }
     }
 

@@ -5,37 +5,6 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Reads a pipe in the background, so tests can wait for a line to appear.
-final class PipeReader: @unchecked Sendable {
-    // Guarded by `lock`.
-    private let lock = NSLock()
-    private var data = Data()
-
-    init(_ pipe: Pipe) {
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let chunk = handle.availableData
-            guard let self else { return }
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-            } else {
-                lock.withLock { data.append(chunk) }
-            }
-        }
-    }
-
-    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
-
-    /// Waits until `predicate` holds for the text so far, at most `timeout` seconds.
-    func wait(timeout: Double, until predicate: (String) -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if predicate(text) { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return predicate(text)
-    }
-}
-
 @Suite(.serialized)
 struct WatchCommandTests {
     func feed(items: [String]) -> String {
@@ -54,32 +23,26 @@ struct WatchCommandTests {
             #expect(
                 try await podfresh.run(["add", "--no-fetch", server.url("/watched.xml").absoluteString]).status == 0)
 
-            let out = Pipe()
-            let err = Pipe()
-            let process = try podfresh.start(["watch", "--interval", "1s"], stdout: out, stderr: err)
-            let stdout = PipeReader(out)
-            let stderr = PipeReader(err)
-            defer { if process.isRunning { process.terminate() } }
+            try await podfresh.withRunning(["watch", "--interval", "1s"]) { watch in
+                #expect(
+                    await watch.waitForLine(containing: "first", within: .seconds(30)),
+                    "first cycle: \(watch.transcript)")
+                // The feed gains an episode.
+                server.serveFeed(
+                    "/watched.xml", feed(items: ["second", "first"]), lastModified: "Wed, 13 Nov 2024 05:00:00 GMT")
+                #expect(
+                    await watch.waitForLine(containing: "second", within: .seconds(30)),
+                    "new episode: \(watch.transcript)")
 
-            #expect(
-                await stdout.wait(timeout: 30) { $0.contains("first") }, "first cycle: \(stdout.text) \(stderr.text)")
-            // The feed gains an episode.
-            server.serveFeed(
-                "/watched.xml", feed(items: ["second", "first"]), lastModified: "Wed, 13 Nov 2024 05:00:00 GMT")
-            #expect(
-                await stdout.wait(timeout: 30) { $0.contains("second") }, "new episode: \(stdout.text) \(stderr.text)")
+                // A second refresh on the same database is refused while watch holds the lock.
+                let concurrent = try await podfresh.run(["refresh"])
+                #expect(concurrent.status == 75)
 
-            // A second refresh on the same database is refused while watch holds the lock.
-            let concurrent = try await podfresh.run(["refresh"])
-            #expect(concurrent.status == 75)
-
-            process.terminate()  // SIGTERM
-            let deadline = Date().addingTimeInterval(10)
-            while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
-            #expect(!process.isRunning, "watch must exit within a few seconds of SIGTERM")
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(stderr.text)")
-            #expect(process.terminationReason == .exit)
+                watch.terminate()  // SIGTERM
+                #expect(
+                    await watch.exit(within: .seconds(10)) == .exited(0),
+                    "watch must exit 0 within a few seconds of SIGTERM: \(watch.transcript)")
+            }
 
             let store = try FeedStore(path: podfresh.databasePath)
             let titles = try await store.episodes(EpisodeQuery()).compactMap(\.episode.title)
@@ -90,27 +53,21 @@ struct WatchCommandTests {
         }
     }
 
-    /// Starts `watch` on one subscribed feed whose answer the server holds back for `delay`, and returns once the
-    /// fetch is in flight.
-    private func watchWithAFetchInFlight(
-        _ podfresh: Podfresh, _ server: TestHTTPServer, delay: Duration
-    ) async throws -> (process: Process, stderr: PipeReader) {
+    /// Runs `body` with `watch` started on one subscribed feed whose answer the server holds back for `delay`, once
+    /// the fetch is in flight.
+    private func withWatchFetchInFlight(
+        _ podfresh: Podfresh, _ server: TestHTTPServer, delay: Duration, _ body: (RunningProcess) async throws -> Void
+    ) async throws {
         server.setRoute("/slow.xml", TestResponse(status: 200, body: Array(feed(items: ["slow"]).utf8), delay: delay))
         #expect(try await podfresh.run(["add", "--no-fetch", server.url("/slow.xml").absoluteString]).status == 0)
-        let err = Pipe()
-        let process = try podfresh.start(["watch", "--interval", "1s"], stderr: err)
-        let stderr = PipeReader(err)
-        let deadline = Date().addingTimeInterval(30)
-        while server.requests.isEmpty && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(server.requests.count == 1, "the fetch is in flight: \(stderr.text)")
-        return (process, stderr)
-    }
-
-    /// Waits at most `seconds` for `process` to end; true when it did.
-    private func ended(_ process: Process, within seconds: Double) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        return !process.isRunning
+        try await podfresh.withRunning(["watch", "--interval", "1s"]) { watch in
+            let deadline = ContinuousClock.now + .seconds(30)
+            while server.requests.isEmpty && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(server.requests.count == 1, "the fetch is in flight: \(watch.standardError)")
+            try await body(watch)
+        }
     }
 
     @Test(.timeLimit(.minutes(2)))
@@ -118,17 +75,16 @@ struct WatchCommandTests {
         let podfresh = try Podfresh()
         try await withTestHTTPServer { server in
             defer { podfresh.cleanUp() }
-            let (process, stderr) = try await watchWithAFetchInFlight(podfresh, server, delay: .seconds(4))
-            defer { if process.isRunning { process.terminate() } }
-
-            process.terminate()  // SIGTERM while the feed is being fetched
-            #expect(try await ended(process, within: 15), "watch must exit once the fetch in flight is stored")
-            process.waitUntilExit()
-            #expect(process.terminationReason == .exit)
-            #expect(process.terminationStatus == 0, "\(stderr.text)")
-            #expect(
-                stderr.text.contains("stopping: letting feeds in flight finish (signal again to quit now)"),
-                "\(stderr.text)")
+            try await withWatchFetchInFlight(podfresh, server, delay: .seconds(4)) { watch in
+                watch.terminate()  // SIGTERM while the feed is being fetched
+                #expect(
+                    await watch.exit(within: .seconds(15)) == .exited(0),
+                    "watch must exit 0 once the fetch in flight is stored: \(watch.standardError)")
+                #expect(
+                    watch.standardError.contains(
+                        "stopping: letting feeds in flight finish (signal again to quit now)"),
+                    "\(watch.standardError)")
+            }
             let store = try FeedStore(path: podfresh.databasePath)
             #expect(
                 try await store.episodes(EpisodeQuery()).compactMap(\.episode.title) == ["slow"],
@@ -144,19 +100,16 @@ struct WatchCommandTests {
         try await withTestHTTPServer { server in
             defer { podfresh.cleanUp() }
             // The server answers only after 30 s: a watch that waited for it would not end within the 5 s below.
-            let (process, stderr) = try await watchWithAFetchInFlight(podfresh, server, delay: .seconds(30))
-            defer { if process.isRunning { process.terminate() } }
-
-            kill(process.processIdentifier, SIGTERM)
-            #expect(
-                await stderr.wait(timeout: 10) { $0.contains("stopping:") },
-                "the first signal is answered: \(stderr.text)")
-            kill(process.processIdentifier, SIGINT)
-            #expect(try await ended(process, within: 5), "the second signal must not wait for the fetch in flight")
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-            #expect(process.terminationReason == .exit)
-            #expect(process.terminationStatus == 128 + SIGINT, "\(stderr.text)")
+            try await withWatchFetchInFlight(podfresh, server, delay: .seconds(30)) { watch in
+                watch.send(SIGTERM)
+                #expect(
+                    await watch.wait(for: .standardError, within: .seconds(10)) { $0.contains("stopping:") },
+                    "the first signal is answered: \(watch.standardError)")
+                watch.send(SIGINT)
+                #expect(
+                    await watch.exit(within: .seconds(5)) == .exited(128 + SIGINT),
+                    "the second signal must not wait for the fetch in flight: \(watch.standardError)")
+            }
             let store = try FeedStore(path: podfresh.databasePath)
             #expect(try await store.episodes(EpisodeQuery()).isEmpty, "the fetch in flight was abandoned")
             #expect(try await store.integrityCheck() == "ok")

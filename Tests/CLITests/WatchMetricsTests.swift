@@ -39,60 +39,58 @@ struct WatchMetricsTests {
                 #expect(added.status == 0, "\(added.stderr)")
             }
 
-            let err = Pipe()
-            let process = try podfresh.start(["watch", "--metrics", "127.0.0.1:0"], stderr: err)
-            let stderr = PipeReader(err)
-            defer { if process.isRunning { process.terminate() } }
+            try await podfresh.withRunning(["watch", "--metrics", "127.0.0.1:0"]) { watch in
+                // The one line that says where: with the port the system picked for port 0.
+                let announced = #/podfresh: serving metrics at (http://127\.0\.0\.1:([0-9]+)/metrics)\n/#
+                #expect(
+                    await watch.wait(for: .standardError, within: .seconds(30)) { $0.contains(announced) },
+                    "\(watch.standardError)")
+                let match = try #require(watch.standardError.firstMatch(of: announced), "\(watch.standardError)")
+                let url = String(match.output.1)
+                let port = try #require(Int(match.output.2))
+                #expect(port > 0, "port 0 is replaced by the port bound")
 
-            // The one line that says where: with the port the system picked for port 0.
-            let announced = #/podfresh: serving metrics at (http://127\.0\.0\.1:([0-9]+)/metrics)\n/#
-            #expect(await stderr.wait(timeout: 30) { $0.contains(announced) }, "\(stderr.text)")
-            let match = try #require(stderr.text.firstMatch(of: announced), "\(stderr.text)")
-            let url = String(match.output.1)
-            #expect(try #require(Int(match.output.2)) > 0, "port 0 is replaced by the port bound")
+                // Scrape until the first cycle's three checks are counted.
+                var text = try await scrape(url)
+                let deadline = ContinuousClock.now + .seconds(30)
+                while text.total("podfresh_feeds_checked_total") < 3 && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(200))
+                    text = try await scrape(url)
+                }
 
-            // Scrape until the first cycle's three checks are counted.
-            var text = try await scrape(url)
-            let deadline = Date().addingTimeInterval(30)
-            while text.total("podfresh_feeds_checked_total") < 3 && Date() < deadline {
-                try await Task.sleep(for: .milliseconds(200))
-                text = try await scrape(url)
+                // What the server served: two feeds answered 200 once each, one answered 500 once.
+                #expect(server.requests(to: "/two.xml").count == 1)
+                #expect(server.requests(to: "/three.xml").count == 1)
+                #expect(server.requests(to: "/broken.xml").count == 1)
+                #expect(
+                    text.value("podfresh_feeds_checked_total", ["result": "updated"]) == 2, "\(watch.standardError)")
+                #expect(text.value("podfresh_feeds_checked_total", ["result": "failed"]) == 1)
+                #expect(text.total("podfresh_feeds_checked_total") == 3)
+                #expect(text.value("podfresh_new_episodes_total") == 5)
+                #expect(try #require(text.value("podfresh_fetched_bytes_total")) > 0)
+                #expect(text.value("podfresh_saved_bytes_total") == 0)
+                #expect(text.value("podfresh_fetch_duration_seconds_count") == 3, "one observation per feed checked")
+                let merged = try #require(text.value("podfresh_last_successful_merge_timestamp_seconds"))
+                #expect(abs(merged - Date().timeIntervalSince1970) < 60)
+                // After the cycle nothing is due (the failed feed backs off), nothing overdue, nothing in flight.
+                #expect(text.value("podfresh_feeds_due") == 0)
+                #expect(text.value("podfresh_feeds_overdue") == 0)
+                #expect(text.value("podfresh_leases_held") == 0)
+
+                watch.terminate()  // SIGTERM
+                #expect(
+                    await watch.exit(within: .seconds(10)) == .exited(0),
+                    "watch must exit 0 within a few seconds of SIGTERM: \(watch.standardError)")
+                #expect(
+                    await !acceptsConnections(host: "127.0.0.1", port: port), "the metrics server stopped with watch")
             }
-
-            // What the server served: two feeds answered 200 once each, one answered 500 once.
-            #expect(server.requests(to: "/two.xml").count == 1)
-            #expect(server.requests(to: "/three.xml").count == 1)
-            #expect(server.requests(to: "/broken.xml").count == 1)
-            #expect(text.value("podfresh_feeds_checked_total", ["result": "updated"]) == 2, "\(stderr.text)")
-            #expect(text.value("podfresh_feeds_checked_total", ["result": "failed"]) == 1)
-            #expect(text.total("podfresh_feeds_checked_total") == 3)
-            #expect(text.value("podfresh_new_episodes_total") == 5)
-            #expect(try #require(text.value("podfresh_fetched_bytes_total")) > 0)
-            #expect(text.value("podfresh_saved_bytes_total") == 0)
-            #expect(text.value("podfresh_fetch_duration_seconds_count") == 3, "one observation per feed checked")
-            let merged = try #require(text.value("podfresh_last_successful_merge_timestamp_seconds"))
-            #expect(abs(merged - Date().timeIntervalSince1970) < 60)
-            // After the cycle nothing is due (the failed feed backs off), nothing overdue, nothing in flight.
-            #expect(text.value("podfresh_feeds_due") == 0)
-            #expect(text.value("podfresh_feeds_overdue") == 0)
-            #expect(text.value("podfresh_leases_held") == 0)
-
-            process.terminate()  // SIGTERM
-            let stopBy = Date().addingTimeInterval(10)
-            while process.isRunning && Date() < stopBy { try await Task.sleep(for: .milliseconds(50)) }
-            #expect(!process.isRunning, "watch must exit within a few seconds of SIGTERM")
-            process.waitUntilExit()
-            #expect(process.terminationReason == .exit)
-            #expect(process.terminationStatus == 0, "\(stderr.text)")
-            let port = try #require(Int(match.output.2))
-            #expect(await !acceptsConnections(host: "127.0.0.1", port: port), "the metrics server stopped with watch")
         }
     }
 
     @Test(.timeLimit(.minutes(2)))
     func twoWorkersOnPostgresCountEachFeedOnceBetweenThemAndShowTheFleetsGauges() async throws {
         var podfresh = try Podfresh()
-        podfresh.environment["PODFRESH_DATABASE"] = try TestPostgres.shared().makeDatabase(prefix: "metrics")
+        podfresh.environment["PODFRESH_DATABASE"] = try await TestPostgres.shared().makeDatabase(prefix: "metrics")
         try await withTestHTTPServer { server in
             defer { podfresh.cleanUp() }
             let paths = (1...10).map { "/fleet\($0).xml" }
@@ -107,39 +105,46 @@ struct WatchMetricsTests {
             let added = try await podfresh.run(["add", "--no-fetch"] + paths.map { server.url($0).absoluteString })
             #expect(added.status == 0, "\(added.stderr)")
 
-            var workers: [(Process, PipeReader, String)] = []
-            defer { for (process, _, _) in workers where process.isRunning { process.terminate() } }
             let announced = #/podfresh: serving metrics at (http://127\.0\.0\.1:[0-9]+/metrics)\n/#
-            for _ in 0..<2 {
-                let err = Pipe()
-                let process = try podfresh.start(["watch", "--jobs", "2", "--metrics", "127.0.0.1:0"], stderr: err)
-                let reader = PipeReader(err)
-                #expect(await reader.wait(timeout: 30) { $0.contains(announced) }, "\(reader.text)")
-                let match = try #require(reader.text.firstMatch(of: announced), "\(reader.text)")
-                workers.append((process, reader, String(match.output.1)))
+            let arguments = ["watch", "--jobs", "2", "--metrics", "127.0.0.1:0"]
+            /// The metrics URL `worker` announces, once it has.
+            func metricsURL(of worker: RunningProcess) async throws -> String {
+                #expect(
+                    await worker.wait(for: .standardError, within: .seconds(30)) { $0.contains(announced) },
+                    "\(worker.standardError)")
+                let match = try #require(worker.standardError.firstMatch(of: announced), "\(worker.standardError)")
+                return String(match.output.1)
             }
+            // The second worker starts once the first serves its metrics.
+            try await podfresh.withRunning(arguments) { first in
+                let firstURL = try await metricsURL(of: first)
+                try await podfresh.withRunning(arguments) { second in
+                    let urls = [firstURL, try await metricsURL(of: second)]
 
-            // Between them the workers check every feed once; each counts what it checked itself.
-            var scrapes: [PrometheusText] = []
-            let deadline = Date().addingTimeInterval(60)
-            repeat {
-                try await Task.sleep(for: .milliseconds(200))
-                scrapes = []
-                for (_, _, url) in workers { scrapes.append(try await scrape(url)) }
-            } while scrapes.map { $0.total("podfresh_feeds_checked_total") }.reduce(0, +) < 10 && Date() < deadline
-            for path in paths { #expect(server.requests(to: path).count == 1, "\(path)") }
-            #expect(
-                scrapes.map { $0.value("podfresh_feeds_checked_total", ["result": "updated"]) ?? 0 }.reduce(0, +) == 10)
-            #expect(scrapes.map { $0.value("podfresh_fetch_duration_seconds_count") ?? 0 }.reduce(0, +) == 10)
-            // The gauges are the database's, the same on every worker: nothing due, no lease left.
-            for text in scrapes {
-                #expect(text.value("podfresh_feeds_due") == 0)
-                #expect(text.value("podfresh_leases_held") == 0)
-            }
-            for (process, reader, _) in workers {
-                process.terminate()
-                process.waitUntilExit()
-                #expect(process.terminationStatus == 0, "\(reader.text)")
+                    // Between them the workers check every feed once; each counts what it checked itself.
+                    var scrapes: [PrometheusText] = []
+                    let deadline = ContinuousClock.now + .seconds(60)
+                    repeat {
+                        try await Task.sleep(for: .milliseconds(200))
+                        scrapes = []
+                        for url in urls { scrapes.append(try await scrape(url)) }
+                    } while scrapes.map { $0.total("podfresh_feeds_checked_total") }.reduce(0, +) < 10
+                        && ContinuousClock.now < deadline
+                    for path in paths { #expect(server.requests(to: path).count == 1, "\(path)") }
+                    #expect(
+                        scrapes.map { $0.value("podfresh_feeds_checked_total", ["result": "updated"]) ?? 0 }
+                            .reduce(0, +) == 10)
+                    #expect(scrapes.map { $0.value("podfresh_fetch_duration_seconds_count") ?? 0 }.reduce(0, +) == 10)
+                    // The gauges are the database's, the same on every worker: nothing due, no lease left.
+                    for text in scrapes {
+                        #expect(text.value("podfresh_feeds_due") == 0)
+                        #expect(text.value("podfresh_leases_held") == 0)
+                    }
+                    for worker in [first, second] {
+                        worker.terminate()
+                        #expect(await worker.exit(within: .seconds(30)) == .exited(0), "\(worker.standardError)")
+                    }
+                }
             }
         }
     }

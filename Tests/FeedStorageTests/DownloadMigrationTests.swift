@@ -2,19 +2,13 @@ import FeedModels
 import FeedParsing
 import FeedStorage
 import Foundation
+import TestSupport
 import Testing
 
-private func sqlite(_ path: String, _ sql: String) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    process.arguments = [path, sql]
-    let out = Pipe()
-    process.standardOutput = out
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "sqlite3 \(sql)")
-    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+private func sqlite(_ path: String, _ sql: String) async throws -> String {
+    let sqlite3 = try await runProcess("/usr/bin/sqlite3", arguments: [path, sql])
+    #expect(sqlite3.status == .exited(0), "sqlite3 \(sql): \(sqlite3.standardError)")
+    return sqlite3.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 /// The SQLite migration that adds download settings and records.
@@ -26,7 +20,7 @@ struct DownloadMigrationTests {
         _ = try FeedStore(path: path)
         // Given a database as the previous podfresh left it (no download columns, no download table, its last
         // migration the URL normalisation), holding a subscription with state, an episode and a run …
-        _ = try sqlite(
+        _ = try await sqlite(
             path,
             """
             DROP TABLE download;
@@ -43,7 +37,7 @@ struct DownloadMigrationTests {
             INSERT INTO refreshRun (startedAt, endedAt, feedsChecked) VALUES (1730000000, 1730000005, 1);
             PRAGMA wal_checkpoint(TRUNCATE);
             """)
-        #expect(try sqlite(path, "SELECT count(*) FROM sqlite_master WHERE name = 'download'") == "0")
+        #expect(try await sqlite(path, "SELECT count(*) FROM sqlite_master WHERE name = 'download'") == "0")
 
         // … a reader refuses to upgrade it without being allowed to, and a writer upgrades it losing nothing.
         #expect(throws: StoreError.self) { _ = try FeedStore.openForReading(path: path) }
@@ -71,6 +65,6 @@ struct DownloadMigrationTests {
             ))
         #expect(try await store.download(subscriptionID: 7, episodeKey: "e1")?.isOnDisk == true)
         #expect(try await store.integrityCheck() == "ok")
-        #expect(try sqlite(path, "PRAGMA foreign_key_check") == "")
+        #expect(try await sqlite(path, "PRAGMA foreign_key_check") == "")
     }
 }

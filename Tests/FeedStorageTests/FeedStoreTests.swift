@@ -2,6 +2,7 @@ import FeedModels
 import FeedParsing
 import FeedStorage
 import Foundation
+import TestSupport
 import Testing
 
 /// A store on a real SQLite file in a temporary folder.
@@ -38,7 +39,7 @@ struct FeedStoreTests {
         let temp = try TemporaryStore()
         defer { temp.remove() }
         // Given a new file, when it is opened, then every table exists and the journal is WAL.
-        let output = try shell(
+        let output = try await shell(
             "sqlite3", temp.path,
             "PRAGMA journal_mode; SELECT name FROM sqlite_master WHERE type='table' ORDER BY name;")
         #expect(output.contains("wal"))
@@ -398,33 +399,24 @@ struct RunLockTests {
             .path
         defer { try? FileManager.default.removeItem(atPath: path + ".lock") }
         // A child process takes the same flock and is killed with SIGKILL.
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        child.arguments = [
+        let python = [
             "-c",
             "import fcntl,os,time,sys; f=open(sys.argv[1],'w'); fcntl.flock(f, fcntl.LOCK_EX); f.write(str(os.getpid())); f.flush(); print('locked', flush=True); time.sleep(60)",
             path + ".lock",
         ]
-        let out = Pipe()
-        child.standardOutput = out
-        try child.run()
-        _ = out.fileHandleForReading.availableData  // wait for "locked"
-        await #expect(throws: RunLockError.self) { _ = try await RunLock.acquire(forDatabaseAt: path, wait: nil) }
-        kill(child.processIdentifier, SIGKILL)
-        child.waitUntilExit()
+        try await withRunningProcess("/usr/bin/python3", arguments: python) { child in
+            #expect(await child.waitForLine(containing: "locked", within: .seconds(30)), "\(child.transcript)")
+            await #expect(throws: RunLockError.self) { _ = try await RunLock.acquire(forDatabaseAt: path, wait: nil) }
+            child.send(SIGKILL)
+            #expect(await child.exit(within: .seconds(30)) == .signaled(SIGKILL))
+        }
         let lock = try await RunLock.acquire(forDatabaseAt: path, wait: nil)
         lock.release()
     }
 }
 
-func shell(_ arguments: String...) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
+func shell(_ arguments: String...) async throws -> String {
+    let command = try await runProcess("/usr/bin/env", arguments: arguments)
+    #expect(command.status == .exited(0), "\(arguments): \(command.standardError)")
+    return command.standardOutput
 }

@@ -24,13 +24,9 @@ struct TemporaryFolder {
 
 private let t0 = Date(timeIntervalSince1970: 1_730_000_000)
 
-private func sqlite(_ path: String, _ sql: String) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    process.arguments = [path, sql]
-    try process.run()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "sqlite3 \(sql)")
+private func sqlite(_ path: String, _ sql: String) async throws {
+    let sqlite3 = try await runProcess("/usr/bin/sqlite3", arguments: [path, sql])
+    #expect(sqlite3.status == .exited(0), "sqlite3 \(sql): \(sqlite3.standardError)")
 }
 
 private func files(in folder: TemporaryFolder) throws -> [String] {
@@ -40,11 +36,11 @@ private func files(in folder: TemporaryFolder) throws -> [String] {
 struct StoreOpeningTests {
     // MARK: - Another program's file
 
-    @Test func anSQLiteFileOfAnotherProgramIsRefusedAndLeftByteIdentical() throws {
+    @Test func anSQLiteFileOfAnotherProgramIsRefusedAndLeftByteIdentical() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.path("notes.sqlite")
-        try sqlite(
+        try await sqlite(
             path, "CREATE TABLE note (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO note (body) VALUES ('keep me');")
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
 
@@ -83,13 +79,13 @@ struct StoreOpeningTests {
         #expect(try files(in: folder).isEmpty, "neither the folder nor the file was created")
     }
 
-    @Test func openingForReadingNeverMigratesAnOlderDatabase() throws {
+    @Test func openingForReadingNeverMigratesAnOlderDatabase() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.path("podfresh.sqlite")
         // Given a podfresh database that lacks this version's newest migration (as an older podfresh left it) …
         _ = try FeedStore(path: path)
-        try sqlite(
+        try await sqlite(
             path,
             "DELETE FROM grdb_migrations WHERE identifier = 'normalised subscription URLs'; PRAGMA wal_checkpoint(TRUNCATE);"
         )
@@ -111,7 +107,7 @@ struct StoreOpeningTests {
         let path = folder.path("podfresh.sqlite")
         _ = try await FeedStore(path: path).addSubscription(
             url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
-        try sqlite(
+        try await sqlite(
             path,
             "DELETE FROM grdb_migrations WHERE identifier = 'normalised subscription URLs'; PRAGMA wal_checkpoint(TRUNCATE);"
         )
@@ -149,23 +145,22 @@ struct StoreOpeningTests {
                     lastModified: nil, unconditional: false)))
 
         // Given another process in the middle of a write transaction (BEGIN IMMEDIATE, rows written, not committed) …
-        let held = try HeldWriteTransaction(
+        try await withHeldWriteTransaction(
             path: path,
             sql:
                 "INSERT INTO subscription (url, title, addedAt) VALUES ('https://held.example/feed', 'Held', 0); UPDATE subscription SET title = 'changed' WHERE id = 1"
-        )
-        defer { held.end() }
-
-        // … a reader opens and reads at once (the busy timeout is 30 s; this bound is generous) and sees the last
-        // committed state, while the writer still holds its transaction.
-        let started = ContinuousClock.now
-        let reader = try FeedStore.openForReading(path: path)
-        #expect(try await reader.subscriptions().map(\.title) == ["A"])
-        #expect(try await reader.episodes(EpisodeQuery()).map(\.key) == ["e1"])
-        #expect(try await reader.countEpisodes(EpisodeQuery()) == 1)
-        #expect(try await reader.lastRun() == nil)
-        #expect(ContinuousClock.now - started < .seconds(10))
-        #expect(held.isHolding)
+        ) { held in
+            // … a reader opens and reads at once (the busy timeout is 30 s; this bound is generous) and sees the last
+            // committed state, while the writer still holds its transaction.
+            let started = ContinuousClock.now
+            let reader = try FeedStore.openForReading(path: path)
+            #expect(try await reader.subscriptions().map(\.title) == ["A"])
+            #expect(try await reader.episodes(EpisodeQuery()).map(\.key) == ["e1"])
+            #expect(try await reader.countEpisodes(EpisodeQuery()) == 1)
+            #expect(try await reader.lastRun() == nil)
+            #expect(ContinuousClock.now - started < .seconds(10))
+            #expect(held.status == nil, "the writer still holds its transaction")
+        }
     }
 
     // MARK: - The run lock
@@ -239,7 +234,7 @@ struct StoreOpeningTests {
         let path = folder.path("podfresh.sqlite")
         _ = try FeedStore(path: path)
         // Given rows stored before normalisation (two spellings of one feed, each with episodes) …
-        try sqlite(
+        try await sqlite(
             path,
             """
             DELETE FROM grdb_migrations WHERE identifier = 'normalised subscription URLs';

@@ -45,7 +45,7 @@ struct DownloadColumnMigrationTests {
             Set(unset) == ["downloadedAt"], "every column but the completion time holds a value: \(unset.sorted())")
 
         // When it is copied into an empty PostgreSQL database
-        let cluster = try TestPostgres.shared()
+        let cluster = try await TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "migrate_download_columns")
         let database = String(url.split(separator: "/").last ?? "")
         let summary = try await PostgresFeedStore.withStore(url: url) { target in

@@ -22,7 +22,7 @@ struct LeaseTests {
     }
 
     static func withFleetStore(_ body: (PostgresFeedStore) async throws -> Void) async throws {
-        let url = try TestPostgres.shared().makeDatabase(prefix: "lease")
+        let url = try await TestPostgres.shared().makeDatabase(prefix: "lease")
         try await PostgresFeedStore.withStore(url: url) { store in try await body(store) }
     }
 

@@ -38,7 +38,7 @@ struct MigrationTests {
         #expect(bounds.episodes >= 5)
 
         // When it is copied into an empty PostgreSQL database, a page of `batchSize` rows at a time
-        let cluster = try TestPostgres.shared()
+        let cluster = try await TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "migrate")
         let summary = try await migrate(source, into: url, batchSize: batchSize)
 
@@ -160,7 +160,7 @@ struct MigrationTests {
         #expect(removed.removedByRetention && !removed.deletedByUser)
 
         // When it is copied into an empty PostgreSQL database, `batchSize` records a page
-        let cluster = try TestPostgres.shared()
+        let cluster = try await TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "migrate_downloads")
         let summary = try await migrate(source, into: url, batchSize: batchSize)
 
@@ -189,7 +189,7 @@ struct MigrationTests {
     @Test func mergingKeepsTheTargetsDownloadRecordAndCopiesTheOthersUnderTheTargetsSubscriptions() async throws {
         let source = try await SourceDatabase.make()
         defer { source.remove() }
-        let cluster = try TestPostgres.shared()
+        let cluster = try await TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "migrate_merge_downloads")
 
         // Given a target with a feed of its own (so ids differ from the source's), and the source's moved feed with
@@ -280,7 +280,7 @@ struct MigrationTests {
         }
 
         // When it is copied with the default page size
-        let url = try TestPostgres.shared().makeDatabase(prefix: "migrate_large")
+        let url = try await TestPostgres.shared().makeDatabase(prefix: "migrate_large")
         let sqlite = try FeedStore.openForReading(path: path)
         let summary = try await PostgresFeedStore.withStore(url: url) { target in
             try await target.importStore(sqlite, merge: false)
@@ -303,7 +303,7 @@ struct MigrationTests {
         #expect(before.keys.sorted() == ["podfresh.sqlite"], "the store closed cleanly: \(before.keys.sorted())")
 
         // When it is copied
-        let url = try TestPostgres.shared().makeDatabase(prefix: "migrate_source")
+        let url = try await TestPostgres.shared().makeDatabase(prefix: "migrate_source")
         _ = try await migrate(source, into: url)
 
         // Then the folder holds the same file with the same bytes, and no -wal, -shm or lock file
@@ -315,7 +315,7 @@ struct MigrationTests {
     @Test func aTargetThatHoldsSubscriptionsIsRefusedWithoutMergeAndNothingIsWritten() async throws {
         let source = try await SourceDatabase.make()
         defer { source.remove() }
-        let cluster = try TestPostgres.shared()
+        let cluster = try await TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "migrate_refused")
         let database = databaseName(url)
         // Given a target that already holds a subscription of its own
@@ -345,7 +345,7 @@ struct MigrationTests {
         defer { source.remove() }
         let sqlite = try FeedStore.openForReading(path: source.path)
         let bounds = try await sqlite.exportBounds()
-        let cluster = try TestPostgres.shared()
+        let cluster = try await TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "migrate_merge")
         let database = databaseName(url)
 
@@ -414,7 +414,7 @@ struct MigrationTests {
     @Test func aCopyThatFailsPartWayLeavesTheTargetAsItWas() async throws {
         let source = try await SourceDatabase.make()
         defer { source.remove() }
-        let cluster = try TestPostgres.shared()
+        let cluster = try await TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "migrate_fails")
         let database = databaseName(url)
         // Given a target that refuses trailers: the copy fails on the episodes, after subscriptions and runs were
@@ -439,7 +439,7 @@ struct MigrationTests {
     @Test func aCopyThatFailsOnTheDownloadRecordsLeavesTheTargetAsItWas() async throws {
         let source = try await SourceDatabase.make()
         defer { source.remove() }
-        let cluster = try TestPostgres.shared()
+        let cluster = try await TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "migrate_fails_downloads")
         let database = databaseName(url)
         // Given a target that refuses records deleted by the user: the copy fails on the last table, after every
@@ -463,7 +463,7 @@ struct MigrationTests {
     @Test func aTargetWithANewerSchemaIsRefusedUntouched() async throws {
         let source = try await SourceDatabase.make()
         defer { source.remove() }
-        let cluster = try TestPostgres.shared()
+        let cluster = try await TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "migrate_newer")
         let database = databaseName(url)
         try await PostgresFeedStore.withStore(url: url) { _ in }

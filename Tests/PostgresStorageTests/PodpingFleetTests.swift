@@ -23,7 +23,7 @@ struct PodpingFleetTests {
 
     @Test(.timeLimit(.minutes(2)))
     func oneWorkerReadsTheChainAndTheOthersFindTheFeedsItMarkedDue() async throws {
-        let url = try TestPostgres.shared().makeDatabase(prefix: "podping")
+        let url = try await TestPostgres.shared().makeDatabase(prefix: "podping")
         try await withTestHTTPServer { server in
             let chain = FakeHiveChain(server: server)
             let node = chain.node("/hive")

@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized)
 struct PostgresSchemaTests {
     @Test func theFirstUseCreatesTheSchemaAtTheCurrentVersion() async throws {
-        let cluster = try TestPostgres.shared()
+        let cluster = try await TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "schema")
         let database = try #require(URL(string: url)).lastPathComponent
         try await PostgresFeedStore.withStore(url: url) { _ in }
@@ -23,7 +23,7 @@ struct PostgresSchemaTests {
     }
 
     @Test func aDatabaseWithANewerSchemaIsRefusedUntouched() async throws {
-        let cluster = try TestPostgres.shared()
+        let cluster = try await TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "newer")
         let database = try #require(URL(string: url)).lastPathComponent
         try await PostgresFeedStore.withStore(url: url) { store in
@@ -45,7 +45,7 @@ struct PostgresSchemaTests {
     }
 
     @Test func workersStartingAtOnceMigrateOnceWithoutFailing() async throws {
-        let cluster = try TestPostgres.shared()
+        let cluster = try await TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "race")
         let database = try #require(URL(string: url)).lastPathComponent
         let workers = 6
@@ -67,7 +67,7 @@ struct PostgresSchemaTests {
     }
 
     @Test func twoWorkersMergingTheSameCheckAtOnceAnnounceEachEpisodeOnce() async throws {
-        let url = try TestPostgres.shared().makeDatabase(prefix: "twice")
+        let url = try await TestPostgres.shared().makeDatabase(prefix: "twice")
         let feedURL = URL(string: "https://a.example/feed")!
         let subscription = try await PostgresFeedStore.withStore(url: url) { store in
             try await store.addSubscription(url: feedURL, title: nil, at: Date(), backlog: nil)
@@ -94,7 +94,7 @@ struct PostgresSchemaTests {
     }
 
     @Test func aDatabaseOfSchemaVersion3IsUpgradedToDownloadsKeepingEverything() async throws {
-        let cluster = try TestPostgres.shared()
+        let cluster = try await TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "upgrade")
         let database = try #require(URL(string: url)).lastPathComponent
         let t0 = Date(timeIntervalSince1970: 1_730_000_000)
@@ -158,7 +158,7 @@ struct PostgresSchemaTests {
     }
 
     @Test func aMissingDatabaseSaysSo() async throws {
-        let cluster = try TestPostgres.shared()
+        let cluster = try await TestPostgres.shared()
         await #expect {
             try await PostgresFeedStore.withStore(url: cluster.url(database: "no_such_database")) { _ in }
         } throws: { error in

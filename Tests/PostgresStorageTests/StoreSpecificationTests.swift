@@ -27,7 +27,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             defer { try? FileManager.default.removeItem(at: directory) }
             try await body(try FeedStore(path: directory.appendingPathComponent("podfresh.sqlite").path))
         case .postgres:
-            let url = try TestPostgres.shared().makeDatabase(prefix: "spec")
+            let url = try await TestPostgres.shared().makeDatabase(prefix: "spec")
             try await PostgresFeedStore.withStore(url: url) { store in try await body(store) }
         }
     }

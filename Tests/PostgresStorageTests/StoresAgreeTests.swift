@@ -200,7 +200,7 @@ struct StoresAgreeTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-agree-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         let sqlite = try FeedStore(path: directory.appendingPathComponent("podfresh.sqlite").path)
-        let cluster = try TestPostgres.shared()
+        let cluster = try await TestPostgres.shared()
         let url = try cluster.makeDatabase(prefix: "agree")
 
         // When: every real feed is merged into each, twice (a first fetch, then a changed one)
@@ -238,7 +238,7 @@ struct StoresAgreeTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-agree-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         let sqlite = try FeedStore(path: directory.appendingPathComponent("podfresh.sqlite").path)
-        let url = try TestPostgres.shared().makeDatabase(prefix: "agree")
+        let url = try await TestPostgres.shared().makeDatabase(prefix: "agree")
         let (_, ids) = try await mergeEveryFeed(into: sqlite)
 
         // When: the same downloads start, fail, complete and are deleted in each (every step as the plan says)

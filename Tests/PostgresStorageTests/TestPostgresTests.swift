@@ -8,7 +8,7 @@ import Testing
 @Suite struct TestPostgresTests {
     @Test func aClusterStartsAnswersAQueryThroughPostgresNIOAndStops() async throws {
         // Given a cluster of its own (not the shared one, which this test must not stop)
-        let cluster = try TestPostgres()
+        let cluster = try await TestPostgres.start()
         defer { cluster.stop() }
         #expect(cluster.isRunning)
         let url = try cluster.makeDatabase(prefix: "smoke")
@@ -42,9 +42,9 @@ import Testing
         }
     }
 
-    @Test func theSharedClusterGivesEveryCallerAnEmptyDatabaseOfItsOwn() throws {
-        let cluster = try TestPostgres.shared()
-        #expect(try TestPostgres.shared() === cluster, "one cluster per test process")
+    @Test func theSharedClusterGivesEveryCallerAnEmptyDatabaseOfItsOwn() async throws {
+        let cluster = try await TestPostgres.shared()
+        #expect(try await TestPostgres.shared() === cluster, "one cluster per test process")
         let first = try #require(URL(string: try cluster.makeDatabase())).lastPathComponent
         let second = try #require(URL(string: try cluster.makeDatabase())).lastPathComponent
         #expect(first != second)

@@ -98,22 +98,34 @@ public final class TestPostgres: Sendable {
 
     deinit { stop() }
 
+    /// Creates and starts a cluster of its own, as ``init(password:)`` does, on a thread of its own: `initdb` and
+    /// `pg_ctl start` take seconds (a minute on a loaded machine), and waiting for them on a thread of the cooperative
+    /// pool, which has one per core, stalled every other test of the process.
+    public static func start(password: String? = nil) async throws -> TestPostgres {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try TestPostgres(password: password) }) }.start()
+        }
+    }
+
     // MARK: - One cluster per test process
 
-    private static let sharedCluster: Result<TestPostgres, any Error> = {
-        let result = Result { try TestPostgres() }
-        if case .success = result {
-            // A closure without captures is a C function pointer: it runs when the test process exits normally.
-            atexit { if case .success(let cluster) = TestPostgres.sharedCluster { cluster.stop() } }
-        }
-        return result
-    }()
+    /// Started by the first caller of ``shared()``; later callers await the same start.
+    private static let sharedCluster = Task { try await start() }
+    /// The shared cluster once started, for the `atexit` handler.
+    private static let startedCluster = Mutex<TestPostgres?>(nil)
 
     /// The cluster this test process shares, started on first use and stopped when the process exits.
     ///
     /// - Throws: ``Failure`` when it could not be started (every later call throws the same).
-    public static func shared() throws -> TestPostgres {
-        try sharedCluster.get()
+    public static func shared() async throws -> TestPostgres {
+        let cluster = try await sharedCluster.value
+        let first = startedCluster.withLock { started in
+            defer { started = cluster }
+            return started == nil
+        }
+        // A closure without captures is a C function pointer: it runs when the test process exits normally.
+        if first { atexit { TestPostgres.startedCluster.withLock { $0?.stop() } } }
+        return cluster
     }
 
     // MARK: - Databases
