@@ -720,12 +720,14 @@ struct DownloadCommandTests {
             // --latest says otherwise: the newest two only.
             let two = try await podfresh.run(["download", "--latest", "2", "--jobs", "1", "--json"])
             #expect(two.status == 0, "\(two.stderr)")
-            #expect(try Self.startedIDs(two) == ["e5", "e4"])
+            let twoStarted = try Self.startedIDs(two)
+            #expect(twoStarted == ["e5", "e4"], "\(two.stdout)")
 
             // Keep all: every episode the feed keeps that is not on disk yet, newest first.
             let rest = try await podfresh.run(["download", "--jobs", "1", "--json"])
             #expect(rest.status == 0, "\(rest.stderr)")
-            #expect(try Self.startedIDs(rest) == ["e3", "e2", "e1"])
+            let restStarted = try Self.startedIDs(rest)
+            #expect(restStarted == ["e3", "e2", "e1"], "\(rest.stdout)")
             #expect(Self.files(in: folder).count == 5)
             for day in 1...5 { #expect(server.requests(to: "/m/\(day).mp3").count == 1) }
 

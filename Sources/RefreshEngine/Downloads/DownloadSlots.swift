@@ -2,11 +2,23 @@ import Synchronization
 
 /// At most `jobs` downloads at once, at most `perHost` of them from one host (media CDNs ban clients that open many
 /// connections). Waiters are served first come, first served among those whose host has room.
+///
+/// "First come" is the order of ``place(host:)``, which the queue calls for each job as it takes the job, in the order
+/// jobs were queued; the job's task then waits with ``acquire(_:)``. The tasks may start in any order, so the order
+/// cannot be the order in which they reach ``acquire(_:)``: under load, `--jobs 1` then downloaded the newest
+/// episodes out of order.
 final class DownloadSlots: Sendable {
+    /// A place in line, from ``place(host:)``.
+    struct Place: Sendable {
+        fileprivate let id: Int
+        fileprivate let host: String
+    }
+
     private struct Waiter {
         var id: Int
         var host: String
-        var continuation: CheckedContinuation<Void, any Error>
+        /// Nil until the place's task reaches ``acquire(_:)``.
+        var continuation: CheckedContinuation<Void, any Error>?
     }
 
     private struct State {
@@ -14,7 +26,9 @@ final class DownloadSlots: Sendable {
         var perHost: [String: Int] = [:]
         var waiters: [Waiter] = []
         var nextID = 0
-        /// Ids cancelled before they were queued (the cancellation handler ran first).
+        /// Places given a slot before their task reached ``acquire(_:)``.
+        var granted: Set<Int> = []
+        /// Places cancelled before their task reached ``acquire(_:)``.
         var cancelled: Set<Int> = []
     }
 
@@ -27,22 +41,44 @@ final class DownloadSlots: Sendable {
         self.perHost = max(1, perHost)
     }
 
-    /// Waits for a slot for `host`. - Throws: `CancellationError` when the task is cancelled while waiting.
-    func acquire(host: String) async throws {
-        let id = state.withLock { state in
-            defer { state.nextID += 1 }
-            return state.nextID
+    /// Takes a place in line for a download from `host`: a slot at once if one is free, else the next turn after the
+    /// places taken before it. Every place must then be passed to ``acquire(_:)`` exactly once.
+    func place(host: String) -> Place {
+        state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            if state.running < jobs && state.perHost[host, default: 0] < perHost {
+                state.running += 1
+                state.perHost[host, default: 0] += 1
+                state.granted.insert(id)
+            } else {
+                state.waiters.append(Waiter(id: id, host: host, continuation: nil))
+            }
+            return Place(id: id, host: host)
+        }
+    }
+
+    /// Waits for `place`'s turn; the slot is then held until ``release(host:)``.
+    /// - Throws: `CancellationError` when the task is cancelled while it waits (it then holds no slot).
+    func acquire(_ place: Place) async throws {
+        let id = place.id
+        if Task.isCancelled {
+            // Stopped before its turn came, or before it could use the slot its place was given: give that back.
+            let heldSlot = state.withLock { state in
+                if state.granted.remove(id) != nil { return true }
+                state.waiters.removeAll { $0.id == id }
+                return false
+            }
+            if heldSlot { release(host: place.host) }
+            throw CancellationError()
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let resume: Bool? = state.withLock { state in
+                    if state.granted.remove(id) != nil { return true }
                     if state.cancelled.remove(id) != nil { return false }
-                    if state.running < jobs && state.perHost[host, default: 0] < perHost {
-                        state.running += 1
-                        state.perHost[host, default: 0] += 1
-                        return true
-                    }
-                    state.waiters.append(Waiter(id: id, host: host, continuation: continuation))
+                    guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return false }
+                    state.waiters[index].continuation = continuation
                     return nil
                 }
                 switch resume {
@@ -52,39 +88,42 @@ final class DownloadSlots: Sendable {
                 }
             }
         } onCancel: {
-            let waiter: Waiter? = state.withLock { state in
-                if let index = state.waiters.firstIndex(where: { $0.id == id }) {
-                    return state.waiters.remove(at: index)
-                }
-                state.cancelled.insert(id)
-                return nil
+            let waiting: CheckedContinuation<Void, any Error>? = state.withLock { state in
+                // A place already given its slot keeps it: its task returns from `acquire` and releases it.
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                let waiter = state.waiters.remove(at: index)
+                if waiter.continuation == nil { state.cancelled.insert(id) }
+                return waiter.continuation
             }
-            waiter?.continuation.resume(throwing: CancellationError())
+            waiting?.resume(throwing: CancellationError())
         }
-        // Granted after the handler marked it cancelled-before-queued: the mark is stale.
-        state.withLock { _ = $0.cancelled.remove(id) }
     }
 
     /// Gives back a slot of `host` and lets the next waiters that fit in.
     func release(host: String) {
-        let granted: [Waiter] = state.withLock { state in
+        let resumed: [CheckedContinuation<Void, any Error>] = state.withLock { state in
             state.running -= 1
             state.perHost[host, default: 1] -= 1
             if state.perHost[host] == 0 { state.perHost[host] = nil }
-            var granted: [Waiter] = []
+            var resumed: [CheckedContinuation<Void, any Error>] = []
             var index = 0
             while index < state.waiters.count && state.running < jobs {
                 let waiter = state.waiters[index]
                 if state.perHost[waiter.host, default: 0] < perHost {
                     state.running += 1
                     state.perHost[waiter.host, default: 0] += 1
-                    granted.append(state.waiters.remove(at: index))
+                    state.waiters.remove(at: index)
+                    if let continuation = waiter.continuation {
+                        resumed.append(continuation)
+                    } else {
+                        state.granted.insert(waiter.id)
+                    }
                 } else {
                     index += 1
                 }
             }
-            return granted
+            return resumed
         }
-        for waiter in granted { waiter.continuation.resume() }
+        for continuation in resumed { continuation.resume() }
     }
 }

@@ -93,7 +93,12 @@ public final class EpisodeDownloadQueue: Sendable {
                 slots: slots, state: state, now: now)
             await withTaskGroup(of: Void.self) { group in
                 for await job in stream {
-                    group.addTask { await runner.run(job) }
+                    // The job's place in line is taken here, in the order jobs were queued: its task may start
+                    // after a later job's.
+                    let place = EpisodeDownloadQueue.enclosure(of: job.episode.episode).map {
+                        slots.place(host: $0.url.host ?? "")
+                    }
+                    group.addTask { await runner.run(job, place: place) }
                 }
             }
         }
@@ -351,17 +356,18 @@ public final class EpisodeDownloadQueue: Sendable {
         let state: Shared<State>
         let now: @Sendable () -> Date
 
-        func run(_ job: Job) async {
+        /// - Parameter place: The job's place in line for a download slot; nil when it has no enclosure to download.
+        func run(_ job: Job, place: DownloadSlots.Place?) async {
             // From here this run says what becomes of the job's hook.
             state.withLock { _ = $0.unrunHooks.removeValue(forKey: job.id) }
             let feed = EpisodeUpdateService.target(for: job.subscription)
-            guard let enclosure = EpisodeDownloadQueue.enclosure(of: job.episode.episode) else {
+            guard let place, let enclosure = EpisodeDownloadQueue.enclosure(of: job.episode.episode) else {
                 if let hook = job.hook { hooks?.enqueue(hook, of: feed) }
                 return
             }
             let host = enclosure.url.host ?? ""
             do {
-                try await slots.acquire(host: host)
+                try await slots.acquire(place)
             } catch {
                 // Stopped before it started: not a failure, but its hook still runs (without a file).
                 if let hook = job.hook { hooks?.enqueue(hook, of: feed) }
