@@ -46,7 +46,8 @@ let package = Package(
             dependencies: ["CLibXML2"],
             swiftSettings: strictSettings
         ),
-        /// How every message writes a duration and a byte count (one style); no dependencies.
+        /// How every message writes a duration and a byte count (one style), how an unexpected error is named, and the
+        /// threads blocking calls run on; no dependencies.
         .target(
             name: "Measures",
             swiftSettings: strictSettings
@@ -56,6 +57,7 @@ let package = Package(
         .target(
             name: "HTTPTransport",
             dependencies: [
+                "Measures",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

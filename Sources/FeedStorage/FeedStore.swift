@@ -149,7 +149,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
     ) async -> Result<T, any Error> {
         let box = Work(work)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DatabaseThreads.run {
+            DatabaseThreads.shared.run {
                 box.run()
                 continuation.resume()
             }

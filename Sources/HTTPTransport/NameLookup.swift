@@ -1,4 +1,5 @@
 import Foundation
+import Measures
 
 #if canImport(Glibc)
 import Glibc
@@ -48,53 +49,21 @@ public struct NameLookupError: Error, Sendable, Hashable {
 }
 
 /// The system's own resolver (`getaddrinfo`: `/etc/hosts`, `resolv.conf` search domains and options, `nsswitch.conf`)
-/// run on threads of its own, as many at once as there are names to look up (up to ``maximumThreads``).
+/// run on threads of its own, as many at once as there are names to look up (up to 128, ``threads``).
 ///
 /// SwiftNIO runs `getaddrinfo` on one serial queue per event-loop thread, so on two cores at most two names resolve at
 /// once and a name that never answers holds up every lookup queued behind it. Here each lookup has its own thread:
 /// a slow name costs its own callers their wait and nobody else anything.
 enum BlockingNameLookup {
-    /// The most lookups running at once; more wait for a thread. Each blocked thread costs a stack, nothing else.
-    static let maximumThreads = 128
-
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var running = 0
-    nonisolated(unsafe) private static var waiting: [@Sendable () -> Void] = []
+    /// The threads lookups run on: at most 128 at once, more wait their turn. Each blocked thread costs a stack,
+    /// nothing else; getaddrinfo needs little stack, and 256 KiB keeps a hundred blocked lookups cheap.
+    static let threads = BlockingThreads(name: "podfresh-resolver", maximum: 128, stackSize: 256 * 1024)
 
     /// Looks `host` up on a thread of its own; `completion` runs on that thread.
     static func lookUp(
         _ host: String, completion: @escaping @Sendable (Result<[ResolvedAddress], NameLookupError>) -> Void
     ) {
-        let job: @Sendable () -> Void = { completion(resolve(host)) }
-        let startNow = lock.withLock {
-            if running < maximumThreads {
-                running += 1
-                return true
-            }
-            waiting.append(job)
-            return false
-        }
-        if startNow { startThread(with: job) }
-    }
-
-    private static func startThread(with first: @escaping @Sendable () -> Void) {
-        let thread = Thread {
-            var job: (@Sendable () -> Void)? = first
-            while let current = job {
-                current()
-                job = lock.withLock {
-                    if waiting.isEmpty {
-                        running -= 1
-                        return nil
-                    }
-                    return waiting.removeFirst()
-                }
-            }
-        }
-        thread.name = "podfresh-resolver"
-        // getaddrinfo needs little stack; 256 KiB keeps a hundred blocked lookups cheap.
-        thread.stackSize = 256 * 1024
-        thread.start()
+        threads.run { completion(resolve(host)) }
     }
 
     /// `getaddrinfo` for a TCP connection, the way SwiftNIO calls it (no flags), with the addresses in the order the
