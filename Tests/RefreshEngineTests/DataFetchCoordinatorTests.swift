@@ -234,14 +234,14 @@ struct DataFetchCoordinatorTests {
     @Test
     func releasingAFeedFreesTheHostSlotItWasClaimedUnder() {
         var state = DataFetchCoordinator.State()
-        var asked = Set<String>()
-        var pending = (1...3).map { FeedTarget(id: Int64($0), url: URL(string: "http://a.example/\($0)")!) }
-        let first = state.claimNext(from: &pending, asked: &asked, globalLimit: 5, perHost: 2)
-        let second = state.claimNext(from: &pending, asked: &asked, globalLimit: 5, perHost: 2)
+        var pending = PendingFeeds(
+            (1...3).map { FeedTarget(id: Int64($0), url: URL(string: "http://a.example/\($0)")!) })
+        let first = state.claimNext(from: &pending, globalLimit: 5, perHost: 2)
+        let second = state.claimNext(from: &pending, globalLimit: 5, perHost: 2)
         #expect(first?.id == 1 && second?.id == 2)
-        #expect(state.claimNext(from: &pending, asked: &asked, globalLimit: 5, perHost: 2) == nil, "the host is full")
+        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 2) == nil, "the host is full")
         state.release(id: 1)
-        #expect(state.claimNext(from: &pending, asked: &asked, globalLimit: 5, perHost: 2)?.id == 3)
+        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 2)?.id == 3)
         state.release(id: 2)
         state.release(id: 3)
         #expect(state.runningPerHost.isEmpty && state.running.isEmpty && state.active.isEmpty)
@@ -252,25 +252,25 @@ struct DataFetchCoordinatorTests {
     @Test
     func aFeedThatGaveItsHostSlotBackEarlyLetsTheHostsNextFeedStartAndIsReleasedOnce() {
         var state = DataFetchCoordinator.State()
-        var asked = Set<String>()
-        var pending = (1...3).map { FeedTarget(id: Int64($0), url: URL(string: "http://a.example/\($0)")!) }
-        #expect(state.claimNext(from: &pending, asked: &asked, globalLimit: 5, perHost: 1)?.id == 1)
-        #expect(state.claimNext(from: &pending, asked: &asked, globalLimit: 5, perHost: 1) == nil, "the host is full")
+        var pending = PendingFeeds(
+            (1...3).map { FeedTarget(id: Int64($0), url: URL(string: "http://a.example/\($0)")!) })
+        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 1)?.id == 1)
+        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 1) == nil, "the host is full")
         state.releaseHost(id: 1)
         state.releaseHost(id: 1)
         #expect(
-            state.claimNext(from: &pending, asked: &asked, globalLimit: 5, perHost: 1)?.id == 2,
+            state.claimNext(from: &pending, globalLimit: 5, perHost: 1)?.id == 2,
             "the host's slot came back")
         #expect(
-            state.claimNext(from: &pending, asked: &asked, globalLimit: 5, perHost: 1) == nil,
+            state.claimNext(from: &pending, globalLimit: 5, perHost: 1) == nil,
             "given back once, not twice")
         #expect(state.running.count == 2, "a feed that gave its host slot back still runs")
         state.release(id: 1)
         #expect(
-            state.claimNext(from: &pending, asked: &asked, globalLimit: 5, perHost: 1) == nil,
+            state.claimNext(from: &pending, globalLimit: 5, perHost: 1) == nil,
             "finishing frees no second slot")
         state.release(id: 2)
-        #expect(state.claimNext(from: &pending, asked: &asked, globalLimit: 5, perHost: 1)?.id == 3)
+        #expect(state.claimNext(from: &pending, globalLimit: 5, perHost: 1)?.id == 3)
         state.release(id: 3)
         #expect(state.runningPerHost.isEmpty && state.running.isEmpty && state.hostReleased.isEmpty)
     }
@@ -278,16 +278,15 @@ struct DataFetchCoordinatorTests {
     @Test
     func everyHostIsAskedOnceBeforeAnyButTheBusiestIsAskedAgain() {
         var state = DataFetchCoordinator.State()
-        var asked = Set<String>()
         func feeds(_ host: String, _ ids: ClosedRange<Int>) -> [FeedTarget] {
             ids.map { FeedTarget(id: Int64($0), url: URL(string: "http://\(host).example/\($0)")!) }
         }
         // A medium host listed first, the busiest host, then three hosts with one feed each.
-        var pending =
+        var pending = PendingFeeds(
             feeds("medium", 1...4) + feeds("big", 11...16) + feeds("c", 21...21) + feeds("d", 31...31)
-            + feeds("e", 41...41)
+                + feeds("e", 41...41))
         var order: [String] = []
-        while let feed = state.claimNext(from: &pending, asked: &asked, globalLimit: 7, perHost: 2) {
+        while let feed = state.claimNext(from: &pending, globalLimit: 7, perHost: 2) {
             order.append(feed.host)
         }
         #expect(
@@ -318,38 +317,52 @@ struct DataFetchCoordinatorTests {
     }
 
     @Test
+    func amongHostsWithEqualWorkTheOneWhoseFeedWasListedFirstGoesFirstAndFeedsNeverStartedComeBackInListOrder() {
+        var state = DataFetchCoordinator.State()
+        let listed = [("b", 1), ("a", 2), ("b", 3), ("a", 4), ("c", 5)].map { host, id in
+            FeedTarget(id: Int64(id), url: URL(string: "http://\(host).example/\(id)")!)
+        }
+        var pending = PendingFeeds(listed + [listed[0]])
+        #expect(pending.count == 5, "a feed listed twice waits once")
+        #expect(state.claimNext(from: &pending, globalLimit: 10, perHost: 1)?.id == 1, "b and a tie; b came first")
+        #expect(state.claimNext(from: &pending, globalLimit: 10, perHost: 1)?.id == 2, "a now has the most work left")
+        #expect(state.claimNext(from: &pending, globalLimit: 10, perHost: 1)?.id == 5, "c not asked yet, with room")
+        #expect(state.claimNext(from: &pending, globalLimit: 10, perHost: 1) == nil, "every host is full")
+        #expect(pending.removeAll().map(\.id) == [3, 4])
+        #expect(pending.isEmpty && !pending.contains(id: 3))
+    }
+
+    @Test
     func whileNoFetchIsAdmittedOnlyTheBusiestHostsFeedsStart() {
         var state = DataFetchCoordinator.State()
-        var asked = Set<String>()
-        var pending =
+        var pending = PendingFeeds(
             (1...2).map { FeedTarget(id: Int64($0), url: URL(string: "http://small.example/\($0)")!) }
-            + (3...6).map { FeedTarget(id: Int64($0), url: URL(string: "http://big.example/\($0)")!) }
-        let first = state.claimNext(from: &pending, asked: &asked, globalLimit: 10, perHost: 2, busiestOnly: true)
-        let second = state.claimNext(from: &pending, asked: &asked, globalLimit: 10, perHost: 2, busiestOnly: true)
+                + (3...6).map { FeedTarget(id: Int64($0), url: URL(string: "http://big.example/\($0)")!) })
+        let first = state.claimNext(from: &pending, globalLimit: 10, perHost: 2, busiestOnly: true)
+        let second = state.claimNext(from: &pending, globalLimit: 10, perHost: 2, busiestOnly: true)
         #expect(first?.host == "big.example" && second?.host == "big.example")
         #expect(state.hostWorkLeft[first!.id] == 4, "the host's work left when the feed was claimed")
         #expect(
-            state.claimNext(from: &pending, asked: &asked, globalLimit: 10, perHost: 2, busiestOnly: true) == nil,
+            state.claimNext(from: &pending, globalLimit: 10, perHost: 2, busiestOnly: true) == nil,
             "the busiest host is full, and the others wait while nothing is admitted")
-        #expect(state.claimNext(from: &pending, asked: &asked, globalLimit: 10, perHost: 2)?.host == "small.example")
+        #expect(state.claimNext(from: &pending, globalLimit: 10, perHost: 2)?.host == "small.example")
     }
 
     @Test
     func aFeedClaimedWhenNoOtherFeedOfItsHostWaitsIsTheLastOfItsHost() {
         var state = DataFetchCoordinator.State()
-        var asked = Set<String>()
-        var pending =
+        var pending = PendingFeeds(
             (1...3).map { FeedTarget(id: Int64($0), url: URL(string: "http://big.example/\($0)")!) }
-            + [FeedTarget(id: 4, url: URL(string: "http://small.example/4")!)]
+                + [FeedTarget(id: 4, url: URL(string: "http://small.example/4")!)])
         var claimed: [Int64] = []
-        while let feed = state.claimNext(from: &pending, asked: &asked, globalLimit: 10, perHost: 2) {
+        while let feed = state.claimNext(from: &pending, globalLimit: 10, perHost: 2) {
             claimed.append(feed.id)
         }
         #expect(claimed == [1, 2, 4], "two of the big host's feeds, then the small host's one")
         #expect(!state.lastOfHost.contains(1) && !state.lastOfHost.contains(2), "feed 3 still waits for big.example")
         #expect(state.lastOfHost.contains(4), "nothing else waits for small.example")
         state.release(id: 1)
-        #expect(state.claimNext(from: &pending, asked: &asked, globalLimit: 10, perHost: 2)?.id == 3)
+        #expect(state.claimNext(from: &pending, globalLimit: 10, perHost: 2)?.id == 3)
         #expect(state.lastOfHost.contains(3), "the big host's last waiting feed, although feed 2 still runs")
         for id: Int64 in [2, 3, 4] { state.release(id: id) }
         #expect(state.lastOfHost.isEmpty)

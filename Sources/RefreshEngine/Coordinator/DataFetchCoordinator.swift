@@ -85,7 +85,7 @@ public final class DataFetchCoordinator: @unchecked Sendable {
         /// Claims the pending feed to start next, or nil when none can start now. In order:
         /// 1. a feed of the host with the most work left (feeds waiting and running), when it has room: the busiest
         ///    host's queue is a run's critical path, so it starts first and never waits behind hosts with less to do;
-        /// 2. the first feed of a host this batch has not asked yet (`asked`): how long a server takes to answer is
+        /// 2. the first feed of a host this batch has not asked yet: how long a server takes to answer is
         ///    known only once it has, a slow server holds up the run from the moment it is asked, and a request
         ///    waiting for its answer costs only a connection; so every host is asked once before any but the busiest
         ///    is asked again;
@@ -95,34 +95,39 @@ public final class DataFetchCoordinator: @unchecked Sendable {
         /// With `busiestOnly` (the refresh admits no new fetch now: answers already wait for the CPU), only step 1
         /// applies: the critical path keeps moving while the rest waits.
         mutating func claimNext(
-            from pending: inout [FeedTarget], asked: inout Set<String>, globalLimit: Int, perHost: Int,
-            busiestOnly: Bool = false
+            from pending: inout PendingFeeds, globalLimit: Int, perHost: Int, busiestOnly: Bool = false
         ) -> FeedTarget? {
             guard running.count < globalLimit, !pending.isEmpty else { return nil }
-            var left = runningPerHost
-            for feed in pending { left[feed.host, default: 0] += 1 }
-            let most = left.values.max() ?? 0
-            let runningNow = runningPerHost
-            func hasRoom(_ feed: FeedTarget) -> Bool { runningNow[feed.host, default: 0] < perHost }
-            var chosen = pending.firstIndex { left[$0.host, default: 0] == most && hasRoom($0) }
-            if chosen == nil && !busiestOnly {
-                chosen = pending.firstIndex { !asked.contains($0.host) && hasRoom($0) }
-            }
-            if chosen == nil && !busiestOnly {
-                var best = 0
-                for (index, feed) in pending.enumerated() where hasRoom(feed) && left[feed.host, default: 0] > best {
-                    chosen = index
-                    best = left[feed.host, default: 0]
+            // One pass over the hosts with feeds waiting. Ties go to the host whose oldest waiting feed came first.
+            var most = runningPerHost.values.max() ?? 0
+            var busiest: (host: String, left: Int, order: Int)?
+            var firstUnasked: (host: String, left: Int, order: Int)?
+            for (host, queue) in pending.hosts where queue.waiting > 0 {
+                let runningNow = runningPerHost[host, default: 0]
+                let left = queue.waiting + runningNow
+                most = max(most, left)
+                guard runningNow < perHost else { continue }
+                let order = queue.firstOrder
+                if busiest.map({ left > $0.left || (left == $0.left && order < $0.order) }) ?? true {
+                    busiest = (host, left, order)
                 }
+                if !queue.asked, firstUnasked.map({ $0.order > order }) ?? true { firstUnasked = (host, left, order) }
             }
-            guard let index = chosen else { return nil }
-            let feed = pending.remove(at: index)
-            let hostLeft = left[feed.host, default: 0]
-            if hostLeft - runningNow[feed.host, default: 0] == 1 { lastOfHost.insert(feed.id) }
-            asked.insert(feed.host)
+            let chosen: (host: String, left: Int, order: Int)?
+            if let busiest, busiest.left == most {
+                chosen = busiest
+            } else if busiestOnly {
+                chosen = nil
+            } else {
+                chosen = firstUnasked ?? busiest
+            }
+            guard let chosen else { return nil }
+            let feed = pending.removeFirst(of: chosen.host)
+            let runningNow = runningPerHost[chosen.host, default: 0]
+            if chosen.left - runningNow == 1 { lastOfHost.insert(feed.id) }
             running[feed.id] = feed
-            runningPerHost[feed.host, default: 0] += 1
-            hostWorkLeft[feed.id] = hostLeft
+            runningPerHost[chosen.host, default: 0] += 1
+            hostWorkLeft[feed.id] = chosen.left
             return feed
         }
 
@@ -235,16 +240,14 @@ public final class DataFetchCoordinator: @unchecked Sendable {
     ) async -> [RefreshOutcome] {
         var progress = BatchProgress(total: 0)
         var outcomes: [RefreshOutcome] = []
-        var pending: [FeedTarget] = []
-        /// The hosts this batch has started a fetch for.
-        var asked: Set<String> = []
+        var pending = PendingFeeds()
         /// Takes feeds into the batch: a feed active elsewhere is refused (reported cancelled), the others wait for a
         /// slot.
         func accept(_ feeds: [FeedTarget], startingBatch: Bool) {
             let refused: [FeedTarget] = lock.withLock {
                 var refused: [FeedTarget] = []
-                var seen = Set(pending.map(\.id))
-                for feed in feeds where seen.insert(feed.id).inserted {
+                var seen: Set<Int64> = []
+                for feed in feeds where seen.insert(feed.id).inserted && !pending.contains(id: feed.id) {
                     if state.active.contains(feed.id) {
                         refused.append(feed)
                     } else {
@@ -294,8 +297,7 @@ public final class DataFetchCoordinator: @unchecked Sendable {
                     let next: FetchSlot? = lock.withLock {
                         guard
                             let feed = state.claimNext(
-                                from: &pending, asked: &asked, globalLimit: maxConcurrent, perHost: maxPerHost,
-                                busiestOnly: !admitted)
+                                from: &pending, globalLimit: maxConcurrent, perHost: maxPerHost, busiestOnly: !admitted)
                         else { return nil }
                         progress.running = Array(state.running.values).sorted { $0.id < $1.id }
                         publishLocked(.fetchStarted(feed))
@@ -402,7 +404,7 @@ public final class DataFetchCoordinator: @unchecked Sendable {
         if !pending.isEmpty {
             let stopped = Task.isCancelled
             lock.withLock {
-                for feed in pending {
+                for feed in pending.removeAll() {
                     state.active.remove(feed.id)
                     let outcome = RefreshOutcome(feed: feed, result: stopped ? .cancelled : .failed(Self.notStarted))
                     outcomes.append(outcome)
