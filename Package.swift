@@ -41,6 +41,8 @@ let package = Package(
         ),
         /// glibc's `mallopt` (not in Swift's Glibc module), for the executable's allocator settings.
         .systemLibrary(name: "CGlibcMalloc"),
+        /// zlib's inflate, for feed bodies decoded as they stream (HTTPTransport's `BodyInflater`).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(
             name: "FeedParsing",
             dependencies: ["CLibXML2"],
@@ -57,7 +59,7 @@ let package = Package(
         .target(
             name: "HTTPTransport",
             dependencies: [
-                "Measures",
+                "CZlib", "Measures",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

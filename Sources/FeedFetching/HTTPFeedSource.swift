@@ -38,7 +38,8 @@ public struct HTTPFeedSource: FeedSource {
         self.configuration = configuration
     }
 
-    /// How feed requests talk to servers: decompression with the ratio limit, AsyncHTTPClient's read timeout as a
+    /// How feed requests talk to servers: bodies as sent (decoded as they are read, ``BodyInflater``, with the ratio
+    /// limit), AsyncHTTPClient's read timeout as a
     /// backstop behind the watchdog's limits (a body waiting for its consumer is not read, and must not time out),
     /// idle connections closed after ``FetchConfiguration/idleConnectionTimeout``, and HTTP/1.1 only: a feed's body
     /// is read as fast as it is parsed, and when parsing falls behind the network (a cold run of many feeds), an
@@ -46,7 +47,7 @@ public struct HTTPFeedSource: FeedSource {
     /// up to `--per-host` connections (6), as a browser opens.
     var profile: HTTPNetwork.Profile {
         HTTPNetwork.Profile(
-            decompressionRatioLimit: configuration.decompressionRatioLimit,
+            decompressionRatioLimit: nil,
             connectTimeout: configuration.connectTimeout,
             readTimeout: configuration.totalTimeout + .seconds(5),
             idleTimeout: configuration.idleConnectionTimeout, allowsHTTP2: false)
@@ -150,27 +151,42 @@ public struct HTTPFeedSource: FeedSource {
             // Making the consumer may wait for a processing slot; the body's limits count from when it is ready.
             let consumer = try await makeConsumer(head)
             watch.bodyStarted(expected: declaredLength.map(Int64.init))
+            let inflater = BodyInflater(
+                contentEncoding: response.headers.first(name: "Content-Encoding"),
+                ratioLimit: configuration.decompressionRatioLimit)
             var count = 0
+            var received = 0
+            func deliver(_ bytes: UnsafeRawBufferPointer) throws {
+                count += bytes.count
+                if count > configuration.maxBodyBytes {
+                    throw FeedFetchError(.bodyOverLimit(limit: configuration.maxBodyBytes, announced: nil))
+                }
+                do {
+                    try consumer.consume(bytes)
+                } catch {
+                    throw FeedFetchConsumerError(underlying: error)
+                }
+            }
             do {
                 for try await buffer in response.body {
                     watch.received(buffer.readableBytes)
-                    count += buffer.readableBytes
-                    if count > configuration.maxBodyBytes {
-                        throw FeedFetchError(.bodyOverLimit(limit: configuration.maxBodyBytes, announced: nil))
-                    }
-                    do {
-                        try buffer.withUnsafeReadableBytes { try consumer.consume($0) }
-                    } catch {
-                        throw FeedFetchConsumerError(underlying: error)
+                    received += buffer.readableBytes
+                    try buffer.withUnsafeReadableBytes { bytes in
+                        if let inflater { try inflater.inflate(bytes, deliver) } else { try deliver(bytes) }
                     }
                 }
+                try inflater?.finish()
             } catch let error where HTTPNetwork.closedBeforeBodyEnd(error) {
-                // The length counts the bytes as sent; a decoded body's bytes are not comparable with it.
-                let encoded = response.headers.first(name: "Content-Encoding").map { $0.lowercased() != "identity" }
+                // Both count the bytes as sent (before decoding).
                 throw FeedFetchError(
                     .closedBeforeEnd(
-                        host: exchange.url.host ?? request.url.host ?? "the server", receivedBytes: Int64(count),
-                        expectedBytes: encoded == true ? nil : declaredLength.map(Int64.init)))
+                        host: exchange.url.host ?? request.url.host ?? "the server", receivedBytes: Int64(received),
+                        expectedBytes: declaredLength.map(Int64.init)))
+            } catch let failure as BodyInflater.Failure {
+                switch failure {
+                case .expandsTooMuch(let ratio): throw FeedFetchError(.expandsTooMuch(ratio: ratio))
+                case .corrupt, .truncated: throw FeedFetchError(.corruptBody)
+                }
             }
             return .fetched(head, consumer, byteCount: count)
         case 304:

@@ -30,8 +30,9 @@ import Darwin
 public final class HTTPNetwork: @unchecked Sendable {
     /// How a kind of request talks to servers: its pools are apart from other profiles'.
     public struct Profile: Sendable, Hashable {
-        /// The largest decompressed/compressed ratio accepted for gzip/deflate bodies; nil: bodies are not
-        /// decompressed (media, asked for as identity).
+        /// The largest decompressed/compressed ratio accepted for gzip/deflate bodies that AsyncHTTPClient decodes;
+        /// nil: bodies come as sent (media, asked for as identity; feeds, decoded by their reader with
+        /// ``BodyInflater``).
         public var decompressionRatioLimit: Int?
         /// Opening a connection to one address.
         public var connectTimeout: Duration
