@@ -53,15 +53,17 @@ public struct MergePlan: Sendable, Hashable {
         let announced = announceLimit.map { feed.newestEpisodeKeys(count: $0) }
         var handled = Set<String>()
         handled.reserveCapacity(feed.episodes.count)
-        for (index, episode) in feed.episodes.enumerated() where handled.insert(episode.id).inserted {
-            if let fingerprint = stored[episode.id] {
+        // By index: iterating the episodes would copy each one (every field retained and released).
+        for index in feed.episodes.indices where handled.insert(feed.episodes[index].id).inserted {
+            let key = feed.episodes[index].id
+            if let fingerprint = stored[key] {
                 if fingerprint == fingerprints[index] {
                     unchanged.append(index)
                 } else {
                     updates.append(index)
                 }
             } else {
-                inserts.append(Insert(index: index, announced: announced?.contains(episode.id) ?? true))
+                inserts.append(Insert(index: index, announced: announced?.contains(key) ?? true))
             }
         }
     }

@@ -31,6 +31,7 @@ public indirect enum JSONValue: Sendable, Hashable {
     /// The compact JSON text, on one line.
     public func serialized() -> String {
         var out = ""
+        out.reserveCapacity(128)
         write(into: &out)
         return out
     }
@@ -63,6 +64,15 @@ public indirect enum JSONValue: Sendable, Hashable {
 
     private static func writeString(_ value: String, into out: inout String) {
         out += "\""
+        // Most strings (URLs, MIME types, names) need no escape at all: one pass over their bytes, then a whole copy.
+        let needsNoEscape = value.utf8.withContiguousStorageIfAvailable { bytes in
+            !bytes.contains { $0 == 0x22 || $0 == 0x5C || CharacterRules.mayStartListedCharacter($0) }
+        }
+        if needsNoEscape == true {
+            out += value
+            out += "\""
+            return
+        }
         // Runs of bytes that need no escape are copied whole; only a byte that may start something to escape
         // (quote, backslash, or a character of ``CharacterRules``) is looked at as a scalar.
         let utf8 = value.utf8

@@ -469,7 +469,8 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
     /// The episode rows of a fetched feed, computed before the write transaction.
     private static func columns(of check: FeedCheck) -> [EpisodeColumns] {
         guard case .fetched(let feed, _, _, _) = check.result else { return [] }
-        return feed.episodes.map(EpisodeColumns.init)
+        // By index: mapping the episodes would copy each one (every field retained and released) before reading it.
+        return feed.episodes.indices.map { EpisodeColumns(feed.episodes[$0]) }
     }
 
     private func applyBody(_ check: FeedCheck, columns: [EpisodeColumns], db: Database) throws -> MergeSummary {
