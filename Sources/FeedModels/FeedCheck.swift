@@ -23,6 +23,7 @@ public struct FeedCheck: Sendable {
     /// A permanent move to apply (301/308 or `itunes:new-feed-url`), if any.
     public var movedTo: URL?
     public var nextCheckAt: Date?
+    /// Why the feed is due then (stored as facts, ``ScheduleReason/storedText``).
     public var nextCheckReason: ScheduleReason?
     /// The refresh run this check belongs to.
     public var runID: Int64?
