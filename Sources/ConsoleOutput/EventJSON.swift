@@ -46,7 +46,7 @@ public enum EventJSON {
                 .array(outcome.warnings.map { .object([("line", .int($0.line)), ("message", .string($0.message))]) })
             ),
             ("next_check", .date(outcome.nextCheckAt)),
-            ("next_check_reason", .string(outcome.nextCheckReason)),
+            ("next_check_reason", .string(outcome.nextCheckReason.map(ScheduleReasonText.line))),
             ("backlog_episodes", .int(outcome.backlogCount)),
         ]
     }

@@ -36,7 +36,7 @@ public struct CheckStatePlan: Sendable, Hashable {
     /// When the feed is next due; nil when it never is (gone) or at once.
     public var nextCheckAt: Date?
     /// Why it is due then.
-    public var nextCheckReason: String?
+    public var nextCheckReason: ScheduleReason?
     /// What a fetched body says of the feed, written only when the check fetched one.
     public var fetched: Fetched?
 
@@ -103,7 +103,7 @@ public struct CheckStatePlan: Sendable, Hashable {
             lastError = message
             isGone = true
             nextCheckAt = nil
-            nextCheckReason = "gone (410)"
+            nextCheckReason = .gone
         }
     }
 }

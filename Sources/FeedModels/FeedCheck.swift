@@ -23,7 +23,8 @@ public struct FeedCheck: Sendable {
     /// A permanent move to apply (301/308 or `itunes:new-feed-url`), if any.
     public var movedTo: URL?
     public var nextCheckAt: Date?
-    public var nextCheckReason: String?
+    /// Why the feed is due then (stored as facts, ``ScheduleReason/storedText``).
+    public var nextCheckReason: ScheduleReason?
     /// The refresh run this check belongs to.
     public var runID: Int64?
     /// Body bytes received (200), for the conditional-GET savings figure.
@@ -42,7 +43,7 @@ public struct FeedCheck: Sendable {
         result: Result,
         movedTo: URL? = nil,
         nextCheckAt: Date? = nil,
-        nextCheckReason: String? = nil,
+        nextCheckReason: ScheduleReason? = nil,
         runID: Int64? = nil,
         bodyBytes: Int? = nil,
         announceLimit: Int? = nil,

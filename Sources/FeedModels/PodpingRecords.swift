@@ -101,9 +101,6 @@ public enum PodpingDuePlan {
     /// seconds of the chain's clock, and a host may write its ping a little before its feed is served everywhere.
     public static let checkedAfterMargin: TimeInterval = 15
 
-    /// The reason stored with a due time set by a ping.
-    public static let reason = "podping"
-
     // MARK: - A ping during a check
 
     /// Until when a check that starts may have missed a believed ping recorded at `recordedAt` for a change

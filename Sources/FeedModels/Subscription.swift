@@ -37,8 +37,9 @@ public struct Subscription: Sendable, Hashable, Identifiable {
     public var isComplete: Bool
     /// When the feed is next due.
     public var nextCheckAt: Date?
-    /// Why it is due then (e.g. "cadence 1d (median gap)", "Retry-After", "backoff after 3 failures").
-    public var nextCheckReason: String?
+    /// Why it is due then (worded by the console when shown); ``ScheduleReason/stored(_:)`` for the sentence an older
+    /// podfresh stored.
+    public var nextCheckReason: ScheduleReason?
     /// The URL before the last permanent move, if it moved.
     public var movedFrom: URL?
     /// Size of the last 200 body, in bytes.
@@ -85,7 +86,7 @@ public struct Subscription: Sendable, Hashable, Identifiable {
         isGone: Bool = false,
         isComplete: Bool = false,
         nextCheckAt: Date? = nil,
-        nextCheckReason: String? = nil,
+        nextCheckReason: ScheduleReason? = nil,
         movedFrom: URL? = nil,
         lastBodyBytes: Int? = nil,
         ttlMinutes: Int? = nil,

@@ -106,7 +106,7 @@ extension FeedStore: AsyncPodpingRepository {
                 else { continue }
                 try db.execute(
                     sql: "UPDATE subscription SET nextCheckAt = ?, nextCheckReason = ? WHERE id = ?",
-                    arguments: [due.timeIntervalSince1970, PodpingDuePlan.reason, ping.subscriptionID])
+                    arguments: [due.timeIntervalSince1970, ScheduleReason.podping.storedText, ping.subscriptionID])
                 madeDue[ping.subscriptionID] = due
             }
             return madeDue
@@ -154,7 +154,7 @@ extension FeedStore: AsyncPodpingRepository {
                 cooldown: row["recheckCooldown"])
         else { return }
         state.nextCheckAt = due
-        state.nextCheckReason = PodpingDuePlan.reason
+        state.nextCheckReason = .podping
     }
 
     public func podpingCursor() async throws -> PodpingCursor? {

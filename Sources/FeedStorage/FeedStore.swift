@@ -442,7 +442,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
             lastUnconditionalAt: date(row["lastUnconditionalAt"]), lastStatus: row["lastStatus"],
             failureCount: row["failureCount"], lastErrorKind: row["lastErrorKind"], lastError: row["lastError"],
             isGone: row["isGone"], isComplete: row["isComplete"], nextCheckAt: date(row["nextCheckAt"]),
-            nextCheckReason: row["nextCheckReason"],
+            nextCheckReason: ScheduleReason(storedText: row["nextCheckReason"] as String?),
             movedFrom: (row["movedFrom"] as String?).flatMap(URL.init(string:)), lastBodyBytes: row["lastBodyBytes"],
             ttlMinutes: row["ttlMinutes"], syndicationUpdatePeriod: row["syndicationUpdatePeriod"],
             syndicationUpdateFrequency: row["syndicationUpdateFrequency"],
@@ -522,7 +522,7 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
                 state.lastCheckedAt.timeIntervalSince1970, state.lastSuccessAt?.timeIntervalSince1970,
                 state.lastUnconditionalAt?.timeIntervalSince1970, state.lastStatus, state.failureCount.rawValue,
                 state.lastErrorKind, state.lastError, state.isGone, state.nextCheckAt?.timeIntervalSince1970,
-                state.nextCheckReason, subscriptionID,
+                state.nextCheckReason?.storedText, subscriptionID,
             ])
         guard let feed = state.fetched else { return }
         try db.execute(

@@ -279,7 +279,7 @@ private struct StoreImporter: Sendable {
                     b.append(s.isGone)
                     b.append(s.isComplete)
                     b.append(s.nextCheckAt?.timeIntervalSince1970)
-                    b.append(s.nextCheckReason)
+                    b.append(s.nextCheckReason?.storedText)
                     b.append(s.movedFrom?.absoluteString)
                     b.append(s.lastBodyBytes)
                     b.append(s.ttlMinutes)

@@ -215,7 +215,7 @@ extension PostgresFeedStore {
                 WHEN 'reset' THEN 0 WHEN 'increment' THEN failure_count + 1 ELSE failure_count END,
               last_error_kind = \(state.lastErrorKind), last_error = \(state.lastError),
               is_gone = COALESCE(\(state.isGone), is_gone), next_check_at = \(state.nextCheckAt?.timeIntervalSince1970),
-              next_check_reason = \(state.nextCheckReason)\(unescaped: clear)
+              next_check_reason = \(state.nextCheckReason?.storedText)\(unescaped: clear)
             WHERE id = \(id)\(unescaped: fenced)
             RETURNING id, podping_recheck_before, podping_cooldown
             """
@@ -235,7 +235,7 @@ extension PostgresFeedStore {
         else { return nil }
         return """
             UPDATE subscription SET next_check_at = \(due.timeIntervalSince1970),
-              next_check_reason = \(PodpingDuePlan.reason)
+              next_check_reason = \(ScheduleReason.podping.storedText)
             WHERE id = \(id) AND last_checked_at = \(state.lastCheckedAt.timeIntervalSince1970)
             """
     }

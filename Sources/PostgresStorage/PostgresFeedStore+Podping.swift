@@ -123,7 +123,7 @@ extension PostgresFeedStore: AsyncPodpingRepository {
                 try await connection.query(
                     """
                     UPDATE subscription SET next_check_at = \(due.timeIntervalSince1970),
-                      next_check_reason = \(PodpingDuePlan.reason)
+                      next_check_reason = \(ScheduleReason.podping.storedText)
                     WHERE id = \(ping.subscriptionID)
                     """, logger: store.logger)
                 madeDue[ping.subscriptionID] = due

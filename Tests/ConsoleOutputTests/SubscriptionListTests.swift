@@ -90,7 +90,7 @@ struct SubscriptionListTests {
                     $0.failureCount = 1
                     $0.lastError = "HTTP 500 \u{1B}[2J"
                     $0.nextCheckAt = self.now.addingTimeInterval(600)
-                    $0.nextCheckReason = "backoff\u{1B}[31m"
+                    $0.nextCheckReason = .stored("backoff\u{1B}[31m")
                 }
             ]).rows().first)
         for cell in row {
@@ -158,19 +158,34 @@ struct SubscriptionListTests {
         #expect(
             next {
                 $0.nextCheckAt = self.now.addingTimeInterval(-5)
-                $0.nextCheckReason = "cadence 1d"
-            } == "now (cadence 1d)")
+                $0.nextCheckReason = .cadence(interval: .seconds(86_400), basis: .noRhythmYet)
+            } == "now (every 1d (no publishing rhythm yet))")
         #expect(next { $0.nextCheckAt = self.now.addingTimeInterval(2 * 3600) } == "in 2h")
         #expect(
             next {
                 $0.nextCheckAt = self.now.addingTimeInterval(90 * 60)
-                $0.nextCheckReason = "ttl"
-            } == "in 1h 30m (ttl)")
+                $0.nextCheckReason = .backoff(failures: 2)
+            } == "in 1h 30m (backoff after 2 failures)")
         #expect(next { $0.nextCheckAt = .distantFuture } == "never (complete)")
+        #expect(
+            next {
+                $0.nextCheckAt = .distantFuture
+                $0.nextCheckReason = .complete
+            } == "never (complete (itunes:complete))")
+        #expect(
+            next {
+                $0.nextCheckAt = self.now.addingTimeInterval(60)
+                $0.nextCheckReason = .stored("cadence 1d")
+            } == "in 1m (cadence 1d)", "a sentence an older podfresh stored reads as it was written")
+        #expect(
+            !next {
+                $0.nextCheckAt = .distantFuture
+                $0.nextCheckReason = .stored("\u{1B}[31mred")
+            }.contains("\u{1B}"))
         #expect(
             !next {
                 $0.nextCheckAt = self.now
-                $0.nextCheckReason = "\u{1B}[31mred"
+                $0.nextCheckReason = .stored("\u{1B}[31mred")
             }.contains("\u{1B}"))
     }
 
@@ -196,11 +211,13 @@ struct SubscriptionListTests {
             subscription(1, title: hostile) {
                 $0.nextCheckAt = .distantFuture
                 $0.isComplete = true
+                $0.nextCheckReason = .complete
             },
             subscription(2) {
                 $0.failureCount = 2
                 $0.lastError = "HTTP 503"
                 $0.nextCheckAt = self.now.addingTimeInterval(60)
+                $0.nextCheckReason = .retryAfter
             },
         ]
         let text = list(subscriptions, counts: [1: 9]).json()
@@ -216,6 +233,8 @@ struct SubscriptionListTests {
         #expect(array[1]["title"] is NSNull)
         #expect(array[1]["failures"] as? Int == 2)
         #expect(array[1]["next_check"] as? String == RFC3339.string(from: now.addingTimeInterval(60)))
+        #expect(array[0]["next_check_reason"] as? String == "complete (itunes:complete)", "the reason as worded")
+        #expect(array[1]["next_check_reason"] as? String == "Retry-After")
     }
 
     @Test func noSubscriptionsIsAnEmptyJSONArray() {

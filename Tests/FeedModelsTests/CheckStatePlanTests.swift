@@ -8,7 +8,7 @@ private let t0 = Date(timeIntervalSince1970: 1_730_000_000)
 private func check(_ result: FeedCheck.Result, status: Int? = nil, bodyBytes: Int? = nil) -> FeedCheck {
     FeedCheck(
         subscriptionID: 3, checkedAt: t0, status: status, result: result, nextCheckAt: t0 + 3600,
-        nextCheckReason: "every 1h", bodyBytes: bodyBytes)
+        nextCheckReason: .cadence(interval: .seconds(3600), basis: .noRhythmYet), bodyBytes: bodyBytes)
 }
 
 /// What a check writes to its subscription's state, the rule both stores carry out, without a database.
@@ -24,7 +24,9 @@ struct CheckStatePlanTests {
         #expect(state.lastStatus == 200, "200 when the check does not say")
         #expect(state.failureCount == .reset && state.isGone == false)
         #expect(state.lastErrorKind == nil && state.lastError == nil)
-        #expect(state.nextCheckAt == t0 + 3600 && state.nextCheckReason == "every 1h")
+        #expect(
+            state.nextCheckAt == t0 + 3600
+                && state.nextCheckReason == .cadence(interval: .seconds(3600), basis: .noRhythmYet))
         let fetched = try #require(state.fetched)
         #expect(fetched.title == "Show" && fetched.etag == "\"v2\"" && fetched.ttlMinutes == 60)
         #expect(fetched.isComplete && fetched.bodyBytes == 512)
@@ -62,6 +64,6 @@ struct CheckStatePlanTests {
         #expect(state.isGone == true && state.lastStatus == 410)
         #expect(state.lastErrorKind == "gone" && state.lastError == "HTTP 410")
         #expect(state.failureCount == .keep)
-        #expect(state.nextCheckAt == nil && state.nextCheckReason == "gone (410)")
+        #expect(state.nextCheckAt == nil && state.nextCheckReason == .gone)
     }
 }

@@ -29,7 +29,8 @@ struct LeaseTests {
     static func notModified(_ id: Int64, lease: FeedLease?) -> FeedCheck {
         FeedCheck(
             subscriptionID: id, checkedAt: Date(), status: 304, result: .notModified,
-            nextCheckAt: Date().addingTimeInterval(3600), nextCheckReason: "cadence 1h", lease: lease)
+            nextCheckAt: Date().addingTimeInterval(3600),
+            nextCheckReason: .cadence(interval: .seconds(3600), basis: .noRhythmYet), lease: lease)
     }
 
     @Test func workersClaimingAtOnceNeverGetTheSameFeed() async throws {

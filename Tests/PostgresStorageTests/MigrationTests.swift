@@ -2,6 +2,7 @@ import FeedModels
 import FeedParsing
 import FeedStorage
 import Foundation
+import GRDB
 import PostgresStorage
 import TestSupport
 import Testing
@@ -31,6 +32,14 @@ struct MigrationTests {
         // Given an SQLite database built by the real store from real feeds
         let source = try await SourceDatabase.make()
         defer { source.remove() }
+        // (one reason as an older podfresh wrote it: a sentence)
+        let older = try DatabaseQueue(path: source.path)
+        try await older.write { db in
+            try db.execute(
+                sql: "UPDATE subscription SET nextCheckReason = 'cadence 1d (an older sentence)' WHERE id = ?",
+                arguments: [source.undone])
+        }
+        try older.close()
         let sqlite = try FeedStore.openForReading(path: source.path)
         let bounds = try await sqlite.exportBounds()
         #expect(bounds.subscriptions == 5)
@@ -68,7 +77,7 @@ struct MigrationTests {
             #expect(moved.etag == "\"ns-1\"")
             #expect(moved.lastModified == "Tue, 12 Nov 2024 05:00:00 GMT")
             #expect(moved.nextCheckAt == SourceDatabase.t0.addingTimeInterval(3600.5))
-            #expect(moved.nextCheckReason == "cadence 1h (ttl)")
+            #expect(moved.nextCheckReason == .cadence(interval: .seconds(3600), basis: .hint(.ttl)))
             #expect(moved.lastUnconditionalAt == SourceDatabase.t0)
             #expect(moved.ttlMinutes == 60)
             #expect(moved.lastBodyBytes == 4096)
@@ -76,7 +85,7 @@ struct MigrationTests {
             #expect(failing.failureCount == 1)
             #expect(failing.lastErrorKind == "timeout")
             #expect(failing.lastError == "no answer within 60 s")
-            #expect(failing.nextCheckReason == "backoff after 1 failure")
+            #expect(failing.nextCheckReason == .backoff(failures: 1))
             #expect(failing.etag == "W/\"g\"", "a failure keeps the validators")
             let gone = try #require(try await target.subscription(id: source.gone))
             #expect(gone.isGone)
@@ -85,6 +94,9 @@ struct MigrationTests {
             #expect(undone.refusedMoveTarget?.absoluteString == "https://field.example.net/other.rss")
             #expect(undone.movedFrom == nil)
             #expect(undone.backlog == 1)
+            #expect(
+                undone.nextCheckReason == .stored("cadence 1d (an older sentence)"),
+                "an older podfresh's sentence is copied as written")
             let neverFetched = try #require(try await target.subscription(id: source.neverFetched))
             #expect(neverFetched.title == "Ünïcödé “quotes” & more")
             #expect(neverFetched.backlog == 5)
@@ -122,6 +134,10 @@ struct MigrationTests {
         #expect(
             try cluster.psql(database: database, "SELECT author, language FROM subscription WHERE id = \(source.moved)")
                 == "Ada Morrow|en-gb")
+        #expect(
+            try cluster.psql(
+                database: database, "SELECT next_check_reason FROM subscription WHERE id = \(source.moved)")
+                == #"{"basis":"hint","hint":"ttl","kind":"cadence","seconds":3600}"#, "the reason's facts, as JSON")
         let fingerprints = try await sqlite.exportEpisodes(after: 0, through: .max, limit: 1000)
             .map { "\($0.id)|\($0.fingerprint)" }.joined(separator: "\n")
         #expect(try cluster.psql(database: database, "SELECT id, fingerprint FROM episode ORDER BY id") == fingerprints)

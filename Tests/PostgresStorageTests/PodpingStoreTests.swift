@@ -60,7 +60,7 @@ struct PodpingStoreTests {
                     FeedCheck(
                         subscriptionID: feed.id, checkedAt: feed.id == fresh.id ? t0 : t0.addingTimeInterval(-3600),
                         status: 304, result: .notModified, nextCheckAt: t0.addingTimeInterval(86_400),
-                        nextCheckReason: "cadence 1d"))
+                        nextCheckReason: .cadence(interval: .seconds(86_400), basis: .noRhythmYet)))
             }
             try await store.recordPodpingDeclaration(
                 subscriptionID: checked.id, usesPodping: true, hiveAccounts: ["host.one", "host.two"])
@@ -90,7 +90,8 @@ struct PodpingStoreTests {
         return FeedCheck(
             subscriptionID: feed.id, checkedAt: date, status: 200,
             result: .fetched(parsed, etag: "\"v1\"", lastModified: nil, unconditional: false),
-            nextCheckAt: date.addingTimeInterval(86_400), nextCheckReason: "cadence 1d")
+            nextCheckAt: date.addingTimeInterval(86_400),
+            nextCheckReason: .cadence(interval: .seconds(86_400), basis: .noRhythmYet))
     }
 
     @Test(.timeLimit(.minutes(2)), arguments: Backend.allCases)
@@ -121,13 +122,14 @@ struct PodpingStoreTests {
             _ = try await repositories.applyAsync(
                 FeedCheck(
                     subscriptionID: notModified.id, checkedAt: t0, status: 304, result: .notModified,
-                    nextCheckAt: t0.addingTimeInterval(86_400), nextCheckReason: "cadence 1d"))
+                    nextCheckAt: t0.addingTimeInterval(86_400),
+                    nextCheckReason: .cadence(interval: .seconds(86_400), basis: .noRhythmYet)))
             _ = try await repositories.applyAsync(fetched(before, at: t0, podping: nil))
 
             for feed in [pinged, notModified] {
                 let stored = try #require(try await repositories.subscription(id: feed.id))
                 #expect(stored.nextCheckAt == t0.addingTimeInterval(30), "fetched again once the cooldown ends")
-                #expect(stored.nextCheckReason == PodpingDuePlan.reason)
+                #expect(stored.nextCheckReason == .podping)
             }
             let answered = try #require(try await repositories.subscription(id: before.id))
             #expect(answered.nextCheckAt == t0.addingTimeInterval(86_400), "its check was the answer to its ping")

@@ -53,7 +53,8 @@ private func check(
         result: .fetched(
             ParsedFeed(format: .rss2, title: "Show", episodes: episodes), etag: "\"e1\"",
             lastModified: "Tue, 12 Nov 2024 05:00:00 GMT", unconditional: false),
-        nextCheckAt: date.addingTimeInterval(3600), nextCheckReason: "cadence 1h", runID: runID,
+        nextCheckAt: date.addingTimeInterval(3600),
+        nextCheckReason: .cadence(interval: .seconds(3600), basis: .noRhythmYet), runID: runID,
         bodyBytes: 2048, announceLimit: announceLimit)
 }
 
@@ -146,7 +147,8 @@ struct StoreSpecificationTests {
             let moved = try await store.applyAsync(
                 FeedCheck(
                     subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(60), status: 304, result: .notModified,
-                    movedTo: target, nextCheckAt: t0.addingTimeInterval(3600), nextCheckReason: "cadence 1h"))
+                    movedTo: target, nextCheckAt: t0.addingTimeInterval(3600),
+                    nextCheckReason: .cadence(interval: .seconds(3600), basis: .noRhythmYet)))
             #expect(moved.movedTo == target)
             let afterMove = try #require(try await store.subscription(id: feed.id))
             #expect(afterMove.url == target)
@@ -158,7 +160,7 @@ struct StoreSpecificationTests {
                 FeedCheck(
                     subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(120), status: 500,
                     result: .failed(kind: "http-status", message: "server error"),
-                    nextCheckAt: t0.addingTimeInterval(600), nextCheckReason: "backoff"))
+                    nextCheckAt: t0.addingTimeInterval(600), nextCheckReason: .backoff(failures: 1)))
             let failed = try #require(try await store.subscription(id: feed.id))
             #expect(failed.failureCount == 1)
             #expect(failed.lastError == "server error")

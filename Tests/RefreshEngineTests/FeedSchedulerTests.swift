@@ -1,3 +1,4 @@
+import FeedModels
 import Foundation
 import RefreshEngine
 import Testing
@@ -20,7 +21,7 @@ struct FeedSchedulerTests {
                 now: now, result: .success, recentPublishedDates: dates(everyHours: 24, count: 10), jitter: 0.5),
             policy: policy)
         #expect(interval(decision) == 12 * 3600)
-        #expect(decision.reason == "every 12h (half the median gap of 10 episodes)")
+        #expect(decision.reason == .cadence(interval: .seconds(12 * 3600), basis: .medianGap(episodes: 10)))
     }
 
     @Test func aWeeklyFeedIsCappedAtTheMaximum() {
@@ -30,8 +31,8 @@ struct FeedSchedulerTests {
             policy: policy)
         #expect(interval(decision) == 24 * 3600)
         #expect(
-            decision.reason == "every 1d (the longest interval allowed)",
-            "the library describes the bound in words a user reads, and names no flag")
+            decision.reason == .cadence(interval: .seconds(24 * 3600), basis: .longestAllowed),
+            "the library says which bound held the interval, in facts, not sentences")
     }
 
     @Test func anHourlyFeedIsHeldToTheMinimum() {
@@ -40,6 +41,7 @@ struct FeedSchedulerTests {
                 now: now, result: .success, recentPublishedDates: dates(everyHours: 0.25, count: 8), jitter: 0.5),
             policy: policy)
         #expect(interval(decision) == 15 * 60)
+        #expect(decision.reason == .cadence(interval: .seconds(15 * 60), basis: .shortestAllowed))
     }
 
     @Test func irregularUnsortedAndDuplicateDatesUseTheMedian() {
@@ -51,6 +53,7 @@ struct FeedSchedulerTests {
         let decision = FeedScheduler.decide(
             ScheduleInput(now: now, result: .success, recentPublishedDates: irregular, jitter: 0.5), policy: policy)
         #expect(interval(decision) == 5 * 3600)
+        #expect(decision.reason == .cadence(interval: .seconds(5 * 3600), basis: .medianGap(episodes: 4)))
     }
 
     @Test(arguments: [[Date](), [now]])
@@ -58,45 +61,46 @@ struct FeedSchedulerTests {
         let decision = FeedScheduler.decide(
             ScheduleInput(now: now, result: .success, recentPublishedDates: known, jitter: 0.5), policy: policy)
         #expect(interval(decision) == 6 * 3600)
-        #expect(decision.reason.contains("no publishing rhythm"))
+        #expect(decision.reason == .cadence(interval: .seconds(6 * 3600), basis: .noRhythmYet))
     }
 
     @Test func hintsLengthenButNeverShortenTheInterval() {
         let base = dates(everyHours: 4, count: 10)  // cadence 2h
-        let cases: [(ScheduleInput, Double, String)] = [
+        let cases: [(ScheduleInput, Double, ScheduleReason.Basis)] = [
             (
                 ScheduleInput(now: now, result: .success, recentPublishedDates: base, ttlMinutes: 240, jitter: 0.5),
-                4 * 3600, "ttl"
+                4 * 3600, .hint(.ttl)
             ),
             (
                 ScheduleInput(now: now, result: .success, recentPublishedDates: base, maxAge: 3 * 3600, jitter: 0.5),
-                3 * 3600, "Cache-Control max-age"
+                3 * 3600, .hint(.maxAge)
             ),
             (
                 ScheduleInput(
                     now: now, result: .success, recentPublishedDates: base, expires: now.addingTimeInterval(5 * 3600),
-                    jitter: 0.5), 5 * 3600, "Expires"
+                    jitter: 0.5), 5 * 3600, .hint(.expires)
             ),
             (
                 ScheduleInput(
                     now: now, result: .success, recentPublishedDates: base, syndicationUpdatePeriod: "daily",
-                    syndicationUpdateFrequency: 4, jitter: 0.5), 6 * 3600, "sy:updatePeriod"
+                    syndicationUpdateFrequency: 4, jitter: 0.5), 6 * 3600, .hint(.syndicationUpdatePeriod)
             ),
             (
                 ScheduleInput(
                     now: now, result: .success, recentPublishedDates: base,
-                    podcastUpdateFrequency: "FREQ=HOURLY;INTERVAL=8", jitter: 0.5), 8 * 3600, "podcast:updateFrequency"
+                    podcastUpdateFrequency: "FREQ=HOURLY;INTERVAL=8", jitter: 0.5), 8 * 3600,
+                .hint(.podcastUpdateFrequency)
             ),
             (
                 ScheduleInput(
                     now: now, result: .success, recentPublishedDates: base, ttlMinutes: 10, maxAge: 60, jitter: 0.5),
-                2 * 3600, "half the median"
+                2 * 3600, .medianGap(episodes: 10)
             ),
         ]
-        for (input, expected, source) in cases {
+        for (input, expected, basis) in cases {
             let decision = FeedScheduler.decide(input, policy: policy)
-            #expect(interval(decision) == expected, "\(source)")
-            #expect(decision.reason.contains(source), "\(decision.reason)")
+            #expect(interval(decision) == expected, "\(basis)")
+            #expect(decision.reason == .cadence(interval: .seconds(expected), basis: basis))
         }
     }
 
@@ -120,7 +124,7 @@ struct FeedSchedulerTests {
         let reason = FeedScheduler.decide(
             ScheduleInput(now: now, result: .failure, consecutiveFailures: 3, jitter: 0.5), policy: policy
         ).reason
-        #expect(reason == "backoff after 3 failures")
+        #expect(reason == .backoff(failures: 3))
     }
 
     @Test func retryAfterWinsWhenItAsksForLonger() {
@@ -129,12 +133,13 @@ struct FeedSchedulerTests {
             ScheduleInput(now: now, result: .failure, consecutiveFailures: 1, retryAfter: later, jitter: 0.5),
             policy: policy)
         #expect(decision.nextCheckAt == later)
-        #expect(decision.reason == "Retry-After")
+        #expect(decision.reason == .retryAfter)
         let sooner = FeedScheduler.decide(
             ScheduleInput(
                 now: now, result: .failure, consecutiveFailures: 5, retryAfter: now.addingTimeInterval(60), jitter: 0.5),
             policy: policy)
         #expect(interval(sooner) > 60)
+        #expect(sooner.reason == .backoff(failures: 5))
     }
 
     @Test func aSuccessResetsTheBackoff() {
@@ -149,7 +154,7 @@ struct FeedSchedulerTests {
         let decision = FeedScheduler.decide(
             ScheduleInput(now: now, result: .success, isComplete: true, jitter: 0.5), policy: policy)
         #expect(decision.nextCheckAt == .distantFuture)
-        #expect(decision.reason.contains("complete"))
+        #expect(decision.reason == .complete)
     }
 
     @Test func revalidationIsDueAfterTheConfiguredTime() {

@@ -32,7 +32,8 @@ struct PodpingIntakeTests {
             _ = try await store.applyAsync(
                 FeedCheck(
                     subscriptionID: feed.id, checkedAt: now.addingTimeInterval(-3600), status: 304,
-                    result: .notModified, nextCheckAt: now.addingTimeInterval(86_400), nextCheckReason: "cadence 1d"))
+                    result: .notModified, nextCheckAt: now.addingTimeInterval(86_400),
+                    nextCheckReason: .cadence(interval: .seconds(86_400), basis: .noRhythmYet)))
             feeds.append(feed)
         }
         return (store, feeds)
@@ -59,7 +60,7 @@ struct PodpingIntakeTests {
             batch([notice(["HTTPS://Feeds.Example.ORG/one.xml#latest", "https://unsubscribed.example/rss"])]))
         #expect(due == [feeds[0].id: now])
         #expect(try await store.dueSubscriptions(at: now).map(\.id) == [feeds[0].id])
-        #expect(try await store.subscription(id: feeds[0].id)?.nextCheckReason == "podping")
+        #expect(try await store.subscription(id: feeds[0].id)?.nextCheckReason == .podping)
         #expect(events.matched.map(\.feed.id) == [feeds[0].id])
         #expect(events.received.first?.iris == 2)
         #expect(events.received.first?.matched == 1)

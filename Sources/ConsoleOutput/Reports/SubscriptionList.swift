@@ -105,9 +105,10 @@ public struct SubscriptionList: Sendable {
     public static func nextCheck(of subscription: Subscription, now: Date) -> String {
         if subscription.isGone { return "never (gone)" }
         guard let next = subscription.nextCheckAt else { return "now (never checked)" }
-        if next > now.addingTimeInterval(neverAfter) { return "never (\(subscription.nextCheckReason ?? "complete"))" }
+        let reason = subscription.nextCheckReason.map { TerminalText.sanitize(ScheduleReasonText.line($0)) }
+        if next > now.addingTimeInterval(neverAfter) { return "never (\(reason ?? "complete"))" }
         let when = next <= now ? "now" : "in " + Measure.duration(seconds: next.timeIntervalSince(now).rounded())
-        return subscription.nextCheckReason.map { "\(when) (\(TerminalText.sanitize($0)))" } ?? when
+        return reason.map { "\(when) (\($0))" } ?? when
     }
 
     /// How long ago `date` was: "just now" under a minute, else "5m ago", "2h 30m ago", "3d ago".
@@ -159,7 +160,7 @@ public struct SubscriptionList: Sendable {
                 "next_check",
                 .date(subscription.nextCheckAt.flatMap { $0 > now.addingTimeInterval(neverAfter) ? nil : $0 })
             ),
-            ("next_check_reason", .string(subscription.nextCheckReason)),
+            ("next_check_reason", .string(subscription.nextCheckReason.map(ScheduleReasonText.line))),
             ("downloads", .bool(subscription.downloadsEnabled)),
             ("keep", .int(subscription.keepNewest)),
             ("download_dir", .string(subscription.downloadDirectory)),

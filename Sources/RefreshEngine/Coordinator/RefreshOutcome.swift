@@ -36,7 +36,7 @@ public struct RefreshOutcome: Sendable, Hashable {
     public var warnings: [ParseWarning]
     /// When the feed is next due, and why.
     public var nextCheckAt: Date?
-    public var nextCheckReason: String?
+    public var nextCheckReason: ScheduleReason?
     /// The bytes of the feed's body this check received (after decompression), when it fetched one.
     public var bytesFetched: Int?
     /// The bytes a 304 Not Modified saved: the size of the body last fetched, when the server answered 304.
@@ -49,7 +49,7 @@ public struct RefreshOutcome: Sendable, Hashable {
         moveRefused: MoveRefusal? = nil,
         warnings: [ParseWarning] = [],
         nextCheckAt: Date? = nil,
-        nextCheckReason: String? = nil,
+        nextCheckReason: ScheduleReason? = nil,
         bytesFetched: Int? = nil,
         bytesSaved: Int? = nil
     ) {

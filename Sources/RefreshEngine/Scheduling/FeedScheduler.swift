@@ -1,5 +1,5 @@
+public import FeedModels
 public import Foundation
-import Measures
 
 /// The rules a schedule keeps: bounds on the interval, revalidation, backoff.
 public struct SchedulePolicy: Sendable, Hashable {
@@ -82,7 +82,7 @@ public struct ScheduleInput: Sendable, Hashable {
 public struct ScheduleDecision: Sendable, Hashable {
     /// `Date.distantFuture` for a feed that will publish nothing more.
     public var nextCheckAt: Date?
-    public var reason: String
+    public var reason: ScheduleReason
 }
 
 /// Per-feed scheduling as pure functions.
@@ -106,31 +106,30 @@ public enum FeedScheduler {
             interval *= 0.8 + 0.4 * input.jitter
             interval = min(max(interval, 60), policy.maxInterval)
             if let retryAfter = input.retryAfter, retryAfter.timeIntervalSince(input.now) > interval {
-                return ScheduleDecision(nextCheckAt: retryAfter, reason: "Retry-After")
+                return ScheduleDecision(nextCheckAt: retryAfter, reason: .retryAfter)
             }
             return ScheduleDecision(
-                nextCheckAt: input.now.addingTimeInterval(interval),
-                reason: "backoff after \(failures) failure\(failures == 1 ? "" : "s")")
+                nextCheckAt: input.now.addingTimeInterval(interval), reason: .backoff(failures: failures))
         case .success:
             if input.isComplete {
-                return ScheduleDecision(nextCheckAt: .distantFuture, reason: "complete (itunes:complete)")
+                return ScheduleDecision(nextCheckAt: .distantFuture, reason: .complete)
             }
-            var (interval, reason) = cadence(input.recentPublishedDates, policy: policy)
-            for (floor, source) in hintFloors(input) where floor > interval {
+            var (interval, basis) = cadence(input.recentPublishedDates, policy: policy)
+            for (floor, hint) in hintFloors(input) where floor > interval {
                 interval = floor
-                reason = "every \(format(interval)) (\(source))"
+                basis = .hint(hint)
             }
             if interval < policy.minInterval {
                 interval = policy.minInterval
-                reason = "every \(format(interval)) (the shortest interval allowed)"
+                basis = .shortestAllowed
             } else if interval > policy.maxInterval {
                 interval = policy.maxInterval
-                reason = "every \(format(interval)) (the longest interval allowed)"
+                basis = .longestAllowed
             }
             let spread = interval * (0.95 + 0.1 * input.jitter)
             return ScheduleDecision(
                 nextCheckAt: input.now.addingTimeInterval(min(max(spread, policy.minInterval), policy.maxInterval)),
-                reason: reason)
+                reason: .cadence(interval: .seconds(interval), basis: basis))
         }
     }
 
@@ -140,36 +139,31 @@ public enum FeedScheduler {
         return now.timeIntervalSince(last) >= policy.revalidateEvery
     }
 
-    /// Half the median gap between distinct publication dates, with a reason.
-    static func cadence(_ dates: [Date], policy: SchedulePolicy) -> (Double, String) {
+    /// Half the median gap between distinct publication dates (seconds), with what it went by.
+    static func cadence(_ dates: [Date], policy: SchedulePolicy) -> (Double, ScheduleReason.Basis) {
         let sorted = Array(Set(dates.map { $0.timeIntervalSince1970 })).sorted(by: >).prefix(20)
-        guard sorted.count >= 2 else {
-            return (policy.defaultInterval, "every \(format(policy.defaultInterval)) (no publishing rhythm yet)")
-        }
+        guard sorted.count >= 2 else { return (policy.defaultInterval, .noRhythmYet) }
         var gaps = zip(sorted, sorted.dropFirst()).map { $0 - $1 }.filter { $0 > 0 }
         gaps.sort()
-        guard !gaps.isEmpty else {
-            return (policy.defaultInterval, "every \(format(policy.defaultInterval)) (no publishing rhythm yet)")
-        }
+        guard !gaps.isEmpty else { return (policy.defaultInterval, .noRhythmYet) }
         let median = gaps.count % 2 == 1 ? gaps[gaps.count / 2] : (gaps[gaps.count / 2 - 1] + gaps[gaps.count / 2]) / 2
-        let interval = median / 2
-        return (interval, "every \(format(interval)) (half the median gap of \(sorted.count) episodes)")
+        return (median / 2, .medianGap(episodes: sorted.count))
     }
 
-    /// The shortest intervals the server and the feed allow, each with its source.
-    static func hintFloors(_ input: ScheduleInput) -> [(Double, String)] {
-        var floors: [(Double, String)] = []
-        if let maxAge = input.maxAge, maxAge > 0 { floors.append((Double(maxAge), "Cache-Control max-age")) }
+    /// The shortest intervals the server and the feed allow (seconds), each with who asked.
+    static func hintFloors(_ input: ScheduleInput) -> [(Double, ScheduleReason.PollingHint)] {
+        var floors: [(Double, ScheduleReason.PollingHint)] = []
+        if let maxAge = input.maxAge, maxAge > 0 { floors.append((Double(maxAge), .maxAge)) }
         if let expires = input.expires, expires > input.now {
-            floors.append((expires.timeIntervalSince(input.now), "Expires"))
+            floors.append((expires.timeIntervalSince(input.now), .expires))
         }
-        if let ttl = input.ttlMinutes, ttl > 0 { floors.append((Double(ttl) * 60, "ttl")) }
+        if let ttl = input.ttlMinutes, ttl > 0 { floors.append((Double(ttl) * 60, .ttl)) }
         if let period = input.syndicationUpdatePeriod, let seconds = periodSeconds(period) {
             let frequency = Double(max(1, input.syndicationUpdateFrequency ?? 1))
-            floors.append((seconds / frequency, "sy:updatePeriod"))
+            floors.append((seconds / frequency, .syndicationUpdatePeriod))
         }
         if let rule = input.podcastUpdateFrequency, let seconds = rruleSeconds(rule) {
-            floors.append((seconds, "podcast:updateFrequency"))
+            floors.append((seconds, .podcastUpdateFrequency))
         }
         return floors
     }
@@ -210,9 +204,6 @@ public enum FeedScheduler {
         }
         return frequency.map { $0 * interval }
     }
-
-    /// An interval in a reason, in the one style of every message (``Measure``).
-    static func format(_ seconds: Double) -> String { Measure.duration(seconds: seconds) }
 }
 
 /// Spreads feeds of one host over a run instead of fetching them all at once.

@@ -224,7 +224,7 @@ public final class EpisodeUpdateService: Sendable {
                 var outcome = outcome
                 if outcome.isFailure, offlineIDs.contains(outcome.feed.id) {
                     outcome.nextCheckAt = nil
-                    outcome.nextCheckReason = "network offline"
+                    outcome.nextCheckReason = .networkOffline
                 }
                 return outcome
             }
@@ -512,7 +512,7 @@ public final class EpisodeUpdateService: Sendable {
                     ),
                     now: now, runID: runID, lease: lease, record: false)
             }
-            return RefreshOutcome(feed: target, result: .gone(error), nextCheckReason: "gone (410)")
+            return RefreshOutcome(feed: target, result: .gone(error), nextCheckReason: .gone)
         } catch let error as FeedFetchError {
             if Task.isCancelled { return RefreshOutcome(feed: target, result: .cancelled) }
             var failure = RefreshFailure(.fetch(error))

@@ -194,17 +194,17 @@ struct WatchService: Service {
         }
     }
 
-    /// The feeds a ping made due by now (their next check's reason is ``PodpingDuePlan/reason``).
+    /// The feeds a ping made due by now (their next check's reason is ``ScheduleReason/podping``).
     static func pingedFeeds(_ environment: RefreshEnvironment) async throws -> [Int64] {
         try await environment.store.dueSubscriptions(at: environment.now())
-            .filter { $0.nextCheckReason == PodpingDuePlan.reason }.map(\.id)
+            .filter { $0.nextCheckReason == .podping }.map(\.id)
     }
 
     /// The earliest time any feed is due (with a fixed cycle: the next cycle, or sooner a feed a ping made due).
     static func nextDue(_ environment: RefreshEnvironment, interval: Double?, cycle: Date) async throws -> Date? {
         let live = try await environment.store.subscriptions().filter { !$0.isGone }
         if interval != nil {
-            let pinged = live.lazy.filter { $0.nextCheckReason == PodpingDuePlan.reason }.compactMap(\.nextCheckAt)
+            let pinged = live.lazy.filter { $0.nextCheckReason == .podping }.compactMap(\.nextCheckAt)
             return min(cycle, pinged.min() ?? cycle)
         }
         let dates = live.map { $0.nextCheckAt ?? .distantPast }

@@ -67,7 +67,9 @@ struct SourceDatabase {
                 result: .fetched(
                     nightShift, etag: "\"ns-1\"", lastModified: "Tue, 12 Nov 2024 05:00:00 GMT", unconditional: true),
                 movedTo: URL(string: "https://night-shift.example.org/new-feed.xml"),
-                nextCheckAt: t0.addingTimeInterval(3600.5), nextCheckReason: "cadence 1h (ttl)", runID: first.id,
+                nextCheckAt: t0.addingTimeInterval(3600.5),
+                nextCheckReason: .cadence(interval: .seconds(3600), basis: .hint(.ttl)),
+                runID: first.id,
                 bodyBytes: 4096))
         // …a feed whose first fetch announced one episode and kept the rest as back catalogue, moved by hand and back…
         let undone = try await store.addSubscription(
@@ -76,7 +78,9 @@ struct SourceDatabase {
             FeedCheck(
                 subscriptionID: undone.id, checkedAt: t0, status: 200,
                 result: .fetched(fieldRecordings, etag: nil, lastModified: nil, unconditional: true),
-                nextCheckAt: t0.addingTimeInterval(86_400), nextCheckReason: "cadence 1d", runID: first.id,
+                nextCheckAt: t0.addingTimeInterval(86_400),
+                nextCheckReason: .cadence(interval: .seconds(86_400), basis: .noRhythmYet),
+                runID: first.id,
                 bodyBytes: 2048, announceLimit: 1))
         _ = try await store.moveSubscription(id: undone.id, to: URL(string: "https://field.example.net/other.rss")!)
         _ = try await store.undoMove(id: undone.id)
@@ -100,7 +104,7 @@ struct SourceDatabase {
             FeedCheck(
                 subscriptionID: failing.id, checkedAt: t1, status: nil,
                 result: .failed(kind: "timeout", message: "no answer within 60 s"),
-                nextCheckAt: t1.addingTimeInterval(900), nextCheckReason: "backoff after 1 failure", runID: second.id))
+                nextCheckAt: t1.addingTimeInterval(900), nextCheckReason: .backoff(failures: 1), runID: second.id))
         let gone = try await store.addSubscription(
             url: URL(string: "https://gone.example.org/feed.xml")!, title: "Gone Show", at: t0, backlog: nil)
         _ = try await store.applyAsync(
