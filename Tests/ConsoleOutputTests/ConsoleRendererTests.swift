@@ -174,7 +174,9 @@ struct ConsoleRendererTests {
 extension ConsoleRendererTests {
     @Test func aFeedsWarningsAreShownUnderItsLine() {
         var outcome = RefreshOutcome(feed: feed, result: .updated(newEpisodes: [], updatedCount: 0))
-        outcome.warnings = (0...4).map { ParseWarning(line: $0 * 10, message: "Entity 'nbsp' not defined") }
+        outcome.warnings = (0...4).map {
+            ParseWarning(line: $0 * 10, .xml(libxml2Message: "Entity 'nbsp' not defined"))
+        }
         let (out, _) = render(.plain, [.fetchCompleted(outcome)])
         #expect(out.lines.first?.hasSuffix("0 new (5 warnings)") == true, "\(out.lines)")
         #expect(
