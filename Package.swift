@@ -148,6 +148,7 @@ let package = Package(
             name: "ConsoleOutput",
             dependencies: [
                 "RefreshEngine", "FeedFetching", "FeedParsing", "FeedModels", "Measures", "EpisodeDownloads", "Podping",
+                "RefreshMetrics",
             ],
             swiftSettings: strictSettings
         ),
@@ -155,7 +156,7 @@ let package = Package(
         .target(
             name: "RefreshMetrics",
             dependencies: [
-                "RefreshEngine", "Podping",
+                "RefreshEngine", "Podping", "Measures",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -284,7 +285,7 @@ let package = Package(
             name: "ConsoleOutputTests",
             dependencies: [
                 "ConsoleOutput", "RefreshEngine", "FeedParsing", "FeedModels", "FeedFetching", "HTTPTransport",
-                "Measures", "Podping",
+                "Measures", "Podping", "RefreshMetrics",
             ],
             swiftSettings: strictSettings
         ),

@@ -60,8 +60,7 @@ extension RootCommand {
             do {
                 return try MetricsAddress(parsing: text)
             } catch {
-                throw ValidationError(
-                    "--metrics \"\(text)\" is not HOST:PORT (such as 127.0.0.1:9464): \(error.description).")
+                throw ValidationError(MetricsText.invalidAddress(text, error))
             }
         }
 
