@@ -140,8 +140,8 @@ enum EventText {
     static func hookFailure(_ failure: HookFailure) -> String {
         let result = failure.result
         let problem: String
-        if let launchError = result.launchError {
-            problem = "could not run: \(launchError)"
+        if let failure = result.launchFailure {
+            problem = "could not run: " + HookLaunchText.line(failure)
         } else if result.timedOut {
             let limit = result.timeout.map { " after \(Measure.duration($0))" } ?? ""
             problem = "timed out\(limit) and was stopped with the processes it started (--exec-timeout)"

@@ -229,11 +229,13 @@ extension ConsoleRendererTests {
     @Test func aHookThatRanTooLongNamesItsOptionAndItsLimitInTheOneDurationStyle() throws {
         let timedOut = HookFailure(
             episode: "One",
-            result: HookResult(exitStatus: 137, timedOut: true, stderrTail: "", launchError: nil, timeout: .seconds(90))
+            result: HookResult(
+                exitStatus: 137, timedOut: true, stderrTail: "", launchFailure: nil, timeout: .seconds(90))
         )
         let exited = HookFailure(
             episode: "Two",
-            result: HookResult(exitStatus: 3, timedOut: false, stderrTail: "first\nno space left\n", launchError: nil))
+            result: HookResult(exitStatus: 3, timedOut: false, stderrTail: "first\nno space left\n", launchFailure: nil)
+        )
         let (_, err) = render(.plain, [.hookFailed(feed, timedOut), .hookFailed(feed, exited)])
         #expect(err.lines.count == 2)
         #expect(
@@ -246,6 +248,17 @@ extension ConsoleRendererTests {
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(json.text.utf8)) as? [String: Any])
         #expect(object["message"] as? String == "hook for \"Two\": exited with status 3: no space left")
+    }
+
+    @Test func aHookThatCouldNotStartSaysWhy() {
+        let failure = HookLaunchFailure(shell: "/bin/sh", step: .spawn, errno: EAGAIN)
+        let hook = HookFailure(
+            episode: "One", result: HookResult(exitStatus: -1, timedOut: false, stderrTail: "", launchFailure: failure))
+        let (_, err) = render(.plain, [.hookFailed(feed, hook)])
+        #expect(
+            err.lines.first?.hasSuffix(
+                "hook for \"One\": could not run: /bin/sh could not be started: Resource temporarily unavailable")
+                == true, "\(err.lines)")
     }
 }
 
