@@ -176,7 +176,7 @@ public struct MetricsServerError: Error, CustomStringConvertible {
         self.cause = cause
         if let error = cause as? IOError {
             reason = .system(errno: error.errnoCode)
-        } else if cause is SocketAddressError {
+        } else if cause is SocketAddressError.UnknownHost {
             reason = .unknownHost
         } else {
             reason = .other(ErrorWords.describe(cause))
