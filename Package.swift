@@ -103,6 +103,10 @@ let package = Package(
             dependencies: [
                 "FeedModels", "FeedParsing", "Measures",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // Only for its ConnectionPoolError (the pool giving up on connecting), which PostgresNIO throws as is.
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -285,10 +285,10 @@ struct ErrorTextTests {
     }
 
     @Test func watchSaysWhyItStopped() {
-        let error = StoreError(.postgresUnreachable(host: "db", port: 5432, code: "connectionError", reason: nil))
+        let error = StoreError(.postgresUnreachable(host: "db", port: 5432, cause: .refused))
         #expect(
             WatchMessages.failed(error)
-                == "watch stopped: cannot reach PostgreSQL at db:5432 (connectionError); check that the server runs and the URL"
+                == "watch stopped: cannot reach PostgreSQL at db:5432: connection refused (nothing listens on that port); check that the server runs and the URL"
         )
     }
 
