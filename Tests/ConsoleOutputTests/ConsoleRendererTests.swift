@@ -284,6 +284,17 @@ struct ErrorTextTests {
                 .hasPrefix("--database: a file:// URL must name a file on this machine"))
     }
 
+    @Test func aHeldRunLockNamesWhatItsLockFileSaysAndWhatToDo() {
+        #expect(
+            StoreMessages.runLockHeld(
+                pid: 41, since: Date(timeIntervalSince1970: 0), command: "podfresh watch")
+                == "another podfresh (podfresh watch) with PID 41 started 1970-01-01T00:00:00Z is using this database; "
+                + "try again later, or pass --wait to wait for it")
+        #expect(
+            StoreMessages.runLockHeld(pid: nil, since: nil, command: nil)
+                == "another podfresh is using this database; try again later, or pass --wait to wait for it")
+    }
+
     @Test func watchSaysWhyItStopped() {
         let error = StoreError(.postgresUnreachable(host: "db", port: 5432, cause: .refused))
         #expect(

@@ -185,7 +185,7 @@ func acquireRunLock(_ global: GlobalOptions, wait: DurationArgument?) async thro
     do {
         return try await RunLock.acquire(forDatabaseAt: databasePath, wait: wait?.duration)
     } catch let error as RunLockError {
-        Console.standard.error(error.description + "; try again later, or pass --wait to wait for it")
+        Console.standard.error(StoreMessages.runLockHeld(pid: error.pid, since: error.since, command: error.command))
         throw ExitStatus.locked
     }
 }
