@@ -52,9 +52,15 @@ public enum SubscriptionMessages {
     }
 
     /// `move URL` (standard error): the new URL is not a feed, so the subscription stays where it is.
-    public static func notMoved(to target: URL, problem: String, staysAt current: URL) -> String {
-        "not moved: \(target.absoluteString) \(problem); the subscription stays at \(current.absoluteString) (--no-fetch moves it anyway)"
+    public static func notMoved(to target: URL, problem: any Error, staysAt current: URL) -> String {
+        "not moved: \(target.absoluteString) could not be read as a feed (\(ErrorText.line(problem))); the subscription "
+            + "stays at \(current.absoluteString) (--no-fetch moves it anyway)"
     }
+
+    /// `download` without feeds named, when no subscription has its downloads on.
+    public static let noDownloadsOn =
+        "no feed has downloads on: turn them on with `podfresh set FEED --download on`, or name feeds: "
+        + "`podfresh download FEED`"
 
     // MARK: - set
 

@@ -125,9 +125,7 @@ func runRefresh(
     let renderer = environment.renderer
     let refresh = StoppableWork(
         onShutdown: {
-            let name = shutdown.signal.map { " on \($0)" } ?? ""
-            renderer.error(
-                "stopping\(name): no new fetches; feeds in flight finish and are stored (signal again to quit now)")
+            renderer.error(StopMessages.refreshStopping(signal: shutdown.signal.map { "\($0)" }))
         },
         work: {
             if let podping { _ = try await environment.podpingWatcher(podping).catchUp() }
@@ -152,9 +150,7 @@ func runRefresh(
         let unchecked = run.summary.outcomes.filter { $0.result == .cancelled }.count
         let checked = run.summary.outcomes.count - unchecked
         environment.renderer.error(
-            "stopped by \(signal): \(checked) of \(run.summary.outcomes.count) feeds checked (every fetch in "
-                + "flight finished and was stored), \(unchecked) not checked; run `podfresh refresh` again to check them"
-        )
+            StopMessages.refreshStopped(signal: "\(signal)", checked: checked, total: run.summary.outcomes.count))
     }
     return run
 }

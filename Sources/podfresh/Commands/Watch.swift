@@ -127,7 +127,7 @@ struct WatchService: Service {
                 }
             }
         } onGracefulShutdown: {
-            renderer.error("stopping: letting feeds in flight finish (signal again to quit now)")
+            renderer.error(StopMessages.watchStopping)
         }
     }
 
