@@ -57,6 +57,21 @@ public enum SubscriptionMessages {
             + "stays at \(current.absoluteString) (--no-fetch moves it anyway)"
     }
 
+    /// A feed argument that matches no subscription.
+    public static func noMatch(_ argument: String) -> String {
+        "no subscription matches \"\(argument)\"; `podfresh list` shows ids, URLs and titles"
+    }
+
+    /// A feed argument that matches several subscriptions: each on a line (id, title, URL) so the user can pick an id.
+    public static func severalMatch(_ argument: String, _ matches: [Subscription]) -> String {
+        let lines = matches.map { subscription in
+            "  \(subscription.id)  \(TerminalText.sanitize(subscription.title ?? "(untitled)"))  "
+                + subscription.url.absoluteString
+        }
+        return "\"\(argument)\" matches \(matches.count) subscriptions; give one of these ids (or a URL):\n"
+            + lines.joined(separator: "\n")
+    }
+
     /// `download` without feeds named, when no subscription has its downloads on.
     public static let noDownloadsOn =
         "no feed has downloads on: turn them on with `podfresh set FEED --download on`, or name feeds: "

@@ -111,7 +111,7 @@ extension RootCommand {
                     do {
                         selected = try FeedSelector.resolve(feeds, in: subscriptions)
                     } catch let error as FeedSelector.SelectionError {
-                        renderer.error(error.description)
+                        renderer.error(error.message)
                         return ExitCode.validationFailure
                     }
                 }

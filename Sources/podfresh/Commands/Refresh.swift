@@ -86,7 +86,7 @@ extension RootCommand {
                         feedIDs = try FeedSelector.resolve(feeds, in: try await environment.store.subscriptions()).map(
                             \.id)
                     } catch let error as FeedSelector.SelectionError {
-                        environment.renderer.error(error.description)
+                        environment.renderer.error(error.message)
                         return ExitCode.validationFailure
                     }
                 }
