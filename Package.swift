@@ -105,6 +105,10 @@ let package = Package(
             dependencies: [
                 "FeedModels", "FeedParsing", "Measures",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // Only for its ConnectionPoolError (the pool giving up on connecting), which PostgresNIO throws as is.
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -150,6 +154,7 @@ let package = Package(
             name: "ConsoleOutput",
             dependencies: [
                 "RefreshEngine", "FeedFetching", "FeedParsing", "FeedModels", "Measures", "EpisodeDownloads", "Podping",
+                "RefreshMetrics",
             ],
             swiftSettings: strictSettings
         ),
@@ -157,7 +162,7 @@ let package = Package(
         .target(
             name: "RefreshMetrics",
             dependencies: [
-                "RefreshEngine", "Podping",
+                "RefreshEngine", "Podping", "Measures",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -286,7 +291,7 @@ let package = Package(
             name: "ConsoleOutputTests",
             dependencies: [
                 "ConsoleOutput", "RefreshEngine", "FeedParsing", "FeedModels", "FeedFetching", "HTTPTransport",
-                "Measures", "Podping",
+                "Measures", "Podping", "RefreshMetrics",
             ],
             swiftSettings: strictSettings
         ),

@@ -43,7 +43,10 @@ public enum EventJSON {
             ("move_refused", .string(outcome.moveRefused.map(MoveText.refusal))),
             (
                 "warnings",
-                .array(outcome.warnings.map { .object([("line", .int($0.line)), ("message", .string($0.message))]) })
+                .array(
+                    outcome.warnings.map {
+                        .object([("line", .int($0.line)), ("message", .string(ParseWarningText.message($0)))])
+                    })
             ),
             ("next_check", .date(outcome.nextCheckAt)),
             ("next_check_reason", .string(outcome.nextCheckReason.map(ScheduleReasonText.line))),

@@ -55,7 +55,7 @@ enum EventText {
     /// One parser warning: "line 12: …", or the message alone for line 0 (a warning about the whole document, its
     /// encoding or repeated ids, not one place in it).
     static func warning(_ warning: ParseWarning) -> String {
-        (warning.line > 0 ? "line \(warning.line): " : "") + safe(warning.message)
+        (warning.line > 0 ? "line \(warning.line): " : "") + safe(ParseWarningText.message(warning))
     }
 
     /// The lines under a feed's line that show its parser warnings (at most ``warningsShown``, then how many more).
@@ -140,8 +140,8 @@ enum EventText {
     static func hookFailure(_ failure: HookFailure) -> String {
         let result = failure.result
         let problem: String
-        if let launchError = result.launchError {
-            problem = "could not run: \(launchError)"
+        if let failure = result.launchFailure {
+            problem = "could not run: " + HookLaunchText.line(failure)
         } else if result.timedOut {
             let limit = result.timeout.map { " after \(Measure.duration($0))" } ?? ""
             problem = "timed out\(limit) and was stopped with the processes it started (--exec-timeout)"

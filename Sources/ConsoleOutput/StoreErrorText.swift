@@ -48,8 +48,10 @@ public enum StoreErrorText {
         case .postgresURL(let problem): postgresURL(problem)
         case .postgres(let database, let sqlState, let message):
             postgres(database: database, sqlState: sqlState, message: message)
-        case .postgresUnreachable(let host, let port, let code, let why):
-            "cannot reach PostgreSQL at \(host):\(port) (\(code))\(why.map { ": " + $0 } ?? ""); check that the server runs and the URL"
+        case .postgresUnreachable(let host, let port, let cause, let stored):
+            "cannot reach PostgreSQL at \(host):\(port)"
+                + ((cause.map(ConnectionFailureText.reason) ?? stored).map { ": " + $0 } ?? "")
+                + "; check that the server runs and the URL"
         case .postgresLost(let host, let port, let database):
             "lost PostgreSQL at \(host):\(port): no new connection could be made for a minute; check that the server runs and accepts connections to \(database)"
         case .postgresProbeFailed(let host, let port, let cause):

@@ -78,8 +78,9 @@ public struct StoreError: Error, Hashable, CustomStringConvertible, Codable {
         /// PostgreSQL failed on `database` (a URL without its password): the server's SQLSTATE and message, or
         /// postgres-nio's own error text with no SQLSTATE.
         case postgres(database: String, sqlState: String?, message: String)
-        /// No connection to the server: postgres-nio's error code and, when it has one, the underlying reason.
-        case postgresUnreachable(host: String, port: Int, code: String, reason: String?)
+        /// No connection to the server at `host`:`port`, for `cause`. `reason` is only ever read back from a failure an
+        /// older podfresh stored (postgres-nio's code and its words), shown as it was stored when `cause` is nil.
+        case postgresUnreachable(host: String, port: Int, cause: ConnectionFailure?, reason: String? = nil)
         /// The connection pool gave up after failing to connect for a minute.
         case postgresLost(host: String, port: Int, database: String)
         /// A query waited, and a new connection to see whether the server is there failed for `cause`.

@@ -109,20 +109,15 @@ public final class FeedParser {
         finished = true
         if let dropped = sanitizer?.droppedControls, dropped > 0 {
             insertFirstWarning(
-                ParseWarning(line: 0, message: "\(dropped) control character(s) that XML forbids were removed"))
+                ParseWarning(line: 0, .controlCharactersRemoved(count: dropped)))
         }
         if let replaced = sanitizer?.replacedBytes, replaced > 0 {
             insertFirstWarning(
-                ParseWarning(line: 0, message: "\(replaced) byte(s) were not valid UTF-8 and were read as Windows-1252")
-            )
+                ParseWarning(line: 0, .readAsWindows1252(count: replaced)))
         }
         if let decoder, decoder.invalidSequences > 0 {
             insertFirstWarning(
-                ParseWarning(
-                    line: 0,
-                    message:
-                        "\(decoder.invalidSequences) byte sequence(s) were not valid \(decoder.name) and were replaced by U+FFFD"
-                ))
+                ParseWarning(line: 0, .invalidSequences(count: decoder.invalidSequences, encoding: decoder.name)))
         }
         return try result()
     }
@@ -147,18 +142,18 @@ public final class FeedParser {
         let declaration = InputDecoding.sniff(prefix)
         guard !declaration.isWide else { return }
         // The labels to try, best first.
-        var labels: [(label: String, source: String)] = []
+        var labels: [(label: String, source: ParseWarning.EncodingSource)] = []
         if declaration.hasUTF8BOM {
-            labels.append(("utf-8", "byte order mark"))
+            labels.append(("utf-8", .byteOrderMark))
         } else if let transport = transportCharset {
             let genericUTF8 = InputDecoding.isUTF8(transport)
             if !(genericUTF8 && declaration.encoding.map { !InputDecoding.isUTF8($0) } == true) {
-                labels.append((transport, "named by the server"))
+                labels.append((transport, .server))
             }
         }
-        if let declared = declaration.encoding { labels.append((declared, "declared by the document")) }
+        if let declared = declaration.encoding { labels.append((declared, .document)) }
         var effective = "utf-8"
-        var unknown: [(label: String, source: String)] = []
+        var unknown: [(label: String, source: ParseWarning.EncodingSource)] = []
         var chosen: String?
         choosing: for (label, source) in labels {
             switch CharsetDecoder.resolve(label) {
@@ -180,10 +175,9 @@ public final class FeedParser {
             break choosing
         }
         for (label, source) in unknown {
-            let instead =
-                chosen.map { "read as \"\(SAXState.snippet($0))\" instead" }
-                ?? "read as UTF-8, with bytes that are not UTF-8 taken as Windows-1252"
-            state.pointee.warn("unknown encoding \"\(SAXState.snippet(label))\" (\(source)): \(instead)", line: 0)
+            state.pointee.warn(
+                .unknownEncoding(label: SAXState.snippet(label), source: source, readAs: chosen.map(SAXState.snippet)),
+                line: 0)
         }
         if decoder != nil {
             // The decoder hands libxml2 UTF-8: say so in the declaration (without one, UTF-8 is the default).

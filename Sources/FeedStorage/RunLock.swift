@@ -6,23 +6,20 @@ public import Foundation
 import Glibc
 #endif
 
-/// Why the run lock could not be taken.
-public struct RunLockError: Error, Hashable, CustomStringConvertible, LocalizedError {
+/// Why the run lock could not be taken: who holds it, as far as its lock file says. ConsoleOutput words it
+/// (`StoreMessages.runLockHeld`).
+public struct RunLockError: Error, Hashable, CustomStringConvertible {
     /// The holder's process id, as it wrote it into the lock file.
     public let pid: Int32?
     /// When the holder started.
     public let since: Date?
     /// The holder's command line.
     public let command: String?
+    /// For logs and debugging only; ConsoleOutput words it for users.
     public var description: String {
-        var text = "another podfresh"
-        if let command { text += " (\(command))" }
-        if let pid { text += " with PID \(pid)" }
-        if let since { text += " started \(RFC3339.string(from: since))" }
-        return text + " is using this database"
+        "RunLockError(pid: \(pid.map(String.init) ?? "nil"), since: \(since.map(RFC3339.string(from:)) ?? "nil"), "
+            + "command: \(command ?? "nil"))"
     }
-
-    public var errorDescription: String? { description }
 }
 
 /// An exclusive lock beside the database (`<database>.lock`), so one refresh or watch runs at a time.

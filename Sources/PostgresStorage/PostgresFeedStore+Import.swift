@@ -16,9 +16,8 @@ public struct MigrationRefusedError: Error, Hashable, CustomStringConvertible {
         self.subscriptionCount = subscriptionCount
     }
 
-    public var description: String {
-        "the PostgreSQL database \(target) already holds \(subscriptionCount) subscription\(subscriptionCount == 1 ? "" : "s"); nothing was copied: copy into an empty database, or merge into these"
-    }
+    /// For logs and debugging only; ConsoleOutput words it for users (`MigrationReport.targetNotEmpty`).
+    public var description: String { "MigrationRefusedError(\(target), subscriptions: \(subscriptionCount))" }
 }
 
 extension PostgresFeedStore {

@@ -3,6 +3,7 @@ import Foundation
 public import Logging
 import Measures
 import PostgresNIO
+import _ConnectionPoolModule
 
 /// The podfresh store on PostgreSQL, for a fleet of workers sharing one database: subscriptions, episodes and runs
 /// behind postgres-nio's connection pool, with bound parameters and one transaction per write.
@@ -118,15 +119,12 @@ public struct PostgresFeedStore: AsyncSubscriptionRepository, AsyncEpisodeReposi
                 || error.code == .uncleanShutdown
             {
                 return StoreError(
-                    .postgresUnreachable(
-                        host: location.host, port: location.port, code: "\(error.code)",
-                        reason: error.underlying.map(ErrorWords.describe)))
+                    .postgresUnreachable(host: location.host, port: location.port, cause: connectionFailure(error)))
             }
             return StoreError(.postgres(database: location.description, sqlState: nil, message: "\(error.code)"))
         }
-        // postgres-nio's pool gives up after failing to connect for a minute (its ConnectionPoolError, from a module
-        // it does not export, so it is known by name).
-        if String(describing: error).contains("connectionCreationCircuitBreakerTripped") {
+        // postgres-nio's pool gives up after failing to connect for a minute.
+        if let error = error as? ConnectionPoolError, error == .connectionCreationCircuitBreakerTripped {
             return StoreError(
                 .postgresLost(host: location.host, port: location.port, database: location.database))
         }

@@ -15,35 +15,35 @@ public struct MetricsAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads `HOST:PORT`: `127.0.0.1:9464`, `localhost:9464`, `[::1]:9464`.
     ///
-    /// - Throws: ``MetricsAddressError`` naming what is wrong (no port, a port that is not a number from 0 to 65535,
+    /// - Throws: ``MetricsAddressError`` with what is wrong (no port, a port that is not a number from 0 to 65535,
     ///   no host, an IPv6 address without brackets, a character that cannot be in a host).
     public init(parsing text: String) throws(MetricsAddressError) {
         let host: Substring
         let portText: Substring
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]") else {
-                throw MetricsAddressError("an IPv6 address in [ has no closing ]")
+                throw MetricsAddressError(.unclosedBracket)
             }
             host = text[text.index(after: text.startIndex)..<close]
             let rest = text[text.index(after: close)...]
-            guard rest.hasPrefix(":") else { throw MetricsAddressError("no :PORT after the host") }
+            guard rest.hasPrefix(":") else { throw MetricsAddressError(.noPort) }
             portText = rest.dropFirst()
         } else {
-            guard let colon = text.lastIndex(of: ":") else { throw MetricsAddressError("no :PORT after the host") }
+            guard let colon = text.lastIndex(of: ":") else { throw MetricsAddressError(.noPort) }
             host = text[..<colon]
             portText = text[text.index(after: colon)...]
-            if host.contains(":") { throw MetricsAddressError("write an IPv6 address in brackets, as [::1]:9464") }
+            if host.contains(":") { throw MetricsAddressError(.ipv6WithoutBrackets) }
         }
-        guard !host.isEmpty else { throw MetricsAddressError("no host before the port") }
+        guard !host.isEmpty else { throw MetricsAddressError(.noHost) }
         let allowed = host.unicodeScalars.allSatisfy { scalar in
             scalar.isASCII
                 && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
                     || ".-:%_".unicodeScalars.contains(scalar))
         }
-        guard allowed else { throw MetricsAddressError("\"\(host)\" is not a host name or IP address") }
+        guard allowed else { throw MetricsAddressError(.notAHost(String(host))) }
         guard !portText.isEmpty, portText.allSatisfy(\.isASCII), portText.allSatisfy(\.isNumber), portText.count <= 5,
             let port = Int(portText), port <= 65535
-        else { throw MetricsAddressError("the port must be a number from 0 to 65535") }
+        else { throw MetricsAddressError(.badPort(String(portText))) }
         self.init(host: String(host), port: port)
     }
 
@@ -51,12 +51,29 @@ public struct MetricsAddress: Sendable, Hashable, CustomStringConvertible {
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
-/// Why a `--metrics` value is not a `HOST:PORT`.
+/// Why a `--metrics` value is not a `HOST:PORT`: a typed ``Reason``; ConsoleOutput words it (`MetricsText`).
 public struct MetricsAddressError: Error, Hashable, CustomStringConvertible {
-    /// What is wrong, e.g. "no :PORT after the host".
-    public let message: String
+    /// What is wrong with the value.
+    public enum Reason: Sendable, Hashable {
+        /// An IPv6 address opened with `[` is never closed with `]`.
+        case unclosedBracket
+        /// Nothing says the port: no `:PORT` after the host.
+        case noPort
+        /// An IPv6 address without the brackets that keep its colons apart from the port's.
+        case ipv6WithoutBrackets
+        /// Nothing before the port.
+        case noHost
+        /// The host has a character no host name or IP address has.
+        case notAHost(String)
+        /// The port (its text) is not a number from 0 to 65535.
+        case badPort(String)
+    }
 
-    init(_ message: String) { self.message = message }
+    /// What is wrong.
+    public let reason: Reason
 
-    public var description: String { message }
+    public init(_ reason: Reason) { self.reason = reason }
+
+    /// For logs and debugging only; ConsoleOutput words the reason for users.
+    public var description: String { "MetricsAddressError.\(reason)" }
 }

@@ -1,3 +1,4 @@
+import Measures
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -149,12 +150,24 @@ public struct MetricsServer: Sendable {
     }
 }
 
-/// The metrics server could not listen on its address.
+/// The metrics server could not listen on its address: the address and a typed ``Reason``; ConsoleOutput words it
+/// (`MetricsText`).
 public struct MetricsServerError: Error, CustomStringConvertible {
+    /// Why the address could not be bound.
+    public enum Reason: Sendable, Hashable {
+        /// The system refused, with this `errno` (`EADDRINUSE`: the port is taken; `EADDRNOTAVAIL`: no interface
+        /// has that address; `EACCES`: a port below 1024 needs privileges).
+        case system(errno: Int32)
+        /// The host name could not be resolved to an address.
+        case unknownHost
+        /// Something else: the error, named by `ErrorWords` (its description, or its type).
+        case other(String)
+    }
+
     /// The address that could not be bound.
     public let address: MetricsAddress
-    /// Why, in a few words ("Address already in use", "Cannot assign requested address", an unknown host).
-    public let reason: String
+    /// Why.
+    public let reason: Reason
     /// The error NIO reported.
     public let cause: any Error
 
@@ -162,12 +175,14 @@ public struct MetricsServerError: Error, CustomStringConvertible {
         self.address = address
         self.cause = cause
         if let error = cause as? IOError {
-            reason = String(cString: strerror(error.errnoCode))
+            reason = .system(errno: error.errnoCode)
+        } else if cause is SocketAddressError.UnknownHost {
+            reason = .unknownHost
         } else {
-            reason = "\(cause)"
+            reason = .other(ErrorWords.describe(cause))
         }
     }
 
-    /// "cannot serve metrics on 127.0.0.1:9464: Address already in use".
-    public var description: String { "cannot serve metrics on \(address): \(reason)" }
+    /// For logs and debugging only; ConsoleOutput words the reason for users.
+    public var description: String { "MetricsServerError(\(address), \(reason))" }
 }

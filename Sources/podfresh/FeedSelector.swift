@@ -4,8 +4,20 @@ import Foundation
 
 /// Finds subscriptions from what a user typed: an id, a URL (or path), or part of a title.
 enum FeedSelector {
-    struct SelectionError: Error, CustomStringConvertible {
-        let description: String
+    /// An argument that selects no subscription, or several: the facts; ConsoleOutput words them.
+    enum SelectionError: Error {
+        /// Nothing matches the argument.
+        case noMatch(argument: String)
+        /// The argument matches each of these subscriptions.
+        case severalMatch(argument: String, matches: [Subscription])
+
+        /// What the user reads (standard error).
+        var message: String {
+            switch self {
+            case .noMatch(let argument): SubscriptionMessages.noMatch(argument)
+            case .severalMatch(let argument, let matches): SubscriptionMessages.severalMatch(argument, matches)
+            }
+        }
     }
 
     /// Each argument must match exactly one subscription: podfresh never guesses which of several was meant.
@@ -20,16 +32,9 @@ enum FeedSelector {
             case 1:
                 if !result.contains(where: { $0.id == matches[0].id }) { result.append(matches[0]) }
             case 0:
-                throw SelectionError(
-                    description: "no subscription matches \"\(argument)\"; `podfresh list` shows ids, URLs and titles")
+                throw SelectionError.noMatch(argument: argument)
             default:
-                let lines = matches.map { subscription in
-                    "  \(subscription.id)  \(TerminalText.sanitize(subscription.title ?? "(untitled)"))  \(subscription.url.absoluteString)"
-                }
-                throw SelectionError(
-                    description:
-                        "\"\(argument)\" matches \(matches.count) subscriptions; give one of these ids (or a URL):\n"
-                        + lines.joined(separator: "\n"))
+                throw SelectionError.severalMatch(argument: argument, matches: matches)
             }
         }
         return result

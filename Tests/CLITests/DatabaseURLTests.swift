@@ -34,6 +34,24 @@ struct DatabaseURLTests {
         }
     }
 
+    @Test(arguments: [["status"], ["refresh"], ["migrate", "--to", "postgres://127.0.0.1:1/target"]])
+    func aRefusedConnectionToPostgresSaysSoNamingHostAndPort(command: [String]) async throws {
+        let (podfresh, _) = try podfreshInEmptyFolder()
+        defer { podfresh.cleanUp() }
+        let arguments = command.first == "migrate" ? command : command + ["--database", "postgres://127.0.0.1:1/x"]
+        if command.first == "migrate" {
+            // Something to copy: a SQLite database with one subscription.
+            let add = try await podfresh.run(["add", "--no-fetch", "https://example.com/feed.xml"])
+            #expect(add.status == 0, "\(add.stderr)")
+        }
+        let result = try await podfresh.run(arguments)
+        #expect(result.status == 70, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "podfresh: cannot reach PostgreSQL at 127.0.0.1:1: connection refused (nothing listens on that "
+                + "port); check that the server runs and the URL\n")
+    }
+
     @Test func anUnreachablePostgresServerInTheEnvironmentIsADatabaseErrorThatCreatesNothing() async throws {
         var (podfresh, folder) = try podfreshInEmptyFolder()
         defer { podfresh.cleanUp() }

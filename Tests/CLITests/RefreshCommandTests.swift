@@ -94,7 +94,10 @@ struct RefreshCommandTests {
         let lock = try await RunLock.acquire(forDatabaseAt: podfresh.databasePath, wait: nil)
         let result = try await podfresh.run(["refresh"])
         #expect(result.status == 75)
-        #expect(result.stderr.contains(String(getpid())), "\(result.stderr)")
+        #expect(result.stderr.contains("with PID \(getpid()) started "), "\(result.stderr)")
+        #expect(
+            result.stderr.hasSuffix("is using this database; try again later, or pass --wait to wait for it\n"),
+            "\(result.stderr)")
         lock.release()
         #expect(try await podfresh.run(["refresh"]).status == 0)
     }

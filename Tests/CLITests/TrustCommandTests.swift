@@ -156,7 +156,11 @@ struct TrustCommandTests {
 
             let refused = try await podfresh.run(["move", "1", server.url("/page.html").absoluteString])
             #expect(refused.status == 1)
-            #expect(refused.stderr.contains("not moved"), "\(refused.stderr)")
+            #expect(
+                refused.stderr
+                    == "podfresh: not moved: \(server.url("/page.html").absoluteString) could not be read as a feed "
+                    + "(the document is an HTML page, not a feed); the subscription stays at \(old) "
+                    + "(--no-fetch moves it anyway)\n", "\(refused.stderr)")
             let moved = try await podfresh.run(["move", "1", server.url("/new.xml").absoluteString])
             #expect(moved.status == 0, "\(moved.stderr)")
             var store = try FeedStore(path: podfresh.databasePath)

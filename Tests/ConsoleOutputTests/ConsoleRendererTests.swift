@@ -174,7 +174,9 @@ struct ConsoleRendererTests {
 extension ConsoleRendererTests {
     @Test func aFeedsWarningsAreShownUnderItsLine() {
         var outcome = RefreshOutcome(feed: feed, result: .updated(newEpisodes: [], updatedCount: 0))
-        outcome.warnings = (0...4).map { ParseWarning(line: $0 * 10, message: "Entity 'nbsp' not defined") }
+        outcome.warnings = (0...4).map {
+            ParseWarning(line: $0 * 10, .xml(libxml2Message: "Entity 'nbsp' not defined"))
+        }
         let (out, _) = render(.plain, [.fetchCompleted(outcome)])
         #expect(out.lines.first?.hasSuffix("0 new (5 warnings)") == true, "\(out.lines)")
         #expect(
@@ -227,11 +229,13 @@ extension ConsoleRendererTests {
     @Test func aHookThatRanTooLongNamesItsOptionAndItsLimitInTheOneDurationStyle() throws {
         let timedOut = HookFailure(
             episode: "One",
-            result: HookResult(exitStatus: 137, timedOut: true, stderrTail: "", launchError: nil, timeout: .seconds(90))
+            result: HookResult(
+                exitStatus: 137, timedOut: true, stderrTail: "", launchFailure: nil, timeout: .seconds(90))
         )
         let exited = HookFailure(
             episode: "Two",
-            result: HookResult(exitStatus: 3, timedOut: false, stderrTail: "first\nno space left\n", launchError: nil))
+            result: HookResult(exitStatus: 3, timedOut: false, stderrTail: "first\nno space left\n", launchFailure: nil)
+        )
         let (_, err) = render(.plain, [.hookFailed(feed, timedOut), .hookFailed(feed, exited)])
         #expect(err.lines.count == 2)
         #expect(
@@ -244,6 +248,17 @@ extension ConsoleRendererTests {
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(json.text.utf8)) as? [String: Any])
         #expect(object["message"] as? String == "hook for \"Two\": exited with status 3: no space left")
+    }
+
+    @Test func aHookThatCouldNotStartSaysWhy() {
+        let failure = HookLaunchFailure(shell: "/bin/sh", step: .spawn, errno: EAGAIN)
+        let hook = HookFailure(
+            episode: "One", result: HookResult(exitStatus: -1, timedOut: false, stderrTail: "", launchFailure: failure))
+        let (_, err) = render(.plain, [.hookFailed(feed, hook)])
+        #expect(
+            err.lines.first?.hasSuffix(
+                "hook for \"One\": could not run: /bin/sh could not be started: Resource temporarily unavailable")
+                == true, "\(err.lines)")
     }
 }
 
@@ -269,11 +284,22 @@ struct ErrorTextTests {
                 .hasPrefix("--database: a file:// URL must name a file on this machine"))
     }
 
+    @Test func aHeldRunLockNamesWhatItsLockFileSaysAndWhatToDo() {
+        #expect(
+            StoreMessages.runLockHeld(
+                pid: 41, since: Date(timeIntervalSince1970: 0), command: "podfresh watch")
+                == "another podfresh (podfresh watch) with PID 41 started 1970-01-01T00:00:00Z is using this database; "
+                + "try again later, or pass --wait to wait for it")
+        #expect(
+            StoreMessages.runLockHeld(pid: nil, since: nil, command: nil)
+                == "another podfresh is using this database; try again later, or pass --wait to wait for it")
+    }
+
     @Test func watchSaysWhyItStopped() {
-        let error = StoreError(.postgresUnreachable(host: "db", port: 5432, code: "connectionError", reason: nil))
+        let error = StoreError(.postgresUnreachable(host: "db", port: 5432, cause: .refused))
         #expect(
             WatchMessages.failed(error)
-                == "watch stopped: cannot reach PostgreSQL at db:5432 (connectionError); check that the server runs and the URL"
+                == "watch stopped: cannot reach PostgreSQL at db:5432: connection refused (nothing listens on that port); check that the server runs and the URL"
         )
     }
 

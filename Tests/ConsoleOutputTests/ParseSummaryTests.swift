@@ -42,13 +42,14 @@ struct ParseSummaryTests {
     @Test func aWarningAboutTheWholeDocumentNamesNoLineAndOneAboutAPlaceNamesItsLine() {
         var feed = ParsedFeed(format: .rss2, title: "Show")
         feed.warnings = [
-            ParseWarning(line: 0, message: "the declared encoding was wrong"),
-            ParseWarning(line: 12, message: "Entity 'nbsp' not defined"),
+            ParseWarning(line: 0, .controlCharactersRemoved(count: 2)),
+            ParseWarning(line: 12, .xml(libxml2Message: "Entity 'nbsp' not defined")),
         ]
         let lines = ParseSummary(feed: feed, source: "s", newest: 5).lines()
         #expect(
             lines.suffix(3) == [
-                "  warnings (2):", "    the declared encoding was wrong", "    line 12: Entity 'nbsp' not defined",
+                "  warnings (2):", "    2 control character(s) that XML forbids were removed",
+                "    line 12: Entity 'nbsp' not defined",
             ])
     }
 
@@ -89,7 +90,7 @@ struct ParseSummaryTests {
         let feed = ParsedFeed(
             format: .rss2, title: hostile, author: "\u{1B}[2J",
             episodes: [episode(String(repeating: "long ", count: 30), daysAfterStart: 0)],
-            warnings: [ParseWarning(line: 3, message: "bad \u{1B}[1mthing")])
+            warnings: [ParseWarning(line: 3, .xml(libxml2Message: "bad \u{1B}[1mthing"))])
         let summary = ParseSummary(feed: feed, source: "path\u{1B}[0m.xml", newest: 5)
         let text = summary.text
         #expect(
@@ -102,7 +103,7 @@ struct ParseSummaryTests {
     }
 
     @Test func warningsAreListedUpToTenThenCounted() {
-        let warnings = (1...12).map { ParseWarning(line: $0, message: "problem \($0)") }
+        let warnings = (1...12).map { ParseWarning(line: $0, .xml(libxml2Message: "problem \($0)")) }
         let lines = ParseSummary(feed: ParsedFeed(format: .rss2, warnings: warnings), source: "s", newest: 5).lines()
         #expect(lines.contains("  warnings (12):"))
         #expect(lines.filter { $0.hasPrefix("    line ") }.count == 10)

@@ -117,8 +117,17 @@ struct StoreErrorTextTests {
             "PostgreSQL error on postgres://u@db:5432/pf: tooManyParameters"
         ),
         (
-            .postgresUnreachable(host: "db", port: 5432, code: "connectionError", reason: "Connection refused"),
-            "cannot reach PostgreSQL at db:5432 (connectionError): Connection refused; check that the server runs and the URL"
+            .postgresUnreachable(host: "db", port: 5432, cause: .refused),
+            "cannot reach PostgreSQL at db:5432: connection refused (nothing listens on that port); check that the server runs and the URL"
+        ),
+        (
+            .postgresUnreachable(
+                host: "db", port: 5432, cause: nil, reason: "unexpected error (NIOPosix.NIOConnectionError)"),
+            "cannot reach PostgreSQL at db:5432: unexpected error (NIOPosix.NIOConnectionError); check that the server runs and the URL"
+        ),
+        (
+            .postgresUnreachable(host: "db", port: 5432, cause: nil),
+            "cannot reach PostgreSQL at db:5432; check that the server runs and the URL"
         ),
         (
             .postgresLost(host: "db", port: 5432, database: "pf"),
@@ -127,8 +136,8 @@ struct StoreErrorTextTests {
         (
             .postgresProbeFailed(
                 host: "db", port: 5432,
-                cause: .postgresUnreachable(host: "db", port: 5432, code: "connectionError", reason: nil)),
-            "lost PostgreSQL at db:5432: a query waited and a new connection failed: cannot reach PostgreSQL at db:5432 (connectionError); check that the server runs and the URL"
+                cause: .postgresUnreachable(host: "db", port: 5432, cause: .timedOut(seconds: 5))),
+            "lost PostgreSQL at db:5432: a query waited and a new connection failed: cannot reach PostgreSQL at db:5432: no answer within 5s; check that the server runs and the URL"
         ),
         (
             .newerSchema(database: "postgres://u@db:5432/pf", version: 9, known: 7),

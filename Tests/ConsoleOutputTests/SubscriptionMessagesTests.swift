@@ -72,4 +72,19 @@ struct SubscriptionMessagesTests {
         #expect(outlines.first?.title == "Tom & Jerry <live>")
         #expect(outlines.first?.htmlURL == URL(string: "https://a.example/")!)
     }
+
+    @Test func aFeedArgumentThatMatchesNothingOrSeveralSaysWhatToGiveInstead() throws {
+        #expect(
+            SubscriptionMessages.noMatch("nope")
+                == "no subscription matches \"nope\"; `podfresh list` shows ids, URLs and titles")
+        let url = try #require(URL(string: "https://a.example/feed"))
+        let several = [
+            Subscription(id: 2, url: url, title: "Daily\u{1B}[2J News", addedAt: Date()),
+            Subscription(id: 9, url: url, addedAt: Date()),
+        ]
+        #expect(
+            SubscriptionMessages.severalMatch("news", several)
+                == "\"news\" matches 2 subscriptions; give one of these ids (or a URL):\n"
+                + "  2  Daily News  https://a.example/feed\n  9  (untitled)  https://a.example/feed")
+    }
 }

@@ -170,3 +170,29 @@ struct NewEpisodeHookTests {
         #expect(recorder.text(.standardError) == "first\nno space left\n")
     }
 }
+
+/// A hook that cannot even start is a typed launch failure naming the shell and the system's reason.
+@Suite(.timeLimit(.minutes(1)))
+struct NewEpisodeHookLaunchTests {
+    @Test func aShellThatDoesNotExistIsALaunchFailureWithENOENT() async {
+        let shell = temporaryPath("no-such-shell")
+        let result = await NewEpisodeHook.run(command: "true", episode: episode, shell: shell)
+        #expect(result.failed)
+        #expect(result.launchFailure == HookLaunchFailure(shell: shell, step: .shellNotFound, errno: ENOENT))
+    }
+
+    @Test func aShellThatIsNotExecutableIsALaunchFailureWithEACCES() async throws {
+        let shell = temporaryPath("not-executable")
+        try Data("#!/bin/sh\n".utf8).write(to: URL(fileURLWithPath: shell))
+        defer { try? FileManager.default.removeItem(atPath: shell) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: shell)
+        let result = await NewEpisodeHook.run(command: "true", episode: episode, shell: shell)
+        #expect(result.launchFailure == HookLaunchFailure(shell: shell, step: .shellNotFound, errno: EACCES))
+    }
+
+    @Test func aCommandTheShellCannotFindIsNotALaunchFailureButStatus127() async {
+        let result = await NewEpisodeHook.run(
+            command: "/no/such/command-\(UUID().uuidString)", episode: episode, output: HookOutputRecorder().output)
+        #expect(result.launchFailure == nil && result.exitStatus == 127)
+    }
+}

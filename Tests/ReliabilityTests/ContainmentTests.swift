@@ -56,7 +56,7 @@ struct ContainmentTests {
             case .failed(let failure): summary = "failed \(failure.kind.rawValue): \(FeedFailureText.line(failure))"
             case .updated(let new, _):
                 summary =
-                    "recovered, \(new.count) new, \(result.outcome.warnings.count) warning(s): \(result.outcome.warnings.prefix(2).map(\.message))"
+                    "recovered, \(new.count) new, \(result.outcome.warnings.count) warning(s): \(result.outcome.warnings.prefix(2).map(\.reason))"
             default: summary = "\(result.outcome.result)"
             }
             print("reliability-figure: hostile \(document): \(summary.prefix(300))")
@@ -68,7 +68,10 @@ struct ContainmentTests {
         let result = try await refreshTurningHostile(.ok(body: try HostileDocument.fixture("duplicate-guids.xml")))
         #expect(result.outcome.newEpisodes.map(\.key).sorted() == ["other", "same"])
         #expect(result.after.first { $0.key == "same" }?.episode.title == "First")
-        #expect(result.outcome.warnings.contains { $0.message.contains("share the episode id") })
+        #expect(
+            result.outcome.warnings.contains {
+                $0.reason == ParseWarning.Reason.sharedEpisodeID(first: 1, second: 2, id: "same")
+            })
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -88,10 +91,7 @@ struct ContainmentTests {
         }
         #expect(newEpisodes.count == 2_000)
         #expect(result.after.count == 2_003)
-        #expect(
-            result.outcome.warnings.contains {
-                $0.message.contains("2000") || $0.message.contains("2 000") || $0.message.contains("2,000")
-            })
+        #expect(result.outcome.warnings.map(\.reason).contains(.tooManyEpisodes(limit: 2_000)))
     }
 
     @Test(.timeLimit(.minutes(1)))

@@ -198,7 +198,7 @@ struct HostileDocumentTests {
         #expect(feed.episodes.count == options.maxEpisodes)
         #expect(feed.episodes.first?.id == "m0")
         #expect(
-            feed.warnings.contains { $0.message.contains("\(options.maxEpisodes)") },
+            feed.warnings.contains { $0.reason == .tooManyEpisodes(limit: options.maxEpisodes) },
             "warnings: \(feed.warnings.prefix(5))")
         #expect(feed.warnings.count <= options.maxWarnings + 1)
     }
@@ -259,7 +259,7 @@ struct HostileDocumentTests {
         #expect(feed.episodes.count == 30)
         #expect(
             feed.warnings.count <= options.maxWarnings + 1,
-            "\(feed.warnings.count) warnings: \(feed.warnings.prefix(3).map(\.message))")
+            "\(feed.warnings.count) warnings: \(feed.warnings.prefix(3).map(\.reason))")
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -269,7 +269,9 @@ struct HostileDocumentTests {
         let feed = try parse(try HostileDocument.fixture("duplicate-guids.xml"), chunk: 100)
         #expect(Set(feed.episodes.map(\.id)) == ["same", "other"])
         #expect(
-            feed.warnings.filter { $0.message.contains("share the episode id") }.count == 2,
+            feed.warnings.map(\.reason).filter(\.isSharedEpisodeID) == [
+                .sharedEpisodeID(first: 1, second: 2, id: "same"), .sharedEpisodeID(first: 1, second: 3, id: "same"),
+            ],
             "warnings: \(feed.warnings)")
     }
 
@@ -341,5 +343,11 @@ struct HostileDocumentTests {
         let safe = TerminalText.sanitize(text)
         #expect(unsafeTerminalScalars(in: safe).isEmpty, "\(safe.debugDescription)")
         #expect(!safe.contains("\n"))
+    }
+}
+
+extension ParseWarning.Reason {
+    fileprivate var isSharedEpisodeID: Bool {
+        if case .sharedEpisodeID = self { true } else { false }
     }
 }

@@ -39,7 +39,10 @@ extension ParsedFeed {
             ("episodes", .array(episodes.map { $0.jsonValue() })),
             (
                 "warnings",
-                .array(warnings.map { .object([("line", .int($0.line)), ("message", .string($0.message))]) })
+                .array(
+                    warnings.map {
+                        .object([("line", .int($0.line)), ("message", .string(ParseWarningText.message($0)))])
+                    })
             ),
         ])
     }

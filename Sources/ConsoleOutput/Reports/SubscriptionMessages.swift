@@ -52,9 +52,30 @@ public enum SubscriptionMessages {
     }
 
     /// `move URL` (standard error): the new URL is not a feed, so the subscription stays where it is.
-    public static func notMoved(to target: URL, problem: String, staysAt current: URL) -> String {
-        "not moved: \(target.absoluteString) \(problem); the subscription stays at \(current.absoluteString) (--no-fetch moves it anyway)"
+    public static func notMoved(to target: URL, problem: any Error, staysAt current: URL) -> String {
+        "not moved: \(target.absoluteString) could not be read as a feed (\(ErrorText.line(problem))); the subscription "
+            + "stays at \(current.absoluteString) (--no-fetch moves it anyway)"
     }
+
+    /// A feed argument that matches no subscription.
+    public static func noMatch(_ argument: String) -> String {
+        "no subscription matches \"\(argument)\"; `podfresh list` shows ids, URLs and titles"
+    }
+
+    /// A feed argument that matches several subscriptions: each on a line (id, title, URL) so the user can pick an id.
+    public static func severalMatch(_ argument: String, _ matches: [Subscription]) -> String {
+        let lines = matches.map { subscription in
+            "  \(subscription.id)  \(TerminalText.sanitize(subscription.title ?? "(untitled)"))  "
+                + subscription.url.absoluteString
+        }
+        return "\"\(argument)\" matches \(matches.count) subscriptions; give one of these ids (or a URL):\n"
+            + lines.joined(separator: "\n")
+    }
+
+    /// `download` without feeds named, when no subscription has its downloads on.
+    public static let noDownloadsOn =
+        "no feed has downloads on: turn them on with `podfresh set FEED --download on`, or name feeds: "
+        + "`podfresh download FEED`"
 
     // MARK: - set
 

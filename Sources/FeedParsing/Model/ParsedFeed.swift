@@ -199,14 +199,66 @@ public struct Funding: Sendable, Hashable {
     }
 }
 
-/// A problem met while parsing that did not stop the parse.
+/// A problem met while parsing that did not stop the parse: where, and a typed ``Reason`` (the facts).
+/// ConsoleOutput words it (`ParseWarningText`); the parser builds no sentence.
 public struct ParseWarning: Sendable, Hashable {
     /// The 1-based line in the document, or 0 when unknown.
     public var line: Int
-    public var message: String
+    /// What was wrong, and what the parser did about it.
+    public var reason: Reason
 
-    public init(line: Int, message: String) {
+    public init(line: Int, _ reason: Reason) {
         self.line = line
-        self.message = message
+        self.reason = reason
+    }
+
+    /// What a warning is about. Text quoted from the document is cleaned to one line and cut to its first 60
+    /// characters (then ends in "…").
+    public enum Reason: Sendable, Hashable {
+        /// libxml2 recovered from an error in the document: its own message, cleaned to one line.
+        case xml(libxml2Message: String)
+        /// A namespace prefix used without a declaration (libxml2's message), read by its well-known meaning.
+        case undeclaredPrefix(libxml2Message: String)
+        /// The document has more than `limit` episodes (``FeedParserOptions/maxEpisodes``): the rest were ignored.
+        case tooManyEpisodes(limit: Int)
+        /// A field longer than `limit` bytes (``FeedParserOptions/maxFieldBytes``) was cut.
+        case fieldCut(limit: Int)
+        /// An episode has more than `limit` enclosures, transcripts or persons: the rest were ignored.
+        case tooManyEpisodeEntries(limit: Int)
+        /// The channel has more than `limit` entries of one kind (podroll, trailers, locations, txt or value).
+        case tooManyChannelEntries(limit: Int)
+        /// An `itunes:duration` that could not be read.
+        case unreadableDuration(text: String)
+        /// A `podcast:soundbite` without a readable `startTime` and `duration`, ignored.
+        case unreadableSoundbite
+        /// A date that could not be read, in an element or in `attribute` (e.g. `podcast:trailer pubdate`).
+        case unreadableDate(text: String, attribute: String?)
+        /// A URL with a scheme other than http and https (e.g. `javascript`), ignored.
+        case ignoredScheme(String)
+        /// Items `first` and `second` (1-based) share the episode id `id`; the first is kept.
+        case sharedEpisodeID(first: Int, second: Int, id: String)
+        /// `count` `podcast:source` URLs were left out because of their schemes (`schemes`, in order met).
+        case sourceURLsLeftOut(count: Int, schemes: [String])
+        /// An encoding label nobody can decode, from `source`; the document was read as `readAs` instead, or, when
+        /// nil, as UTF-8 with the bytes that are not UTF-8 taken as Windows-1252.
+        case unknownEncoding(label: String, source: EncodingSource, readAs: String?)
+        /// `count` control characters that XML forbids were removed.
+        case controlCharactersRemoved(count: Int)
+        /// `count` bytes were not valid UTF-8 and were read as Windows-1252.
+        case readAsWindows1252(count: Int)
+        /// `count` byte sequences were not valid in `encoding` and were replaced by U+FFFD.
+        case invalidSequences(count: Int, encoding: String)
+        /// `count` more warnings were found than ``FeedParserOptions/maxWarnings`` keeps.
+        case moreNotShown(count: Int)
+    }
+
+    /// Where an encoding label came from.
+    public enum EncodingSource: Sendable, Hashable {
+        /// A byte order mark.
+        case byteOrderMark
+        /// The server's `Content-Type` charset.
+        case server
+        /// The document's XML declaration.
+        case document
     }
 }

@@ -113,12 +113,12 @@ struct SAXState {
     var depth: Int { frames.count }
     var currentLine: Int { context.map { Int(xmlSAX2GetLineNumber(UnsafeMutableRawPointer($0))) } ?? 0 }
 
-    mutating func warn(_ message: String, line: Int? = nil) {
+    mutating func warn(_ reason: ParseWarning.Reason, line: Int? = nil) {
         guard warnings.count < options.maxWarnings else {
             suppressedWarnings += 1
             return
         }
-        warnings.append(ParseWarning(line: line ?? currentLine, message: message))
+        warnings.append(ParseWarning(line: line ?? currentLine, reason))
     }
 
     // MARK: - Names
@@ -368,7 +368,7 @@ struct SAXState {
             episode.ignored = true
             if !episodeLimitWarned {
                 episodeLimitWarned = true
-                warn("more than \(options.maxEpisodes) episodes: the rest were ignored")
+                warn(.tooManyEpisodes(limit: options.maxEpisodes))
             }
         }
         if let about { episode.rdfAbout = TextCleaning.cleanLine(about) }
@@ -419,7 +419,7 @@ struct SAXState {
             if room > 0 { text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: room)) }
             if !fieldTruncated {
                 fieldTruncated = true
-                warn("a field longer than \(options.maxFieldBytes) bytes was cut")
+                warn(.fieldCut(limit: options.maxFieldBytes))
             }
             return
         }
@@ -562,9 +562,7 @@ struct SAXState {
     mutating func warnItemLimit() {
         guard !itemLimitWarned else { return }
         itemLimitWarned = true
-        warn(
-            "an episode has more than \(options.maxItemsPerEpisode) enclosures, transcripts or persons: the rest were ignored"
-        )
+        warn(.tooManyEpisodeEntries(limit: options.maxItemsPerEpisode))
     }
 
     // MARK: - Channel fields
@@ -725,7 +723,7 @@ struct SAXState {
             }
             guard let value, !value.isEmpty else { return }
             episode.duration = EpisodeDuration.parse(value)
-            if episode.duration == nil { warn("unreadable itunes:duration \"\(Self.snippet(value))\"") }
+            if episode.duration == nil { warn(.unreadableDuration(text: Self.snippet(value))) }
         case (.itunes, .episode): episode.itunesEpisode = number()
         case (.itunes, .season): episode.itunesSeason = number()
         case (.podcast, .episode): episode.podcastEpisode = number()
@@ -877,7 +875,7 @@ struct SAXState {
             guard let start = attribute(.startTime, of: frame).flatMap(EpisodeDuration.parse),
                 let duration = attribute(.duration, of: frame).flatMap(EpisodeDuration.parse), duration > 0
             else {
-                warn("podcast:soundbite without a readable startTime and duration was ignored")
+                warn(.unreadableSoundbite)
                 return
             }
             guard episode.extras.soundbites.count < options.maxItemsPerEpisode else { return warnItemLimit() }
@@ -941,7 +939,7 @@ struct SAXState {
         let trimmed = text.trimmedText
         guard !trimmed.isEmpty else { return nil }
         if let date = FeedDate.parse(trimmed) { return date }
-        warn("unreadable date \"\(Self.snippet(trimmed))\" in \(name)")
+        warn(.unreadableDate(text: Self.snippet(trimmed), attribute: name))
         return nil
     }
 
@@ -971,9 +969,7 @@ struct SAXState {
         guard channel[keyPath: list].count < options.maxItemsPerEpisode else {
             if !channelListLimitWarned {
                 channelListLimitWarned = true
-                warn(
-                    "the channel has more than \(options.maxItemsPerEpisode) entries of one kind (podroll, trailers, locations, txt or value): the rest were ignored"
-                )
+                warn(.tooManyChannelEntries(limit: options.maxItemsPerEpisode))
             }
             return
         }
@@ -1013,7 +1009,7 @@ struct SAXState {
         if let quick = withTrimmedText(FeedDate.parseCommon(_:)) { return quick }
         guard let value, !value.isEmpty else { return nil }
         if let date = FeedDate.parse(value) { return date }
-        warn("unreadable date \"\(Self.snippet(value))\"")
+        warn(.unreadableDate(text: Self.snippet(value), attribute: nil))
         return nil
     }
 
@@ -1081,7 +1077,7 @@ struct SAXState {
             }
             return nil
         }
-        warn("ignored a \(scheme): URL (only http and https are followed)")
+        warn(.ignoredScheme(scheme))
         return nil
     }
 
@@ -1186,11 +1182,11 @@ struct SAXState {
         {
             if sawNamespaceWarning { return }
             let before = warnings.count
-            warn("namespace prefix used without a declaration (\(message)); read by its well-known meaning", line: line)
+            warn(.undeclaredPrefix(libxml2Message: message), line: line)
             sawNamespaceWarning = warnings.count > before
             return
         }
-        warn(message, line: line)
+        warn(.xml(libxml2Message: message), line: line)
     }
 
     // MARK: - Result
@@ -1219,18 +1215,14 @@ struct SAXState {
             let id = all[index].id
             if let first = seen.updateValue(index, forKey: id) {
                 seen[id] = first
-                warn(
-                    "items \(first + 1) and \(index + 1) share the episode id \"\(Self.snippet(id))\"; the first is kept",
-                    line: 0)
+                warn(.sharedEpisodeID(first: first + 1, second: index + 1, id: Self.snippet(id)), line: 0)
             }
         }
         if quietlyIgnoredURLs > 0 {
-            warn(
-                "\(quietlyIgnoredURLs) podcast:source URL(s) were left out: only http and https are followed (\(quietlyIgnoredSchemes.joined(separator: ", ")))",
-                line: 0)
+            warn(.sourceURLsLeftOut(count: quietlyIgnoredURLs, schemes: quietlyIgnoredSchemes), line: 0)
         }
         if suppressedWarnings > 0 {
-            warnings.append(ParseWarning(line: 0, message: "\(suppressedWarnings) more warnings not shown"))
+            warnings.append(ParseWarning(line: 0, .moreNotShown(count: suppressedWarnings)))
         }
         let c = channel
         var feed = ParsedFeed(

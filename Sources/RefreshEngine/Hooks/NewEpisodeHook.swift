@@ -77,20 +77,74 @@ public struct HookResult: Sendable, Hashable {
     /// The last bytes the hook wrote to standard error (also passed through as it ran).
     public var stderrTail: String
     /// A failure to start the hook at all.
-    public var launchError: String?
+    public var launchFailure: HookLaunchFailure?
     /// How long the hook was allowed (for the message).
     public var timeout: Duration?
 
-    public init(exitStatus: Int32, timedOut: Bool, stderrTail: String, launchError: String?, timeout: Duration? = nil) {
+    public init(
+        exitStatus: Int32, timedOut: Bool, stderrTail: String, launchFailure: HookLaunchFailure?,
+        timeout: Duration? = nil
+    ) {
         self.exitStatus = exitStatus
         self.timedOut = timedOut
         self.stderrTail = stderrTail
-        self.launchError = launchError
+        self.launchFailure = launchFailure
         self.timeout = timeout
     }
 
     /// True when the hook could not run, ran past its timeout, or exited with a status other than 0.
-    public var failed: Bool { launchError != nil || timedOut || exitStatus != 0 }
+    public var failed: Bool { launchFailure != nil || timedOut || exitStatus != 0 }
+}
+
+/// Why the hook could not be started: the shell, which step failed, and the system's `errno` when it gave one.
+/// ConsoleOutput words it. (A command the shell cannot find is not a launch failure: the shell exits with 127.)
+public struct HookLaunchFailure: Sendable, Hashable {
+    /// The step that failed.
+    public enum Step: Sendable, Hashable {
+        /// The shell does not exist (`ENOENT`) or cannot be executed (`EACCES`).
+        case shellNotFound
+        /// Creating the process (or its pipes) failed.
+        case spawn
+        /// Watching for the process's exit failed.
+        case monitor
+        /// Reading the process's output failed.
+        case output
+        /// Something else went wrong: named by `ErrorWords` (its description, or its type).
+        case other(String)
+    }
+
+    /// The shell that was to run the command (`/bin/sh`).
+    public var shell: String
+    /// The step that failed.
+    public var step: Step
+    /// The system's error number, when the failure came with one.
+    public var errno: Int32?
+
+    public init(shell: String, step: Step, errno: Int32?) {
+        self.shell = shell
+        self.step = step
+        self.errno = errno
+    }
+
+    /// The facts of an error from swift-subprocess (or any other error).
+    init(shell: String, error: any Error) {
+        guard let error = error as? SubprocessError else {
+            self.init(shell: shell, step: .other(ErrorWords.describe(error)), errno: nil)
+            return
+        }
+        let step: Step =
+            switch error.code {
+            case .executableNotFound: .shellNotFound
+            case .spawnFailed: .spawn
+            case .failedToMonitorProcess: .monitor
+            case .failedToReadFromSubprocess, .asyncIOFailed: .output
+            default: .other(ErrorWords.describe(error))
+            }
+        var code = error.underlyingError?.rawValue
+        // swift-subprocess says ENOENT whether the shell is missing or not executable: ask the system which.
+        if step == .shellNotFound, access(shell, X_OK) != 0 { code = lastErrno() }
+        self.init(shell: shell, step: step, errno: code)
+    }
 }
 
 /// One of the hook's two output streams.
@@ -144,12 +198,14 @@ public enum NewEpisodeHook {
     ///   - episode: The episode, passed in `PODFRESH_*` environment variables.
     ///   - timeout: After this long the hook's process group is stopped (`--exec-timeout`).
     ///   - output: Where the hook's output lines go (default: podfresh's standard output and error).
+    ///   - shell: The shell that runs `command` with `-c` (`/bin/sh`).
     /// - Returns: How the hook ended; it never throws, because a failing hook never fails the feed.
     public static func run(
         command: String,
         episode: HookEpisode,
         timeout: Duration = defaultTimeout,
-        output: HookOutput = .standardStreams
+        output: HookOutput = .standardStreams,
+        shell: String = "/bin/sh"
     ) async -> HookResult {
         var environment: [Environment.Key: String?] = [:]
         for (name, value) in episode.environment {
@@ -166,7 +222,7 @@ public enum NewEpisodeHook {
         let errorTail = TailBuffer(limit: 2000)
         do {
             let result = try await Subprocess.run(
-                .path("/bin/sh"),
+                .path(FilePath(shell)),
                 arguments: ["-c", command],
                 environment: .inherit.updating(environment),
                 platformOptions: options,
@@ -185,7 +241,7 @@ public enum NewEpisodeHook {
                 exitStatus: status,
                 timedOut: result.closureResult,
                 stderrTail: errorTail.text,
-                launchError: nil,
+                launchFailure: nil,
                 timeout: timeout
             )
         } catch {
@@ -193,7 +249,7 @@ public enum NewEpisodeHook {
                 exitStatus: -1,
                 timedOut: false,
                 stderrTail: errorTail.text,
-                launchError: ErrorWords.describe(error),
+                launchFailure: HookLaunchFailure(shell: shell, error: error),
                 timeout: timeout
             )
         }
@@ -287,6 +343,9 @@ public enum NewEpisodeHook {
         }
     }
 }
+
+/// The calling thread's `errno` (a name `HookLaunchFailure`'s own `errno` property does not hide).
+private func lastErrno() -> Int32 { errno }
 
 /// Writes whole lines to `descriptor`, one `write(2)` per line, retrying after signals and partial writes. A closed
 /// or failing descriptor drops the rest: a hook's output is never worth failing the refresh for.

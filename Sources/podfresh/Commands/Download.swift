@@ -102,7 +102,7 @@ extension RootCommand {
                             renderer.error(
                                 subscriptions.isEmpty
                                     ? SubscriptionList.noSubscriptions
-                                    : "no feed has downloads on: turn them on with `podfresh set FEED --download on`, or name feeds: `podfresh download FEED`"
+                                    : SubscriptionMessages.noDownloadsOn
                             )
                         }
                         return .success
@@ -111,7 +111,7 @@ extension RootCommand {
                     do {
                         selected = try FeedSelector.resolve(feeds, in: subscriptions)
                     } catch let error as FeedSelector.SelectionError {
-                        renderer.error(error.description)
+                        renderer.error(error.message)
                         return ExitCode.validationFailure
                     }
                 }
@@ -129,9 +129,7 @@ extension RootCommand {
                 let (latest, again, retry) = (self.latest, self.again, self.retry)
                 let service = StoppableWork(
                     onShutdown: {
-                        renderer.error(
-                            "stopping: downloads in flight stop and keep their .part to resume (signal again to quit now)"
-                        )
+                        renderer.error(StopMessages.downloadStopping)
                     },
                     work: {
                         let (_, summary) = try await EpisodeDownloadQueue.withQueue(

@@ -45,7 +45,7 @@ extension RootCommand {
                 do {
                     subscription = try FeedSelector.resolve([feed], in: try await store.subscriptions())[0]
                 } catch let error as FeedSelector.SelectionError {
-                    Console.standard.error(error.description)
+                    Console.standard.error(error.message)
                     throw ExitCode.validationFailure
                 }
                 do {
@@ -73,7 +73,7 @@ extension RootCommand {
         }
 
         /// Why `url` is not a feed, or nil when it fetched and parsed.
-        static func problem(with url: URL, fetch: FetchOptions) async throws -> String? {
+        static func problem(with url: URL, fetch: FetchOptions) async throws -> (any Error)? {
             try await withFeedSource(fetch) { source in
                 do {
                     let result = try await source.fetch(FeedRequest(url: url, conditional: false)) { head in
@@ -82,7 +82,7 @@ extension RootCommand {
                     if case .fetched(_, let consumer, _) = result { _ = try consumer.finish() }
                     return nil
                 } catch {
-                    return "could not be read as a feed (\(ErrorText.line(error)))"
+                    return error
                 }
             }
         }

@@ -86,7 +86,7 @@ extension RootCommand {
                         feedIDs = try FeedSelector.resolve(feeds, in: try await environment.store.subscriptions()).map(
                             \.id)
                     } catch let error as FeedSelector.SelectionError {
-                        environment.renderer.error(error.description)
+                        environment.renderer.error(error.message)
                         return ExitCode.validationFailure
                     }
                 }
@@ -125,9 +125,7 @@ func runRefresh(
     let renderer = environment.renderer
     let refresh = StoppableWork(
         onShutdown: {
-            let name = shutdown.signal.map { " on \($0)" } ?? ""
-            renderer.error(
-                "stopping\(name): no new fetches; feeds in flight finish and are stored (signal again to quit now)")
+            renderer.error(StopMessages.refreshStopping(signal: shutdown.signal.map { "\($0)" }))
         },
         work: {
             if let podping { _ = try await environment.podpingWatcher(podping).catchUp() }
@@ -152,9 +150,7 @@ func runRefresh(
         let unchecked = run.summary.outcomes.filter { $0.result == .cancelled }.count
         let checked = run.summary.outcomes.count - unchecked
         environment.renderer.error(
-            "stopped by \(signal): \(checked) of \(run.summary.outcomes.count) feeds checked (every fetch in "
-                + "flight finished and was stored), \(unchecked) not checked; run `podfresh refresh` again to check them"
-        )
+            StopMessages.refreshStopped(signal: "\(signal)", checked: checked, total: run.summary.outcomes.count))
     }
     return run
 }
@@ -185,7 +181,7 @@ func acquireRunLock(_ global: GlobalOptions, wait: DurationArgument?) async thro
     do {
         return try await RunLock.acquire(forDatabaseAt: databasePath, wait: wait?.duration)
     } catch let error as RunLockError {
-        Console.standard.error(error.description + "; try again later, or pass --wait to wait for it")
+        Console.standard.error(StoreMessages.runLockHeld(pid: error.pid, since: error.since, command: error.command))
         throw ExitStatus.locked
     }
 }

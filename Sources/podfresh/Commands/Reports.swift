@@ -80,7 +80,7 @@ extension RootCommand {
                     do {
                         query.subscriptionID = try FeedSelector.resolve([feed], in: subscriptions).first?.id
                     } catch let error as FeedSelector.SelectionError {
-                        Console.standard.error(error.description)
+                        Console.standard.error(error.message)
                         throw ExitCode.validationFailure
                     }
                 }

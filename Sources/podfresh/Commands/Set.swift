@@ -103,7 +103,7 @@ extension RootCommand {
                 do {
                     subscription = try FeedSelector.resolve([feed], in: try await store.subscriptions())[0]
                 } catch let error as FeedSelector.SelectionError {
-                    Console.standard.error(error.description)
+                    Console.standard.error(error.message)
                     throw ExitCode.validationFailure
                 }
                 let settings = self.settings

@@ -88,7 +88,7 @@ extension RootCommand {
                 do {
                     selected = try FeedSelector.resolve(feeds, in: try await store.subscriptions())
                 } catch let error as FeedSelector.SelectionError {
-                    Console.standard.error(error.description)
+                    Console.standard.error(error.message)
                     throw ExitCode.validationFailure
                 }
                 for subscription in selected {

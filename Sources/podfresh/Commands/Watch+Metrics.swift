@@ -26,7 +26,7 @@ func withMetrics(
                 try await body()
             }
         } catch let error as MetricsServerError {
-            environment.renderer.error(WatchMessages.metricsUnavailable(error.description))
+            environment.renderer.error(WatchMessages.metricsUnavailable(MetricsText.unavailable(error)))
             throw ExitStatus.internalError
         }
     }

@@ -60,8 +60,7 @@ extension RootCommand {
             do {
                 return try MetricsAddress(parsing: text)
             } catch {
-                throw ValidationError(
-                    "--metrics \"\(text)\" is not HOST:PORT (such as 127.0.0.1:9464): \(error.description).")
+                throw ValidationError(MetricsText.invalidAddress(text, error))
             }
         }
 
@@ -128,7 +127,7 @@ struct WatchService: Service {
                 }
             }
         } onGracefulShutdown: {
-            renderer.error("stopping: letting feeds in flight finish (signal again to quit now)")
+            renderer.error(StopMessages.watchStopping)
         }
     }
 

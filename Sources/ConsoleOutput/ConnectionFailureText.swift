@@ -1,0 +1,27 @@
+public import FeedModels
+import Measures
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How a failed connection to a server reads: the one place a ``ConnectionFailure`` is worded.
+public enum ConnectionFailureText {
+    /// Why no connection was made: `connection refused`, `no answer within 10s`, `the host name was not found`.
+    public static func reason(_ failure: ConnectionFailure) -> String {
+        switch failure {
+        case .refused: "connection refused (nothing listens on that port)"
+        case .timedOut(let seconds?): "no answer within \(Measure.duration(seconds: seconds))"
+        case .timedOut(nil): "the connection timed out"
+        case .nameNotFound(let code?): "the host name was not found (\(String(cString: gai_strerror(Int32(code)))))"
+        case .nameNotFound(nil): "the host name was not found"
+        case .system(let code): String(cString: strerror(code))
+        case .closed: "the server closed the connection"
+        case .other(let words): words
+        }
+    }
+}
