@@ -97,7 +97,10 @@ public enum StoreErrorText {
         case .notAPostgresURL:
             "not a PostgreSQL URL podfresh can read; write it postgres://user:password@host:port/database"
         case .unknownSSLMode(let value): "sslmode=\(value) in the PostgreSQL URL: give disable, prefer or require"
-        case .unknownParameter(let name): "unknown parameter \(name) in the PostgreSQL URL (podfresh knows sslmode)"
+        case .unknownParameter(let name):
+            "unknown parameter \(name) in the PostgreSQL URL (podfresh knows sslmode and connect_timeout)"
+        case .badConnectTimeout(let value):
+            "connect_timeout=\(value) in the PostgreSQL URL: give a whole number of seconds"
         }
     }
 

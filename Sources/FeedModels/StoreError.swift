@@ -117,6 +117,8 @@ public struct StoreError: Error, Hashable, CustomStringConvertible, Codable {
         case unknownSSLMode(String)
         /// A query parameter podfresh does not know (its name).
         case unknownParameter(String)
+        /// `connect_timeout` is not a whole number of seconds (the value as written).
+        case badConnectTimeout(String)
     }
 
     /// A row of `migrate`'s source.

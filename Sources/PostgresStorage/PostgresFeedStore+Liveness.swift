@@ -49,7 +49,7 @@ extension PostgresFeedStore {
     static func probe(_ location: PostgresLocation, logger: Logger) async -> StoreError? {
         do {
             var configuration = try location.connectionConfiguration()
-            configuration.options.connectTimeout = .seconds(probeTimeout)
+            configuration.options.connectTimeout = .seconds(location.connectTimeout ?? probeTimeout)
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
             try? await connection.close()
             return nil

@@ -56,7 +56,7 @@ public struct PostgresFeedStore: AsyncSubscriptionRepository, AsyncEpisodeReposi
         let connection: PostgresConnection
         do {
             var configuration = try location.connectionConfiguration()
-            configuration.options.connectTimeout = .seconds(probeTimeout)
+            configuration.options.connectTimeout = .seconds(location.connectTimeout ?? probeTimeout)
             connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
         } catch {
             throw storeError(error, location: location)

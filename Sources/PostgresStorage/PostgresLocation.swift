@@ -4,11 +4,12 @@ import NIOSSL
 import PostgresNIO
 
 /// Where a PostgreSQL database is and how to reach it, read from a `postgres://` or `postgresql://` URL:
-/// `postgres://user:password@host:port/database?sslmode=disable|prefer|require`.
+/// `postgres://user:password@host:port/database?sslmode=disable|prefer|require&connect_timeout=SECONDS`.
 ///
 /// The user defaults to `$USER`, the host to `localhost`, the port to 5432, the database to the user's name, and
-/// `sslmode` to `prefer` (TLS when the server offers it), as `libpq` does. The password never appears in
-/// ``description``.
+/// `sslmode` to `prefer` (TLS when the server offers it), as `libpq` does. `connect_timeout` bounds every connection
+/// attempt, the pool's and the probe's that tells a server gone (as in `libpq`, at least 2 s). The password never
+/// appears in ``description``.
 public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     /// How the connection uses TLS.
     public enum TLSMode: String, Sendable, Hashable {
@@ -31,6 +32,8 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     public var database: String
     /// How the connection uses TLS.
     public var tlsMode: TLSMode
+    /// `connect_timeout`: how long one connection attempt may take, in seconds; nil for podfresh's defaults.
+    public var connectTimeout: Int64?
 
     /// Reads a PostgreSQL URL.
     ///
@@ -60,6 +63,11 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
                 default:
                     throw StoreError(.postgresURL(.unknownSSLMode(item.value ?? "")))
                 }
+            case "connect_timeout":
+                guard let seconds = item.value.flatMap({ Int64($0) }), seconds > 0 else {
+                    throw StoreError(.postgresURL(.badConnectTimeout(item.value ?? "")))
+                }
+                connectTimeout = max(2, seconds)
             default:
                 throw StoreError(.postgresURL(.unknownParameter(item.name)))
             }
@@ -96,7 +104,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         var configuration = PostgresClient.Configuration(
             host: host, port: port, username: username, password: password, database: database, tls: clientTLS)
         configuration.options.maximumConnections = maximumConnections
-        configuration.options.connectTimeout = .seconds(10)
+        configuration.options.connectTimeout = .seconds(connectTimeout ?? 10)
         return configuration
     }
 }

@@ -95,8 +95,12 @@ struct StoreErrorTextTests {
             "sslmode=sometimes in the PostgreSQL URL: give disable, prefer or require"
         ),
         (
+            .postgresURL(.badConnectTimeout("soon")),
+            "connect_timeout=soon in the PostgreSQL URL: give a whole number of seconds"
+        ),
+        (
             .postgresURL(.unknownParameter("pool")),
-            "unknown parameter pool in the PostgreSQL URL (podfresh knows sslmode)"
+            "unknown parameter pool in the PostgreSQL URL (podfresh knows sslmode and connect_timeout)"
         ),
         (
             .postgres(

@@ -131,7 +131,7 @@ public final class TestPostgres: Sendable {
     // MARK: - Databases
 
     /// Creates a new, empty database in the cluster and returns its URL
-    /// (`postgres://postgres@127.0.0.1:PORT/NAME`).
+    /// (`postgres://postgres@127.0.0.1:PORT/NAME?connect_timeout=20`).
     ///
     /// - Parameter prefix: The start of the database's name, to tell tests apart in the server's log.
     public func makeDatabase(prefix: String = "test") throws -> String {
@@ -148,16 +148,20 @@ public final class TestPostgres: Sendable {
         return url(database: database)
     }
 
-    /// The URL of `database` in this cluster.
+    /// The URL of `database` in this cluster. A connection may take 20 s (`connect_timeout`): the whole suite runs
+    /// side by side on two cores, where the server's answer to a new connection can take longer than podfresh's 3 s
+    /// probe allows.
     public func url(database: String) -> String {
-        "postgres://\(user)@\(host):\(port)/\(database)"
+        "postgres://\(user)@\(host):\(port)/\(database)?connect_timeout=20"
     }
 
     /// Runs SQL through `psql` (as a client over TCP, like any other) and returns what it printed, unaligned and
     /// without headers: one row per line, columns separated by `|`.
     @discardableResult
+    /// `database` may be a name or the last part of a URL, query included (`NAME?connect_timeout=20`).
     public func psql(database: String, _ sql: String) throws -> String {
-        try Self.run(
+        let database = String(database.prefix { $0 != "?" })
+        return try Self.run(
             binaries.appendingPathComponent("psql").path,
             [
                 "-h", host, "-p", "\(port)", "-U", user, "-d", database, "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1",
