@@ -54,8 +54,9 @@ public struct MergePlan: Sendable, Hashable {
         var handled = Set<String>()
         handled.reserveCapacity(feed.episodes.count)
         // By index: iterating the episodes would copy each one (every field retained and released).
-        for index in feed.episodes.indices where handled.insert(feed.episodes[index].id).inserted {
+        for index in feed.episodes.indices {
             let key = feed.episodes[index].id
+            guard handled.insert(key).inserted else { continue }
             if let fingerprint = stored[key] {
                 if fingerprint == fingerprints[index] {
                     unchanged.append(index)

@@ -1,4 +1,5 @@
 import CZlib
+import Foundation
 
 /// Decodes a `gzip` or `deflate` body as it streams, handing it on in small pieces.
 ///
@@ -36,7 +37,7 @@ public final class BodyInflater {
     ///
     /// - Parameter ratioLimit: The most bytes out per compressed byte in.
     public init?(contentEncoding: String?, ratioLimit: Int) {
-        switch contentEncoding?.trimmingWhitespace().lowercased() {
+        switch contentEncoding?.trimmingCharacters(in: .whitespaces).lowercased() {
         case "gzip", "x-gzip": isDeflate = false
         case "deflate": isDeflate = true
         default: return nil
@@ -99,15 +100,5 @@ public final class BodyInflater {
             throw Failure.corrupt
         }
         started = true
-    }
-}
-
-extension String {
-    /// Without leading and trailing spaces and tabs.
-    fileprivate func trimmingWhitespace() -> Substring {
-        var result = self[...]
-        while let first = result.first, first == " " || first == "\t" { result.removeFirst() }
-        while let last = result.last, last == " " || last == "\t" { result.removeLast() }
-        return result
     }
 }
