@@ -39,8 +39,14 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
-        /// glibc's `mallopt` (not in Swift's Glibc module), for the executable's allocator settings.
-        .systemLibrary(name: "CGlibcMalloc"),
+        /// jemalloc, the executable's allocator (see Sources/podfresh/Allocator.swift), and its control interface.
+        .systemLibrary(
+            name: "CJemalloc",
+            pkgConfig: "jemalloc",
+            providers: [.apt(["libjemalloc-dev"]), .brew(["jemalloc"])]
+        ),
+        /// The settings the executable gives jemalloc (its `malloc_conf` symbol).
+        .target(name: "AllocatorSettings"),
         /// zlib's inflate, for feed bodies decoded as they stream (HTTPTransport's `BodyInflater`).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(
@@ -175,7 +181,8 @@ let package = Package(
             name: "podfresh",
             dependencies: [
                 "FeedParsing", "FeedFetching", "FeedModels", "FeedStorage", "PostgresStorage", "RefreshEngine",
-                "ConsoleOutput", "Measures", .target(name: "CGlibcMalloc", condition: .when(platforms: [.linux])),
+                "ConsoleOutput", "Measures", .target(name: "CJemalloc", condition: .when(platforms: [.linux])),
+                .target(name: "AllocatorSettings", condition: .when(platforms: [.linux])),
                 "RefreshMetrics", "EpisodeDownloads", "Podping", "HTTPTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -334,6 +341,7 @@ let package = Package(
             name: "CLITests",
             dependencies: [
                 "podfresh", "TestSupport", "FeedModels", "FeedStorage", "FeedParsing",
+                .target(name: "CJemalloc", condition: .when(platforms: [.linux])),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

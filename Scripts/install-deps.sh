@@ -5,6 +5,7 @@ missing=()
 pkg-config --exists libxml-2.0 2>/dev/null || missing+=(libxml2-dev)
 [ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
 [ -f /usr/include/zlib.h ] || missing+=(zlib1g-dev)           # feed bodies are inflated as they stream
+[ -f /usr/include/jemalloc/jemalloc.h ] || missing+=(libjemalloc-dev)  # the executable's allocator
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)   # the store tests read the file with the sqlite3 shell
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)   # the fetch tests make a self-signed certificate

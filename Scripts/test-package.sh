@@ -66,7 +66,7 @@ for key in Maintainer Installed-Size Section Priority Description Depends; do
     [ -n "$(field "$key")" ] || fail "no $key field"
 done
 depends="$(field Depends)"
-for needed in libc6 libxml2 libsqlite3-0; do
+for needed in libc6 libxml2 libsqlite3-0 libjemalloc2; do
     grep -Eq "(^|, )$needed( |,|$)" <<<"$depends" || fail "Depends lacks $needed: $depends"
 done
 ! grep -qi swift <<<"$depends" || fail "Depends names something of Swift: $depends"

@@ -28,7 +28,6 @@ struct RootCommand: AsyncParsableCommand {
     /// Parses, runs, and maps whatever error escapes a command to its exit status in one place
     /// (``ExitStatus/mapping(_:)``): every database error exits 70, whichever command met it.
     static func main() async {
-        MallocTuning.apply()
         do {
             var command = try parseAsRoot(rewritingOptionalValues(CommandLine.arguments.dropFirst()))
             if var command = command as? any AsyncParsableCommand {

@@ -23,11 +23,12 @@ public final class ProcessingSlots: @unchecked Sendable {
     private var free: Int
     private var waiters: [(id: UUID, priority: Int, continuation: CheckedContinuation<Void, any Error>)] = []
 
-    /// The default: eight slots per core, 8 to 32. A slot is held from the answer's head to the merge, and on the
+    /// The default: six slots per core, 6 to 24. A slot is held from the answer's head to the merge, and on the
     /// internet most of that is the body arriving (at 5 MB/s a 1 MB feed takes 200 ms, its parse a few): with two
     /// per core the CPU waited for the network. On two cores, 16 slots ended a cold run of 1000 feeds on the
-    /// simulated internet about 14% sooner than 4, and 32 no sooner than 16 (docs/benchmarks.md).
-    public static var defaultCount: Int { min(32, max(8, 8 * ProcessInfo.processInfo.activeProcessorCount)) }
+    /// simulated internet about 14% sooner than 4, and 32 no sooner than 16; once the allocator took less CPU
+    /// (jemalloc), 12 ended it no later than 16 and peaked 10–15 MB lower in resident memory (docs/benchmarks.md).
+    public static var defaultCount: Int { min(24, max(6, 6 * ProcessInfo.processInfo.activeProcessorCount)) }
 
     /// - Parameters:
     ///   - count: The slots.

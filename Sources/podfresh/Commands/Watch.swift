@@ -176,6 +176,7 @@ struct WatchService: Service {
                     let next = try await nextDue(environment, interval: interval, cycle: nextCycle)
                     // Through the event stream, so it follows this cycle's own events.
                     environment.coordinator.publish(.idle(nextCheck: next))
+                    Allocator.returnFreedMemory()
                 }
                 let next = try await nextDue(environment, interval: interval, cycle: nextCycle)
                 let now = environment.now()

@@ -1,0 +1,32 @@
+#if canImport(CJemalloc)
+import AllocatorSettings
+import CJemalloc
+#endif
+
+/// podfresh allocates through jemalloc, linked into the executable, instead of glibc's malloc.
+///
+/// A refresh allocates and frees from many threads at once (the event loops, Swift's pool, Dispatch queues): with
+/// glibc's malloc a cold refresh of 1000 feeds on the simulated internet spent about a sixth of its CPU in malloc,
+/// most of it waiting on arena locks and mapping and unmapping large blocks; with jemalloc the same run took about a
+/// fifth less CPU, in a like peak of resident memory (docs/benchmarks.md). Its settings are compiled in
+/// (Sources/AllocatorSettings); a user's own `MALLOC_CONF` wins.
+enum Allocator {
+    /// The settings podfresh gives jemalloc, or nil where it is not linked (a platform without it).
+    static var settings: String? {
+        #if canImport(CJemalloc)
+        return String(cString: podfresh_allocator_settings())
+        #else
+        return nil
+        #endif
+    }
+
+    /// Gives memory freed since the last call back to the system now. jemalloc returns freed pages about a second
+    /// after they were freed, but only when the program next allocates: a `watch` sleeping between cycles would keep
+    /// its last cycle's peak resident until it woke. A `watch` calls this when a cycle has ended.
+    static func returnFreedMemory() {
+        #if canImport(CJemalloc)
+        // "arena.<i>.purge" with MALLCTL_ARENAS_ALL (4096): every arena.
+        _ = mallctl("arena.4096.purge", nil, nil, nil, 0)
+        #endif
+    }
+}
