@@ -81,6 +81,8 @@ public struct PostgresFeedStore: AsyncSubscriptionRepository, AsyncEpisodeReposi
             return try await guarded {
                 try await client.withTransaction(logger: logger) { connection in try await body.value(connection) }
             }
+        } catch  where Self.isCancellation(error) {
+            throw CancellationError()
         } catch {
             throw Self.storeError(error, location: location)
         }
@@ -96,9 +98,24 @@ public struct PostgresFeedStore: AsyncSubscriptionRepository, AsyncEpisodeReposi
                 for try await row in try await client.query(query, logger: logger) { rows.append(row) }
                 return rows
             }
+        } catch  where Self.isCancellation(error) {
+            throw CancellationError()
         } catch {
             throw Self.storeError(error, location: location)
         }
+    }
+
+    /// Whether `error` is the task's cancellation, as thrown or as what failed a transaction: a `watch` or refresh
+    /// being stopped while a statement ran. It stays a `CancellationError`, so stopping does not read as a database
+    /// error (exit 70).
+    static func isCancellation(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        if let error = error as? PostgresTransactionError,
+            let cause = error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError
+        {
+            return isCancellation(cause)
+        }
+        return false
     }
 
     /// A ``StoreError`` naming the database and the cause, for any error from postgres-nio; a ``StoreError``
