@@ -9,5 +9,3 @@
                   not through a second, lazier stage: a cold refresh's peak stays low while the CPU cost of giving
                   pages back (seen with 0) stays away. */
 const char *malloc_conf = "narenas:2,dirty_decay_ms:1000,muzzy_decay_ms:0";
-
-const char *podfresh_allocator_settings(void) { return malloc_conf; }

@@ -1,14 +1,6 @@
 public import FeedModels
 import Measures
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// How a failed connection to a server reads: the one place a ``ConnectionFailure`` is worded.
 public enum ConnectionFailureText {
     /// Why no connection was made: `connection refused`, `no answer within 10s`, `the host name was not found`.
@@ -17,9 +9,9 @@ public enum ConnectionFailureText {
         case .refused: "connection refused (nothing listens on that port)"
         case .timedOut(let seconds?): "no answer within \(Measure.duration(seconds: seconds))"
         case .timedOut(nil): "the connection timed out"
-        case .nameNotFound(let code?): "the host name was not found (\(String(cString: gai_strerror(Int32(code)))))"
+        case .nameNotFound(let code?): "the host name was not found (\(ErrorWords.nameLookup(code: Int32(code))))"
         case .nameNotFound(nil): "the host name was not found"
-        case .system(let code): String(cString: strerror(code))
+        case .system(let code): ErrorWords.system(errno: code)
         case .closed: "the server closed the connection"
         case .other(let words): words
         }

@@ -1,12 +1,5 @@
+import Measures
 public import RefreshEngine
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// How a hook that could not be started reads: the one place a ``HookLaunchFailure`` is worded.
 public enum HookLaunchText {
@@ -21,6 +14,6 @@ public enum HookLaunchText {
         case .output: step = "podfresh could not read the output of \(failure.shell)"
         case .other(let words): return words
         }
-        return step + (failure.errno.map { ": " + String(cString: strerror($0)) } ?? "")
+        return step + (failure.errno.map { ": " + ErrorWords.system(errno: $0) } ?? "")
     }
 }

@@ -1,12 +1,5 @@
+import Measures
 public import RefreshMetrics
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// How `watch --metrics` problems read: the one place a ``MetricsAddressError/Reason`` and a
 /// ``MetricsServerError/Reason`` are worded.
@@ -42,7 +35,7 @@ public enum MetricsText {
     /// Why an address could not be bound.
     static func reason(_ reason: MetricsServerError.Reason) -> String {
         switch reason {
-        case .system(let code): String(cString: strerror(code))
+        case .system(let code): ErrorWords.system(errno: code)
         case .unknownHost: "the host name was not found"
         case .other(let words): words
         }

@@ -39,12 +39,12 @@ public struct HTTPFeedSource: FeedSource {
     }
 
     /// How feed requests talk to servers: bodies as sent (decoded as they are read, ``BodyInflater``, with the ratio
-    /// limit), AsyncHTTPClient's read timeout as a
-    /// backstop behind the watchdog's limits (a body waiting for its consumer is not read, and must not time out),
-    /// idle connections closed after ``FetchConfiguration/idleConnectionTimeout``, and HTTP/1.1 only: a feed's body
-    /// is read as fast as it is parsed, and when parsing falls behind the network (a cold run of many feeds), an
-    /// HTTP/1.1 body waits in TCP while an HTTP/2 stream would pile up to 8 MB of it in memory. A host still gets
-    /// up to `--per-host` connections (6), as a browser opens.
+    /// limit), AsyncHTTPClient's read timeout as a backstop behind the watchdog's limits (a body waiting for its
+    /// consumer is not read, and must not time out), idle connections closed after
+    /// ``FetchConfiguration/idleConnectionTimeout``, and HTTP/1.1 only: a feed's body is read as fast as it is parsed,
+    /// and when parsing falls behind the network (a cold run of many feeds), an HTTP/1.1 body waits in TCP while an
+    /// HTTP/2 stream would pile up to 8 MB of it in memory. A host still gets up to `--per-host` connections (6), as
+    /// a browser opens.
     var profile: HTTPNetwork.Profile {
         HTTPNetwork.Profile(
             decompressionRatioLimit: nil,

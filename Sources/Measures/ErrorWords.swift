@@ -10,4 +10,10 @@ public enum ErrorWords {
         if error is CocoaError || error is POSIXError { return error.localizedDescription }
         return "unexpected error (\(String(reflecting: type(of: error))))"
     }
+
+    /// The system's words for an `errno` value: `Address already in use`.
+    public static func system(errno code: Int32) -> String { String(cString: strerror(code)) }
+
+    /// getaddrinfo's words for one of its error codes (`EAI_NONAME`: `Name or service not known`).
+    public static func nameLookup(code: Int32) -> String { String(cString: gai_strerror(code)) }
 }

@@ -1,5 +1,4 @@
 #if canImport(CJemalloc)
-import AllocatorSettings
 import CJemalloc
 #endif
 
@@ -11,15 +10,6 @@ import CJemalloc
 /// fifth less CPU, in a like peak of resident memory (docs/benchmarks.md). Its settings are compiled in
 /// (Sources/AllocatorSettings); a user's own `MALLOC_CONF` wins.
 enum Allocator {
-    /// The settings podfresh gives jemalloc, or nil where it is not linked (a platform without it).
-    static var settings: String? {
-        #if canImport(CJemalloc)
-        return String(cString: podfresh_allocator_settings())
-        #else
-        return nil
-        #endif
-    }
-
     /// Gives memory freed since the last call back to the system now. jemalloc returns freed pages about a second
     /// after they were freed, but only when the program next allocates: a `watch` sleeping between cycles would keep
     /// its last cycle's peak resident until it woke. A `watch` calls this when a cycle has ended.

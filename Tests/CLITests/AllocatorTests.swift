@@ -9,32 +9,29 @@ import Testing
 /// and a user's `MALLOC_CONF` still wins. jemalloc prints its options on exit when `MALLOC_CONF` asks for
 /// `stats_print`.
 struct AllocatorTests {
-    @Test func theBinaryAllocatesThroughJemallocWithPodfreshsSettings() async throws {
+    @Test(arguments: [
+        // podfresh's own settings.
+        ("stats_print:true", ["opt.narenas: 2\n", "opt.dirty_decay_ms: 1000 ", "opt.muzzy_decay_ms: 0 "]),
+        // A user's win where they say otherwise; podfresh's stay for the rest.
+        (
+            "stats_print:true,narenas:3,dirty_decay_ms:5000",
+            ["opt.narenas: 3\n", "opt.dirty_decay_ms: 5000 ", "opt.muzzy_decay_ms: 0 "]
+        ),
+    ])
+    func theBinaryAllocatesThroughJemallocWithTheseOptions(environment: String, options: [String]) async throws {
         var podfresh = try Podfresh()
         defer { podfresh.cleanUp() }
-        podfresh.environment["MALLOC_CONF"] = "stats_print:true"
+        podfresh.environment["MALLOC_CONF"] = environment
         let result = try await podfresh.run(["--version"])
         #expect(result.status == 0)
-        #expect(result.stderr.contains("opt.narenas: 2\n"), "jemalloc's options: \(result.stderr.prefix(2000))")
-        #expect(result.stderr.contains("opt.dirty_decay_ms: 1000 "))
-        #expect(result.stderr.contains("opt.muzzy_decay_ms: 0 "))
-    }
-
-    @Test func aUsersOwnSettingsWin() async throws {
-        var podfresh = try Podfresh()
-        defer { podfresh.cleanUp() }
-        podfresh.environment["MALLOC_CONF"] = "stats_print:true,narenas:3,dirty_decay_ms:5000"
-        let result = try await podfresh.run(["--version"])
-        #expect(result.status == 0)
-        #expect(result.stderr.contains("opt.narenas: 3\n"))
-        #expect(result.stderr.contains("opt.dirty_decay_ms: 5000 "))
-        #expect(result.stderr.contains("opt.muzzy_decay_ms: 0 "))
+        for option in options {
+            #expect(result.stderr.contains(option), "jemalloc's options: \(result.stderr.prefix(2000))")
+        }
     }
 
     /// What `watch` does between cycles: memory freed moments ago (still within its decay time) goes back at once.
+    /// This test process links podfresh's module, so it runs on jemalloc with the same settings.
     @Test func freedMemoryGoesBackToTheSystemWhenAsked() throws {
-        // This test process links podfresh's module, so it runs on jemalloc with the same settings.
-        #expect(Allocator.settings == "narenas:2,dirty_decay_ms:1000,muzzy_decay_ms:0")
         let blocks = (0..<1024).map { _ in UnsafeMutableRawPointer.allocate(byteCount: 64 * 1024, alignment: 16) }
         for block in blocks { block.initializeMemory(as: UInt8.self, repeating: 1, count: 64 * 1024) }
         for block in blocks { block.deallocate() }
