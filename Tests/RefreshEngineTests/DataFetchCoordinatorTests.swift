@@ -333,19 +333,73 @@ struct DataFetchCoordinatorTests {
     }
 
     @Test
-    func whileNoFetchIsAdmittedOnlyTheBusiestHostsFeedsStart() {
+    func whileNoFetchIsAdmittedOnlyTheBusiestHostsFeedsAndEachOtherHostsFirstFeedStart() {
         var state = DataFetchCoordinator.State()
         var pending = PendingFeeds(
             (1...2).map { FeedTarget(id: Int64($0), url: URL(string: "http://small.example/\($0)")!) }
-                + (3...6).map { FeedTarget(id: Int64($0), url: URL(string: "http://big.example/\($0)")!) })
-        let first = state.claimNext(from: &pending, globalLimit: 10, perHost: 2, busiestOnly: true)
-        let second = state.claimNext(from: &pending, globalLimit: 10, perHost: 2, busiestOnly: true)
+                + (3...6).map { FeedTarget(id: Int64($0), url: URL(string: "http://big.example/\($0)")!) }
+                + [FeedTarget(id: 7, url: URL(string: "http://slow.example/7")!)])
+        let first = state.claimNext(from: &pending, globalLimit: 10, perHost: 2, holdingBack: true)
+        let second = state.claimNext(from: &pending, globalLimit: 10, perHost: 2, holdingBack: true)
         #expect(first?.host == "big.example" && second?.host == "big.example")
-        #expect(state.hostWorkLeft[first!.id] == 4, "the host's work left when the feed was claimed")
+        #expect(state.busiestHost == [first!.id, second!.id])
         #expect(
-            state.claimNext(from: &pending, globalLimit: 10, perHost: 2, busiestOnly: true) == nil,
-            "the busiest host is full, and the others wait while nothing is admitted")
-        #expect(state.claimNext(from: &pending, globalLimit: 10, perHost: 2)?.host == "small.example")
+            state.claimNext(from: &pending, globalLimit: 10, perHost: 2, holdingBack: true)?.id == 1,
+            "the busiest host is full: a host never asked is asked once, in list order")
+        #expect(
+            state.claimNext(from: &pending, globalLimit: 10, perHost: 2, holdingBack: true)?.id == 7,
+            "then the next host never asked")
+        #expect(
+            state.claimNext(from: &pending, globalLimit: 10, perHost: 2, holdingBack: true) == nil,
+            "every host has been asked: small's second feed waits while nothing is admitted")
+        #expect(state.claimNext(from: &pending, globalLimit: 10, perHost: 2)?.id == 2, "admitted again: it starts")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aRunThatAdmitsNothingStillAsksEveryHostOnceWhileTheBusyHostsAnswersAreOutstanding() async {
+        // The busy host answers only when the test opens the gate; every other host's first feed must start meanwhile.
+        let busy = (1...4).map { FeedTarget(id: Int64($0), url: URL(string: "http://busy.example/\($0)")!) }
+        let others = (5...8).map { FeedTarget(id: Int64($0), url: URL(string: "http://host\($0).example/feed")!) }
+        let second = FeedTarget(id: 9, url: URL(string: "http://host5.example/second")!)
+        let started = Mutex<[Int64]>([])
+        let gate = Gate()
+        let coordinator = DataFetchCoordinator(maxConcurrent: 16, maxPerHost: 2)
+        async let outcomes = coordinator.run(busy + others + [second], admitting: { false }) { feed, _ in
+            started.withLock { $0.append(feed.id) }
+            if feed.host == "busy.example" { await gate.wait() }
+            return RefreshOutcome(feed: feed, result: .notModified)
+        }
+        var waited = 0
+        while !Set<Int64>([5, 6, 7, 8]).isSubset(of: started.withLock { $0 }), waited < 2000 {
+            try? await Task.sleep(for: .milliseconds(5))
+            waited += 1
+        }
+        let snapshot = started.withLock { $0 }
+        #expect(
+            Set<Int64>([5, 6, 7, 8]).isSubset(of: snapshot),
+            "each host not asked yet is asked while the busy host's answers are outstanding")
+        #expect(!snapshot.contains(9), "a host's second feed waits while nothing is admitted")
+        #expect(snapshot.filter { $0 <= 4 }.count == 2, "the busy host keeps to its limit")
+        await gate.open()
+        #expect(await outcomes.count == 9, "every feed ends: the busy host's and then the one held back")
+        #expect(started.withLock { $0.last } == 9, "the feed held back starts last")
+    }
+
+    @Test
+    func onlyFeedsStartedAsTheBusiestHostsAreMarkedSoAndTheMarkEndsWithTheFeed() {
+        var state = DataFetchCoordinator.State()
+        var pending = PendingFeeds(
+            (1...3).map { FeedTarget(id: Int64($0), url: URL(string: "http://big.example/\($0)")!) }
+                + [FeedTarget(id: 4, url: URL(string: "http://small.example/4")!)])
+        var claimed: [Int64] = []
+        while let feed = state.claimNext(from: &pending, globalLimit: 10, perHost: 2) { claimed.append(feed.id) }
+        #expect(claimed == [1, 2, 4])
+        #expect(
+            state.busiestHost == [1, 2], "the small host's feed started as a host not yet asked, not as the busiest")
+        state.release(id: 1)
+        #expect(state.busiestHost == [2])
+        #expect(state.claimNext(from: &pending, globalLimit: 10, perHost: 2)?.id == 3)
+        #expect(state.busiestHost == [2, 3], "big.example still has the most work left")
     }
 
     @Test
@@ -438,5 +492,22 @@ struct DataFetchCoordinatorTests {
         let outcomes = await a + b
         #expect(outcomes.count == 6)
         #expect(outcomes.allSatisfy { $0.result == .notModified }, "\(outcomes.map(\.result))")
+    }
+}
+
+/// Holds every caller of ``wait()`` until ``open()``; callers after that pass at once.
+private actor Gate {
+    private var isOpen = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for continuation in waiting { continuation.resume() }
+        waiting = []
     }
 }

@@ -87,16 +87,16 @@ struct ProcessingSlotsTests {
         #expect(slots.available == 1)
     }
 
-    @Test func theWaiterWithTheHighestPriorityGetsTheNextSlotAndEqualsKeepTheirOrder() async throws {
+    @Test func waitersTakeSlotsInTheOrderTheyCameExceptUrgentOnesWhichGoAheadOfTheRest() async throws {
         let slots = ProcessingSlots(count: 1)
         try await slots.acquire()
         let order = Order()
         var tasks: [Task<Void, any Error>] = []
-        // Queued one after the other: a low one, two of the busiest host, then a middle one.
-        for (name, priority) in [("low", 1), ("busy-1", 280), ("busy-2", 280), ("middle", 60)] {
+        // Queued one after the other: a small host's answer, two of the busiest host's, then another small one.
+        for (name, urgent) in [("small-1", false), ("busy-1", true), ("busy-2", true), ("small-2", false)] {
             tasks.append(
                 Task {
-                    try await slots.acquire(priority: priority)
+                    try await slots.acquire(urgent: urgent)
                     order.append(name)
                     slots.release()
                 })
@@ -104,6 +104,52 @@ struct ProcessingSlotsTests {
         }
         slots.release()
         for task in tasks { try await task.value }
-        #expect(order.names == ["busy-1", "busy-2", "middle", "low"])
+        #expect(order.names == ["busy-1", "busy-2", "small-1", "small-2"])
+    }
+
+    @Test func anUrgentAnswerTakesASlotBeyondTheCountWhileAllAreHeldUpToTheExtraAndThoseComeBackFirst() async throws {
+        let slots = ProcessingSlots(count: 2, urgentExtra: 1)
+        try await slots.acquire()
+        try await slots.acquire()
+        try await slots.acquire(urgent: true)
+        #expect(slots.available == -1, "one urgent answer holds a slot beyond the two")
+        // A second urgent answer finds the extra taken: it waits, ahead of the answer that came before it.
+        let order = Order()
+        let plain = Task {
+            try await slots.acquire()
+            order.append("plain")
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        let urgent = Task {
+            try await slots.acquire(urgent: true)
+            order.append("urgent")
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(order.names.isEmpty, "nothing is free and the extra is taken: both wait")
+        slots.release()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(order.names.isEmpty, "the first slot back repays the extra; nobody is woken")
+        #expect(slots.available == 0)
+        slots.release()
+        try await urgent.value
+        #expect(order.names == ["urgent"], "the next slot goes to the urgent waiter")
+        slots.release()
+        try await plain.value
+        #expect(order.names == ["urgent", "plain"])
+        slots.release()
+        slots.release()
+        #expect(slots.available == 2)
+    }
+
+    @Test func anAnswerThatIsNotUrgentNeverTakesMoreThanTheCount() async throws {
+        let slots = ProcessingSlots(count: 1, urgentExtra: 3)
+        try await slots.acquire()
+        let waiter = Task { try await slots.acquire() }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(slots.available == 0, "an answer that is not urgent waits")
+        slots.release()
+        try await waiter.value
+        slots.release()
+        #expect(slots.available == 1)
     }
 }

@@ -77,10 +77,11 @@ public final class DataFetchCoordinator: @unchecked Sendable {
         var running: [Int64: FeedTarget] = [:]
         /// Running feeds that gave their host's slot back early (``FetchSlot/releaseHost()``).
         var hostReleased: Set<Int64> = []
-        /// For each running feed, its host's work left (feeds waiting and running) when it was claimed.
-        var hostWorkLeft: [Int64: Int] = [:]
         /// Running feeds that were the last of their host's waiting feeds when claimed.
         var lastOfHost: Set<Int64> = []
+        /// Running feeds claimed as the busiest host's (step 1 of ``claimNext(from:globalLimit:perHost:holdingBack:)``),
+        /// whose answers a refresh processes without waiting behind others'.
+        var busiestHost: Set<Int64> = []
 
         /// Claims the pending feed to start next, or nil when none can start now. In order:
         /// 1. a feed of the host with the most work left (feeds waiting and running), when it has room: the busiest
@@ -92,10 +93,12 @@ public final class DataFetchCoordinator: @unchecked Sendable {
         /// 3. a feed of the host with the most work left among those with room.
         /// Within a host, feeds start in the pending order.
         ///
-        /// With `busiestOnly` (the refresh admits no new fetch now: answers already wait for the CPU), only step 1
-        /// applies: the critical path keeps moving while the rest waits.
+        /// With `holdingBack` (the refresh admits no new fetch now: answers already wait for the CPU), only steps 1
+        /// and 2 apply: the critical path keeps moving, and every host is still asked once. A host's first answer
+        /// comes only after its server's own delay (up to the run's slowest), so asking it later would add the wait
+        /// to the run's end; its second feed waits with the rest.
         mutating func claimNext(
-            from pending: inout PendingFeeds, globalLimit: Int, perHost: Int, busiestOnly: Bool = false
+            from pending: inout PendingFeeds, globalLimit: Int, perHost: Int, holdingBack: Bool = false
         ) -> FeedTarget? {
             guard running.count < globalLimit, !pending.isEmpty else { return nil }
             // One pass over the hosts with feeds waiting. Ties go to the host whose oldest waiting feed came first.
@@ -114,10 +117,12 @@ public final class DataFetchCoordinator: @unchecked Sendable {
                 if !queue.asked, firstUnasked.map({ $0.order > order }) ?? true { firstUnasked = (host, left, order) }
             }
             let chosen: (host: String, left: Int, order: Int)?
+            var isBusiest = false
             if let busiest, busiest.left == most {
                 chosen = busiest
-            } else if busiestOnly {
-                chosen = nil
+                isBusiest = true
+            } else if holdingBack {
+                chosen = firstUnasked
             } else {
                 chosen = firstUnasked ?? busiest
             }
@@ -125,9 +130,9 @@ public final class DataFetchCoordinator: @unchecked Sendable {
             let feed = pending.removeFirst(of: chosen.host)
             let runningNow = runningPerHost[chosen.host, default: 0]
             if chosen.left - runningNow == 1 { lastOfHost.insert(feed.id) }
+            if isBusiest { busiestHost.insert(feed.id) }
             running[feed.id] = feed
             runningPerHost[chosen.host, default: 0] += 1
-            hostWorkLeft[feed.id] = chosen.left
             return feed
         }
 
@@ -137,8 +142,8 @@ public final class DataFetchCoordinator: @unchecked Sendable {
         mutating func release(id: Int64) {
             active.remove(id)
             guard let claimed = running.removeValue(forKey: id) else { return }
-            hostWorkLeft[id] = nil
             lastOfHost.remove(id)
+            busiestHost.remove(id)
             if hostReleased.remove(id) == nil { releaseHostSlot(of: claimed) }
         }
 
@@ -180,8 +185,9 @@ public final class DataFetchCoordinator: @unchecked Sendable {
     /// Runs `operation` once for each feed as ``run(_:operation:published:)`` does, with two more controls for a
     /// refresh whose feeds are parsed and stored after they arrive:
     ///
-    /// - `admitting` is asked before each fetch starts; while it says no, only the busiest host's feeds start (the
-    ///   run's critical path keeps moving; no feed holds its host's slot while it waits to be admitted).
+    /// - `admitting` is asked before each fetch starts; while it says no, only the busiest host's feeds and the
+    ///   first feed of each host not yet asked start (the run's critical path keeps moving, and no server's own
+    ///   delay is added to the run's end; no feed holds its host's slot while it waits to be admitted).
     /// - `operation` is given the feed's ``FetchSlot``: once the host has answered, ``FetchSlot/releaseHost()`` lets
     ///   the host's next feed start while this one is parsed and stored. The busiest host's queue is the run's
     ///   critical path, so its slots must turn over at the pace of its answers, not of the database.
@@ -297,7 +303,7 @@ public final class DataFetchCoordinator: @unchecked Sendable {
                     let next: FetchSlot? = lock.withLock {
                         guard
                             let feed = state.claimNext(
-                                from: &pending, globalLimit: maxConcurrent, perHost: maxPerHost, busiestOnly: !admitted)
+                                from: &pending, globalLimit: maxConcurrent, perHost: maxPerHost, holdingBack: !admitted)
                         else { return nil }
                         progress.running = Array(state.running.values).sorted { $0.id < $1.id }
                         publishLocked(.fetchStarted(feed))
@@ -305,7 +311,8 @@ public final class DataFetchCoordinator: @unchecked Sendable {
                         // A batch of known feeds knows when a host has nothing more waiting; a batch that claims
                         // from a shared store may be handed more of the host's feeds later.
                         return FetchSlot(
-                            feed: feed, coordinator: self, hostWorkLeft: state.hostWorkLeft[feed.id] ?? 1,
+                            feed: feed, coordinator: self,
+                            isBusiestHost: state.busiestHost.contains(feed.id),
                             isLastOfHost: claim == nil && state.lastOfHost.contains(feed.id), wake: signalHostFreed)
                     }
                     guard let slot = next else { return }
@@ -438,9 +445,9 @@ public final class DataFetchCoordinator: @unchecked Sendable {
 public struct FetchSlot: Sendable {
     let feed: FeedTarget
     let coordinator: DataFetchCoordinator
-    /// The feeds of this feed's host that were waiting or running when it was claimed, itself included: how long the
-    /// host's queue was, which a refresh uses to let the busiest host's answers be processed first.
-    public let hostWorkLeft: Int
+    /// True when the feed was started as the busiest host's (the host with the most work left had room): its queue is
+    /// the run's critical path, so a refresh lets its answers be processed without waiting behind others'.
+    public let isBusiestHost: Bool
     /// True when no other feed of this feed's host waits in the batch: once this fetch is over, nothing in the run
     /// will ask the host again, so its connection need not be kept open.
     public let isLastOfHost: Bool

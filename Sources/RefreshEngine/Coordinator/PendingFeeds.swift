@@ -1,6 +1,6 @@
 /// The feeds of one batch waiting for a slot, grouped by host in the order they were accepted.
 ///
-/// Choosing the next feed (``DataFetchCoordinator/State/claimNext(from:globalLimit:perHost:busiestOnly:)``) looks at
+/// Choosing the next feed (``DataFetchCoordinator/State/claimNext(from:globalLimit:perHost:holdingBack:)``) looks at
 /// each host once, not at each waiting feed: a host's name is worked out of its URL once, when the feed is accepted,
 /// and each host keeps its count of feeds waiting and whether this batch has asked it yet.
 struct PendingFeeds {

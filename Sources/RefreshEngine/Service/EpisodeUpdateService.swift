@@ -146,7 +146,10 @@ public final class EpisodeUpdateService: Sendable {
             ? RetryingFeedSource(wrapping: source, delay: configuration.retryDelay) : source
         self.coordinator = coordinator
         self.configuration = configuration
-        processingSlots = configuration.processingSlots.map { ProcessingSlots(count: $0) }
+        // The busiest host's answers may take as many slots beyond the count as it has connections.
+        processingSlots = configuration.processingSlots.map {
+            ProcessingSlots(count: $0, urgentExtra: coordinator.maxPerHost)
+        }
     }
 
     /// The subscriptions a refresh with `policy` would check now. `feedIDs` narrows it to those, checked now whatever
@@ -439,7 +442,7 @@ public final class EpisodeUpdateService: Sendable {
         // The first successful fetch of a subscription announces only its newest episodes; the rest is stored.
         let announceLimit = subscription.lastSuccessAt == nil ? max(0, subscription.backlog ?? 1) : nil
         // The feed holds a processing slot from its response head to the end of its merge.
-        let permit = ProcessingPermit(processingSlots, priority: slot?.hostWorkLeft ?? 0)
+        let permit = ProcessingPermit(processingSlots, urgent: slot?.isBusiestHost ?? false)
         defer { permit.giveBack() }
         do {
             let result = try await fetchFeed(request, permit: permit, slot: slot)

@@ -9,7 +9,15 @@ import Foundation
 ///
 /// A body waiting for a slot is not read, but what the connection had already read and decompressed of it (tens to
 /// hundreds of kilobytes) waits in memory; so new fetches are admitted only while few answers wait
-/// (``admitsNow``, asked by the coordinator before it starts a fetch).
+/// (``admitsNow``, asked by the coordinator before it starts a fetch). Only a host's first feed starts regardless:
+/// its server's delay is unknown until it answers, and a slow one asked late would end the run late.
+///
+/// Answers take the slots first come, first served, except the busiest host's, which are urgent
+/// (``acquire(urgent:)``): while every slot is held they take one of a few more (``urgentExtra``, its connections'
+/// worth) instead of waiting, and when those are taken too they wait ahead of the rest. That host's queue is the
+/// run's critical path, and each of its answers waiting here would hold one of its few connections. Every other
+/// answer waits its turn: ranking them by how much their host has left would make a host with one slow feed wait
+/// until the bigger hosts were done, although its answer ends the run.
 ///
 /// ## Why this class is `@unchecked Sendable`
 /// `free` and `waiters` are touched only inside `lock.withLock {}`; continuations are resumed outside
@@ -19,23 +27,30 @@ public final class ProcessingSlots: @unchecked Sendable {
     public let count: Int
     /// The most answers waiting for a slot before new fetches wait to start.
     public let backlog: Int
+    /// The most slots urgent answers may hold beyond ``count`` while every slot is held.
+    public let urgentExtra: Int
     private let lock = NSLock()
+    /// Slots free now; below zero while urgent answers hold slots beyond ``count`` (those are given back first).
     private var free: Int
-    private var waiters: [(id: UUID, priority: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+    private var waiters: [(id: UUID, urgent: Bool, continuation: CheckedContinuation<Void, any Error>)] = []
 
-    /// The default: six slots per core, 6 to 24. A slot is held from the answer's head to the merge, and on the
+    /// The default: five slots per core, 5 to 20. A slot is held from the answer's head to the merge, and on the
     /// internet most of that is the body arriving (at 5 MB/s a 1 MB feed takes 200 ms, its parse a few): with two
     /// per core the CPU waited for the network. On two cores, 16 slots ended a cold run of 1000 feeds on the
     /// simulated internet about 14% sooner than 4, and 32 no sooner than 16; once the allocator took less CPU
-    /// (jemalloc), 12 ended it no later than 16 and peaked 10–15 MB lower in resident memory (docs/benchmarks.md).
-    public static var defaultCount: Int { min(24, max(6, 6 * ProcessInfo.processInfo.activeProcessorCount)) }
+    /// (jemalloc), 12 ended it no later than 16 and peaked 10–15 MB lower in resident memory; once the busiest
+    /// host's answers no longer waited for a slot (``urgentExtra``), 10 ended it no later than 12 and lower again
+    /// (docs/benchmarks.md).
+    public static var defaultCount: Int { min(20, max(5, 5 * ProcessInfo.processInfo.activeProcessorCount)) }
 
     /// - Parameters:
     ///   - count: The slots.
     ///   - backlog: The most answers waiting for a slot while new fetches still start (default: twice the slots).
-    public init(count: Int = ProcessingSlots.defaultCount, backlog: Int? = nil) {
+    ///   - urgentExtra: The most slots urgent answers may hold beyond `count` (default: none).
+    public init(count: Int = ProcessingSlots.defaultCount, backlog: Int? = nil, urgentExtra: Int = 0) {
         self.count = max(1, count)
         self.backlog = max(1, backlog ?? 2 * self.count)
+        self.urgentExtra = max(0, urgentExtra)
         free = self.count
     }
 
@@ -43,12 +58,10 @@ public final class ProcessingSlots: @unchecked Sendable {
     /// bottleneck (the CPU parsing), more fetches in flight would only pile up answers.
     public var admitsNow: Bool { lock.withLock { waiters.count < backlog } }
 
-    /// Waits for a slot: the waiter with the highest `priority` first, first come first served among equals. Throws
-    /// `CancellationError` when the task is cancelled while it waits.
-    ///
-    /// A refresh gives each feed its host's work left as its priority: the busiest host's feeds are the run's
-    /// critical path, and each of them waiting here holds one of that host's few connections.
-    public func acquire(priority: Int = 0) async throws {
+    /// Waits for a slot, first come first served. An `urgent` caller takes a slot beyond ``count`` when none is free,
+    /// while fewer than ``urgentExtra`` are so taken, and otherwise waits ahead of every caller that is not urgent.
+    /// Throws `CancellationError` when the task is cancelled while it waits.
+    public func acquire(urgent: Bool = false) async throws {
         let id = UUID()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -57,8 +70,12 @@ public final class ProcessingSlots: @unchecked Sendable {
                         free -= 1
                         return true
                     }
-                    let place = waiters.firstIndex { $0.priority < priority } ?? waiters.endIndex
-                    waiters.insert((id, priority, continuation), at: place)
+                    if urgent && free > -urgentExtra {
+                        free -= 1
+                        return true
+                    }
+                    let place = urgent ? (waiters.firstIndex { !$0.urgent } ?? waiters.endIndex) : waiters.endIndex
+                    waiters.insert((id, urgent, continuation), at: place)
                     return false
                 }
                 if granted { continuation.resume() }
@@ -72,10 +89,10 @@ public final class ProcessingSlots: @unchecked Sendable {
         }
     }
 
-    /// Gives a slot back (to the first waiter, if any).
+    /// Gives a slot back: first the slots urgent answers took beyond ``count``, then to the first waiter, if any.
     public func release() {
         let next = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
-            if waiters.isEmpty {
+            if free < 0 || waiters.isEmpty {
                 free = min(count, free + 1)
                 return nil
             }
@@ -84,7 +101,7 @@ public final class ProcessingSlots: @unchecked Sendable {
         next?.resume()
     }
 
-    /// Slots free now.
+    /// Slots free now (negative while urgent answers hold that many beyond ``count``).
     public var available: Int { lock.withLock { free } }
 }
 
@@ -95,19 +112,19 @@ public final class ProcessingSlots: @unchecked Sendable {
 /// `held` is touched only inside `lock.withLock {}`.
 final class ProcessingPermit: @unchecked Sendable {
     private let slots: ProcessingSlots?
-    private let priority: Int
+    private let urgent: Bool
     private let lock = NSLock()
     private var held = false
 
-    init(_ slots: ProcessingSlots?, priority: Int = 0) {
+    init(_ slots: ProcessingSlots?, urgent: Bool = false) {
         self.slots = slots
-        self.priority = priority
+        self.urgent = urgent
     }
 
     /// Takes a slot unless this permit holds one already.
     func take() async throws {
         guard let slots, !lock.withLock({ held }) else { return }
-        try await slots.acquire(priority: priority)
+        try await slots.acquire(urgent: urgent)
         lock.withLock { held = true }
     }
 
