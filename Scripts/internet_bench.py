@@ -13,6 +13,10 @@ inside the namespace against the simulator's counters, and prints the table.
   internet_bench.py table RESULTS.jsonl plan.json
       one markdown table: wall, CPU, peak RSS, requests, 304s, connections, DNS queries, most requests at once on one
       host, most lookups in flight, live feeds fetched, and each row's wall time as a multiple of the floor
+  podfresh refresh --all --json | internet_bench.py timeline layout.json      (the refresh inside the namespace)
+      stamps each event as it arrives and says what set the run's end: when it ended, when the busiest host's last
+      feed ended, when the last slow feed (an answer of 5 s or more) was first asked, and how long after their
+      answers were due the slow feeds ended
 
 Host layout for N feeds (N = 1000 as the issue describes real podcasts; smaller N scaled in proportion):
   one hosting platform with 28% of the feeds (HTTPS, HTTP/2), four with 6% each (HTTPS; two with HTTP/2),
@@ -299,6 +303,38 @@ def run_with_test_ca(argv):
     runpy.run_path(argv[0], run_name="__main__")
 
 
+def timeline(a):
+    delays, size = {}, {}
+    for host in json.load(open(a.layout))["hosts"]:
+        for feed in host["feeds"]:
+            delays[(host["name"], feed["path"])] = feed["delayMs"] / 1000
+        size[host["name"]] = len(host["feeds"])
+    t0 = time.monotonic()
+    started, ended, where, last = {}, {}, {}, 0.0
+    for line in sys.stdin:
+        now = time.monotonic() - t0
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        kind, feed = event.get("event"), event.get("feed_id")
+        if kind == "feed_started":
+            started[feed] = now
+            parts = event["url"].split("/")
+            where[feed] = (parts[2].split(":")[0], "/" + "/".join(parts[3:]))
+        elif kind in ("feed_refreshed", "feed_failed", "feed_not_modified", "feed_unchanged"):
+            ended[feed] = now
+        last = now
+    busiest = max(size, key=size.get)
+    busiest_end = max((ended.get(f, 0) for f, (h, _) in where.items() if h == busiest), default=0)
+    slow = [f for f, key in where.items() if delays.get(key, 0) >= 5 and f in ended]
+    late = [ended[f] - started[f] - delays[where[f]] for f in slow]
+    print(f"run ended {last:.2f} s; {busiest} ({size[busiest]} feeds) ended {busiest_end:.2f} s")
+    if late:
+        print(f"{len(slow)} slow feeds: the last first asked at {max(started[f] for f in slow):.2f} s; ended after "
+              f"their answers were due by at most {max(late):.2f} s, {sum(late) / len(late):.2f} s on average")
+
+
 def main():
     if len(sys.argv) > 2 and sys.argv[1] == "run-with-test-ca":
         return run_with_test_ca(sys.argv[2:])
@@ -324,8 +360,10 @@ def main():
     tab = sub.add_parser("table")
     tab.add_argument("results")
     tab.add_argument("plan")
+    tim = sub.add_parser("timeline")
+    tim.add_argument("layout")
     a = ap.parse_args()
-    {"layout": make_layout, "measure": measure, "table": table}[a.what](a)
+    {"layout": make_layout, "measure": measure, "table": table, "timeline": timeline}[a.what](a)
 
 
 if __name__ == "__main__":
