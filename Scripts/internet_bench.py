@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NETSIM = os.path.join(HERE, "netsim.sh")
@@ -320,9 +321,9 @@ def timeline(a):
         kind, feed = event.get("event"), event.get("feed_id")
         if kind == "feed_started":
             started[feed] = now
-            parts = event["url"].split("/")
-            where[feed] = (parts[2].split(":")[0], "/" + "/".join(parts[3:]))
-        elif kind in ("feed_refreshed", "feed_failed", "feed_not_modified", "feed_unchanged"):
+            url = urllib.parse.urlsplit(event["url"])
+            where[feed] = (url.hostname, url.path)
+        elif kind in ("feed_refreshed", "feed_failed", "feed_cancelled"):  # how a feed's fetch ends (JSONLinesOutput)
             ended[feed] = now
         last = now
     busiest = max(size, key=size.get)
