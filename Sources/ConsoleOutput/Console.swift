@@ -21,13 +21,20 @@ public struct Console: Sendable {
     }
 
     /// Writes `text` and a newline to standard output, in one write.
-    public func line(_ text: String) {
+    ///
+    /// - Returns: Whether it was written (``StandardOutputHealth`` decides what a failure means for the command).
+    @discardableResult
+    public func line(_ text: String) -> Result<Void, OutputFailure> {
         output.write(text + "\n")
     }
 
-    /// Writes each of `lines` as a line of its own on standard output.
-    public func lines(_ lines: some Sequence<String>) {
-        for text in lines { line(text) }
+    /// Writes each of `lines` as a line of its own on standard output, stopping at the first that cannot be written.
+    @discardableResult
+    public func lines(_ lines: some Sequence<String>) -> Result<Void, OutputFailure> {
+        for text in lines {
+            if case .failure(let failure) = line(text) { return .failure(failure) }
+        }
+        return .success(())
     }
 
     /// Writes `message` as one line on standard error, after "podfresh: ".
@@ -36,7 +43,8 @@ public struct Console: Sendable {
     }
 
     /// Writes `text` to standard output as it is, adding nothing.
-    public func write(_ text: String) {
+    @discardableResult
+    public func write(_ text: String) -> Result<Void, OutputFailure> {
         output.write(text)
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConsoleOutput
 import FeedModels
+import Foundation
 import RefreshEngine
 
 /// The exit statuses podfresh documents (README, `--help`).
@@ -30,6 +31,16 @@ enum ExitStatus {
             return internalError
         }
         return error
+    }
+
+    /// Exits with the status of broken output when standard output (or a closed standard error) could not be
+    /// written while the command ran: 141 for a closed pipe, 74 for a full disk or an I/O error, whatever the command
+    /// would have returned (its report is incomplete). For the latter it says why in one line on standard error,
+    /// when that still can be written. Returns when the output is intact.
+    static func forBrokenOutput() {
+        guard let failure = StandardOutputHealth.shared.failure else { return }
+        StandardOutputHealth.shared.sayWhyBroken()
+        exit(failure.exitStatus)
     }
 
     /// 70 when a feed's refresh failed because the database did (damaged, full, unwritable): that is no fault of the

@@ -1,4 +1,6 @@
 import ArgumentParser
+import ConsoleOutput
+import Foundation
 
 @main
 struct RootCommand: AsyncParsableCommand {
@@ -13,7 +15,10 @@ struct RootCommand: AsyncParsableCommand {
             every command (a database that cannot be opened, read or written, is damaged or full, belongs to \
             another program, or whose lock file cannot be opened); 75 another refresh or watch holds the database's \
             lock; 130/143 a refresh stopped by SIGINT/SIGTERM (feeds in flight were stored, the rest not checked; downloads in \
-            flight keep their .part to resume).
+            flight keep their .part to resume); 141 standard output is a pipe nobody reads any more (head, a pager \
+            quit early) and 74 standard output cannot be written (a full disk, an I/O error): every command stops \
+            writing, and refresh, watch and download stop as on SIGTERM (merges in flight are stored; run again to \
+            check the rest).
             """,
         version: PodfreshVersion.versionLine,
         subcommands: [
@@ -26,8 +31,13 @@ struct RootCommand: AsyncParsableCommand {
     )
 
     /// Parses, runs, and maps whatever error escapes a command to its exit status in one place
-    /// (``ExitStatus/mapping(_:)``): every database error exits 70, whichever command met it.
+    /// (``ExitStatus/mapping(_:)``): every database error exits 70, whichever command met it; output that could not
+    /// be written ends every command with its own status (``ExitStatus/forBrokenOutput()``).
     static func main() async {
+        StandardDescriptors.openClosedOnDevNull()
+        // A reader that leaves is a failed write (EPIPE), handled as such, not a signal that kills the process
+        // mid-merge. Hooks start with every signal's default (swift-subprocess resets them).
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot(rewritingOptionalValues(CommandLine.arguments.dropFirst()))
             if var command = command as? any AsyncParsableCommand {
@@ -36,8 +46,11 @@ struct RootCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            exit(withError: ExitStatus.mapping(error))
+            let mapped = ExitStatus.mapping(error)
+            ExitStatus.forBrokenOutput()
+            exit(withError: mapped)
         }
+        ExitStatus.forBrokenOutput()
     }
 
     /// `--wait` may stand alone (wait as long as it takes) or carry a duration (`--wait=5m`, `--wait 5m`);

@@ -1,3 +1,4 @@
+import ConsoleOutput
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -8,6 +9,10 @@ import UnixSignals
 /// first signal starts it (the service starts no new work and lets what is in flight finish), a second one exits the
 /// process at once with 128 + that signal.
 ///
+/// Output that can no longer be written (``StandardOutputHealth``: a closed pipe, a full disk) starts the same
+/// graceful shutdown, as a first signal would; the command then ends with the output's status (141, 74), which
+/// `RootCommand` applies to every command.
+///
 /// ## Why the signals are not the group's `gracefulShutdownSignals`
 /// swift-service-lifecycle (2.13.0, `ServiceGroup._run`) listens for its graceful-shutdown signals only until the
 /// first one arrives; a second is swallowed while the group waits for its services. Its `cancellationSignals` may not
@@ -16,12 +21,30 @@ import UnixSignals
 /// So one `UnixSignalsSequence` (the library's own, one handler per signal as its documentation asks) sees every
 /// signal: the first is recorded and handed to the group with `triggerGracefulShutdown()`, the second calls `exit`.
 final class SignalShutdown: Sendable {
-    private let first = Mutex<UnixSignal?>(nil)
+    /// What started the graceful shutdown.
+    enum Cause: Sendable {
+        case signal(UnixSignal)
+        case outputBroken(OutputFailure)
+    }
 
-    /// The signal that started the graceful shutdown, nil until one arrives.
+    private let first = Mutex<Cause?>(nil)
+
+    /// The signal that started the graceful shutdown, nil until one arrives (or when broken output started it).
     ///
     /// Set before the group hears of the shutdown, so a service's `onGracefulShutdown` handler always sees it.
-    var signal: UnixSignal? { first.withLock { $0 } }
+    var signal: UnixSignal? {
+        guard case .signal(let signal) = first.withLock({ $0 }) else { return nil }
+        return signal
+    }
+
+    /// Records `cause` when nothing started the shutdown yet; true when it is the first.
+    private func claim(_ cause: Cause) -> Bool {
+        first.withLock { first in
+            guard first == nil else { return false }
+            first = cause
+            return true
+        }
+    }
 
     /// Runs `service` until it returns, by itself or after a signal shut it down gracefully.
     ///
@@ -42,17 +65,17 @@ final class SignalShutdown: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask {
                 for await signal in signals {
-                    let isFirst = self.first.withLock { first in
-                        guard first == nil else { return false }
-                        first = signal
-                        return true
-                    }
-                    if isFirst {
+                    if self.claim(.signal(signal)) {
                         await group.triggerGracefulShutdown()
                     } else {
                         // The user insists. SQLite rolls back whatever transaction was open; the file stays consistent.
                         exit(128 + signal.rawValue)
                     }
+                }
+            }
+            tasks.addTask {
+                for await failure in StandardOutputHealth.shared.broken() where self.claim(.outputBroken(failure)) {
+                    await group.triggerGracefulShutdown()
                 }
             }
             // Once the service is done, stop listening (the iteration ends on cancellation).

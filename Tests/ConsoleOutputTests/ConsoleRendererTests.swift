@@ -11,7 +11,10 @@ final class Buffer: TextSink, @unchecked Sendable {
     // Guarded by `lock`.
     private let lock = NSLock()
     private var storage = ""
-    func write(_ text: String) { lock.withLock { storage += text } }
+    func write(_ text: String) -> Result<Void, OutputFailure> {
+        lock.withLock { storage += text }
+        return .success(())
+    }
     var text: String { lock.withLock { storage } }
     var lines: [String] { text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
 }

@@ -21,7 +21,9 @@ extension RootCommand {
                 it once, and again when its failure changes. On PostgreSQL each episode is claimed under a lease, so \
                 commands on several machines download it once. Exit status: 0 every selected episode is on disk \
                 (or waits after a broken link), 1 one or more downloads failed (the others are kept), 64 usage \
-                error, 70 database error, 75 another podfresh holds the database, 130/143 stopped by SIGINT/SIGTERM.
+                error, 70 database error, 74 standard output cannot be written (a full disk), 75 another podfresh holds \
+                the database, 130/143 stopped by SIGINT/SIGTERM, 141 standard output is a pipe nobody reads any more \
+                (74 and 141 stop the downloads as SIGTERM does).
                 """)
 
         @OptionGroup var global: GlobalOptions

@@ -79,7 +79,10 @@ final class TextBuffer: TextSink, @unchecked Sendable {
     // @unchecked: `text` is touched only inside `lock.withLock {}`.
     private let lock = NSLock()
     private var text = ""
-    func write(_ string: String) { lock.withLock { text += string } }
+    func write(_ string: String) -> Result<Void, OutputFailure> {
+        lock.withLock { text += string }
+        return .success(())
+    }
     var contents: String { lock.withLock { text } }
 }
 
