@@ -8,8 +8,11 @@ public func acceptsConnections(host: String, port: Int) async -> Bool {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(5))
             .connect(host: host, port: port).get()
+        // Linux may give the connection the very port it asks for when nothing listens there any more: a TCP
+        // simultaneous open of the socket with itself, which succeeds without any listener.
+        let connectedToItself = channel.localAddress?.port == port
         try? await channel.close()
-        return true
+        return !connectedToItself
     } catch {
         return false
     }
