@@ -173,7 +173,7 @@ public final class EpisodeDownloadQueue: Sendable {
         _ subscription: Subscription, newest: Int?, again: Bool = false, retry: Bool = false
     ) async throws -> [StoredEpisode] {
         await applyRetention(subscription)
-        let feed = EpisodeUpdateService.target(for: subscription)
+        let feed = FeedTarget(subscription: subscription)
         var records = try await store.downloads(subscriptionID: subscription.id)
         var deleted: Set<String> = []
         for record in records where record.isOnDisk {
@@ -282,7 +282,7 @@ public final class EpisodeDownloadQueue: Sendable {
         guard !episodes.isEmpty else { return }
         state.withLock { $0.queued += episodes.count }
         publish(.downloadsQueued(count: episodes.count))
-        let feed = EpisodeUpdateService.target(for: subscription)
+        let feed = FeedTarget(subscription: subscription)
         var jobs: [Job] = []
         for episode in episodes {
             var hook: HookEpisode?
@@ -360,7 +360,7 @@ public final class EpisodeDownloadQueue: Sendable {
         func run(_ job: Job, place: DownloadSlots.Place?) async {
             // From here this run says what becomes of the job's hook.
             state.withLock { _ = $0.unrunHooks.removeValue(forKey: job.id) }
-            let feed = EpisodeUpdateService.target(for: job.subscription)
+            let feed = FeedTarget(subscription: job.subscription)
             guard let place, let enclosure = EpisodeDownloadQueue.enclosure(of: job.episode.episode) else {
                 if let hook = job.hook { hooks?.enqueue(hook, of: feed) }
                 return
@@ -639,7 +639,7 @@ public final class EpisodeDownloadQueue: Sendable {
         count: (Int) -> Void
     ) async {
         guard let keep = subscription.keepNewest else { return }
-        let feed = EpisodeUpdateService.target(for: subscription)
+        let feed = FeedTarget(subscription: subscription)
         do {
             for record in try await store.filesPastRetention(subscriptionID: subscription.id, keepNewest: keep) {
                 guard let path = record.filePath else { continue }

@@ -127,13 +127,13 @@ struct SubscriptionIndex: Sendable {
         for subscription in live {
             if let old = subscription.movedFrom {
                 byURL[FeedURL.normalizedString(old.absoluteString)] = Entry(
-                    id: subscription.id, target: EpisodeUpdateService.target(for: subscription))
+                    id: subscription.id, target: FeedTarget(subscription: subscription))
             }
         }
         // Current URLs win over an old one another feed moved away from.
         for subscription in live {
             byURL[FeedURL.normalizedString(subscription.url.absoluteString)] = Entry(
-                id: subscription.id, target: EpisodeUpdateService.target(for: subscription))
+                id: subscription.id, target: FeedTarget(subscription: subscription))
         }
     }
 

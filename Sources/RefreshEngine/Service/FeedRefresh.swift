@@ -1,0 +1,215 @@
+import FeedFetching
+import FeedModels
+import FeedParsing
+import Foundation
+import Measures
+
+/// One feed's check, start to end: fetch (conditional unless told otherwise) → parse as the body streams in → plan
+/// and apply the merge in one transaction → the outcome, and the new episodes handed on (``AfterMerge``). Each
+/// failure (fetch, parse, store, a lease run out, a feed gone) is recorded as the feed's own and becomes its outcome;
+/// a host that cannot be reached waits for the run's ``NetworkVerdict`` before it is recorded.
+struct FeedRefresh: Sendable {
+    let source: any FeedSource
+    let episodes: any AsyncEpisodeRepository
+    let configuration: EpisodeUpdateConfiguration
+    /// Bounds the feeds being read, parsed and stored at once (nil: no bound).
+    let processingSlots: ProcessingSlots?
+    let moves: MoveCheck
+    let policy: RefreshPolicy
+    /// The run the checks are recorded under.
+    let runID: Int64
+    let verdict: NetworkVerdict
+    let tally: RunTally
+    let after: AfterMerge
+
+    /// Checks `subscription` (under `lease` on a shared store) in its fetch `slot`, stores what came of it, and hands
+    /// its new episodes to what comes after a merge. Every failure is an outcome; nothing throws.
+    func check(_ subscription: Subscription, lease: FeedLease?, slot: FetchSlot?) async -> RefreshOutcome {
+        let target = FeedTarget(subscription: subscription)
+        let now = configuration.now()
+        // Without validators every fetch is unconditional anyway; say so, so the revalidation clock starts.
+        let unconditional =
+            policy == .force
+            || (subscription.etag == nil && subscription.lastModified == nil)
+            || FeedScheduler.shouldRevalidate(
+                lastUnconditionalAt: subscription.lastUnconditionalAt, now: now, policy: configuration.schedulePolicy)
+        let request = FeedRequest(
+            url: subscription.url, etag: subscription.etag, lastModified: subscription.lastModified,
+            conditional: !unconditional, reusesConnection: !(slot?.isLastOfHost ?? false))
+        // The first successful fetch of a subscription announces only its newest episodes; the rest is stored.
+        let announceLimit = subscription.lastSuccessAt == nil ? max(0, subscription.backlog ?? 1) : nil
+        // The feed holds a processing slot from its response head to the end of its merge.
+        let permit = ProcessingPermit(processingSlots, urgent: slot?.isBusiestHost ?? false)
+        defer { permit.giveBack() }
+        do {
+            let result = try await fetchFeed(request, permit: permit, slot: slot)
+            if Task.isCancelled { return RefreshOutcome(feed: target, result: .cancelled) }
+            switch result {
+            case .notModified(let head):
+                let schedule = await scheduleAfterSuccess(subscription, head: head, feed: nil, now: now)
+                let check = FeedCheck(
+                    subscriptionID: subscription.id, checkedAt: now, status: 304, result: .notModified,
+                    movedTo: moves.movedURL(subscription, head: head, feed: nil),
+                    nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID, lease: lease)
+                let merge = try await episodes.applyAsync(check)
+                tally.addSaved(subscription.lastBodyBytes ?? 0)
+                await after.merged(subscription, as: target, announced: [], feedTitle: nil)
+                return RefreshOutcome(
+                    feed: target, result: .notModified, movedTo: merge.movedTo,
+                    moveRefused: merge.moveRefused.map(MoveRefusal.taken),
+                    nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason,
+                    bytesSaved: subscription.lastBodyBytes ?? 0)
+            case .fetched(let head, let consumer, let byteCount):
+                tally.addDownloaded(byteCount)
+                let feed = try consumer.finish()
+                let schedule = await scheduleAfterSuccess(subscription, head: head, feed: feed, now: now)
+                let move = await moves.checkedMove(subscription, head: head, feed: feed)
+                let check = FeedCheck(
+                    subscriptionID: subscription.id, checkedAt: now, status: head.status,
+                    result: .fetched(
+                        feed, etag: head.etag, lastModified: head.lastModified, unconditional: unconditional),
+                    movedTo: move.target,
+                    nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID,
+                    bodyBytes: byteCount, announceLimit: announceLimit, lease: lease)
+                let merge = try await episodes.applyAsync(check)
+                let updated = FeedTarget(
+                    id: subscription.id, url: merge.movedTo ?? subscription.url, title: feed.title ?? subscription.title
+                )
+                let announced = merge.newEpisodes.map {
+                    EpisodeAnnouncement(feedID: $0.subscriptionID, episode: $0.episode)
+                }
+                await after.merged(subscription, as: updated, announced: announced, feedTitle: feed.title)
+                var outcome = RefreshOutcome(
+                    feed: updated,
+                    result: .updated(newEpisodes: announced, updatedCount: merge.updatedCount),
+                    movedTo: merge.movedTo, moveRefused: move.refused ?? merge.moveRefused.map(MoveRefusal.taken),
+                    warnings: feed.warnings,
+                    nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason)
+                outcome.backlogCount = merge.backlogCount
+                outcome.bytesFetched = byteCount
+                return outcome
+            }
+        } catch is CancellationError {
+            return RefreshOutcome(feed: target, result: .cancelled)
+        } catch let error as StoreError where error.kind == .notFound {
+            // Unsubscribed while it was being checked: nothing to store, nothing failed.
+            return RefreshOutcome(feed: target, result: .removed)
+        } catch let error as StoreError where error.kind == .leaseLost {
+            return RefreshOutcome(feed: target, result: .dropped(error))
+        } catch let error as FeedFetchError where error.kind == .gone {
+            let check = FeedCheck(
+                subscriptionID: subscription.id, checkedAt: now, status: error.status ?? 410,
+                result: .gone(message: RefreshFailure(.fetch(error)).storedCause), runID: runID, lease: lease)
+            do {
+                _ = try await episodes.applyAsync(check)
+            } catch let error as StoreError where error.kind == .leaseLost {
+                return RefreshOutcome(feed: target, result: .dropped(error))
+            } catch {
+                return await failed(
+                    target, subscription,
+                    RefreshFailure(
+                        .store(StoreError.wrapping(error))
+                    ),
+                    now: now, runID: runID, lease: lease, record: false)
+            }
+            return RefreshOutcome(feed: target, result: .gone(error), nextCheckReason: .gone)
+        } catch let error as FeedFetchError {
+            if Task.isCancelled { return RefreshOutcome(feed: target, result: .cancelled) }
+            var failure = RefreshFailure(.fetch(error))
+            if error.kind == .unreachable, subscription.url.isHTTP {
+                failure.awaitsNetworkVerdict = true
+                verdict.hold(
+                    failureCheck(
+                        subscription, failure, now: now, runID: runID, lease: lease, retryAfter: error.retryAfter))
+                return await failed(
+                    target, subscription, failure, now: now, runID: runID, lease: lease, record: false,
+                    retryAfter: error.retryAfter)
+            }
+            return await failed(
+                target, subscription, failure, now: now, runID: runID, lease: lease, retryAfter: error.retryAfter)
+        } catch let error as FeedParseError {
+            return await failed(
+                target, subscription, RefreshFailure(.parse(error)), now: now, runID: runID, lease: lease)
+        } catch let error as StoreError {
+            return await failed(
+                target, subscription, RefreshFailure(.store(error)),
+                now: now, runID: runID, lease: lease, record: false)
+        } catch {
+            return await failed(
+                target, subscription, RefreshFailure(.unexpected(reason: ErrorWords.describe(error))), now: now,
+                runID: runID,
+                lease: lease)
+        }
+    }
+
+    /// Fetches and parses one feed; its host's slot is given back as soon as the host has answered (body in, or failed).
+    private func fetchFeed(
+        _ request: FeedRequest, permit: ProcessingPermit, slot: FetchSlot?
+    ) async throws -> FeedFetchResult<
+        FeedParserConsumer
+    > {
+        defer { slot?.releaseHost() }
+        let options = configuration.parserOptions
+        return try await source.fetch(request) { head in
+            try await permit.take()
+            return FeedParserConsumer(head: head, options: options)
+        }
+    }
+
+    private func failureCheck(
+        _ subscription: Subscription, _ failure: RefreshFailure, now: Date, runID: Int64, lease: FeedLease?,
+        retryAfter: Date?
+    ) -> FeedCheck {
+        let schedule = FeedScheduler.decide(
+            ScheduleInput(
+                now: now, result: .failure, consecutiveFailures: subscription.failureCount + 1,
+                isComplete: subscription.isComplete, retryAfter: retryAfter),
+            policy: configuration.schedulePolicy)
+        return FeedCheck(
+            subscriptionID: subscription.id, checkedAt: now, status: failure.status,
+            result: .failed(kind: failure.kind.rawValue, message: failure.storedCause),
+            nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID, lease: lease)
+    }
+
+    /// Records a failure (unless `record` is false) and returns its outcome; a failure whose lease ran out is
+    /// dropped instead.
+    private func failed(
+        _ target: FeedTarget, _ subscription: Subscription, _ failure: RefreshFailure,
+        now: Date, runID: Int64, lease: FeedLease?, record: Bool = true, retryAfter: Date? = nil
+    ) async -> RefreshOutcome {
+        let check = failureCheck(subscription, failure, now: now, runID: runID, lease: lease, retryAfter: retryAfter)
+        if record {
+            do {
+                _ = try await episodes.applyAsync(check)
+            } catch let error as StoreError where error.kind == .leaseLost {
+                return RefreshOutcome(feed: target, result: .dropped(error))
+            } catch {
+                // The feed's outcome says it failed; a store that cannot record that must not stop the others.
+            }
+        }
+        return RefreshOutcome(
+            feed: target, result: .failed(failure), nextCheckAt: check.nextCheckAt,
+            nextCheckReason: check.nextCheckReason)
+    }
+
+    private func scheduleAfterSuccess(
+        _ subscription: Subscription, head: FeedResponseHead, feed: ParsedFeed?, now: Date
+    ) async -> ScheduleDecision {
+        let dates: [Date]
+        if let feed {
+            dates = feed.episodes.compactMap(\.published).sorted(by: >)
+        } else {
+            dates = (try? await episodes.recentPublishedDates(subscriptionID: subscription.id, limit: 20)) ?? []
+        }
+        let input = ScheduleInput(
+            now: now, result: .success, consecutiveFailures: 0, recentPublishedDates: Array(dates.prefix(20)),
+            ttlMinutes: feed.map(\.ttl) ?? subscription.ttlMinutes,
+            syndicationUpdatePeriod: feed.map(\.syndicationUpdatePeriod) ?? subscription.syndicationUpdatePeriod,
+            syndicationUpdateFrequency: feed.map(\.syndicationUpdateFrequency)
+                ?? subscription.syndicationUpdateFrequency,
+            podcastUpdateFrequency: feed.map(\.updateFrequency) ?? subscription.podcastUpdateFrequency,
+            isComplete: feed?.complete ?? subscription.isComplete,
+            maxAge: head.maxAge, expires: head.expires, retryAfter: head.retryAfter)
+        return FeedScheduler.decide(input, policy: configuration.schedulePolicy)
+    }
+}

@@ -1,0 +1,71 @@
+public import FeedParsing
+public import Foundation
+
+/// Which feeds a refresh checks, and how (the cache policies of the design notes).
+public enum RefreshPolicy: String, Sendable, Hashable, CaseIterable {
+    /// Feeds never checked or whose next check has passed; conditional GET.
+    case due
+    /// Every subscription now, still with conditional GET.
+    case all
+    /// Every subscription now, unconditionally: schedule and validators ignored.
+    case force
+    /// No network at all: answer from the store.
+    case offline
+}
+
+/// Settings of the ``EpisodeUpdateService``.
+public struct EpisodeUpdateConfiguration: Sendable {
+    public var parserOptions: FeedParserOptions
+    /// Scheduling rules (intervals, backoff, revalidation).
+    public var schedulePolicy: SchedulePolicy
+    /// `--exec`: a command run once per new episode, with the episode in environment variables.
+    public var hookCommand: String?
+    /// `--exec-timeout`: how long one run of the hook may take before its process group is stopped.
+    public var hookTimeout: Duration = NewEpisodeHook.defaultTimeout
+    /// Where the hook's output lines go (podfresh's standard output and error; only standard error for `--json`).
+    public var hookOutput: HookOutput = .standardStreams
+    /// Retry a transient transport failure (reset, timeout) once within the run.
+    public var retryTransientFailures: Bool
+    /// The delay before that retry, before jitter (a random 50–150 % of it is used).
+    public var retryDelay: Duration
+    /// The clock reading used for every timestamp (injected for tests).
+    public var now: @Sendable () -> Date
+    /// `--download`: after each feed's merge, download its new episodes (feeds whose downloads are on); nil: none.
+    public var downloads: EpisodeDownloadSettings?
+    /// How many fetched feeds are read, parsed and stored at once (``ProcessingSlots``); nil: as many as are fetched.
+    public var processingSlots: Int? = ProcessingSlots.defaultCount
+
+    public init(
+        parserOptions: FeedParserOptions = .init(),
+        schedulePolicy: SchedulePolicy = .init(),
+        hookCommand: String? = nil,
+        retryTransientFailures: Bool = true,
+        retryDelay: Duration = .milliseconds(500),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.parserOptions = parserOptions
+        self.schedulePolicy = schedulePolicy
+        self.hookCommand = hookCommand
+        self.retryTransientFailures = retryTransientFailures
+        self.retryDelay = retryDelay
+        self.now = now
+    }
+}
+
+/// How a worker of a fleet claims feeds from a store several workers share (``FeedClaiming``).
+public struct FleetSettings: Sendable, Hashable {
+    /// This worker's name in leases (host name and process id).
+    public var worker: String
+    /// How long a lease lasts before other workers may take the feed (`--lease`).
+    public var lease: Duration
+
+    public init(worker: String, lease: Duration) {
+        self.worker = worker
+        self.lease = lease
+    }
+
+    /// This machine's host name and this process's id.
+    public static var thisProcess: String {
+        "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
+    }
+}
