@@ -17,6 +17,8 @@ struct RefreshEnvironment: Sendable {
     let claims: (any FeedClaiming)?
     let source: any FeedSource
     let coordinator: DataFetchCoordinator
+    /// Every event of the command (fetches, downloads, hooks, podping), drawn by the renderer within ``withEvents(_:)``.
+    let events: EventHub
     let updates: UIUpdateService
     let renderer: ConsoleRenderer
     let service: EpisodeUpdateService
@@ -30,12 +32,17 @@ struct RefreshEnvironment: Sendable {
     /// Now, by the store's clock.
     func now() -> Date { Date().addingTimeInterval(clockOffset) }
 
-    /// The podping reader for `settings`, publishing through the coordinator.
+    /// Runs `body` with the renderer drawing every event, and returns once every event published was drawn.
+    func withEvents<R>(_ body: () async throws -> R) async throws -> R {
+        try await podfresh.withEvents(events, drawnThrough: updates, body)
+    }
+
+    /// The podping reader for `settings`, publishing to the command's events.
     func podpingWatcher(_ settings: PodpingSettings) -> PodpingWatcher {
         let offset = clockOffset
         return PodpingWatcher(
             settings: settings, network: network, store: podpingStore, subscriptions: store,
-            now: { Date().addingTimeInterval(offset) }, publish: coordinator.publish)
+            now: { Date().addingTimeInterval(offset) }, publish: events.publish)
     }
 }
 
@@ -73,7 +80,8 @@ private func withEnvironment<Result: Sendable>(
 ) async throws -> Result {
     let clockOffset = try await store.claims?.clockOffset() ?? 0
     return try await withFeedNetwork(fetch) { source, network in
-        let coordinator = DataFetchCoordinator(maxConcurrent: fetch.jobs, maxPerHost: fetch.perHost)
+        let events = EventHub()
+        let coordinator = DataFetchCoordinator(maxConcurrent: fetch.jobs, maxPerHost: fetch.perHost, events: events)
         let updates = UIUpdateService()
         let renderer = ConsoleRenderer(mode: output)
         renderer.attach(to: updates)
@@ -100,10 +108,29 @@ private func withEnvironment<Result: Sendable>(
             source: source, coordinator: coordinator, configuration: configuration)
         let environment = RefreshEnvironment(
             store: store.repositories, claims: store.claims, source: source, coordinator: coordinator,
-            updates: updates, renderer: renderer, service: service, clockOffset: clockOffset, network: network,
+            events: events, updates: updates, renderer: renderer, service: service, clockOffset: clockOffset,
+            network: network,
             podpingStore: store.podping)
         return try await body(environment)
     }
+}
+
+/// Runs `body` with `updates` delivering `events` (the renderer attached to `updates` draws them), then ends the
+/// events and waits until every one was drawn, whether `body` returned or threw: what the last moments published is
+/// printed before whatever follows (a summary, an error that ends the command).
+func withEvents<R>(
+    _ events: EventHub, drawnThrough updates: UIUpdateService, _ body: () async throws -> R
+) async throws -> R {
+    updates.attach(to: events)
+    let result: Result<R, any Error>
+    do {
+        result = .success(try await body())
+    } catch {
+        result = .failure(error)
+    }
+    events.finish()
+    await updates.drain()
+    return try result.get()
 }
 
 /// The feed source alone (HTTP through one network, and files), shut down when `body` returns or throws.

@@ -148,8 +148,8 @@ struct DataFetchCoordinatorTests {
     @Test(.timeLimit(.minutes(1)))
     func everySubscriberSeesEveryEventInOrder() async {
         let coordinator = DataFetchCoordinator(maxConcurrent: 2)
-        let a = collect(coordinator.events())
-        let b = collect(coordinator.events())
+        let a = collect(coordinator.events.subscribe())
+        let b = collect(coordinator.events.subscribe())
         let input = feeds(6, hosts: 3)
         _ = await coordinator.run(input) { feed in
             if feed.id == 3 {
@@ -163,7 +163,7 @@ struct DataFetchCoordinatorTests {
             }
             return RefreshOutcome(feed: feed, result: .notModified)
         }
-        coordinator.finishSubscribers()
+        coordinator.events.finish()
         let eventsA = await a.value
         let eventsB = await b.value
         #expect(eventsA == eventsB)

@@ -326,9 +326,9 @@ struct EpisodeUpdateServiceTests {
             defer { unanswered.close() }
             let a = try await h.store.addSubscription(url: unanswered.url("/a.xml"), title: nil, at: Date())
             let b = try await h.store.addSubscription(url: unanswered.url("/b.xml"), title: nil, at: Date())
-            let events = h.coordinator.events()
+            let events = h.coordinator.events.subscribe()
             let summary = try await h.service.refresh(policy: .due)
-            h.coordinator.finishSubscribers()
+            h.coordinator.events.finish()
             var verdicts: [String] = []
             for await event in events {
                 switch event {
@@ -377,9 +377,9 @@ struct EpisodeUpdateServiceTests {
             h.server.serveFeed("/ok.xml", rss(items: ["e1"]))
             _ = try await h.subscribe("/ok.xml")
             let down = try await h.store.addSubscription(url: unanswered.url("/a.xml"), title: nil, at: Date())
-            let events = h.coordinator.events()
+            let events = h.coordinator.events.subscribe()
             let summary = try await h.service.refresh(policy: .due)
-            h.coordinator.finishSubscribers()
+            h.coordinator.events.finish()
             var confirmed: [[Int64]] = []
             var sawOffline = false
             var beforeEnd: DataFetchEvent?

@@ -243,9 +243,9 @@ struct TrustTests {
             }
             _ = try await h.subscribe("/a.xml")
             _ = try await h.subscribe("/b.xml")
-            let events = h.coordinator.events()
+            let events = h.coordinator.events.subscribe()
             let summary = try await h.service.refresh(policy: .due)
-            h.coordinator.finishSubscribers()
+            h.coordinator.events.finish()
             var hookFailures: [String] = []
             for await event in events {
                 if case .hookFailed(_, let failure) = event { hookFailures.append(failure.episode) }

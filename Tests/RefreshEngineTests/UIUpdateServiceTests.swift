@@ -88,10 +88,10 @@ struct UIUpdateServiceTests {
         service.register(for: .fetchCompleted) { event in
             if case .fetchCompleted(let outcome) = event { refreshed.append(outcome.feed.id) }
         }
-        service.attach(to: coordinator)
+        service.attach(to: coordinator.events)
         let targets = (1...10).map { FeedTarget(id: Int64($0), url: URL(string: "https://h\($0).example/")!) }
         _ = await coordinator.run(targets) { RefreshOutcome(feed: $0, result: .notModified) }
-        coordinator.finishSubscribers()
+        coordinator.events.finish()
         await service.drain()
         #expect(Set(refreshed.values) == Set(1...10))
     }

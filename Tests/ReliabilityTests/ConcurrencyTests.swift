@@ -55,7 +55,7 @@ struct ConcurrencyTests {
             for _ in 0..<4 {
                 group.addTask {
                     var seen = 0
-                    for await _ in coordinator.events() {
+                    for await _ in coordinator.events.subscribe() {
                         seen += 1
                         if seen > 50 { break }
                     }
@@ -80,7 +80,7 @@ struct ConcurrencyTests {
             var all: [(Int, [RefreshOutcome])] = []
             for await result in group where result.0 >= 0 {
                 all.append(result)
-                if all.count == 8 { coordinator.finishSubscribers() }
+                if all.count == 8 { coordinator.events.finish() }
             }
             return all
         }

@@ -1,67 +1,42 @@
 import Foundation
 
 /// Runs feed fetches as background tasks with a global and a per-host concurrency limit, never fetching one feed
-/// twice at once, and publishes ``DataFetchEvent``s to every subscriber.
+/// twice at once, and publishes its fetch ``DataFetchEvent``s to its ``EventHub``.
 ///
 /// The work done per feed (fetch, parse, merge) is the caller's `operation`; the coordinator owns only *when* it runs
 /// and what is said about it.
 ///
 /// ## Why this class is `@unchecked Sendable`
-/// All mutable state (`state`, `subscribers`) is touched only inside `lock.withLock {}`, and the lock is never held
-/// across an `await`. Events are yielded while the lock is held: `AsyncStream.Continuation.yield` never suspends and
-/// never runs subscriber code synchronously (it only appends to the stream's buffer), and yielding under the lock is
-/// what keeps every subscriber's view in one total order (progress never goes backwards).
+/// All mutable state (`state`, `slotWaiters`) is touched only inside `lock.withLock {}`, and the lock is never held
+/// across an `await`. Fetch events are published while the lock is held (``EventHub/publish(_:)`` never suspends nor
+/// calls out), which keeps them in the order of the state changes they report (progress never goes backwards).
 public final class DataFetchCoordinator: @unchecked Sendable {
     /// The most feeds fetched at the same time.
     public let maxConcurrent: Int
     /// The most feeds of one host fetched at the same time.
     public let maxPerHost: Int
 
+    /// Where the fetch events go (shared with whatever else the command publishes).
+    public let events: EventHub
+
     private let lock = NSLock()
     private var state = State()
-    private var subscribers: [UUID: AsyncStream<DataFetchEvent>.Continuation] = [:]
     /// Batches waiting for a slot that other batches hold: woken whenever any fetch finishes.
     private var slotWaiters: [UUID: AsyncStream<Void>.Continuation] = [:]
 
     /// - Parameters:
     ///   - maxConcurrent: The global limit (`--jobs`).
     ///   - maxPerHost: The per-host limit (`--per-host`).
-    public init(maxConcurrent: Int = 5, maxPerHost: Int = 2) {
+    ///   - events: Where the fetch events are published.
+    public init(maxConcurrent: Int = 5, maxPerHost: Int = 2, events: EventHub = EventHub()) {
         self.maxConcurrent = max(1, maxConcurrent)
         self.maxPerHost = max(1, maxPerHost)
+        self.events = events
     }
 
-    // MARK: - Subscribers
-
-    /// A new subscription to every event published from now on. Each subscriber gets its own stream (an
-    /// `AsyncStream` is single-consumer); it ends when ``finishSubscribers()`` is called or the consumer stops.
-    public func events() -> AsyncStream<DataFetchEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: DataFetchEvent.self, bufferingPolicy: .unbounded)
-        let id = UUID()
-        continuation.onTermination = { [weak self] _ in
-            self?.lock.withLock { _ = self?.subscribers.removeValue(forKey: id) }
-        }
-        lock.withLock { subscribers[id] = continuation }
-        return stream
-    }
-
-    /// Publishes an event to every subscriber.
-    public func publish(_ event: DataFetchEvent) {
-        lock.withLock { publishLocked(event) }
-    }
-
-    /// Ends every subscriber's stream, so their consumers finish once they have seen every event.
-    public func finishSubscribers() {
-        let all = lock.withLock {
-            let all = Array(subscribers.values)
-            subscribers.removeAll()
-            return all
-        }
-        for continuation in all { continuation.finish() }
-    }
-
+    /// Publishes a fetch event while the caller holds `lock`, in the order of the state changes.
     private func publishLocked(_ event: DataFetchEvent) {
-        for continuation in subscribers.values { continuation.yield(event) }
+        events.publish(event)
     }
 
     // MARK: - State
@@ -268,7 +243,7 @@ public final class DataFetchCoordinator: @unchecked Sendable {
             for feed in refused {
                 outcomes.append(RefreshOutcome(feed: feed, result: .cancelled))
                 progress.finished += 1
-                publish(.fetchCancelled(feed))
+                events.publish(.fetchCancelled(feed))
             }
         }
         accept(feeds, startingBatch: claim == nil)

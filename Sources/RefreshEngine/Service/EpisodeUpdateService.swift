@@ -88,7 +88,7 @@ public final class EpisodeUpdateService: Sendable {
         try await feeds.list(policy: policy, feedIDs: feedIDs)
     }
 
-    /// Refreshes the feeds `policy` selects (or just `feedIDs`), publishing events through the coordinator, and
+    /// Refreshes the feeds `policy` selects (or just `feedIDs`), publishing events to the coordinator's hub, and
     /// records the run.
     ///
     /// - Throws: ``StoreError`` when the store cannot be read or the run cannot be recorded (on a shared store, also
@@ -108,11 +108,11 @@ public final class EpisodeUpdateService: Sendable {
             HookQueue(
                 command: command, timeout: configuration.hookTimeout, output: configuration.hookOutput
             ) {
-                [coordinator] feed, failure in coordinator.publish(.hookFailed(feed, failure))
+                [events] feed, failure in events.publish(.hookFailed(feed, failure))
             }
         }
         func checkFeeds(downloads: EpisodeDownloadQueue?) async throws -> ([RefreshOutcome], StoreError?) {
-            let after = AfterMerge(hooks: hooks, downloads: downloads, publish: coordinator.publish)
+            let after = AfterMerge(hooks: hooks, downloads: downloads, publish: events.publish)
             let refresh = FeedRefresh(
                 source: source, episodes: episodes, configuration: configuration, processingSlots: processingSlots,
                 moves: MoveCheck(source: source, parserOptions: configuration.parserOptions), policy: policy,
@@ -128,7 +128,7 @@ public final class EpisodeUpdateService: Sendable {
         if let settings = configuration.downloads, let store {
             ((outcomes, claimFailure), downloadSummary) = try await EpisodeDownloadQueue.withQueue(
                 store: store, settings: settings, hooks: hooks, now: configuration.now,
-                publish: { [coordinator] event in coordinator.publish(event) }
+                publish: events.publish
             ) { queue in
                 try await checkFeeds(downloads: queue)
             }
@@ -141,7 +141,7 @@ public final class EpisodeUpdateService: Sendable {
         // Unreachable hosts are recorded only once we know the network itself is up.
         let decision = verdict.decide(outcomes)
         await NetworkVerdict.settle(
-            decision, episodes: episodes, claims: feeds.claims, publish: coordinator.publish)
+            decision, episodes: episodes, claims: feeds.claims, publish: events.publish)
 
         var summary = RefreshSummary(
             outcomes: decision.outcomes, startedAt: startedAt, endedAt: configuration.now(),
@@ -152,13 +152,16 @@ public final class EpisodeUpdateService: Sendable {
         }
         if let claimFailure {
             // The store went away between claims: what ran is reported, and the run fails as a whole.
-            coordinator.publish(.batchCompleted(summary))
+            events.publish(.batchCompleted(summary))
             throw claimFailure
         }
         try await bookkeeping.finish(run, summary: summary, tally: tally)
-        coordinator.publish(.batchCompleted(summary))
+        events.publish(.batchCompleted(summary))
         return summary
     }
+
+    /// Where the run's events go besides the coordinator's own: downloads, hooks, the verdict, the batch's end.
+    private var events: EventHub { coordinator.events }
 
     /// Whether the coordinator may start another fetch: while many answers already wait for a processing slot, one
     /// more fetch in flight would only add to them (nil: no processing slots, always).
@@ -169,18 +172,18 @@ public final class EpisodeUpdateService: Sendable {
 
     /// `--offline`: every selected feed is answered from the store, without a fetch.
     private func answerOffline(_ targets: [FeedTarget], startedAt: Date) -> RefreshSummary {
-        coordinator.publish(.batchStarted(total: targets.count))
+        events.publish(.batchStarted(total: targets.count))
         var outcomes: [RefreshOutcome] = []
         var progress = BatchProgress(total: targets.count)
         for target in targets {
             let outcome = RefreshOutcome(feed: target, result: .offline)
             outcomes.append(outcome)
             progress.finished += 1
-            coordinator.publish(.fetchCompleted(outcome))
-            coordinator.publish(.batchProgress(progress))
+            events.publish(.fetchCompleted(outcome))
+            events.publish(.batchProgress(progress))
         }
         let summary = RefreshSummary(outcomes: outcomes, startedAt: startedAt, endedAt: configuration.now())
-        coordinator.publish(.batchCompleted(summary))
+        events.publish(.batchCompleted(summary))
         return summary
     }
 }

@@ -6,7 +6,7 @@ extension Notification.Name {
     public static let dataFetchEvent = Notification.Name("podfresh.dataFetchEvent")
 }
 
-/// Delivers the coordinator's ``DataFetchEvent``s, one vocabulary from the coordinator to the renderer: first to the
+/// Delivers the ``EventHub``'s ``DataFetchEvent``s, one vocabulary from the engine to the renderer: first to the
 /// handlers registered for the event's ``DataFetchEvent/Kind`` (or for every event), the primary channel, in event
 /// order and registration order; then as a ``Foundation/Notification/Name/dataFetchEvent`` notification posted
 /// synchronously for any other observer.
@@ -43,10 +43,10 @@ public final class UIUpdateService: @unchecked Sendable {
         lock.withLock { registrations.append(Registration(kinds: nil, handler: handler)) }
     }
 
-    /// Starts delivering the coordinator's events. Call ``drain()`` after the coordinator finished its subscribers
-    /// to wait until every event was delivered.
-    public func attach(to coordinator: DataFetchCoordinator) {
-        let stream = coordinator.events()
+    /// Starts delivering the hub's events. Call ``drain()`` after ``EventHub/finish()`` to wait until every event
+    /// was delivered.
+    public func attach(to events: EventHub) {
+        let stream = events.subscribe()
         let task = Task { [self] in
             for await event in stream { deliver(event) }
         }

@@ -124,8 +124,7 @@ extension RootCommand {
                 }
                 let updates = UIUpdateService()
                 renderer.attach(to: updates)
-                let coordinator = DataFetchCoordinator()
-                updates.attach(to: coordinator)
+                let events = EventHub()
                 let settings = place.settings(jobs: jobs, perHost: perHost, firstByte: firstByteTimeout.duration)
                 let store = store.repositories
                 let (latest, again, retry) = (self.latest, self.again, self.retry)
@@ -136,7 +135,7 @@ extension RootCommand {
                     work: {
                         let (_, summary) = try await EpisodeDownloadQueue.withQueue(
                             store: store, settings: settings, hook: hook,
-                            publish: { event in coordinator.publish(event) }
+                            publish: events.publish
                         ) { queue in
                             for feed in selected {
                                 let episodes = try await queue.plan(
@@ -148,15 +147,7 @@ extension RootCommand {
                         return summary
                     })
                 let shutdown = SignalShutdown()
-                var failure: (any Error)?
-                do {
-                    try await shutdown.run(service)
-                } catch {
-                    failure = error
-                }
-                coordinator.finishSubscribers()
-                await updates.drain()
-                if let failure { throw failure }
+                try await withEvents(events, drawnThrough: updates) { try await shutdown.run(service) }
                 if let signal = shutdown.signal { return ExitCode(stoppedBy: signal) }
                 if service.outcome?.result.databaseFailed == true { return ExitStatus.internalError }
                 return (service.outcome?.result.failedCount ?? 0) > 0 ? ExitStatus.feedsFailed : .success

@@ -120,7 +120,6 @@ struct RefreshRunResult: Sendable {
 func runRefresh(
     _ environment: RefreshEnvironment, policy: RefreshPolicy, feedIDs: [Int64]?, podping: PodpingSettings? = nil
 ) async throws -> RefreshRunResult {
-    environment.updates.attach(to: environment.coordinator)
     let shutdown = SignalShutdown()
     let renderer = environment.renderer
     let refresh = StoppableWork(
@@ -131,16 +130,8 @@ func runRefresh(
             if let podping { _ = try await environment.podpingWatcher(podping).catchUp() }
             return try await environment.service.refresh(policy: policy, feedIDs: feedIDs)
         })
-    var failure: (any Error)?
-    do {
-        try await shutdown.run(refresh)
-    } catch {
-        failure = error
-    }
     // Every event is drawn, whether the run ended, was stopped or failed.
-    environment.coordinator.finishSubscribers()
-    await environment.updates.drain()
-    if let failure { throw failure }
+    try await environment.withEvents { try await shutdown.run(refresh) }
     guard let finished = refresh.outcome else {
         preconditionFailure("the refresh service returned without a result")
     }

@@ -4,7 +4,7 @@ import Foundation
 import RefreshEngine
 import RefreshMetrics
 
-/// Runs `body` (the watch service) while `/metrics` is served at `address`, counting the coordinator's events.
+/// Runs `body` (the watch service) while `/metrics` is served at `address`, counting the command's events.
 ///
 /// The server is bound before `body` starts, and one line on standard error says where it serves (with the real port
 /// when port 0 was given). It serves until `body` returns: after a graceful shutdown, once the merges in flight have
@@ -15,10 +15,10 @@ func withMetrics(
 ) async throws {
     let metrics = FetchMetrics(gauges: storeFleetGauges(environment))
     // Subscribed before the service runs, so no event is missed.
-    let events = environment.coordinator.events()
+    let events = environment.events.subscribe()
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await metrics.consume(events) }
-        // The consumer stops when watch is done (its stream would end only at finishSubscribers()).
+        // The consumer stops when watch is done (its stream would end only when the events finish).
         defer { group.cancelAll() }
         do {
             try await MetricsServer.serve(at: address, exposition: { await metrics.exposition() }) { server in

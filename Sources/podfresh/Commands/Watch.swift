@@ -76,11 +76,10 @@ extension RootCommand {
                 lease: fleet.lease.duration,
                 downloads: downloading.settings(perHost: fetch.perHost, firstByte: fetch.firstByteTimeout.duration)
             ) { environment in
-                environment.updates.attach(to: environment.coordinator)
                 let service = WatchService(
                     environment: environment, interval: interval?.seconds, podping: podping.settings)
-                var failure: (any Error)?
-                do {
+                // What the last cycle published is printed before the error that ends watch (exit 70).
+                try await environment.withEvents {
                     if let metricsAddress {
                         try await withMetrics(at: metricsAddress, environment) {
                             try await SignalShutdown().run(service)
@@ -88,13 +87,7 @@ extension RootCommand {
                     } else {
                         try await SignalShutdown().run(service)
                     }
-                } catch {
-                    failure = error
                 }
-                // What the last cycle published is printed before the error that ends watch (exit 70).
-                environment.coordinator.finishSubscribers()
-                await environment.updates.drain()
-                if let failure { throw failure }
             }
         }
     }
@@ -175,7 +168,7 @@ struct WatchService: Service {
                     }
                     let next = try await nextDue(environment, interval: interval, cycle: nextCycle)
                     // Through the event stream, so it follows this cycle's own events.
-                    environment.coordinator.publish(.idle(nextCheck: next))
+                    environment.events.publish(.idle(nextCheck: next))
                     Allocator.returnFreedMemory()
                 }
                 let next = try await nextDue(environment, interval: interval, cycle: nextCycle)
