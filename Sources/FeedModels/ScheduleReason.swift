@@ -51,6 +51,15 @@ public enum ScheduleReason: Sendable, Hashable {
     case stored(String)
 }
 
+extension ScheduleReason {
+    /// Whether a source of "due now" (podping's notices) made the feed due, rather than its schedule: with
+    /// `watch --interval`, such a feed is checked between cycles.
+    public var isPushed: Bool {
+        if case .podping = self { return true }
+        return false
+    }
+}
+
 // MARK: - As stored
 
 extension ScheduleReason {

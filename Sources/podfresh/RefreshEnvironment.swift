@@ -37,6 +37,13 @@ struct RefreshEnvironment: Sendable {
         try await podfresh.withEvents(events, drawnThrough: updates, body)
     }
 
+    /// The sources of "due now" the command was given (`--podping`), each publishing to the command's events.
+    func dueSources(podping: PodpingSettings?) -> [any DueSource] {
+        var sources: [any DueSource] = []
+        if let podping { sources.append(podpingWatcher(podping)) }
+        return sources
+    }
+
     /// The podping reader for `settings`, publishing to the command's events.
     func podpingWatcher(_ settings: PodpingSettings) -> PodpingWatcher {
         let offset = clockOffset

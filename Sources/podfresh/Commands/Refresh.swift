@@ -116,10 +116,12 @@ struct RefreshRunResult: Sendable {
 /// stops starting fetches and lets in-flight merges commit (and says what came of the run); a second exits at once
 /// (``SignalShutdown``).
 ///
-/// With `podping`, the chain is read from the stored cursor first, and the feeds its notices name are made due.
+/// Each source of "due now" (with `podping`: the chain from the stored cursor) is read first, so that the feeds it
+/// names are due.
 func runRefresh(
     _ environment: RefreshEnvironment, policy: RefreshPolicy, feedIDs: [Int64]?, podping: PodpingSettings? = nil
 ) async throws -> RefreshRunResult {
+    let sources = environment.dueSources(podping: podping)
     let shutdown = SignalShutdown()
     let renderer = environment.renderer
     let refresh = StoppableWork(
@@ -127,7 +129,7 @@ func runRefresh(
             renderer.error(StopMessages.refreshStopping(signal: shutdown.signal.map { "\($0)" }))
         },
         work: {
-            if let podping { _ = try await environment.podpingWatcher(podping).catchUp() }
+            for source in sources { try await source.readSinceLast() }
             return try await environment.service.refresh(policy: policy, feedIDs: feedIDs)
         })
     // Every event is drawn, whether the run ended, was stopped or failed.

@@ -77,7 +77,8 @@ extension RootCommand {
                 downloads: downloading.settings(perHost: fetch.perHost, firstByte: fetch.firstByteTimeout.duration)
             ) { environment in
                 let service = WatchService(
-                    environment: environment, interval: interval?.seconds, podping: podping.settings)
+                    environment: environment, interval: interval?.seconds,
+                    sources: environment.dueSources(podping: podping.settings))
                 // What the last cycle published is printed before the error that ends watch (exit 70).
                 try await environment.withEvents {
                     if let metricsAddress {
@@ -103,17 +104,17 @@ struct WatchService: Service {
     let environment: RefreshEnvironment
     /// A fixed cycle in seconds (`--interval`), or nil for each feed's own schedule.
     let interval: Double?
-    /// `--podping`: the chain is followed beside the loop, and wakes it when notices make feeds due.
-    var podping: PodpingSettings?
+    /// The sources of "due now" (`--podping`): each is followed beside the loop, and wakes it when it makes feeds due.
+    var sources: [any DueSource] = []
 
     func run() async throws {
         let renderer = environment.renderer
         try await withGracefulShutdownHandler {
-            try await cancelWhenGracefulShutdown { [environment, interval, podping] in
+            try await cancelWhenGracefulShutdown { [environment, interval, sources] in
                 let wake = WakeSignal()
                 try await withThrowingTaskGroup(of: Void.self) { group in
-                    if let podping {
-                        group.addTask { await environment.podpingWatcher(podping).run(madeDue: wake.signal) }
+                    for source in sources {
+                        group.addTask { await source.follow(madeDue: wake.signal) }
                     }
                     defer { group.cancelAll() }
                     try await Self.loop(environment, interval: interval, woken: wake)
@@ -187,17 +188,17 @@ struct WatchService: Service {
         }
     }
 
-    /// The feeds a ping made due by now (their next check's reason is ``ScheduleReason/podping``).
+    /// The feeds a source of "due now" made due by now (their next check's reason ``ScheduleReason/isPushed``).
     static func pingedFeeds(_ environment: RefreshEnvironment) async throws -> [Int64] {
         try await environment.store.dueSubscriptions(at: environment.now())
-            .filter { $0.nextCheckReason == .podping }.map(\.id)
+            .filter { $0.nextCheckReason?.isPushed == true }.map(\.id)
     }
 
     /// The earliest time any feed is due (with a fixed cycle: the next cycle, or sooner a feed a ping made due).
     static func nextDue(_ environment: RefreshEnvironment, interval: Double?, cycle: Date) async throws -> Date? {
         let live = try await environment.store.subscriptions().filter { !$0.isGone }
         if interval != nil {
-            let pinged = live.lazy.filter { $0.nextCheckReason == .podping }.compactMap(\.nextCheckAt)
+            let pinged = live.lazy.filter { $0.nextCheckReason?.isPushed == true }.compactMap(\.nextCheckAt)
             return min(cycle, pinged.min() ?? cycle)
         }
         let dates = live.map { $0.nextCheckAt ?? .distantPast }
