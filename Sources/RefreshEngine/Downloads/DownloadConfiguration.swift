@@ -48,3 +48,18 @@ public struct EpisodeDownloadSettings: Sendable {
         return URL(fileURLWithPath: base).appendingPathComponent("podfresh/episodes").standardizedFileURL
     }
 }
+
+/// `--exec` settings for a queue of its own (`podfresh download --exec`).
+public struct HookSettings: Sendable {
+    public var command: String
+    public var timeout: Duration
+    public var output: HookOutput
+
+    public init(
+        command: String, timeout: Duration = NewEpisodeHook.defaultTimeout, output: HookOutput = .standardStreams
+    ) {
+        self.command = command
+        self.timeout = timeout
+        self.output = output
+    }
+}
