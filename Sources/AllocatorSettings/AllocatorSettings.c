@@ -1,7 +1,7 @@
 #include "AllocatorSettings.h"
 
 /* jemalloc reads this symbol from the executable before the first allocation; MALLOC_CONF in the environment is
-   applied after it, so a user's own settings win. Why these (docs/benchmarks.md, 2026-11-26):
+   applied after it, so a user's own settings win. Why these (measurements in docs/benchmarks.md):
    - narenas:2    two arenas instead of four per core: a refresh's threads share them, and memory freed in one
                   arena is not reused by the others (the cold peak grows with more).
    - dirty_decay_ms:1000, muzzy_decay_ms:0

@@ -11,7 +11,7 @@ struct EpisodeColumns: Sendable {
     /// The columns after `fingerprint`, in table order (`guid` … `alternateEnclosures`), as statement arguments.
     ///
     /// Built here, off the single writer: GRDB's generic `StatementArguments` initialiser projects each value through
-    /// a key path instantiated per call, which cost the writer a quarter of its time in a cold refresh; arguments
+    /// a key path instantiated per call, which costs the writer a quarter of its time in a cold refresh; arguments
     /// appended to arguments are a plain array append.
     let arguments: StatementArguments
     /// A hash of every stored field: equal fingerprints mean nothing changed.
