@@ -1,25 +1,25 @@
 public import Foundation
 
-/// A change asked of one episode's download record (``AsyncDownloadRepository``).
+/// A change asked of one episode's download record (``DownloadRepository``).
 public enum DownloadChange: Sendable, Hashable {
-    /// A download starts or restarts (``AsyncDownloadRepository/recordDownloadStarted(_:)``).
+    /// A download starts or restarts (``DownloadRepository/recordDownloadStarted(_:)``).
     case started(DownloadStart)
-    /// The whole file is on disk (``AsyncDownloadRepository/recordDownloadCompleted(_:)``).
+    /// The whole file is on disk (``DownloadRepository/recordDownloadCompleted(_:)``).
     case completed(DownloadCompletion)
     /// An attempt failed with `error`, `partialBytes` in the partial file when known
-    /// (``AsyncDownloadRepository/recordDownloadFailed(subscriptionID:episodeKey:error:partialBytes:)``).
+    /// (``DownloadRepository/recordDownloadFailed(subscriptionID:episodeKey:error:partialBytes:)``).
     case failed(error: String, partialBytes: Int64?)
-    /// Retention deleted the file (``AsyncDownloadRepository/markRemovedByRetention(subscriptionID:episodeKey:)``).
+    /// Retention deleted the file (``DownloadRepository/markRemovedByRetention(subscriptionID:episodeKey:)``).
     case removedByRetention
-    /// The user deleted the file (``AsyncDownloadRepository/markDeletedByUser(subscriptionID:episodeKey:)``).
+    /// The user deleted the file (``DownloadRepository/markDeletedByUser(subscriptionID:episodeKey:)``).
     case deletedByUser
-    /// The episode may be downloaded again (``AsyncDownloadRepository/allowDownloadAgain(subscriptionID:episodeKey:)``).
+    /// The episode may be downloaded again (``DownloadRepository/allowDownloadAgain(subscriptionID:episodeKey:)``).
     case allowedAgain
     /// An attempt failed permanently at `at`, a broken link
-    /// (``AsyncDownloadRepository/recordPermanentFailure(subscriptionID:episodeKey:error:partialBytes:at:)``).
+    /// (``DownloadRepository/recordPermanentFailure(subscriptionID:episodeKey:error:partialBytes:at:)``).
     case failedPermanently(error: String, partialBytes: Int64?, at: Date)
     /// A download waiting after a permanent failure may be tried now
-    /// (``AsyncDownloadRepository/allowRetryNow(subscriptionID:episodeKey:)``).
+    /// (``DownloadRepository/allowRetryNow(subscriptionID:episodeKey:)``).
     case retryNow
 
     /// True when the change may create a record, which needs the episode to be stored: a start or a completion.

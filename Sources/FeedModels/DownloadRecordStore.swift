@@ -1,9 +1,9 @@
 public import Foundation
 
 /// A store that carries out one ``DownloadPlan`` in its own SQL: the one step each backend writes. Every change of
-/// ``AsyncDownloadRepository`` (start, completion, failures, marks, retrying now) is built on it once, below, so the
+/// ``DownloadRepository`` (start, completion, failures, marks, retrying now) is built on it once, below, so the
 /// rule of what each change writes lives in ``DownloadPlan`` and the forwarding lives here.
-public protocol DownloadRecordStore: AsyncDownloadRepository {
+public protocol DownloadRecordStore: DownloadRepository {
     /// Carries out the ``DownloadPlan`` for `change` in one transaction: reads the episode's record (with its row
     /// locked where the database can lock it) and, when ``DownloadChange/mayCreateRecord``, whether the episode is
     /// stored; builds the plan; stores its record with every column. Returns the record as stored with the plan, or

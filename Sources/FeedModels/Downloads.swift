@@ -11,7 +11,7 @@ public enum SettingChange<Value: Sendable & Hashable>: Sendable, Hashable {
     case reset
 }
 
-/// A change to a feed's download settings (``AsyncDownloadRepository/updateDownloadSettings(id:_:)``): a field left
+/// A change to a feed's download settings (``DownloadRepository/updateDownloadSettings(id:_:)``): a field left
 /// nil is not changed.
 public struct DownloadSettings: Sendable, Hashable {
     /// Download this feed's episodes (`download` without FEED, `refresh --download`); nil: unchanged.
@@ -92,7 +92,7 @@ public struct DownloadRecord: Sendable, Hashable {
     /// Why the last attempt failed, if it did (the partial file is kept for a resume).
     public var lastError: String?
     /// The user deleted the file by hand: it is not downloaded again unless asked
-    /// (``AsyncDownloadRepository/allowDownloadAgain(subscriptionID:episodeKey:)``).
+    /// (``DownloadRepository/allowDownloadAgain(subscriptionID:episodeKey:)``).
     public var deletedByUser: Bool
     /// Retention deleted the file (it was past the feed's newest N).
     public var removedByRetention: Bool
@@ -142,7 +142,7 @@ public struct DownloadRecord: Sendable, Hashable {
     }
 }
 
-/// A download that starts (or restarts): what ``AsyncDownloadRepository/recordDownloadStarted(_:)`` stores.
+/// A download that starts (or restarts): what ``DownloadRepository/recordDownloadStarted(_:)`` stores.
 public struct DownloadStart: Sendable, Hashable {
     public var subscriptionID: Int64
     public var episodeKey: String
@@ -215,11 +215,11 @@ public struct DownloadUsage: Sendable, Hashable {
 
 /// Download settings and records, for either store. An episode is identified by its feed and key; nothing here
 /// reads or writes files.
-public protocol AsyncDownloadRepository: Sendable {
+public protocol DownloadRepository: Sendable {
     /// Changes a feed's download settings (fields left nil are kept) and returns the subscription as stored.
     /// - Throws: ``StoreError`` `.notFound` when there is no such subscription.
     func updateDownloadSettings(id: Int64, _ settings: DownloadSettings) async throws -> Subscription
-    /// Of a feed's `newest` newest episodes (newest first, as ``AsyncEpisodeRepository/episodes(_:)`` orders them),
+    /// Of a feed's `newest` newest episodes (newest first, as ``EpisodeRepository/episodes(_:)`` orders them),
     /// those to download: no complete download, not deleted by the user, not removed by retention. A download in
     /// progress (or failed part-way) is included, to be resumed.
     func episodesToDownload(subscriptionID: Int64, newest: Int) async throws -> [StoredEpisode]
@@ -266,7 +266,7 @@ public protocol AsyncDownloadRepository: Sendable {
     func downloads(subscriptionID: Int64?) async throws -> [DownloadRecord]
 }
 
-extension AsyncDownloadRepository {
+extension DownloadRepository {
     /// Files on disk over every feed, from the records.
     public func totalDownloadUsage() async throws -> DownloadUsage {
         try await downloadUsage().values.reduce(into: DownloadUsage()) { total, usage in
@@ -276,7 +276,7 @@ extension AsyncDownloadRepository {
     }
 }
 
-/// A permanent failure as stored (``AsyncDownloadRepository/recordPermanentFailure(subscriptionID:episodeKey:error:partialBytes:at:)``).
+/// A permanent failure as stored (``DownloadRepository/recordPermanentFailure(subscriptionID:episodeKey:error:partialBytes:at:)``).
 public struct RecordedFailure: Sendable, Hashable {
     /// The record after the failure: its count and when it is tried again.
     public var record: DownloadRecord

@@ -1,7 +1,7 @@
 public import FeedParsing
 public import Foundation
 
-/// The result of one feed's check, applied to the store in one transaction by ``AsyncEpisodeRepository/applyAsync(_:)``.
+/// The result of one feed's check, applied to the store in one transaction by ``EpisodeRepository/apply(_:)``.
 public struct FeedCheck: Sendable {
     /// What the check found.
     public enum Result: Sendable {
@@ -63,7 +63,7 @@ public struct FeedCheck: Sendable {
     }
 }
 
-/// What ``AsyncEpisodeRepository/applyAsync(_:)`` changed.
+/// What ``EpisodeRepository/apply(_:)`` changed.
 public struct MergeSummary: Sendable, Hashable {
     /// Episodes stored for the first time and announced as new, in feed order.
     public var newEpisodes: [StoredEpisode]

@@ -149,7 +149,7 @@ public struct SubscriptionsMark: Sendable, Hashable {
 }
 
 /// Podping state, for stores whose calls wait on a server.
-public protocol AsyncPodpingRepository: Sendable {
+public protocol PodpingRepository: Sendable {
     /// Every feed's podping state that has any, by subscription id.
     func podpingStates() async throws -> [Int64: PodpingFeedState]
     /// The podping state of these feeds (those that have any), by subscription id.

@@ -2,7 +2,7 @@ public import FeedModels
 import Foundation
 import GRDB
 
-// Download settings and records on SQLite (see ``AsyncDownloadRepository``): the queries, and the one write every
+// Download settings and records on SQLite (see ``DownloadRepository``): the queries, and the one write every
 // change of a record goes through (``DownloadRecordStore``). Each method is one transaction.
 extension FeedStore {
     public func updateDownloadSettings(id: Int64, _ settings: DownloadSettings) async throws -> Subscription {

@@ -6,7 +6,7 @@ import GRDB
 // Podping state in SQLite: the `podpingFeed` and `podpingCursor` tables (migration "podping"). On SQLite one process
 // writes at a time (the run lock), so the cursor's lease is kept for the same shape as PostgreSQL's, not for safety.
 
-extension FeedStore: AsyncPodpingRepository {
+extension FeedStore: PodpingRepository {
     public func podpingStates() async throws -> [Int64: PodpingFeedState] {
         try await read { db in
             var states: [Int64: PodpingFeedState] = [:]

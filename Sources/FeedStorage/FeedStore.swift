@@ -14,10 +14,10 @@ import Glibc
 /// timeout). `synchronous = NORMAL` in WAL mode keeps the file consistent after a crash or `kill -9` at any moment
 /// (a committed transaction survives a process crash; a power cut may lose only the last ones, never consistency).
 ///
-/// It answers the async repository protocols of `FeedModels` (``AsyncSubscriptionRepository`` and the rest) through
+/// It answers the async repository protocols of `FeedModels` (``SubscriptionRepository`` and the rest) through
 /// threads of its own (``DatabaseThreads``): every read and write runs there, and the calling task waits without holding
 /// a thread of Swift's cooperative pool or of Dispatch's global queues.
-public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, AsyncRefreshRunRepository,
+public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRepository,
     DownloadRecordStore, ExportableStore
 {
     private let writer: any DatabaseWriter
@@ -458,10 +458,10 @@ public struct FeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, As
 
     // MARK: - Applying a check
 
-    /// Applies one feed check in a single transaction (see ``AsyncEpisodeRepository/applyAsync(_:)``). The episode
+    /// Applies one feed check in a single transaction (see ``EpisodeRepository/apply(_:)``). The episode
     /// rows are computed before the transaction, so the single writer only runs SQL; once queued, the merge always
     /// completes, so a cancelled refresh still commits in-flight merges.
-    public func applyAsync(_ check: FeedCheck) async throws -> MergeSummary {
+    public func apply(_ check: FeedCheck) async throws -> MergeSummary {
         let columns = Self.columns(of: check)
         return try await write { db in try self.applyBody(check, columns: columns, db: db) }
     }

@@ -2,7 +2,7 @@ public import FeedModels
 import Foundation
 import PostgresNIO
 
-// Download settings and records on PostgreSQL (see ``AsyncDownloadRepository``): the queries, and the one write every
+// Download settings and records on PostgreSQL (see ``DownloadRepository``): the queries, and the one write every
 // change of a record goes through (``DownloadRecordStore``), the record's row locked. Each method is one statement or
 // one transaction.
 extension PostgresFeedStore: DownloadRecordStore {

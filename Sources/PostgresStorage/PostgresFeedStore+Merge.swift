@@ -13,7 +13,7 @@ extension PostgresFeedStore {
     ///
     /// The transaction runs in a task of its own: once started, it commits even when the caller is cancelled (a
     /// stopped refresh still stores the feeds in flight).
-    public func applyAsync(_ check: FeedCheck) async throws -> MergeSummary {
+    public func apply(_ check: FeedCheck) async throws -> MergeSummary {
         let rows: [(fields: EpisodeFields, fingerprint: String)]
         if case .fetched(let feed, _, _, _) = check.result {
             rows = feed.episodes.map { episode in

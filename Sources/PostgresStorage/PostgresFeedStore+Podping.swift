@@ -6,7 +6,7 @@ import PostgresNIO
 // one worker holds the cursor's lease and reads the chain; it marks pinged feeds due here, and every worker picks
 // them up through its usual claims.
 
-extension PostgresFeedStore: AsyncPodpingRepository {
+extension PostgresFeedStore: PodpingRepository {
     public func podpingStates() async throws -> [Int64: PodpingFeedState] {
         var states: [Int64: PodpingFeedState] = [:]
         for row in try await rows(

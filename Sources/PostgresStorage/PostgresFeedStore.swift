@@ -14,7 +14,7 @@ import _ConnectionPoolModule
 /// schema is created and migrated on first use (see `PostgresSchema`). All SQL for PostgreSQL lives in this module.
 ///
 /// Open one with ``withStore(url:maximumConnections:logger:_:)``, which runs the pool for as long as the body runs.
-public struct PostgresFeedStore: AsyncSubscriptionRepository, AsyncEpisodeRepository, AsyncRefreshRunRepository {
+public struct PostgresFeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRepository {
     let client: PostgresClient
     /// The database, for messages (never with its password).
     public let location: PostgresLocation

@@ -27,7 +27,7 @@ struct RefreshEnvironment: Sendable {
     /// The network feeds are fetched over (the podping reader's requests go through it too).
     let network: HTTPNetwork
     /// Podping state and the chain's cursor.
-    let podpingStore: any AsyncPodpingRepository
+    let podpingStore: any PodpingRepository
 
     /// Now, by the store's clock.
     func now() -> Date { Date().addingTimeInterval(clockOffset) }

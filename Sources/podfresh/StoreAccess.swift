@@ -12,7 +12,7 @@ struct OpenStore: Sendable {
     /// The SQLite file, when the store is one (for the run lock beside it).
     let sqlitePath: String?
     /// Podping state and the chain's cursor.
-    var podping: any AsyncPodpingRepository
+    var podping: any PodpingRepository
 
 }
 

@@ -68,6 +68,11 @@ extension Podfresh {
 @_silgen_name("pipe2")
 private func systemPipe2(_ descriptors: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
 
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later; behind `_GNU_SOURCE` too): the child closes
+/// every descriptor from `from` on.
+@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
+private func systemAddCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ from: Int32) -> Int32
+
 /// `F_SETPIPE_SZ` (`F_LINUX_SPECIFIC_BASE + 7`), also behind `_GNU_SOURCE`.
 private let setPipeSize: Int32 = 1024 + 7
 
@@ -106,6 +111,9 @@ private struct BrokenOutputLaunch: Sendable {
         case .closed:
             posix_spawn_file_actions_addclose(&actions, 1)
         }
+        // Nothing else of this process reaches the child: a listening socket of another test, inherited, would go
+        // on accepting connections after that test closed it.
+        _ = systemAddCloseFrom(&actions, 3)
         if output == .pipeClosedAtOnce {
             close(pipe[0])
             pipe[0] = -1

@@ -52,7 +52,7 @@ struct FeedStoreTests {
         defer { temp.remove() }
         let added = try await temp.store.addSubscription(
             url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
-        _ = try await temp.store.applyAsync(
+        _ = try await temp.store.apply(
             FeedCheck(subscriptionID: added.id, checkedAt: t0, status: 200, result: fetched([episode("e1")])))
         let reopened = try FeedStore(path: temp.path)
         #expect(try await reopened.subscriptions().map(\.title) == ["Show"])
@@ -67,7 +67,7 @@ struct FeedStoreTests {
         // Given a task that is cancelled before it merges, when it merges, then the merge still commits.
         let merge = Task {
             while !Task.isCancelled { await Task.yield() }
-            return try await store.applyAsync(
+            return try await store.apply(
                 FeedCheck(
                     subscriptionID: feed.id, checkedAt: t0, result: fetched([episode("e2"), episode("e1")]), runID: 3))
         }
@@ -76,14 +76,14 @@ struct FeedStoreTests {
         #expect(summary.newEpisodes.map(\.key) == ["e2", "e1"])
         #expect(try await store.episodes(EpisodeQuery(subscriptionID: feed.id)).map(\.key).sorted() == ["e1", "e2"])
         // And a second async merge of the same feed finds nothing new, like the synchronous one.
-        let again = try await store.applyAsync(
+        let again = try await store.apply(
             FeedCheck(
                 subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(60),
                 result: fetched([episode("e2"), episode("e1")])))
         #expect(again.newEpisodes.isEmpty && again.updatedCount == 0)
         // A failed check through the async path reports a missing subscription as the sync one does.
         await #expect(throws: StoreError.self) {
-            _ = try await store.applyAsync(FeedCheck(subscriptionID: 9_999, checkedAt: t0, result: fetched([])))
+            _ = try await store.apply(FeedCheck(subscriptionID: 9_999, checkedAt: t0, result: fetched([])))
         }
     }
 
@@ -95,7 +95,7 @@ struct FeedStoreTests {
         await #expect { _ = try await temp.store.addSubscription(url: url, title: nil, at: t0) } throws: {
             ($0 as? StoreError)?.kind == .duplicate
         }
-        _ = try await temp.store.applyAsync(
+        _ = try await temp.store.apply(
             FeedCheck(subscriptionID: added.id, checkedAt: t0, result: fetched([episode("e1")])))
         #expect(try await temp.store.removeSubscription(id: added.id))
         #expect(try await temp.store.episodes(EpisodeQuery()).isEmpty)
@@ -107,19 +107,19 @@ struct FeedStoreTests {
         defer { temp.remove() }
         let feed = try await temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
         // Given two stored episodes
-        let first = try await temp.store.applyAsync(
+        let first = try await temp.store.apply(
             FeedCheck(
                 subscriptionID: feed.id, checkedAt: t0, result: fetched([episode("e2"), episode("e1")]), runID: 7))
         #expect(first.newEpisodes.map(\.key) == ["e2", "e1"])
         #expect(first.newEpisodes.first?.firstSeenRunID == 7)
         // When the same feed comes again, nothing is new or changed
-        let same = try await temp.store.applyAsync(
+        let same = try await temp.store.apply(
             FeedCheck(
                 subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(60),
                 result: fetched([episode("e2"), episode("e1")])))
         #expect(same.newEpisodes.isEmpty && same.updatedCount == 0)
         // When one title changes and e1 is dropped, e2 is updated and e1 is kept
-        let changed = try await temp.store.applyAsync(
+        let changed = try await temp.store.apply(
             FeedCheck(
                 subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(120),
                 result: fetched([episode("e3"), episode("e2", title: "Renamed")])))
@@ -131,7 +131,7 @@ struct FeedStoreTests {
         #expect(stored.first { $0.key == "e2" }?.firstSeenAt == t0)
         #expect(stored.first { $0.key == "e2" }?.lastSeenAt == t0.addingTimeInterval(120))
         // An empty feed deletes nothing
-        _ = try await temp.store.applyAsync(
+        _ = try await temp.store.apply(
             FeedCheck(subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(180), result: fetched([])))
         #expect(try await temp.store.episodes(EpisodeQuery(subscriptionID: feed.id)).count == 3)
     }
@@ -140,7 +140,7 @@ struct FeedStoreTests {
         let temp = try TemporaryStore()
         defer { temp.remove() }
         let feed = try await temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
-        let summary = try await temp.store.applyAsync(
+        let summary = try await temp.store.apply(
             FeedCheck(
                 subscriptionID: feed.id, checkedAt: t0,
                 result: fetched([episode("d", title: "First"), episode("d", title: "Second")])))
@@ -152,10 +152,10 @@ struct FeedStoreTests {
         let temp = try TemporaryStore()
         defer { temp.remove() }
         let feed = try await temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
-        _ = try await temp.store.applyAsync(
+        _ = try await temp.store.apply(
             FeedCheck(subscriptionID: feed.id, checkedAt: t0, status: 200, result: fetched([episode("e1")])))
         for n in 1...2 {
-            _ = try await temp.store.applyAsync(
+            _ = try await temp.store.apply(
                 FeedCheck(
                     subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(Double(n)), status: 500,
                     result: .failed(kind: "http-status", message: "HTTP 500"),
@@ -167,7 +167,7 @@ struct FeedStoreTests {
         #expect(stored.etag == "\"e1\"")
         #expect(stored.url.absoluteString == "https://a.example/feed", "a failed check never moves a feed")
         #expect(try await temp.store.episodes(EpisodeQuery()).count == 1)
-        _ = try await temp.store.applyAsync(
+        _ = try await temp.store.apply(
             FeedCheck(subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(9), status: 304, result: .notModified))
         #expect(try await temp.store.subscription(id: feed.id)?.failureCount == 0)
         #expect(try await temp.store.subscription(id: feed.id)?.lastError == nil)
@@ -180,14 +180,14 @@ struct FeedStoreTests {
         let later = try await temp.store.addSubscription(url: URL(string: "https://a.example/2")!, title: nil, at: t0)
         let past = try await temp.store.addSubscription(url: URL(string: "https://a.example/3")!, title: nil, at: t0)
         let gone = try await temp.store.addSubscription(url: URL(string: "https://a.example/4")!, title: nil, at: t0)
-        _ = try await temp.store.applyAsync(
+        _ = try await temp.store.apply(
             FeedCheck(
                 subscriptionID: later.id, checkedAt: t0, result: .notModified, nextCheckAt: t0.addingTimeInterval(3600))
         )
-        _ = try await temp.store.applyAsync(
+        _ = try await temp.store.apply(
             FeedCheck(
                 subscriptionID: past.id, checkedAt: t0, result: .notModified, nextCheckAt: t0.addingTimeInterval(-1)))
-        _ = try await temp.store.applyAsync(
+        _ = try await temp.store.apply(
             FeedCheck(subscriptionID: gone.id, checkedAt: t0, status: 410, result: .gone(message: "HTTP 410")))
         #expect(try await temp.store.dueSubscriptions(at: t0).map(\.id) == [fresh.id, past.id])
         #expect(
@@ -202,11 +202,11 @@ struct FeedStoreTests {
         defer { temp.remove() }
         let a = try await temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
         let b = try await temp.store.addSubscription(url: URL(string: "https://b.example/feed")!, title: "Bee", at: t0)
-        let refused = try await temp.store.applyAsync(
+        let refused = try await temp.store.apply(
             FeedCheck(subscriptionID: a.id, checkedAt: t0, result: fetched([episode("e")]), movedTo: b.url))
         #expect(refused.movedTo == nil)
         #expect(refused.moveRefused == TakenMove(target: b.url, otherID: b.id, otherTitle: "Bee"))
-        let moved = try await temp.store.applyAsync(
+        let moved = try await temp.store.apply(
             FeedCheck(
                 subscriptionID: a.id, checkedAt: t0, result: .notModified,
                 movedTo: URL(string: "https://c.example/feed")))
@@ -242,7 +242,7 @@ struct FeedStoreTests {
                     url: URL(string: "https://a.example/e.opus"), type: "audio/opus", length: 9, bitrate: 64000.5,
                     title: "Opus", isDefault: true)
             ])
-        _ = try await temp.store.applyAsync(FeedCheck(subscriptionID: feed.id, checkedAt: t0, result: fetched([full])))
+        _ = try await temp.store.apply(FeedCheck(subscriptionID: feed.id, checkedAt: t0, result: fetched([full])))
         #expect(try await temp.store.episodes(EpisodeQuery()).first?.episode == full)
     }
 
@@ -252,14 +252,14 @@ struct FeedStoreTests {
         let feed = try await temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
         let other = try await temp.store.addSubscription(
             url: URL(string: "https://b.example/feed")!, title: nil, at: t0)
-        _ = try await temp.store.applyAsync(
+        _ = try await temp.store.apply(
             FeedCheck(
                 subscriptionID: feed.id, checkedAt: t0,
                 result: fetched([
                     episode("old", published: t0.addingTimeInterval(-86_400 * 10)), episode("new", published: t0),
                     episode("undated", published: nil),
                 ]), runID: 1))
-        _ = try await temp.store.applyAsync(
+        _ = try await temp.store.apply(
             FeedCheck(
                 subscriptionID: other.id, checkedAt: t0,
                 result: fetched([episode("x", published: t0.addingTimeInterval(-60))]), runID: 2))
@@ -312,7 +312,7 @@ struct FeedStoreTests {
                 group.addTask {
                     for round in 0..<100 {
                         let id = subscriptionIDs[(round + index * 7) % subscriptionIDs.count]
-                        _ = try await store.applyAsync(
+                        _ = try await store.apply(
                             FeedCheck(
                                 subscriptionID: id, checkedAt: t0, result: fetched([episode("s\(index)-\(round)")])))
                     }

@@ -137,7 +137,7 @@ struct StoreOpeningTests {
         let path = folder.path("podfresh.sqlite")
         let writer = try FeedStore(path: path)
         let feed = try await writer.addSubscription(url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
-        _ = try await writer.applyAsync(
+        _ = try await writer.apply(
             FeedCheck(
                 subscriptionID: feed.id, checkedAt: t0, status: 200,
                 result: .fetched(
@@ -213,13 +213,13 @@ struct StoreOpeningTests {
         let a = try await store.addSubscription(url: URL(string: "https://a.example/feed")!, title: "A", at: t0)
         _ = try await store.addSubscription(url: URL(string: "https://b.example/feed")!, title: "B", at: t0)
         // A "move" to another spelling of the same URL is no move …
-        let same = try await store.applyAsync(
+        let same = try await store.apply(
             FeedCheck(
                 subscriptionID: a.id, checkedAt: t0, result: .notModified,
                 movedTo: URL(string: "HTTPS://A.EXAMPLE/feed#x")))
         #expect(same.movedTo == nil && same.moveRefused == nil)
         // … and a move to another spelling of a subscribed URL is refused, naming it.
-        let taken = try await store.applyAsync(
+        let taken = try await store.apply(
             FeedCheck(
                 subscriptionID: a.id, checkedAt: t0, result: .notModified,
                 movedTo: URL(string: "https://B.example/feed")))

@@ -30,7 +30,7 @@ private func fetched(_ subscription: Subscription, _ episodes: [ParsedEpisode], 
 private func feedWithFiveEpisodes(_ store: any SpecifiedStore) async throws -> Subscription {
     let feed = try await store.addSubscription(
         url: URL(string: "https://a.example/feed")!, title: "Show", at: t0, backlog: nil)
-    _ = try await store.applyAsync(fetched(feed, (1...5).map { episode("e\($0)", hoursAgo: Double($0)) }))
+    _ = try await store.apply(fetched(feed, (1...5).map { episode("e\($0)", hoursAgo: Double($0)) }))
     return feed
 }
 
@@ -177,10 +177,10 @@ struct DownloadSpecificationTests {
         try await backend.withStore { store in
             let feed = try await store.addSubscription(
                 url: URL(string: "https://a.example/feed")!, title: "Show", at: t0, backlog: nil)
-            _ = try await store.applyAsync(fetched(feed, [episode("e1", hoursAgo: 1)]))
+            _ = try await store.apply(fetched(feed, [episode("e1", hoursAgo: 1)]))
             try await store.recordDownloadCompleted(completion(feed, "e1"))
             // The feed now sends the same episode through a new tracking prefix.
-            _ = try await store.applyAsync(
+            _ = try await store.apply(
                 fetched(
                     feed, [episode("e1", hoursAgo: 1, enclosure: "https://track.example/p/cdn.example.com/e1.mp3?x=1")],
                     at: t0.addingTimeInterval(3600)))
@@ -221,7 +221,7 @@ struct DownloadSpecificationTests {
             let feed = try await feedWithFiveEpisodes(store)
             let other = try await store.addSubscription(
                 url: URL(string: "https://b.example/feed")!, title: "Other", at: t0, backlog: nil)
-            _ = try await store.applyAsync(fetched(other, [episode("o1", hoursAgo: 1)]))
+            _ = try await store.apply(fetched(other, [episode("o1", hoursAgo: 1)]))
             #expect(try await store.downloadUsage().isEmpty)
 
             let big: Int64 = 5_000_000_000  // beyond 32 bits

@@ -103,10 +103,10 @@ struct LeaseTests {
 
             // The slow worker's check comes in late: refused, and the feed stays the fast worker's.
             await #expect(throws: StoreError.self) {
-                _ = try await store.applyAsync(Self.notModified(feed.id, lease: slow.lease))
+                _ = try await store.apply(Self.notModified(feed.id, lease: slow.lease))
             }
             do {
-                _ = try await store.applyAsync(Self.notModified(feed.id, lease: slow.lease))
+                _ = try await store.apply(Self.notModified(feed.id, lease: slow.lease))
             } catch let error as StoreError {
                 #expect(error.kind == .leaseLost)
             }
@@ -114,14 +114,14 @@ struct LeaseTests {
             var movingCheck = Self.notModified(feed.id, lease: slow.lease)
             movingCheck.movedTo = URL(string: "https://moved.example/feed.xml")!
             do {
-                _ = try await store.applyAsync(movingCheck)
+                _ = try await store.apply(movingCheck)
                 Issue.record("a late check that moves the feed was stored")
             } catch let error as StoreError {
                 #expect(error.kind == .leaseLost)
             }
             #expect(try await store.subscription(id: feed.id)?.url == URL(string: "https://a.example/feed.xml")!)
             #expect(try await store.subscription(id: feed.id)?.lastCheckedAt == nil, "nothing of the late check")
-            _ = try await store.applyAsync(Self.notModified(feed.id, lease: fast.lease))
+            _ = try await store.apply(Self.notModified(feed.id, lease: fast.lease))
             #expect(try await store.subscription(id: feed.id)?.lastStatus == 304)
             #expect(try await store.activeLeaseCount() == 0, "the merge gave the lease back")
         }
@@ -177,7 +177,7 @@ struct LeaseTests {
         try await Self.withFleetStore { store in
             let feed = try await store.addSubscription(
                 url: URL(string: "https://a.example/feed")!, title: nil, at: Self.t0, backlog: nil)
-            _ = try await store.applyAsync(
+            _ = try await store.apply(
                 FeedCheck(
                     subscriptionID: feed.id, checkedAt: Self.t0, status: 200,
                     result: .fetched(

@@ -217,7 +217,7 @@ struct MigrationTests {
             let kept = try await target.addSubscription(
                 url: URL(string: "https://night-shift.example.org/new-feed.xml")!, title: "Kept", at: Date(),
                 backlog: nil)
-            _ = try await target.applyAsync(
+            _ = try await target.apply(
                 FeedCheck(
                     subscriptionID: kept.id, checkedAt: SourceDatabase.t0, status: 200,
                     result: .fetched(nightShift, etag: nil, lastModified: nil, unconditional: true)))
@@ -288,7 +288,7 @@ struct MigrationTests {
             let subscription = try await store.addSubscription(
                 url: URL(string: "https://large.example.org/feed.xml")!, title: nil, at: SourceDatabase.t0,
                 backlog: nil)
-            _ = try await store.applyAsync(
+            _ = try await store.apply(
                 FeedCheck(
                     subscriptionID: subscription.id, checkedAt: SourceDatabase.t0, status: 200,
                     result: .fetched(feed, etag: nil, lastModified: nil, unconditional: true), runID: run.id,

@@ -32,7 +32,7 @@ struct PodpingFleetTests {
                     let now = Date()
                     let feed = try await store.addSubscription(
                         url: URL(string: "https://feeds.example.org/fleet.xml")!, title: nil, at: now, backlog: nil)
-                    _ = try await store.applyAsync(
+                    _ = try await store.apply(
                         FeedCheck(
                             subscriptionID: feed.id, checkedAt: now.addingTimeInterval(-600), status: 304,
                             result: .notModified, nextCheckAt: now.addingTimeInterval(86_400)))

@@ -13,10 +13,10 @@ struct PodpingStoreTests {
     let t0 = Date(timeIntervalSince1970: 1_732_581_663)
 
     func withPodpingStore(
-        _ backend: Backend, _ body: (any SpecifiedStore, any AsyncPodpingRepository) async throws -> Void
+        _ backend: Backend, _ body: (any SpecifiedStore, any PodpingRepository) async throws -> Void
     ) async throws {
         try await backend.withStore { store in
-            let podping = try #require(store as? any AsyncPodpingRepository)
+            let podping = try #require(store as? any PodpingRepository)
             try await body(store, podping)
         }
     }
@@ -56,7 +56,7 @@ struct PodpingStoreTests {
             let fresh = try await repositories.addSubscription(
                 url: URL(string: "https://a.example/fresh.xml")!, title: nil, at: t0, backlog: nil)
             for feed in [checked, fresh] {
-                _ = try await repositories.applyAsync(
+                _ = try await repositories.apply(
                     FeedCheck(
                         subscriptionID: feed.id, checkedAt: feed.id == fresh.id ? t0 : t0.addingTimeInterval(-3600),
                         status: 304, result: .notModified, nextCheckAt: t0.addingTimeInterval(86_400),
@@ -105,7 +105,7 @@ struct PodpingStoreTests {
                 url: URL(string: "https://a.example/before.xml")!, title: nil, at: t0, backlog: nil)
             // Each was checked an hour ago; `before` was pinged (and so made due) before its next check started.
             for feed in [pinged, notModified, before] {
-                _ = try await repositories.applyAsync(fetched(feed, at: t0.addingTimeInterval(-3600), podping: nil))
+                _ = try await repositories.apply(fetched(feed, at: t0.addingTimeInterval(-3600), podping: nil))
             }
             let early = FeedPing(
                 subscriptionID: before.id, blockNumber: 6, blockTime: t0.addingTimeInterval(-3), reason: "update")
@@ -118,13 +118,13 @@ struct PodpingStoreTests {
                 FeedPing(subscriptionID: $0.id, blockNumber: 7, blockTime: t0.addingTimeInterval(1), reason: "update")
             }
             _ = try await store.recordPings(during, at: t0.addingTimeInterval(2), cooldown: 30)
-            _ = try await repositories.applyAsync(fetched(pinged, at: t0, podping: nil))
-            _ = try await repositories.applyAsync(
+            _ = try await repositories.apply(fetched(pinged, at: t0, podping: nil))
+            _ = try await repositories.apply(
                 FeedCheck(
                     subscriptionID: notModified.id, checkedAt: t0, status: 304, result: .notModified,
                     nextCheckAt: t0.addingTimeInterval(86_400),
                     nextCheckReason: .cadence(interval: .seconds(86_400), basis: .noRhythmYet)))
-            _ = try await repositories.applyAsync(fetched(before, at: t0, podping: nil))
+            _ = try await repositories.apply(fetched(before, at: t0, podping: nil))
 
             for feed in [pinged, notModified] {
                 let stored = try #require(try await repositories.subscription(id: feed.id))
@@ -134,7 +134,7 @@ struct PodpingStoreTests {
             let answered = try #require(try await repositories.subscription(id: before.id))
             #expect(answered.nextCheckAt == t0.addingTimeInterval(86_400), "its check was the answer to its ping")
             // The next check of `pinged`, started after the ping, follows its schedule again.
-            _ = try await repositories.applyAsync(fetched(pinged, at: t0.addingTimeInterval(30), podping: nil))
+            _ = try await repositories.apply(fetched(pinged, at: t0.addingTimeInterval(30), podping: nil))
             #expect(
                 try await repositories.subscription(id: pinged.id)?.nextCheckAt == t0.addingTimeInterval(86_430))
         }
@@ -146,7 +146,7 @@ struct PodpingStoreTests {
             let feed = try await repositories.addSubscription(
                 url: URL(string: "https://a.example/declared.xml")!, title: nil, at: t0, backlog: nil)
             let declared = PodpingDeclaration(usesPodping: true, hiveAccounts: ["host.one"])
-            _ = try await repositories.applyAsync(fetched(feed, at: t0, podping: declared))
+            _ = try await repositories.apply(fetched(feed, at: t0, podping: declared))
             #expect(try await store.podpingStates()[feed.id]?.hiveAccounts == ["host.one"])
             #expect(try await store.podpingStates()[feed.id]?.usesPodping == true)
             _ = try await store.recordPings(
@@ -154,29 +154,29 @@ struct PodpingStoreTests {
                 at: t0.addingTimeInterval(1), cooldown: 30)
 
             // A 304 says nothing new: the declaration stands.
-            _ = try await repositories.applyAsync(
+            _ = try await repositories.apply(
                 FeedCheck(
                     subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(60), status: 304, result: .notModified,
                     nextCheckAt: t0.addingTimeInterval(3600)))
             #expect(try await store.podpingStates()[feed.id]?.hiveAccounts == ["host.one"])
 
             // The next body names another account, then none at all.
-            _ = try await repositories.applyAsync(
+            _ = try await repositories.apply(
                 fetched(
                     feed, at: t0.addingTimeInterval(120),
                     podping: PodpingDeclaration(usesPodping: nil, hiveAccounts: ["host.two"])))
             #expect(try await store.podpingStates()[feed.id]?.hiveAccounts == ["host.two"])
             #expect(try await store.podpingStates()[feed.id]?.usesPodping == nil)
-            _ = try await repositories.applyAsync(fetched(feed, at: t0.addingTimeInterval(180), podping: nil))
+            _ = try await repositories.apply(fetched(feed, at: t0.addingTimeInterval(180), podping: nil))
             let state = try #require(try await store.podpingStates()[feed.id])
             #expect(state.hiveAccounts.isEmpty && state.usesPodping == nil)
             #expect(state.lastPingBlock == 9 && state.pingCount == 1, "the pings received stay recorded")
 
             // One that opts out and later drops the element is believed again.
-            _ = try await repositories.applyAsync(
+            _ = try await repositories.apply(
                 fetched(feed, at: t0.addingTimeInterval(240), podping: PodpingDeclaration(usesPodping: false)))
             #expect(try await store.podpingStates()[feed.id]?.usesPodping == false)
-            _ = try await repositories.applyAsync(fetched(feed, at: t0.addingTimeInterval(300), podping: nil))
+            _ = try await repositories.apply(fetched(feed, at: t0.addingTimeInterval(300), podping: nil))
             #expect(try await store.podpingStates()[feed.id]?.usesPodping == nil)
         }
     }
@@ -193,14 +193,14 @@ struct PodpingStoreTests {
             var marks = [empty, try await store.subscriptionsMark()]
             #expect(marks[1].count == 2 && marks[1].maxID == two.id)
             // An episode stored, a check, a ping: the subscriptions' addresses stay the same, and so does the mark.
-            _ = try await repositories.applyAsync(fetched(one, at: t0, podping: nil))
+            _ = try await repositories.apply(fetched(one, at: t0, podping: nil))
             _ = try await store.recordPings(
                 [FeedPing(subscriptionID: one.id, blockNumber: 1, blockTime: t0, reason: "update")],
                 at: t0.addingTimeInterval(1), cooldown: 30)
             #expect(try await store.subscriptionsMark() == marks[1])
             _ = try await repositories.moveSubscription(id: one.id, to: URL(string: "https://b.example/one.xml")!)
             marks.append(try await store.subscriptionsMark())
-            _ = try await repositories.applyAsync(
+            _ = try await repositories.apply(
                 FeedCheck(subscriptionID: two.id, checkedAt: t0, status: 410, result: .gone(message: "HTTP 410")))
             marks.append(try await store.subscriptionsMark())
             _ = try await repositories.removeSubscription(id: two.id)

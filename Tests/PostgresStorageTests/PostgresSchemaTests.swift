@@ -82,7 +82,7 @@ struct PostgresSchemaTests {
             for _ in 0..<2 {
                 group.addTask {
                     try await PostgresFeedStore.withStore(url: url) { store in
-                        try await store.applyAsync(check).newEpisodes.map(\.key)
+                        try await store.apply(check).newEpisodes.map(\.key)
                     }
                 }
             }
@@ -101,7 +101,7 @@ struct PostgresSchemaTests {
         let subscription = try await PostgresFeedStore.withStore(url: url) { store in
             let feed = try await store.addSubscription(
                 url: URL(string: "https://a.example/feed")!, title: "Show", at: t0, backlog: 4)
-            _ = try await store.applyAsync(
+            _ = try await store.apply(
                 FeedCheck(
                     subscriptionID: feed.id, checkedAt: t0, status: 200,
                     result: .fetched(

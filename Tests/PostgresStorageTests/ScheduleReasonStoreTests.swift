@@ -28,7 +28,7 @@ struct ScheduleReasonStoreTests {
             for (index, reason) in Self.reasons.enumerated() {
                 let feed = try await store.addSubscription(
                     url: URL(string: "https://a.example/\(index).xml")!, title: nil, at: t0, backlog: nil)
-                _ = try await store.applyAsync(
+                _ = try await store.apply(
                     FeedCheck(
                         subscriptionID: feed.id, checkedAt: t0, status: 304, result: .notModified,
                         nextCheckAt: t0.addingTimeInterval(3600), nextCheckReason: reason))
@@ -37,7 +37,7 @@ struct ScheduleReasonStoreTests {
             }
             let gone = try await store.addSubscription(
                 url: URL(string: "https://a.example/gone.xml")!, title: nil, at: t0, backlog: nil)
-            _ = try await store.applyAsync(
+            _ = try await store.apply(
                 FeedCheck(subscriptionID: gone.id, checkedAt: t0, status: 410, result: .gone(message: "HTTP 410")))
             #expect(try await store.subscription(id: gone.id)?.nextCheckReason == .gone)
         }
@@ -50,7 +50,7 @@ struct ScheduleReasonStoreTests {
         let store = try FeedStore(path: path)
         let feed = try await store.addSubscription(
             url: URL(string: "https://a.example/feed.xml")!, title: nil, at: t0, backlog: nil)
-        _ = try await store.applyAsync(
+        _ = try await store.apply(
             FeedCheck(
                 subscriptionID: feed.id, checkedAt: t0, status: 304, result: .notModified,
                 nextCheckAt: t0.addingTimeInterval(3600), nextCheckReason: .backoff(failures: 3)))
@@ -70,7 +70,7 @@ struct ScheduleReasonStoreTests {
         try await PostgresFeedStore.withStore(url: url) { store in
             let feed = try await store.addSubscription(
                 url: URL(string: "https://a.example/feed.xml")!, title: nil, at: t0, backlog: nil)
-            _ = try await store.applyAsync(
+            _ = try await store.apply(
                 FeedCheck(
                     subscriptionID: feed.id, checkedAt: t0, status: 304, result: .notModified,
                     nextCheckAt: t0.addingTimeInterval(3600), nextCheckReason: .backoff(failures: 3)))

@@ -7,8 +7,8 @@ import TestSupport
 import Testing
 
 /// Everything a store offers through the async repositories: the SQLite ``FeedStore`` and the ``PostgresFeedStore``.
-typealias SpecifiedStore = AsyncSubscriptionRepository & AsyncEpisodeRepository & AsyncRefreshRunRepository
-    & AsyncDownloadRepository
+typealias SpecifiedStore = SubscriptionRepository & EpisodeRepository & RefreshRunRepository
+    & DownloadRepository
 
 /// The two stores the specification runs against.
 enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -104,7 +104,7 @@ struct StoreSpecificationTests {
                 episode("e2", published: t0.addingTimeInterval(-200)),
                 episode("e1", published: t0.addingTimeInterval(-300)),
             ]
-            let summary = try await store.applyAsync(check(feed, episodes, runID: run.id))
+            let summary = try await store.apply(check(feed, episodes, runID: run.id))
             #expect(summary.newEpisodes.map(\.key) == ["e3", "e2", "e1"])
             #expect(summary.updatedCount == 0)
 
@@ -142,9 +142,9 @@ struct StoreSpecificationTests {
         try await backend.withStore { store in
             let feed = try await store.addSubscription(
                 url: URL(string: "https://a.example/feed")!, title: nil, at: t0, backlog: nil)
-            _ = try await store.applyAsync(check(feed, [episode("e1")]))
+            _ = try await store.apply(check(feed, [episode("e1")]))
             let target = URL(string: "https://b.example/feed")!
-            let moved = try await store.applyAsync(
+            let moved = try await store.apply(
                 FeedCheck(
                     subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(60), status: 304, result: .notModified,
                     movedTo: target, nextCheckAt: t0.addingTimeInterval(3600),
@@ -156,7 +156,7 @@ struct StoreSpecificationTests {
             #expect(afterMove.lastStatus == 304)
             #expect(afterMove.lastSuccessAt == t0.addingTimeInterval(60))
 
-            _ = try await store.applyAsync(
+            _ = try await store.apply(
                 FeedCheck(
                     subscriptionID: feed.id, checkedAt: t0.addingTimeInterval(120), status: 500,
                     result: .failed(kind: "http-status", message: "server error"),
@@ -174,8 +174,8 @@ struct StoreSpecificationTests {
             let feed = try await store.addSubscription(
                 url: URL(string: "https://a.example/feed")!, title: nil, at: t0, backlog: nil)
             let same = check(feed, [episode("e1"), episode("e2")])
-            #expect(try await store.applyAsync(same).newEpisodes.count == 2)
-            let again = try await store.applyAsync(same)
+            #expect(try await store.apply(same).newEpisodes.count == 2)
+            let again = try await store.apply(same)
             #expect(again.newEpisodes.isEmpty, "announced: \(again.newEpisodes.map(\.key))")
             #expect(again.updatedCount == 0)
             #expect(try await store.episodeCounts() == [feed.id: 2])
@@ -187,9 +187,9 @@ struct StoreSpecificationTests {
         try await backend.withStore { store in
             let feed = try await store.addSubscription(
                 url: URL(string: "https://a.example/feed")!, title: nil, at: t0, backlog: nil)
-            _ = try await store.applyAsync(check(feed, [episode("e1"), episode("e2"), episode("e3")]))
+            _ = try await store.apply(check(feed, [episode("e1"), episode("e2"), episode("e3")]))
             let later = t0.addingTimeInterval(3600)
-            let shorter = try await store.applyAsync(check(feed, [episode("e3", title: "e3, retitled")], at: later))
+            let shorter = try await store.apply(check(feed, [episode("e3", title: "e3, retitled")], at: later))
             #expect(shorter.newEpisodes.isEmpty)
             #expect(shorter.updatedCount == 1)
             let stored = try await store.episodes(EpisodeQuery(subscriptionID: feed.id))
@@ -201,7 +201,7 @@ struct StoreSpecificationTests {
             let failed = FeedCheck(
                 subscriptionID: feed.id, checkedAt: later, status: 500,
                 result: .failed(kind: "http", message: "HTTP 500"))
-            #expect(try await store.applyAsync(failed) == MergeSummary())
+            #expect(try await store.apply(failed) == MergeSummary())
             #expect(try await store.episodeCounts() == [feed.id: 3], "a failed check deletes nothing")
             let afterFailure = try #require(try await store.subscription(id: feed.id))
             #expect(afterFailure.failureCount == 1)
@@ -215,7 +215,7 @@ struct StoreSpecificationTests {
             let feed = try await store.addSubscription(
                 url: URL(string: "https://a.example/feed")!, title: nil, at: t0, backlog: nil)
             let episodes = (1...4).map { episode("e\($0)", published: t0.addingTimeInterval(Double($0))) }
-            let summary = try await store.applyAsync(check(feed, episodes, runID: nil, announceLimit: 1))
+            let summary = try await store.apply(check(feed, episodes, runID: nil, announceLimit: 1))
             #expect(summary.newEpisodes.map(\.key) == ["e4"])
             #expect(summary.backlogCount == 3)
             #expect(try await store.episodeCounts() == [feed.id: 4])

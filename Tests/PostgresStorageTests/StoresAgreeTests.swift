@@ -74,7 +74,7 @@ private func mergeEveryFeed(into store: any SpecifiedStore) async throws -> (Out
             (fetched(feed, subscription, at: t0, run: first, limit: 3), "first"),
             (fetched(later(feed), subscription, at: t0 + 3600, run: second, limit: nil), "later"),
         ] {
-            let summary = try await store.applyAsync(check)
+            let summary = try await store.apply(check)
             let announced = summary.newEpisodes.map { "\($0.key)@\($0.firstSeenRunID.map(String.init) ?? "-")" }
             outcome.summaries.append(
                 "\(name) \(merge): new \(announced), updated \(summary.updatedCount), back \(summary.backlogCount)")

@@ -24,7 +24,7 @@ struct DueSourceTests {
                 let now = Date()
                 let feed = try await store.addSubscription(
                     url: URL(string: "https://feeds.example.org/show.xml")!, title: nil, at: now, backlog: nil)
-                _ = try await store.applyAsync(
+                _ = try await store.apply(
                     FeedCheck(
                         subscriptionID: feed.id, checkedAt: now.addingTimeInterval(-60), status: 304,
                         result: .notModified, nextCheckAt: now.addingTimeInterval(86_400)))

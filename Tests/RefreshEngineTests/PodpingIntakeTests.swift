@@ -29,7 +29,7 @@ struct PodpingIntakeTests {
         var feeds: [Subscription] = []
         for url in ["https://feeds.example.org/one.xml", "https://feeds.example.org/two.xml", "https://x.example/3"] {
             let feed = try await store.addSubscription(url: URL(string: url)!, title: nil, at: now, backlog: nil)
-            _ = try await store.applyAsync(
+            _ = try await store.apply(
                 FeedCheck(
                     subscriptionID: feed.id, checkedAt: now.addingTimeInterval(-3600), status: 304,
                     result: .notModified, nextCheckAt: now.addingTimeInterval(86_400),
@@ -74,7 +74,7 @@ struct PodpingIntakeTests {
     @Test func aFeedIsFoundByTheURLItMovedFrom() async throws {
         let (store, feeds) = try await store()
         _ = try await store.moveSubscription(id: feeds[1].id, to: URL(string: "https://new.example.org/two.xml")!)
-        _ = try await store.applyAsync(
+        _ = try await store.apply(
             FeedCheck(
                 subscriptionID: feeds[1].id, checkedAt: now.addingTimeInterval(-600), status: 304,
                 result: .notModified, nextCheckAt: now.addingTimeInterval(86_400)))

@@ -33,11 +33,11 @@ struct RefreshStepsTests {
                 url: URL(string: "https://a.example/later.xml")!, title: nil, at: now, backlog: nil)
             let gone = try await store.addSubscription(
                 url: URL(string: "https://b.example/gone.xml")!, title: nil, at: now, backlog: nil)
-            _ = try await store.applyAsync(
+            _ = try await store.apply(
                 FeedCheck(
                     subscriptionID: later.id, checkedAt: now, status: 304, result: .notModified,
                     nextCheckAt: now.addingTimeInterval(3600), nextCheckReason: .retryAfter))
-            _ = try await store.applyAsync(
+            _ = try await store.apply(
                 FeedCheck(subscriptionID: gone.id, checkedAt: now, status: 410, result: .gone(message: "410")))
             let feeds = FeedsToCheck(
                 subscriptions: store, claims: nil, fleet: FleetSettings(worker: "test", lease: .seconds(60)),
@@ -62,7 +62,7 @@ struct RefreshStepsTests {
             let feed = try await store.addSubscription(
                 url: URL(string: "https://a.example/feed.xml")!, title: nil, at: now, backlog: nil)
             let next = now.addingTimeInterval(7200)
-            _ = try await store.applyAsync(
+            _ = try await store.apply(
                 FeedCheck(
                     subscriptionID: feed.id, checkedAt: now, status: 304, result: .notModified, nextCheckAt: next,
                     nextCheckReason: .retryAfter))

@@ -161,7 +161,7 @@ struct ConcurrencyTests {
                                 ParsedFeed(format: .rss2, title: "Feed \(id)", episodes: episodes), etag: nil,
                                 lastModified: nil, unconditional: true))
                         do {
-                            _ = try await store.applyAsync(check)
+                            _ = try await store.apply(check)
                             _ = try await store.episodeCounts()
                             _ = try await store.subscriptions()
                         } catch {

@@ -4,11 +4,11 @@ public import Podping
 
 /// Turns blocks read from the chain into "due now": every feed address a believed notice names is matched against
 /// the subscriptions (by the same URL normalisation as `add`, and through a feed's recorded move), and the feeds
-/// matched are made due in the store (``AsyncPodpingRepository/recordPings(_:at:cooldown:)``). The refresh then
+/// matched are made due in the store (``PodpingRepository/recordPings(_:at:cooldown:)``). The refresh then
 /// runs as usual; this only names feeds.
 public struct PodpingIntake: Sendable {
-    private let store: any AsyncPodpingRepository
-    private let subscriptions: any AsyncSubscriptionRepository
+    private let store: any PodpingRepository
+    private let subscriptions: any SubscriptionRepository
     /// Whose notices are believed.
     public let trust: PodpingTrust
     /// A pinged feed is not fetched again sooner than this after its last check.
@@ -21,7 +21,7 @@ public struct PodpingIntake: Sendable {
     /// - Parameter indexMaxAge: How long the index of subscription addresses is kept while the subscriptions'
     ///   ``SubscriptionsMark`` stays the same (a backstop for a change the mark cannot see).
     public init(
-        store: any AsyncPodpingRepository, subscriptions: any AsyncSubscriptionRepository, trust: PodpingTrust,
+        store: any PodpingRepository, subscriptions: any SubscriptionRepository, trust: PodpingTrust,
         cooldown: TimeInterval = 30, indexMaxAge: TimeInterval = SubscriptionIndexCache.defaultMaxAge,
         now: @escaping @Sendable () -> Date, publish: @escaping @Sendable (DataFetchEvent) -> Void
     ) {

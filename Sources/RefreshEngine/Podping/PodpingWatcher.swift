@@ -46,13 +46,13 @@ public struct PodpingWatcher: Sendable {
     private let settings: PodpingSettings
     private let reader: PodpingReader
     private let intake: PodpingIntake
-    private let store: any AsyncPodpingRepository
+    private let store: any PodpingRepository
     private let now: @Sendable () -> Date
     private let publish: @Sendable (DataFetchEvent) -> Void
 
     public init(
-        settings: PodpingSettings, network: HTTPNetwork, store: any AsyncPodpingRepository,
-        subscriptions: any AsyncSubscriptionRepository, now: @escaping @Sendable () -> Date,
+        settings: PodpingSettings, network: HTTPNetwork, store: any PodpingRepository,
+        subscriptions: any SubscriptionRepository, now: @escaping @Sendable () -> Date,
         publish: @escaping @Sendable (DataFetchEvent) -> Void
     ) {
         self.settings = settings

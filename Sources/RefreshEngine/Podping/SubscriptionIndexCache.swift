@@ -32,7 +32,7 @@ public final class SubscriptionIndexCache: Sendable {
 
     /// The index, built again when the subscriptions changed or it is older than ``maxAge``.
     func current(
-        subscriptions: any AsyncSubscriptionRepository, store: any AsyncPodpingRepository, now: Date
+        subscriptions: any SubscriptionRepository, store: any PodpingRepository, now: Date
     ) async throws -> SubscriptionIndex {
         let mark = try await store.subscriptionsMark()
         if let built = state.withLock({ $0.built }), built.mark == mark, now.timeIntervalSince(built.at) < maxAge,

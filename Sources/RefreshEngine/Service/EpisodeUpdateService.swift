@@ -13,7 +13,7 @@ import Foundation
 /// a lease as fetch slots free up, stores a check only while its lease holds, and ends when nothing is left to claim.
 public final class EpisodeUpdateService: Sendable {
     private let feeds: FeedsToCheck
-    private let episodes: any AsyncEpisodeRepository
+    private let episodes: any EpisodeRepository
     private let bookkeeping: RunBookkeeping
     private let source: any FeedSource
     private let coordinator: DataFetchCoordinator
@@ -39,9 +39,9 @@ public final class EpisodeUpdateService: Sendable {
     }
 
     public convenience init(
-        subscriptions: any AsyncSubscriptionRepository,
-        episodes: any AsyncEpisodeRepository,
-        runs: any AsyncRefreshRunRepository,
+        subscriptions: any SubscriptionRepository,
+        episodes: any EpisodeRepository,
+        runs: any RefreshRunRepository,
         claims: (any FeedClaiming)? = nil,
         fleet: FleetSettings = FleetSettings(worker: FleetSettings.thisProcess, lease: .seconds(300)),
         source: any FeedSource,
@@ -54,9 +54,9 @@ public final class EpisodeUpdateService: Sendable {
     }
 
     private init(
-        subscriptions: any AsyncSubscriptionRepository,
-        episodes: any AsyncEpisodeRepository,
-        runs: any AsyncRefreshRunRepository,
+        subscriptions: any SubscriptionRepository,
+        episodes: any EpisodeRepository,
+        runs: any RefreshRunRepository,
         claims: (any FeedClaiming)?,
         fleet: FleetSettings,
         source: any FeedSource,

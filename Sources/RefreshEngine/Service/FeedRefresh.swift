@@ -10,7 +10,7 @@ import Measures
 /// a host that cannot be reached waits for the run's ``NetworkVerdict`` before it is recorded.
 struct FeedRefresh: Sendable {
     let source: any FeedSource
-    let episodes: any AsyncEpisodeRepository
+    let episodes: any EpisodeRepository
     let configuration: EpisodeUpdateConfiguration
     /// Bounds the feeds being read, parsed and stored at once (nil: no bound).
     let processingSlots: ProcessingSlots?
@@ -51,7 +51,7 @@ struct FeedRefresh: Sendable {
                     subscriptionID: subscription.id, checkedAt: now, status: 304, result: .notModified,
                     movedTo: moves.movedURL(subscription, head: head, feed: nil),
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID, lease: lease)
-                let merge = try await episodes.applyAsync(check)
+                let merge = try await episodes.apply(check)
                 tally.addSaved(subscription.lastBodyBytes ?? 0)
                 await after.merged(subscription, as: target, announced: [], feedTitle: nil)
                 return RefreshOutcome(
@@ -71,7 +71,7 @@ struct FeedRefresh: Sendable {
                     movedTo: move.target,
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID,
                     bodyBytes: byteCount, announceLimit: announceLimit, lease: lease)
-                let merge = try await episodes.applyAsync(check)
+                let merge = try await episodes.apply(check)
                 let updated = FeedTarget(
                     id: subscription.id, url: merge.movedTo ?? subscription.url, title: feed.title ?? subscription.title
                 )
@@ -101,7 +101,7 @@ struct FeedRefresh: Sendable {
                 subscriptionID: subscription.id, checkedAt: now, status: error.status ?? 410,
                 result: .gone(message: RefreshFailure(.fetch(error)).storedCause), runID: runID, lease: lease)
             do {
-                _ = try await episodes.applyAsync(check)
+                _ = try await episodes.apply(check)
             } catch let error as StoreError where error.kind == .leaseLost {
                 return RefreshOutcome(feed: target, result: .dropped(error))
             } catch {
@@ -180,7 +180,7 @@ struct FeedRefresh: Sendable {
         let check = failureCheck(subscription, failure, now: now, runID: runID, lease: lease, retryAfter: retryAfter)
         if record {
             do {
-                _ = try await episodes.applyAsync(check)
+                _ = try await episodes.apply(check)
             } catch let error as StoreError where error.kind == .leaseLost {
                 return RefreshOutcome(feed: target, result: .dropped(error))
             } catch {

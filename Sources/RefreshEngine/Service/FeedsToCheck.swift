@@ -5,7 +5,7 @@ import Foundation
 /// on a store several workers share (one that is ``FeedClaiming``), those this worker claims under leases as fetch
 /// slots free up (``FeedsToCheck/runClaiming(_:policy:feedIDs:startedAt:on:check:)``).
 struct FeedsToCheck: Sendable {
-    let subscriptions: any AsyncSubscriptionRepository
+    let subscriptions: any SubscriptionRepository
     let claims: (any FeedClaiming)?
     let fleet: FleetSettings
     let now: @Sendable () -> Date

@@ -60,7 +60,7 @@ final class NetworkVerdict: @unchecked Sendable {
     /// Carries out `decision`: says the network was offline and gives the held feeds' leases back (other workers may
     /// take them at once), or records the held failures and confirms them.
     static func settle(
-        _ decision: Decision, episodes: any AsyncEpisodeRepository, claims: (any FeedClaiming)?,
+        _ decision: Decision, episodes: any EpisodeRepository, claims: (any FeedClaiming)?,
         publish: @Sendable (DataFetchEvent) -> Void
     ) async {
         if decision.networkOffline {
@@ -71,7 +71,7 @@ final class NetworkVerdict: @unchecked Sendable {
         } else if !decision.unreachable.isEmpty {
             for check in decision.unreachable {
                 // The feed's own outcome already says it failed; a store error here must not stop the others.
-                _ = try? await episodes.applyAsync(check)
+                _ = try? await episodes.apply(check)
             }
             publish(.failuresConfirmed(decision.outcomes.filter { $0.failure?.awaitsNetworkVerdict == true }))
         }

@@ -4,7 +4,7 @@ import Foundation
 /// The record of one refresh run in the store: begun before the first fetch, finished with its counts (feeds checked,
 /// failed, unchanged, new episodes, bytes fetched and saved by conditional GET).
 struct RunBookkeeping: Sendable {
-    let runs: any AsyncRefreshRunRepository
+    let runs: any RefreshRunRepository
 
     /// Records that a run starts at `startedAt`.
     func begin(at startedAt: Date) async throws -> RefreshRun {

@@ -61,7 +61,7 @@ struct SourceDatabase {
         // Given a feed fetched with validators and a schedule that then moved for good…
         let moved = try await store.addSubscription(
             url: URL(string: "https://night-shift.example.org/feed.xml")!, title: nil, at: t0, backlog: nil)
-        _ = try await store.applyAsync(
+        _ = try await store.apply(
             FeedCheck(
                 subscriptionID: moved.id, checkedAt: t0, status: 200,
                 result: .fetched(
@@ -74,7 +74,7 @@ struct SourceDatabase {
         // …a feed whose first fetch announced one episode and kept the rest as back catalogue, moved by hand and back…
         let undone = try await store.addSubscription(
             url: URL(string: "https://field.example.net/rss")!, title: "Field Recordings", at: t0, backlog: 1)
-        _ = try await store.applyAsync(
+        _ = try await store.apply(
             FeedCheck(
                 subscriptionID: undone.id, checkedAt: t0, status: 200,
                 result: .fetched(fieldRecordings, etag: nil, lastModified: nil, unconditional: true),
@@ -87,7 +87,7 @@ struct SourceDatabase {
         // …and an Atom feed fetched once, then failing.
         let failing = try await store.addSubscription(
             url: URL(string: "https://garden.example.com/notes.atom")!, title: nil, at: t0, backlog: nil)
-        _ = try await store.applyAsync(
+        _ = try await store.apply(
             FeedCheck(
                 subscriptionID: failing.id, checkedAt: t0, status: 200,
                 result: .fetched(gardenNotes, etag: "W/\"g\"", lastModified: nil, unconditional: false),
@@ -100,14 +100,14 @@ struct SourceDatabase {
 
         let t1 = t0.addingTimeInterval(7200.25)
         var second = try await store.beginRun(at: t1)
-        _ = try await store.applyAsync(
+        _ = try await store.apply(
             FeedCheck(
                 subscriptionID: failing.id, checkedAt: t1, status: nil,
                 result: .failed(kind: "timeout", message: "no answer within 60 s"),
                 nextCheckAt: t1.addingTimeInterval(900), nextCheckReason: .backoff(failures: 1), runID: second.id))
         let gone = try await store.addSubscription(
             url: URL(string: "https://gone.example.org/feed.xml")!, title: "Gone Show", at: t0, backlog: nil)
-        _ = try await store.applyAsync(
+        _ = try await store.apply(
             FeedCheck(
                 subscriptionID: gone.id, checkedAt: t1, status: 410, result: .gone(message: "HTTP 410 Gone"),
                 runID: second.id))
