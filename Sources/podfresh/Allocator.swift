@@ -4,10 +4,9 @@ import CJemalloc
 
 /// podfresh allocates through jemalloc, linked into the executable, instead of glibc's malloc.
 ///
-/// A refresh allocates and frees from many threads at once (the event loops, Swift's pool, Dispatch queues): with
-/// glibc's malloc a cold refresh of 1000 feeds on the simulated internet spent about a sixth of its CPU in malloc,
-/// most of it waiting on arena locks and mapping and unmapping large blocks; with jemalloc the same run took about a
-/// fifth less CPU, in a like peak of resident memory (docs/benchmarks.md). Its settings are compiled in
+/// A refresh allocates and frees from many threads at once (the event loops, Swift's pool, Dispatch queues): glibc's
+/// malloc spends much of that time waiting on arena locks and mapping and unmapping large blocks, where jemalloc's
+/// arenas and size classes do not, for a like peak of resident memory (the measurements: docs/benchmarks.md). Its settings are compiled in
 /// (Sources/AllocatorSettings); a user's own `MALLOC_CONF` wins.
 enum Allocator {
     /// Gives memory freed since the last call back to the system now. jemalloc returns freed pages about a second

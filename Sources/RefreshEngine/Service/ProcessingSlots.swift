@@ -35,12 +35,10 @@ public final class ProcessingSlots: @unchecked Sendable {
     private var waiters: [(id: UUID, urgent: Bool, continuation: CheckedContinuation<Void, any Error>)] = []
 
     /// The default: five slots per core, 5 to 20. A slot is held from the answer's head to the merge, and on the
-    /// internet most of that is the body arriving (at 5 MB/s a 1 MB feed takes 200 ms, its parse a few): with two
-    /// per core the CPU waited for the network. On two cores, 16 slots ended a cold run of 1000 feeds on the
-    /// simulated internet about 14% sooner than 4, and 32 no sooner than 16; once the allocator took less CPU
-    /// (jemalloc), 12 ended it no later than 16 and peaked 10–15 MB lower in resident memory; once the busiest
-    /// host's answers no longer waited for a slot (``urgentExtra``), 10 ended it no later than 12 and lower again
-    /// (docs/benchmarks.md).
+    /// internet most of that is the body arriving (at 5 MB/s a 1 MB feed takes 200 ms, its parse a few): with fewer
+    /// slots the CPU waits for the network; with more, the peak of resident memory grows and the run ends no sooner,
+    /// since the busiest host's answers never wait for a slot anyway (``urgentExtra``). The measurements behind the
+    /// number are in docs/benchmarks.md.
     public static var defaultCount: Int { min(20, max(5, 5 * ProcessInfo.processInfo.activeProcessorCount)) }
 
     /// - Parameters:
