@@ -103,7 +103,7 @@ struct EpisodeBuilder {
     var image: String?
     /// The first `media:thumbnail` or image `media:content`, used when there is no `itunes:image`.
     var mediaImage: String?
-    /// The guid as a link, when it is a permalink that is an http(s) URL (see `SAXState.setGuidLink`).
+    /// The guid as a link, when it is a permalink that is an http(s) URL (see `RSSElements.setGuidLink`).
     var guidLink: String?
     var transcripts: [Transcript] = []
     var chapters: String?

@@ -6,6 +6,12 @@ import Foundation
 /// A value type at a fixed address owned by ``FeedParser``: the callbacks get a pointer to it, so the hot path has
 /// no reference counting and no dynamic exclusivity checks. Text is kept as bytes until an element ends, and turned
 /// into the value its field needs (a string, a URL's text, a date, a number) straight from those bytes.
+///
+/// This type keeps the document's structure, the text capture and the episodes; what an element means is up to its
+/// namespace's handler (``RSSElements``, ``AtomElements``, ``ITunesElements``, ``PodcastElements``,
+/// ``MediaElements``, ``ContentElements``, ``PodloveElements``), called by a switch on the namespace already resolved.
+/// The handlers are static functions over this state rather than protocol conformances, so each call is direct; the
+/// two that collect state while their elements are open are stored here inline (`itunes`, `podcast`).
 struct SAXState {
     enum Root {
         case rss, rdf, atom
@@ -32,13 +38,6 @@ struct SAXState {
         var value: String
     }
 
-    struct PersonAttributes {
-        var role: String?
-        var group: String?
-        var href: String?
-        var img: String?
-    }
-
     let options: FeedParserOptions
     let documentURL: URL?
     let documentIsFile: Bool
@@ -60,13 +59,9 @@ struct SAXState {
     var episodes: [ParsedEpisode] = []
     var episodeOrdinals: [Int] = []
     var itemCount = 0
-    /// Open `itunes:category` elements, outermost first.
-    var categoryStack: [(text: String, hasChild: Bool)] = []
-    var currentPerson: PersonAttributes?
-    var currentAlternate: AlternateEnclosure?
-    /// The open `podcast:value` and whether it belongs to the open episode (else to the channel).
-    var currentValue: ValueBlock?
-    var currentValueInEpisode = false
+    // What the namespaces collect while their elements are open
+    var itunes = ITunesElements()
+    var podcast = PodcastElements()
     var channelListLimitWarned = false
     /// `podcast:source` URLs left out for their scheme (`ipfs:`, `magnet:` …): one warning at the end.
     var quietlyIgnoredURLs = 0
@@ -153,8 +148,6 @@ struct SAXState {
             ?? .other
     }
 
-    func baseURL(_ index: Int32) -> URL? { index < 0 ? documentURL : bases[Int(index)] }
-
     /// The value of attribute `key` of `frame` (the last one when repeated).
     func attribute(_ key: AttributeKey, of frame: Frame) -> String? {
         var i = attributes.count - 1
@@ -236,44 +229,11 @@ struct SAXState {
         case (.none, .item), (.rss1, .item), (.atom, .entry):
             startEpisode(about: attribute(.about, of: frame))
         case (.itunes, .category) where !inEpisode:
-            // Each innermost category becomes one path when it ends ("Business/Entrepreneurship/Ecommerce").
-            if !categoryStack.isEmpty { categoryStack[categoryStack.count - 1].hasChild = true }
-            categoryStack.append((TextCleaning.cleanLine(attribute(.text, of: frame) ?? ""), false))
-        case (.podcast, .person) where inEpisode:
-            currentPerson = PersonAttributes(
-                role: attribute(.role, of: frame), group: attribute(.group, of: frame),
-                href: attribute(.href, of: frame),
-                img: attribute(.img, of: frame))
-            captures = true
-        case (.podcast, .alternateEnclosure) where inEpisode:
-            currentAlternate = AlternateEnclosure(
-                url: nil, type: attribute(.type, of: frame),
-                length: attribute(.length, of: frame).flatMap(Self.positiveInt64),
-                bitrate: attribute(.bitrate, of: frame).flatMap { Double($0.trimmedText) },
-                title: attribute(.title, of: frame).map(TextCleaning.cleanLine),
-                isDefault: ["true", "yes"].contains(attribute(.isDefault, of: frame)?.lowercased() ?? ""),
-                height: attribute(.height, of: frame).flatMap(Self.number), language: cleanAttribute(.lang, of: frame),
-                rel: cleanAttribute(.rel, of: frame), codecs: cleanAttribute(.codecs, of: frame))
-        case (.podcast, .source) where currentAlternate != nil:
-            // Every source with an http(s) URL, in order; the first is also the alternate's `url`. Sources on other
-            // transports (IPFS, torrents, onion) are normal here: they are counted in one warning, not one each.
-            guard var alternate = currentAlternate, let uri = attribute(.uri, of: frame) else { break }
-            let contentType = cleanAttribute(.contentType, of: frame)
-            if alternate.url == nil {
-                if let url = resolveURL(uri, base: base, quiet: true) {
-                    alternate.url = url
-                    alternate.sources.append(
-                        AlternateEnclosure.Source(uriString: url.absoluteString, contentType: contentType))
-                }
-            } else if let url = resolve(uri, base: base, quiet: true),
-                alternate.sources.count < options.maxItemsPerEpisode,
-                !alternate.sources.contains(where: { $0.uriString == url })
-            {
-                alternate.sources.append(AlternateEnclosure.Source(uriString: url, contentType: contentType))
-            }
-            currentAlternate = alternate
-        case (.podcast, .value), (.podcast, .valueRecipient), (.podcast, .remoteItem), (.psc, .chapter):
-            startAttributeElement(ns, el, frame, base: base, inEpisode: inEpisode)
+            ITunesElements.startCategory(frame, &self)
+        case (.podcast, _):
+            captures = PodcastElements.startElement(el, frame, base: base, inEpisode: inEpisode, &self)
+        case (.psc, .chapter):
+            PodloveElements.startChapter(frame, base: base, inEpisode: inEpisode, &self)
         default:
             captures = el != .other && ns != .other && isTextElement(ns, el)
         }
@@ -292,54 +252,6 @@ struct SAXState {
         }
         frame.captures = captures
         frames.append(frame)
-    }
-
-    /// Podcast namespace and Podlove elements whose data is all in attributes, read at their start tag.
-    mutating func startAttributeElement(_ ns: Namespace, _ el: Name, _ frame: Frame, base: Int32, inEpisode: Bool) {
-        switch (ns, el) {
-        case (.podcast, .value) where inEpisode ? depth == episode.depth + 1 : depth == (channelDepth ?? -2) + 1:
-            currentValue = ValueBlock(
-                type: cleanAttribute(.type, of: frame), method: cleanAttribute(.method, of: frame),
-                suggested: cleanAttribute(.suggested, of: frame))
-            currentValueInEpisode = inEpisode
-        case (.podcast, .valueRecipient) where currentValue != nil && frames.last?.name == .value:
-            guard (currentValue?.recipients.count ?? 0) < options.maxItemsPerEpisode else { return }
-            let recipient = ValueRecipient(
-                name: cleanAttribute(.name, of: frame), type: cleanAttribute(.type, of: frame),
-                address: cleanAttribute(.address, of: frame),
-                split: attribute(.split, of: frame).flatMap { Double($0.trimmedText) }.flatMap {
-                    $0.isFinite && $0 >= 0 ? $0 : nil
-                },
-                fee: attribute(.fee, of: frame).map(Self.yes) ?? false,
-                customKey: cleanAttribute(.customKey, of: frame),
-                customValue: cleanAttribute(.customValue, of: frame))
-            currentValue?.recipients.append(recipient)
-        case (.podcast, .remoteItem)
-        where !inEpisode && frames.last?.namespace == .podcast && frames.last?.name == .podroll:
-            let item = RemoteItem(
-                feedGUID: cleanAttribute(.feedGuid, of: frame),
-                feedURLString: attribute(.feedUrl, of: frame).flatMap { resolve($0, base: base) },
-                itemGUID: cleanAttribute(.itemGuid, of: frame), medium: cleanAttribute(.medium, of: frame),
-                title: cleanAttribute(.title, of: frame))
-            if item.feedGUID != nil || item.feedURLString != nil { appendToChannel(item, \.podroll) }
-        case (.psc, .chapter)
-        where inEpisode && !episode.ignored && depth == episode.depth + 2 && frames.last?.namespace == .psc
-            && frames.last?.name == .chapters:
-            guard let start = attribute(.start, of: frame).flatMap(EpisodeDuration.parse),
-                let title = cleanAttribute(.title, of: frame)
-            else { return }
-            guard episode.extras.simpleChapters.count < options.maxItemsPerEpisode else {
-                warnItemLimit()
-                return
-            }
-            episode.extras.simpleChapters.append(
-                SimpleChapter(
-                    start: start, title: title,
-                    hrefString: attribute(.href, of: frame).flatMap { resolve($0, base: base) },
-                    imageString: attribute(.image, of: frame).flatMap { resolve($0, base: base) }))
-        default:
-            break
-        }
     }
 
     mutating func startRoot(ns: Namespace, el: Name, localname: UnsafePointer<xmlChar>) {
@@ -409,79 +321,20 @@ struct SAXState {
         }
     }
 
-    // MARK: - Text
-
-    @inline(__always)
-    mutating func characters(_ bytes: UnsafePointer<xmlChar>, _ length: Int) {
-        guard captureDepth >= 0 else { return }
-        let room = options.maxFieldBytes - (text.count - captureStart)
-        if length > room {
-            if room > 0 { text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: room)) }
-            if !fieldTruncated {
-                fieldTruncated = true
-                warn(.fieldCut(limit: options.maxFieldBytes))
-            }
-            return
-        }
-        text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
-    }
-
-    /// Text from a CDATA section: kept as it is, and marked so that one-line text decodes the HTML entities it holds.
-    mutating func cdata(_ bytes: UnsafePointer<xmlChar>, _ length: Int) {
-        guard captureDepth >= 0 else { return }
-        capturedCDATA = true
-        characters(bytes, length)
-    }
-
-    mutating func appendText(_ string: String) {
-        guard captureDepth >= 0, text.count - captureStart + string.utf8.count <= options.maxFieldBytes else { return }
-        text.append(contentsOf: string.utf8)
-    }
-
-    /// The element's text, cleaned of forbidden characters and trimmed; nil when the element captured none.
-    var value: String? {
-        guard hasValue else { return nil }
-        return text.withUnsafeBufferPointer {
-            TextCleaning.string(from: UnsafeBufferPointer(rebasing: $0[captureStart...]), collapse: false)
-        }
-    }
-
-    /// The element's text as one line (whitespace runs collapsed); nil when it captured none. Text from a CDATA section
-    /// also has its HTML character references decoded (`&#8364;` → `€`): a title is plain text, and a feed that wraps
-    /// it in CDATA still writes its special characters as HTML does.
-    var line: String? {
-        guard hasValue else { return nil }
-        return text.withUnsafeBufferPointer {
-            let captured = UnsafeBufferPointer(rebasing: $0[captureStart...])
-            if capturedCDATA, captured.contains(0x26) {
-                return TextCleaning.decodingReferences(captured) { TextCleaning.string(from: $0, collapse: true) }
-            }
-            return TextCleaning.string(from: captured, collapse: true)
-        }
-    }
-
-    /// ``value``, or nil when empty.
-    var nonEmptyValue: String? { value.flatMap(nonEmpty) }
-    /// ``line``, or nil when empty.
-    var nonEmptyLine: String? { line.flatMap(nonEmpty) }
-
-    /// ``nonEmptyValue`` as a ``DeferredText``: the trimmed bytes stay in `text`, and are checked and made a string
-    /// only if the episode uses them.
-    mutating func deferredValue() -> DeferredText? {
-        guard hasValue else { return nil }
-        let range = text.withUnsafeBufferPointer { TextCleaning.trimmedRange($0, captureStart..<$0.count) }
-        guard !range.isEmpty else { return nil }
-        // Bytes kept for the open episode stay until it ends, even when a repeated element replaces the field; past
-        // twice the field limit the text becomes a string at once, so memory stays bounded by the field limit.
-        if fieldTruncated || captureStart > 2 * options.maxFieldBytes { return nonEmptyValue.map { .string($0) } }
-        keepCapturedText = true
-        return .bytes(range)
-    }
-
-    /// The element's text, trimmed of ASCII whitespace, as bytes.
-    func withTrimmedText<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
-        text.withUnsafeBufferPointer {
-            body(UnsafeBufferPointer(rebasing: $0[TextCleaning.trimmedRange($0, captureStart..<$0.count)]))
+    /// Calls `body` with each attribute's local name, namespace and value (for markup kept inside XHTML content).
+    mutating func forEachAttribute(
+        _ count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
+        _ body: (String, Namespace, String) -> Void
+    ) {
+        guard let attributes else { return }
+        for index in 0..<count {
+            let base = index * 5
+            guard let localname = attributes[base], let start = attributes[base + 3], let end = attributes[base + 4]
+            else { continue }
+            let ns = namespace(uri: attributes[base + 2], prefix: attributes[base + 1])
+            body(
+                String(cString: localname), ns,
+                AmpersandReferences.undo(UnsafeBufferPointer(start: start, count: end - start)))
         }
     }
 
@@ -516,21 +369,13 @@ struct SAXState {
             if episodeOpen && episode.depth == depth { finishEpisode() }
             return
         }
-        if ns == .itunes && el == .category && !categoryStack.isEmpty && !episodeOpen {
-            if !categoryStack[categoryStack.count - 1].hasChild { channel.addCategory(categoryPath()) }
-            categoryStack.removeLast()
+        if ns == .itunes && el == .category && !itunes.categoryStack.isEmpty && !episodeOpen {
+            ITunesElements.endCategory(&self)
             return
         }
         if el.rawValue >= Name.thumbnail.rawValue && endRareElement(ns, el, frame) { return }
-        if ns == .podcast && el == .alternateEnclosure, let alternate = currentAlternate {
-            currentAlternate = nil
-            if episodeOpen {
-                if episode.alternateEnclosures.count < options.maxItemsPerEpisode {
-                    episode.alternateEnclosures.append(alternate)
-                } else {
-                    warnItemLimit()
-                }
-            }
+        if ns == .podcast && el == .alternateEnclosure && podcast.currentAlternate != nil {
+            PodcastElements.endAlternateEnclosure(&self)
             return
         }
         if episodeOpen {
@@ -541,22 +386,66 @@ struct SAXState {
                 depth == episodeDepth + 2 && frames.last?.namespace == .media && frames.last?.name == .group
             guard
                 direct || inMediaGroup || (ns == .podcast && el == .source)
-                    || isMediaThumbnail(ns, el, episodeDepth: episodeDepth)
+                    || MediaElements.isThumbnail(ns, el, episodeDepth: episodeDepth, frames: frames)
             else { return }
-            applyEpisode(ns, el, frame)
+            endEpisodeElement(ns, el, frame)
             return
         }
         if root == .rdf, depth == 2, frames.last?.name == .image {
-            // RSS 1.0: <image> is a sibling of <channel>.
-            if el == .url, let value { channel.rssImage = channel.rssImage ?? resolveURL(value, base: frame.base) }
+            RSSElements.endRDFImageChild(el, frame, &self)
             return
         }
         guard let channelDepth else { return }
         if depth == channelDepth + 1 && (root == .atom || frames.last?.name == .channel) {
-            applyChannel(ns, el, frame)
+            endChannelElement(ns, el, frame)
         } else if depth == channelDepth + 2, let parent = frames.last {
-            applyChannelChild(parent: parent, ns, el)
+            endChannelChild(parent: parent, ns, el)
         }
+    }
+
+    // MARK: - Dispatch by namespace
+
+    /// A direct child of the channel (or of an Atom feed).
+    mutating func endChannelElement(_ ns: Namespace, _ el: Name, _ frame: Frame) {
+        switch ns {
+        case .none, .rss1, .dc, .sy: RSSElements.endChannelElement(ns, el, frame, &self)
+        case .atom: AtomElements.endChannelElement(el, frame, &self)
+        case .itunes: ITunesElements.endChannelElement(el, frame, &self)
+        case .podcast: PodcastElements.endChannelElement(el, frame, &self)
+        default: break
+        }
+    }
+
+    /// Elements one level below a channel child: `image/url`, `itunes:owner/*`, Atom `author/name`.
+    mutating func endChannelChild(parent: Frame, _ ns: Namespace, _ el: Name) {
+        guard hasValue else { return }
+        switch ns {
+        case .none, .rss1: RSSElements.endChannelChild(parent: parent, ns, el, &self)
+        case .itunes: ITunesElements.endChannelChild(parent: parent, el, &self)
+        case .atom: AtomElements.endChannelChild(parent: parent, el, &self)
+        default: break
+        }
+    }
+
+    /// A child of the open episode (or a Media RSS element inside one of its `media:group`s).
+    mutating func endEpisodeElement(_ ns: Namespace, _ el: Name, _ frame: Frame) {
+        switch ns {
+        case .none, .rss1, .dc: RSSElements.endEpisodeElement(ns, el, frame, &self)
+        case .atom: AtomElements.endEpisodeElement(el, frame, &self)
+        case .itunes: ITunesElements.endEpisodeElement(el, frame, &self)
+        case .podcast: PodcastElements.endEpisodeElement(el, frame, &self)
+        case .media: MediaElements.endEpisodeElement(el, frame, &self)
+        case .content: ContentElements.endEpisodeElement(el, &self)
+        default: break
+        }
+    }
+
+    /// Ends a `podcast:value`, `podcast:podping` or `podcast:hiveAccount`, or a `<redirect>`'s `newLocation`, wherever
+    /// they are; false for any other element. Kept off the common path.
+    @inline(never)
+    mutating func endRareElement(_ ns: Namespace, _ el: Name, _ frame: Frame) -> Bool {
+        if ns == .podcast && PodcastElements.endRareElement(el, frame, &self) { return true }
+        return RSSElements.endNewLocation(ns, el, frame, &self)
     }
 
     mutating func warnItemLimit() {
@@ -565,334 +454,7 @@ struct SAXState {
         warn(.tooManyEpisodeEntries(limit: options.maxItemsPerEpisode))
     }
 
-    // MARK: - Channel fields
-
-    mutating func applyChannel(_ ns: Namespace, _ el: Name, _ frame: Frame) {
-        switch (ns, el) {
-        case (.none, .title), (.rss1, .title), (.atom, .title):
-            if channel.title == nil { channel.title = nonEmptyLine }
-        case (.none, .link), (.rss1, .link):
-            if channel.link == nil, let value { channel.link = resolveURL(value, base: frame.base) }
-        case (.atom, .link):
-            applyAtomLinkChannel(frame)
-        case (.none, .description), (.rss1, .description):
-            if channel.description == nil { channel.description = nonEmptyValue }
-        case (.atom, .subtitle):
-            channel.atomSubtitle = nonEmptyValue
-        case (.itunes, .summary): channel.itunesSummary = nonEmptyValue
-        case (.itunes, .subtitle): channel.itunesSubtitle = nonEmptyValue
-        case (.none, .language), (.dc, .language), (.rss1, .language):
-            if channel.language == nil { channel.language = nonEmptyLine }
-        case (.itunes, .image):
-            if let href = attribute(.href, of: frame) ?? value {
-                channel.itunesImage = channel.itunesImage ?? resolveURL(href, base: frame.base)
-            }
-        case (.atom, .logo): if let value { channel.atomLogo = resolveURL(value, base: frame.base) }
-        case (.atom, .icon): if let value { channel.atomIcon = resolveURL(value, base: frame.base) }
-        case (.itunes, .author): channel.itunesAuthor = nonEmptyLine
-        case (.none, .managingEditor), (.dc, .creator):
-            if channel.otherAuthor == nil { channel.otherAuthor = nonEmptyLine }
-        case (.none, .category), (.rss1, .category):
-            if let line { channel.addCategory(line) }
-        case (.atom, .category):
-            if let term = attribute(.label, of: frame) ?? attribute(.term, of: frame) {
-                channel.addCategory(TextCleaning.cleanLine(term))
-            }
-        case (.itunes, .explicit): channel.explicit = value.flatMap(Self.explicitFlag)
-        case (.itunes, .type): channel.type = value.flatMap { PodcastType(rawValue: $0.lowercased()) }
-        case (.itunes, .newFeedURL): if let value { channel.newFeedURL = resolveURL(value, base: frame.base) }
-        case (.itunes, .block): channel.block = value.map(Self.yes)
-        case (.itunes, .complete): channel.complete = value.map(Self.yes)
-        case (.podcast, .guid): channel.podcastGUID = nonEmptyLine
-        case (.podcast, .locked): channel.locked = value.flatMap(Self.boolean)
-        case (.podcast, .funding):
-            if let url = attribute(.url, of: frame).flatMap({ resolveURL($0, base: frame.base) }) {
-                channel.funding.append(Funding(url: url, text: nonEmptyLine))
-            }
-        case (.podcast, .updateFrequency):
-            channel.updateFrequency = attribute(.rrule, of: frame).map(TextCleaning.cleanLine) ?? nonEmptyLine
-            channel.podcastUpdateFrequency = UpdateFrequency(
-                text: nonEmptyLine, rrule: cleanAttribute(.rrule, of: frame),
-                complete: attribute(.complete, of: frame).flatMap(Self.boolean),
-                start: attribute(.dtstart, of: frame).flatMap {
-                    attributeDate($0, name: "podcast:updateFrequency dtstart")
-                })
-        case (.podcast, .medium): channel.medium = nonEmptyLine
-        case (.podcast, .license): channel.license = license(frame) ?? channel.license
-        case (.podcast, .location): if let location = location(frame) { appendToChannel(location, \.locations) }
-        case (.podcast, .txt): if let txt = podcastText(frame) { appendToChannel(txt, \.txt) }
-        case (.podcast, .trailer):
-            guard let url = attribute(.url, of: frame).flatMap({ resolve($0, base: frame.base) }) else { return }
-            appendToChannel(
-                Trailer(
-                    urlString: url, title: nonEmptyLine,
-                    published: attribute(.pubdate, of: frame).flatMap {
-                        attributeDate($0, name: "podcast:trailer pubdate")
-                    },
-                    length: attribute(.length, of: frame).flatMap(Self.positiveInt64),
-                    type: cleanAttribute(.type, of: frame), season: attribute(.season, of: frame).flatMap(Self.number)),
-                \.trailers)
-        case (.none, .generator), (.atom, .generator):
-            channel.generator = nonEmptyLine
-        case (.none, .lastBuildDate), (.atom, .updated):
-            if hasValue { channel.lastBuildDate = date() }
-        case (.none, .ttl): channel.ttl = value.flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
-        case (.sy, .updatePeriod): channel.syPeriod = line.map { $0.lowercased() }.flatMap(nonEmpty)
-        case (.sy, .updateFrequency): channel.syFrequency = value.flatMap { Int($0) }
-        default: break
-        }
-    }
-
-    /// Elements one level below a channel child: `image/url`, `itunes:owner/*`, Atom `author/name`.
-    mutating func applyChannelChild(parent: Frame, _ ns: Namespace, _ el: Name) {
-        guard hasValue else { return }
-        switch (parent.namespace, parent.name, ns, el) {
-        case (.none, .image, .none, .url), (.rss1, .image, .rss1, .url):
-            if let value { channel.rssImage = channel.rssImage ?? resolveURL(value, base: parent.base) }
-        case (.itunes, .owner, .itunes, .name): channel.ownerName = nonEmptyLine
-        case (.itunes, .owner, .itunes, .email): channel.ownerEmail = nonEmptyLine
-        case (.atom, .author, .atom, .name):
-            if channel.otherAuthor == nil { channel.otherAuthor = nonEmptyLine }
-        default: break
-        }
-    }
-
-    mutating func applyAtomLinkChannel(_ frame: Frame) {
-        guard let href = attribute(.href, of: frame), let url = resolveURL(href, base: frame.base) else { return }
-        switch (attribute(.rel, of: frame) ?? "alternate").lowercased() {
-        case "alternate": if channel.link == nil { channel.link = url }
-        case "self": channel.selfURL = url
-        case "next": channel.nextPage = url
-        case "first": channel.firstPage = url
-        case "last": channel.lastPage = url
-        default: break
-        }
-    }
-
-    // MARK: - Episode fields
-
-    mutating func applyEpisode(_ ns: Namespace, _ el: Name, _ frame: Frame) {
-        switch (ns, el) {
-        case (.none, .title), (.rss1, .title), (.atom, .title), (.dc, .title):
-            if episode.title == nil { episode.title = nonEmptyLine }
-        case (.itunes, .title):
-            // Used only when the item has no plain title.
-            if episode.title == nil { episode.itunesTitle = nonEmptyLine }
-        case (.none, .link), (.rss1, .link):
-            if episode.link == nil && hasValue { episode.link = resolveText(base: frame.base) }
-        case (.atom, .link):
-            guard let href = attribute(.href, of: frame) else { return }
-            let rel = (attribute(.rel, of: frame) ?? "alternate").lowercased()
-            if rel == "enclosure" {
-                addEnclosure(
-                    href, length: attribute(.length, of: frame), type: attribute(.type, of: frame), base: frame.base,
-                    media: false)
-            } else if rel == "alternate", episode.link == nil {
-                episode.link = resolve(href, base: frame.base)
-            }
-        case (.none, .guid), (.rss1, .guid):
-            episode.guid = nonEmptyLine
-            let permaLink = attribute(.isPermaLink, of: frame)?.trimmedText.lowercased()
-            if let permaLink { episode.guidIsPermaLink = permaLink != "false" }
-            episode.guidLink = nil
-            if episode.guidIsPermaLink != false { setGuidLink(frame, saidOutright: permaLink == "true") }
-        case (.atom, .id): episode.guid = nonEmptyLine
-        case (.content, .encoded): episode.contentEncoded = deferredValue()
-        case (.none, .description), (.rss1, .description), (.atom, .content):
-            episode.description = deferredValue()
-        case (.atom, .summary): episode.atomSummary = deferredValue()
-        case (.itunes, .summary): episode.itunesSummary = deferredValue()
-        case (.itunes, .subtitle): episode.itunesSubtitle = deferredValue()
-        case (.none, .pubDate): if hasValue { episode.pubDate = date() }
-        case (.dc, .date): if hasValue { episode.dcDate = date() }
-        case (.atom, .published): if hasValue { episode.atomPublished = date() }
-        case (.atom, .updated): if hasValue { episode.atomUpdated = date() }
-        case (.none, .enclosure), (.rss1, .enclosure):
-            if let url = attribute(.url, of: frame) {
-                addEnclosure(
-                    url, length: attribute(.length, of: frame), type: attribute(.type, of: frame), base: frame.base,
-                    media: false)
-            }
-        case (.media, .content):
-            addMediaContent(frame)
-        case (.itunes, .duration):
-            guard hasValue else { return }
-            if let quick = withTrimmedText(EpisodeDuration.parseClock(_:)) {
-                episode.duration = quick
-                return
-            }
-            guard let value, !value.isEmpty else { return }
-            episode.duration = EpisodeDuration.parse(value)
-            if episode.duration == nil { warn(.unreadableDuration(text: Self.snippet(value))) }
-        case (.itunes, .episode): episode.itunesEpisode = number()
-        case (.itunes, .season): episode.itunesSeason = number()
-        case (.podcast, .episode): episode.podcastEpisode = number()
-        case (.podcast, .season): episode.podcastSeason = number()
-        case (.itunes, .episodeType):
-            guard hasValue else { return }
-            episode.episodeType =
-                withTrimmedText { bytes -> EpisodeType? in
-                    if Self.asciiLowercaseEquals(bytes, "full") { return .full }
-                    if Self.asciiLowercaseEquals(bytes, "trailer") { return .trailer }
-                    if Self.asciiLowercaseEquals(bytes, "bonus") { return .bonus }
-                    return nil
-                } ?? value.flatMap { EpisodeType(rawValue: $0.lowercased()) }
-        case (.itunes, .explicit):
-            guard hasValue else { return }
-            episode.explicit = withTrimmedText(Self.explicitFlag(bytes:)) ?? value.flatMap(Self.explicitFlag)
-        case (.itunes, .image):
-            if let href = attribute(.href, of: frame) {
-                episode.image = resolve(href, base: frame.base)
-            } else if hasValue {
-                episode.image = resolveText(base: frame.base)
-            }
-        case (.podcast, .transcript):
-            guard let url = attribute(.url, of: frame).flatMap({ resolve($0, base: frame.base) }) else { return }
-            guard episode.transcripts.count < options.maxItemsPerEpisode else { return warnItemLimit() }
-            episode.transcripts.append(
-                Transcript(
-                    urlString: url, type: attribute(.type, of: frame), language: attribute(.language, of: frame),
-                    rel: attribute(.rel, of: frame)))
-        case (.podcast, .chapters):
-            if episode.chapters == nil {
-                episode.chapters = attribute(.url, of: frame).flatMap { resolve($0, base: frame.base) }
-            }
-        case (.podcast, .person):
-            let attributes = currentPerson ?? PersonAttributes()
-            currentPerson = nil
-            guard let name = line, !name.isEmpty else { return }
-            guard episode.persons.count < options.maxItemsPerEpisode else { return warnItemLimit() }
-            episode.persons.append(
-                Person(
-                    name: name, role: (attributes.role ?? "host").lowercased(), group: attributes.group?.lowercased(),
-                    hrefString: attributes.href.flatMap { resolve($0, base: frame.base) },
-                    imageString: attributes.img.flatMap { resolve($0, base: frame.base) }))
-        default:
-            if el.rawValue >= Name.thumbnail.rawValue { applyRareEpisodeElement(ns, el, frame) }
-        }
-    }
-
-    // MARK: - Rarer elements (kept out of the per-element functions above, which stay small for the common path)
-
-    /// Ends a `podcast:value` or a `<redirect>`'s `newLocation`; false for any other element.
-    @inline(never)
-    mutating func endRareElement(_ ns: Namespace, _ el: Name, _ frame: Frame) -> Bool {
-        if ns == .podcast && (el == .podping || el == .hiveAccount) { return endPodping(el, frame) }
-        if ns == .podcast && el == .value, let value = currentValue {
-            currentValue = nil
-            if currentValueInEpisode {
-                if episodeOpen && !episode.ignored {
-                    if episode.extras.value.count < options.maxItemsPerEpisode {
-                        episode.extras.value.append(value)
-                    } else {
-                        warnItemLimit()
-                    }
-                }
-            } else if !episodeOpen {
-                appendToChannel(value, \.value)
-            }
-            return true
-        }
-        if ns == .none && el == .newLocation && !episodeOpen && frames.last?.namespace == Namespace.none
-            && frames.last?.name == .redirect
-        {
-            // A UserLand redirect, as the document or inside the feed: read like itunes:new-feed-url.
-            if channel.redirectLocation == nil, let value = nonEmptyValue {
-                channel.redirectLocation = resolveURL(value, base: frame.base)
-            }
-            return true
-        }
-        return false
-    }
-
-    /// `<podcast:podping usesPodping="true"><podcast:hiveAccount account="podping.aaa"/></podcast:podping>` in the
-    /// channel: whether the host pings, and the Hive accounts that send its pings (an account may also be the
-    /// element's text, or a `hiveAccount` attribute of `podcast:podping`, as feeds in the wild write
-    /// `<podcast:podping hiveAccount="podping.spk"/>`, one element per account). Inside an episode it is ignored.
-    mutating func endPodping(_ el: Name, _ frame: Frame) -> Bool {
-        guard !episodeOpen else { return true }
-        if el == .podping {
-            channel.declaresPodping = true
-            if let uses = attribute(.usesPodping, of: frame).flatMap(Self.boolean) { channel.usesPodping = uses }
-            if let account = attribute(.hiveAccount, of: frame).map(TextCleaning.cleanLine), !account.isEmpty,
-                channel.hiveAccounts.count < 16, !channel.hiveAccounts.contains(account)
-            {
-                channel.hiveAccounts.append(account)
-            }
-        } else if frames.last?.namespace == .podcast, frames.last?.name == .podping,
-            let account = (attribute(.account, of: frame).map(TextCleaning.cleanLine) ?? nonEmptyLine),
-            !account.isEmpty, channel.hiveAccounts.count < 16, !channel.hiveAccounts.contains(account)
-        {
-            channel.hiveAccounts.append(account)
-        }
-        return true
-    }
-
-    /// A permalink guid (the default) is the episode's page when it has no <link>: an absolute http(s) URL, since
-    /// many guids that are not links leave isPermaLink at its default. A relative guid is a link only when
-    /// `isPermaLink="true"` is said outright; it is resolved against `xml:base` or the feed's URL.
-    @inline(never)
-    mutating func setGuidLink(_ frame: Frame, saidOutright: Bool) {
-        guard let guid = episode.guid else { return }
-        if URLText.hasHTTPScheme(guid) {
-            episode.guidLink = resolve(guid, base: frame.base)
-        } else if saidOutright, !guid.contains(":"), !guid.contains(where: \.isWhitespace),
-            let link = resolve(guid, base: frame.base), URLText.hasHTTPScheme(link)
-        {
-            episode.guidLink = link
-        }
-    }
-
-    /// `media:content`: an enclosure, or the episode's image when it is one (`medium="image"` or an `image/*` type).
-    @inline(never)
-    mutating func addMediaContent(_ frame: Frame) {
-        guard let url = attribute(.url, of: frame) else { return }
-        let medium = attribute(.medium, of: frame)?.trimmedText.lowercased()
-        let type = attribute(.type, of: frame)?.trimmedText.lowercased()
-        if medium == "image" || (medium == nil && type?.hasPrefix("image/") == true) {
-            // An image, not a media file: the episode's image when it has no itunes:image. (The identity key
-            // still counts it, as it did when it was listed as an enclosure.)
-            guard let resolved = resolve(url, base: frame.base) else { return }
-            if episode.mediaImage == nil { episode.mediaImage = resolved }
-            if episode.identityMediaURL == nil { episode.identityMediaURL = resolved }
-            return
-        }
-        addEnclosure(
-            url, length: attribute(.fileSize, of: frame), type: attribute(.type, of: frame), base: frame.base,
-            media: true)
-    }
-
-    /// Episode elements that few feeds have: `media:thumbnail`, and the Podcast Index soundbite, license, location
-    /// and txt.
-    @inline(never)
-    mutating func applyRareEpisodeElement(_ ns: Namespace, _ el: Name, _ frame: Frame) {
-        switch (ns, el) {
-        case (.media, .thumbnail):
-            if episode.mediaImage == nil, let url = attribute(.url, of: frame) {
-                episode.mediaImage = resolve(url, base: frame.base)
-            }
-        case (.podcast, .soundbite):
-            guard let start = attribute(.startTime, of: frame).flatMap(EpisodeDuration.parse),
-                let duration = attribute(.duration, of: frame).flatMap(EpisodeDuration.parse), duration > 0
-            else {
-                warn(.unreadableSoundbite)
-                return
-            }
-            guard episode.extras.soundbites.count < options.maxItemsPerEpisode else { return warnItemLimit() }
-            episode.extras.soundbites.append(Soundbite(start: start, duration: duration, title: nonEmptyLine))
-        case (.podcast, .license): if let license = license(frame) { episode.extras.license = license }
-        case (.podcast, .location):
-            guard let location = location(frame) else { return }
-            guard episode.extras.locations.count < options.maxItemsPerEpisode else { return warnItemLimit() }
-            episode.extras.locations.append(location)
-        case (.podcast, .txt):
-            guard let txt = podcastText(frame) else { return }
-            guard episode.extras.txt.count < options.maxItemsPerEpisode else { return warnItemLimit() }
-            episode.extras.txt.append(txt)
-        default:
-            break
-        }
-    }
+    // MARK: - Shared by the namespaces
 
     /// Adds an `<enclosure>`, Atom `link rel="enclosure"` or `media:content` (`media`) to the episode's one list of
     /// enclosures, in document order.
@@ -927,8 +489,6 @@ struct SAXState {
         return true
     }
 
-    // MARK: - Podcast namespace values
-
     /// An attribute's text as one cleaned line; nil when absent or empty.
     func cleanAttribute(_ key: AttributeKey, of frame: Frame) -> String? {
         attribute(key, of: frame).map(TextCleaning.cleanLine).flatMap(nonEmpty)
@@ -943,27 +503,6 @@ struct SAXState {
         return nil
     }
 
-    /// `podcast:license`: its text and `url`.
-    mutating func license(_ frame: Frame) -> License? {
-        let license = License(
-            name: nonEmptyLine, urlString: attribute(.url, of: frame).flatMap { resolve($0, base: frame.base) })
-        return license.name == nil && license.urlString == nil ? nil : license
-    }
-
-    /// `podcast:location`: its text (required) and attributes.
-    func location(_ frame: Frame) -> Location? {
-        guard let name = nonEmptyLine else { return nil }
-        return Location(
-            name: name, rel: cleanAttribute(.rel, of: frame)?.lowercased(), geo: cleanAttribute(.geo, of: frame),
-            osm: cleanAttribute(.osm, of: frame), country: cleanAttribute(.country, of: frame))
-    }
-
-    /// `podcast:txt`: its text (required, line breaks kept) and `purpose`.
-    func podcastText(_ frame: Frame) -> PodcastText? {
-        guard let text = nonEmptyValue else { return nil }
-        return PodcastText(purpose: cleanAttribute(.purpose, of: frame), text: text)
-    }
-
     /// Appends to one of the channel's lists, up to the per-list limit (one warning).
     mutating func appendToChannel<T>(_ item: T, _ list: WritableKeyPath<ChannelBuilder, [T]>) {
         guard channel[keyPath: list].count < options.maxItemsPerEpisode else {
@@ -976,299 +515,6 @@ struct SAXState {
         channel[keyPath: list].append(item)
     }
 
-    /// Categories nest at most this deep; deeper levels share their ancestor's path.
-    static let maxCategoryDepth = 8
-
-    /// The path of the innermost open `itunes:category`: its ancestors' and its own text, empty levels left out.
-    func categoryPath() -> String {
-        var path = ""
-        for entry in categoryStack.prefix(Self.maxCategoryDepth) where !entry.text.isEmpty {
-            if !path.isEmpty { path += "/" }
-            path += entry.text
-        }
-        return path
-    }
-
-    /// A `media:thumbnail` inside the item's `media:group` or `media:content` (directly inside the item is a
-    /// direct child, read anyway).
-    func isMediaThumbnail(_ ns: Namespace, _ el: Name, episodeDepth: Int) -> Bool {
-        guard ns == .media, el == .thumbnail, depth > episodeDepth + 1, depth <= episodeDepth + 3 else { return false }
-        for index in (episodeDepth + 1)..<depth {
-            let ancestor = frames[index]
-            guard ancestor.namespace == .media, ancestor.name == .group || ancestor.name == .content else {
-                return false
-            }
-        }
-        return true
-    }
-
-    // MARK: - Values
-
-    /// The element's text as a date; nil with a warning when it cannot be read, nil without one when empty.
-    mutating func date() -> Date? {
-        if let quick = withTrimmedText(FeedDate.parseCommon(_:)) { return quick }
-        guard let value, !value.isEmpty else { return nil }
-        if let date = FeedDate.parse(value) { return date }
-        warn(.unreadableDate(text: Self.snippet(value), attribute: nil))
-        return nil
-    }
-
-    /// The element's text as an episode or season number.
-    func number() -> Int? {
-        guard hasValue else { return nil }
-        let quick: Int?? = withTrimmedText { bytes in
-            guard !bytes.isEmpty, bytes.count <= 6 else { return .none }
-            var result = 0
-            for byte in bytes {
-                guard byte >= 0x30 && byte <= 0x39 else { return .none }
-                result = result * 10 + Int(byte - 0x30)
-            }
-            return .some(result)
-        }
-        if let quick { return quick }
-        return value.flatMap(Self.number)
-    }
-
-    /// The element's text resolved as a URL (see ``resolve(_:base:keepFile:)``), without an intermediate string when
-    /// it is a plain absolute http(s) URL.
-    mutating func resolveText(base: Int32) -> String? {
-        let plain: String? = withTrimmedText { bytes in
-            URLText.isPlainHTTP(bytes) ? String(decoding: bytes, as: UTF8.self) : nil
-        }
-        if let plain { return plain }
-        return value.flatMap { resolve($0, base: base) }
-    }
-
-    /// Resolves a URL from the feed: trims it, undoes libxml2's `&#38;`, resolves it against `xml:base` or the
-    /// document's URL, and keeps only http(s) (and file URLs inside a local file's feed). Returns the absolute text.
-    mutating func resolve(_ raw: String, base: Int32, keepFile: Bool = false, quiet: Bool = false) -> String? {
-        var raw = raw
-        let plain = raw.withUTF8 { URLText.isPlainHTTP($0) }
-        if plain { return raw }
-        return resolveURL(raw, base: base, keepFile: keepFile, quiet: quiet)?.absoluteString
-    }
-
-    /// ``resolve(_:base:keepFile:)`` through Foundation: for URLs that are not plain, and the few channel-level URLs
-    /// that the model keeps as `URL`.
-    /// With `quiet`, a URL with another scheme is counted in `quietlyIgnoredSchemes` instead of warned about.
-    mutating func resolveURL(_ raw: String, base: Int32, keepFile: Bool = false, quiet: Bool = false) -> URL? {
-        let text = AmpersandReferences.undo(TextCleaning.clean(raw))
-        guard !text.isEmpty, text.utf8.count <= 8192 else { return nil }
-        var url = URL(string: text)
-        if url == nil, let escaped = text.addingPercentEncoding(withAllowedCharacters: Self.urlAllowed) {
-            url = URL(string: escaped)
-        }
-        guard var resolved = url else { return nil }
-        if resolved.scheme == nil {
-            guard let baseURL = baseURL(base),
-                let absolute = URL(string: resolved.relativeString, relativeTo: baseURL)?.absoluteURL
-            else {
-                return nil
-            }
-            resolved = absolute
-        }
-        let scheme = resolved.scheme?.lowercased() ?? ""
-        if scheme == "http" || scheme == "https" { return resolved.host?.isEmpty == false ? resolved : nil }
-        if scheme == "file", keepFile || documentIsFile { return resolved }
-        if quiet {
-            quietlyIgnoredURLs += 1
-            if !quietlyIgnoredSchemes.contains(scheme), quietlyIgnoredSchemes.count < 5 {
-                quietlyIgnoredSchemes.append(scheme)
-            }
-            return nil
-        }
-        warn(.ignoredScheme(scheme))
-        return nil
-    }
-
-    static let urlAllowed: CharacterSet = {
-        var set = CharacterSet.urlQueryAllowed
-        set.insert(charactersIn: "#%")
-        return set
-    }()
-
-    static func positiveInt64(_ text: String) -> Int64? {
-        guard let value = Int64(text.trimmedText), value > 0 else { return nil }
-        return value
-    }
-
-    static func number(_ text: String) -> Int? {
-        let trimmed = text.trimmedText
-        if let value = Int(trimmed), value >= 0, value < 1_000_000 { return value }
-        if let value = Double(trimmed), value.isFinite, value >= 0, value < 1_000_000, value == value.rounded() {
-            return Int(value)
-        }
-        return nil
-    }
-
-    static func explicitFlag(_ text: String) -> Bool? {
-        var trimmed = text.trimmedText
-        return trimmed.withUTF8(explicitFlag(bytes:))
-    }
-
-    static func explicitFlag(bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
-        if asciiLowercaseEquals(bytes, "true") || asciiLowercaseEquals(bytes, "yes")
-            || asciiLowercaseEquals(bytes, "explicit")
-        {
-            return true
-        }
-        if asciiLowercaseEquals(bytes, "false") || asciiLowercaseEquals(bytes, "no")
-            || asciiLowercaseEquals(bytes, "clean")
-        {
-            return false
-        }
-        return nil
-    }
-
-    /// True when `bytes`, lower-cased (ASCII only), equal `word` (lower-case ASCII).
-    static func asciiLowercaseEquals(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
-        guard bytes.count == word.utf8CodeUnitCount else { return false }
-        let expected = word.utf8Start
-        for i in 0..<bytes.count {
-            var c = bytes[i]
-            if c >= 0x41 && c <= 0x5A { c |= 0x20 }
-            if c != expected[i] { return false }
-        }
-        return true
-    }
-
-    static func boolean(_ text: String) -> Bool? {
-        switch text.trimmedText.lowercased() {
-        case "yes", "true": return true
-        case "no", "false": return false
-        default: return nil
-        }
-    }
-
-    static func yes(_ text: String) -> Bool { boolean(text) == true }
-
-    static func snippet(_ text: String) -> String {
-        let cleaned = TextCleaning.cleanLine(text)
-        return cleaned.count > 60 ? String(cleaned.prefix(60)) + "…" : cleaned
-    }
-
-    static func escapeAttribute(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "<", with: "&lt;")
-    }
-
-    mutating func forEachAttribute(
-        _ count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
-        _ body: (String, Namespace, String) -> Void
-    ) {
-        guard let attributes else { return }
-        for index in 0..<count {
-            let base = index * 5
-            guard let localname = attributes[base], let start = attributes[base + 3], let end = attributes[base + 4]
-            else { continue }
-            let ns = namespace(uri: attributes[base + 2], prefix: attributes[base + 1])
-            body(
-                String(cString: localname), ns,
-                AmpersandReferences.undo(UnsafeBufferPointer(start: start, count: end - start)))
-        }
-    }
-
-    // MARK: - Errors
-
-    mutating func recordError(_ error: UnsafePointer<xmlError>) {
-        let code = Int32(error.pointee.code)
-        let line = Int(error.pointee.line)
-        var message = error.pointee.message.map { String(cString: $0) } ?? "XML error \(code)"
-        message = TextCleaning.cleanLine(message)
-        if code == XML_ERR_ENTITY_LOOP.rawValue { sawEntityLoop = true }
-        if firstError == nil { firstError = (line, message, code) }
-        // Namespace warnings for undeclared well-known prefixes are handled, not worth a warning each.
-        if error.pointee.domain == Int32(XML_FROM_NAMESPACE.rawValue) && code == XML_NS_ERR_UNDEFINED_NAMESPACE.rawValue
-        {
-            if sawNamespaceWarning { return }
-            let before = warnings.count
-            warn(.undeclaredPrefix(libxml2Message: message), line: line)
-            sawNamespaceWarning = warnings.count > before
-            return
-        }
-        warn(.xml(libxml2Message: message), line: line)
-    }
-
-    // MARK: - Result
-
-    mutating func makeFeed(format: FeedFormat) -> ParsedFeed {
-        // Items still open at the end of a truncated document count, outermost first.
-        if episodeOpen {
-            var open = suspendedEpisodes
-            open.append(episode)
-            for builder in open where !builder.ignored {
-                episodes.append(builder.build(text: text))
-                episodeOrdinals.append(builder.ordinal)
-            }
-            suspendedEpisodes.removeAll()
-            episodeOpen = false
-        }
-        var all = episodes
-        episodes.removeAll()
-        if zip(episodeOrdinals, episodeOrdinals.dropFirst()).contains(where: { $0 > $1 }) {
-            // Illegally nested items end inside out: put them back in document order.
-            all = zip(episodeOrdinals, all).sorted { $0.0 < $1.0 }.map(\.1)
-        }
-        var seen: [String: Int] = [:]
-        seen.reserveCapacity(all.count)
-        for index in all.indices {
-            let id = all[index].id
-            if let first = seen.updateValue(index, forKey: id) {
-                seen[id] = first
-                warn(.sharedEpisodeID(first: first + 1, second: index + 1, id: Self.snippet(id)), line: 0)
-            }
-        }
-        if quietlyIgnoredURLs > 0 {
-            warn(.sourceURLsLeftOut(count: quietlyIgnoredURLs, schemes: quietlyIgnoredSchemes), line: 0)
-        }
-        if suppressedWarnings > 0 {
-            warnings.append(ParseWarning(line: 0, .moreNotShown(count: suppressedWarnings)))
-        }
-        let c = channel
-        var feed = ParsedFeed(
-            format: format,
-            title: c.title,
-            link: c.link,
-            description: c.description ?? c.atomSubtitle ?? c.itunesSummary ?? c.itunesSubtitle,
-            subtitle: c.itunesSubtitle,
-            language: c.language,
-            image: c.itunesImage ?? c.rssImage ?? c.atomLogo ?? c.atomIcon,
-            author: c.itunesAuthor ?? c.otherAuthor,
-            owner: c.ownerName == nil && c.ownerEmail == nil ? nil : Owner(name: c.ownerName, email: c.ownerEmail),
-            categories: c.categories,
-            explicit: c.explicit,
-            type: c.type,
-            newFeedURL: c.newFeedURL ?? c.redirectLocation,
-            block: c.block,
-            complete: c.complete,
-            podcastGUID: c.podcastGUID,
-            locked: c.locked,
-            funding: c.funding,
-            updateFrequency: c.updateFrequency,
-            generator: c.generator,
-            lastBuildDate: c.lastBuildDate,
-            ttl: c.ttl,
-            syndicationUpdatePeriod: c.syPeriod,
-            syndicationUpdateFrequency: c.syFrequency,
-            selfURL: c.selfURL,
-            nextPage: c.nextPage,
-            firstPage: c.firstPage,
-            lastPage: c.lastPage,
-            podcastUpdateFrequency: c.podcastUpdateFrequency,
-            medium: c.medium,
-            license: c.license,
-            locations: c.locations,
-            trailers: c.trailers,
-            podroll: c.podroll,
-            txt: c.txt,
-            value: c.value,
-            episodes: all,
-            warnings: warnings)
-        if c.declaresPodping {
-            feed.podping = PodpingDeclaration(usesPodping: c.usesPodping, hiveAccounts: c.hiveAccounts)
-        }
-        return feed
-    }
+    /// ``ITunesElements/maxCategoryDepth``.
+    static var maxCategoryDepth: Int { ITunesElements.maxCategoryDepth }
 }
-
-private func nonEmpty(_ text: String) -> String? { text.isEmpty ? nil : text }
