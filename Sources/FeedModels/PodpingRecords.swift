@@ -156,8 +156,6 @@ public protocol PodpingRepository: Sendable {
     func podpingStates(subscriptionIDs: [Int64]) async throws -> [Int64: PodpingFeedState]
     /// The subscriptions' ``SubscriptionsMark``, in one cheap query.
     func subscriptionsMark() async throws -> SubscriptionsMark
-    /// Records what a feed says of podping (from its last fetch).
-    func recordPodpingDeclaration(subscriptionID: Int64, usesPodping: Bool?, hiveAccounts: [String]) async throws
     /// Records believed pings and makes their feeds due by ``PodpingDuePlan``, in one transaction.
     /// - Returns: The feeds made due, with when.
     func recordPings(_ pings: [FeedPing], at now: Date, cooldown: TimeInterval) async throws -> [Int64: Date]

@@ -50,24 +50,6 @@ extension FeedStore: PodpingRepository {
         }
     }
 
-    public func recordPodpingDeclaration(
-        subscriptionID: Int64, usesPodping: Bool?, hiveAccounts: [String]
-    )
-        async throws
-    {
-        let accounts = hiveAccounts.joined(separator: "\n")
-        try await write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO podpingFeed (subscriptionId, usesPodping, hiveAccounts)
-                    SELECT id, ?, ? FROM subscription WHERE id = ?
-                    ON CONFLICT (subscriptionId) DO UPDATE SET usesPodping = excluded.usesPodping,
-                      hiveAccounts = excluded.hiveAccounts
-                    """,
-                arguments: [usesPodping, accounts, subscriptionID])
-        }
-    }
-
     public func recordPings(_ pings: [FeedPing], at now: Date, cooldown: TimeInterval) async throws -> [Int64: Date] {
         guard !pings.isEmpty else { return [:] }
         return try await write { db in

@@ -60,21 +60,6 @@ extension PostgresFeedStore: PodpingRepository {
             moved: try r?.int64("moved") ?? 0, urlLength: try r?.int64("url_length") ?? 0)
     }
 
-    public func recordPodpingDeclaration(
-        subscriptionID: Int64, usesPodping: Bool?, hiveAccounts: [String]
-    )
-        async throws
-    {
-        let accounts = hiveAccounts.joined(separator: "\n")
-        _ = try await rows(
-            """
-            INSERT INTO podping_feed (subscription_id, uses_podping, hive_accounts)
-            SELECT id, \(usesPodping), \(accounts) FROM subscription WHERE id = \(subscriptionID)
-            ON CONFLICT (subscription_id) DO UPDATE SET uses_podping = excluded.uses_podping,
-              hive_accounts = excluded.hive_accounts
-            """)
-    }
-
     public func recordPings(_ pings: [FeedPing], at now: Date, cooldown: TimeInterval) async throws -> [Int64: Date] {
         guard !pings.isEmpty else { return [:] }
         let store = self

@@ -56,14 +56,19 @@ struct PodpingStoreTests {
             let fresh = try await repositories.addSubscription(
                 url: URL(string: "https://a.example/fresh.xml")!, title: nil, at: t0, backlog: nil)
             for feed in [checked, fresh] {
-                _ = try await repositories.apply(
-                    FeedCheck(
-                        subscriptionID: feed.id, checkedAt: feed.id == fresh.id ? t0 : t0.addingTimeInterval(-3600),
-                        status: 304, result: .notModified, nextCheckAt: t0.addingTimeInterval(86_400),
-                        nextCheckReason: .cadence(interval: .seconds(86_400), basis: .noRhythmYet)))
+                var check = FeedCheck(
+                    subscriptionID: feed.id, checkedAt: feed.id == fresh.id ? t0 : t0.addingTimeInterval(-3600),
+                    status: 304, result: .notModified, nextCheckAt: t0.addingTimeInterval(86_400),
+                    nextCheckReason: .cadence(interval: .seconds(86_400), basis: .noRhythmYet))
+                if feed.id == checked.id {
+                    // Its body declares podping, stored with its check.
+                    var parsed = ParsedFeed(format: .rss2)
+                    parsed.podping = PodpingDeclaration(usesPodping: true, hiveAccounts: ["host.one", "host.two"])
+                    check.status = 200
+                    check.result = .fetched(parsed, etag: nil, lastModified: nil, unconditional: true)
+                }
+                _ = try await repositories.apply(check)
             }
-            try await store.recordPodpingDeclaration(
-                subscriptionID: checked.id, usesPodping: true, hiveAccounts: ["host.one", "host.two"])
             let pings = [checked, fresh].map {
                 FeedPing(subscriptionID: $0.id, blockNumber: 7, blockTime: t0.addingTimeInterval(-20), reason: "live")
             }

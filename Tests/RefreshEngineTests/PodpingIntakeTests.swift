@@ -1,4 +1,5 @@
 import FeedModels
+import FeedParsing
 import FeedStorage
 import Foundation
 import NIOConcurrencyHelpers
@@ -37,6 +38,19 @@ struct PodpingIntakeTests {
             feeds.append(feed)
         }
         return (store, feeds)
+    }
+
+    /// The feed's body says what it says of podping, stored as a check of the body would store it (checked an hour
+    /// ago, not due for a day, as ``store()`` leaves every feed).
+    func declare(_ declaration: PodpingDeclaration, of feed: Subscription, in store: FeedStore) async throws {
+        var parsed = ParsedFeed(format: .rss2)
+        parsed.podping = declaration
+        _ = try await store.apply(
+            FeedCheck(
+                subscriptionID: feed.id, checkedAt: now.addingTimeInterval(-3600), status: 200,
+                result: .fetched(parsed, etag: nil, lastModified: nil, unconditional: true),
+                nextCheckAt: now.addingTimeInterval(86_400),
+                nextCheckReason: .cadence(interval: .seconds(86_400), basis: .noRhythmYet)))
     }
 
     func batch(_ notices: [PodpingNotice]) -> PodpingBatch {
@@ -92,14 +106,13 @@ struct PodpingIntakeTests {
         let urls = [feeds[0].url.absoluteString, feeds[1].url.absoluteString]
         #expect(try await intake.take(batch([notice(urls, sender: "mallory")])).isEmpty)
         #expect(events.received.first?.untrusted == 2)
-        try await store.recordPodpingDeclaration(
-            subscriptionID: feeds[1].id, usesPodping: true, hiveAccounts: ["Mallory"])
+        try await declare(PodpingDeclaration(usesPodping: true, hiveAccounts: ["Mallory"]), of: feeds[1], in: store)
         #expect(try await intake.take(batch([notice(urls, sender: "mallory")])).keys.sorted() == [feeds[1].id])
     }
 
     @Test func aFeedThatOptedOutIsNeverMadeDueByAPing() async throws {
         let (store, feeds) = try await store()
-        try await store.recordPodpingDeclaration(subscriptionID: feeds[0].id, usesPodping: false, hiveAccounts: [])
+        try await declare(PodpingDeclaration(usesPodping: false), of: feeds[0], in: store)
         let intake = PodpingIntake(
             store: store, subscriptions: store, trust: PodpingTrust(senders: nil), now: { [now] in now },
             publish: { _ in })
