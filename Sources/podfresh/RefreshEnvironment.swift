@@ -45,7 +45,7 @@ struct RefreshEnvironment: Sendable {
     }
 
     /// The podping reader for `settings`, publishing to the command's events.
-    func podpingWatcher(_ settings: PodpingSettings) -> PodpingWatcher {
+    private func podpingWatcher(_ settings: PodpingSettings) -> PodpingWatcher {
         let offset = clockOffset
         return PodpingWatcher(
             settings: settings, network: network, store: podpingStore, subscriptions: store,

@@ -9,14 +9,20 @@ import Glibc
 /// A write to standard output or standard error that fails is a value, recorded once, and decides what a command
 /// does: the streams here are real descriptors (a pipe whose reader is gone, `/dev/full`), the record a fresh one.
 struct StandardOutputHealthTests {
+    /// A new pipe's two ends.
+    func pipeEnds() throws -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [-1, -1]
+        try #require(pipe(&ends) == 0)
+        return (ends[0], ends[1])
+    }
+
     /// A pipe whose reading end is already closed: every write to it fails with EPIPE (SIGPIPE is ignored, as
     /// podfresh's NIO ignores it: else the signal would end the test process).
     func pipeWithoutReader() throws -> Int32 {
         signal(SIGPIPE, SIG_IGN)
-        var ends: [Int32] = [-1, -1]
-        try #require(pipe(&ends) == 0)
-        close(ends[0])
-        return ends[1]
+        let ends = try pipeEnds()
+        close(ends.read)
+        return ends.write
     }
 
     func devFull() throws -> Int32 {
@@ -37,17 +43,16 @@ struct StandardOutputHealthTests {
         #expect(health.failure?.farewell == nil, "a reader that left is told nothing")
 
         // Standard error falls silent too, though its own descriptor is fine.
-        var ends: [Int32] = [-1, -1]
-        try #require(pipe(&ends) == 0)
+        let ends = try pipeEnds()
         defer {
-            close(ends[0])
-            close(ends[1])
+            close(ends.read)
+            close(ends.write)
         }
-        let error = StandardStream(descriptor: ends[1], as: .error, health: health)
+        let error = StandardStream(descriptor: ends.write, as: .error, health: health)
         #expect(throws: OutputFailure.closed) { try error.write("podfresh: late news\n").get() }
         var byte: UInt8 = 0
-        _ = fcntl(ends[0], F_SETFL, O_NONBLOCK)
-        #expect(read(ends[0], &byte, 1) == -1, "nothing reached standard error")
+        _ = fcntl(ends.read, F_SETFL, O_NONBLOCK)
+        #expect(read(ends.read, &byte, 1) == -1, "nothing reached standard error")
     }
 
     @Test
@@ -66,19 +71,18 @@ struct StandardOutputHealthTests {
         let health = StandardOutputHealth()
         let full = try devFull()
         defer { close(full) }
-        var ends: [Int32] = [-1, -1]
-        try #require(pipe(&ends) == 0)
+        let ends = try pipeEnds()
         defer {
-            close(ends[0])
-            close(ends[1])
+            close(ends.read)
+            close(ends.write)
         }
         let error = StandardStream(descriptor: full, as: .error, health: health)
-        let output = StandardStream(descriptor: ends[1], as: .output, health: health)
+        let output = StandardStream(descriptor: ends.write, as: .output, health: health)
         #expect(throws: OutputFailure.unwritable(errno: ENOSPC)) { try error.write("podfresh: a warning\n").get() }
         #expect(health.failure == nil, "the output is not broken")
         #expect(throws: Never.self) { try output.write("new episode\n").get() }
         var bytes = [UInt8](repeating: 0, count: 64)
-        #expect(read(ends[0], &bytes, 64) == 12, "standard output goes on")
+        #expect(read(ends.read, &bytes, 64) == 12, "standard output goes on")
     }
 
     @Test

@@ -110,7 +110,7 @@ struct FeedRefresh: Sendable {
                     RefreshFailure(
                         .store(StoreError.wrapping(error))
                     ),
-                    now: now, runID: runID, lease: lease, record: false)
+                    now: now, lease: lease, record: false)
             }
             return RefreshOutcome(feed: target, result: .gone(error), nextCheckReason: .gone)
         } catch let error as FeedFetchError {
@@ -120,24 +120,23 @@ struct FeedRefresh: Sendable {
                 failure.awaitsNetworkVerdict = true
                 verdict.hold(
                     failureCheck(
-                        subscription, failure, now: now, runID: runID, lease: lease, retryAfter: error.retryAfter))
+                        subscription, failure, now: now, lease: lease, retryAfter: error.retryAfter))
                 return await failed(
-                    target, subscription, failure, now: now, runID: runID, lease: lease, record: false,
+                    target, subscription, failure, now: now, lease: lease, record: false,
                     retryAfter: error.retryAfter)
             }
             return await failed(
-                target, subscription, failure, now: now, runID: runID, lease: lease, retryAfter: error.retryAfter)
+                target, subscription, failure, now: now, lease: lease, retryAfter: error.retryAfter)
         } catch let error as FeedParseError {
             return await failed(
-                target, subscription, RefreshFailure(.parse(error)), now: now, runID: runID, lease: lease)
+                target, subscription, RefreshFailure(.parse(error)), now: now, lease: lease)
         } catch let error as StoreError {
             return await failed(
                 target, subscription, RefreshFailure(.store(error)),
-                now: now, runID: runID, lease: lease, record: false)
+                now: now, lease: lease, record: false)
         } catch {
             return await failed(
                 target, subscription, RefreshFailure(.unexpected(reason: ErrorWords.describe(error))), now: now,
-                runID: runID,
                 lease: lease)
         }
     }
@@ -157,7 +156,7 @@ struct FeedRefresh: Sendable {
     }
 
     private func failureCheck(
-        _ subscription: Subscription, _ failure: RefreshFailure, now: Date, runID: Int64, lease: FeedLease?,
+        _ subscription: Subscription, _ failure: RefreshFailure, now: Date, lease: FeedLease?,
         retryAfter: Date?
     ) -> FeedCheck {
         let schedule = FeedScheduler.decide(
@@ -175,9 +174,9 @@ struct FeedRefresh: Sendable {
     /// dropped instead.
     private func failed(
         _ target: FeedTarget, _ subscription: Subscription, _ failure: RefreshFailure,
-        now: Date, runID: Int64, lease: FeedLease?, record: Bool = true, retryAfter: Date? = nil
+        now: Date, lease: FeedLease?, record: Bool = true, retryAfter: Date? = nil
     ) async -> RefreshOutcome {
-        let check = failureCheck(subscription, failure, now: now, runID: runID, lease: lease, retryAfter: retryAfter)
+        let check = failureCheck(subscription, failure, now: now, lease: lease, retryAfter: retryAfter)
         if record {
             do {
                 _ = try await episodes.apply(check)
