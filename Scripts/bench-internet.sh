@@ -13,6 +13,7 @@
 #   PODFRESH_BIN=path     the binary to measure (default: a release build of this tree)
 #   PODFRESH_ARGS="..."   extra `podfresh refresh` arguments (default: none, so its own --jobs and --per-host)
 #   NETSIM_BIN=path       the simulator (default: a release build of this tree)
+#   WHOLE=0               skip podfresh's third run (`--force`: every feed sent whole again, unchanged)
 #   NEWSBOAT=0 READER=0   skip a peer;  NB_THREADS="1 5" newsboat reload-threads to measure
 #   REPS=1                repetitions (the table shows medians)
 #   PER_HOST=n            the per-host limit the floor is computed with (default: podfresh's --per-host default)
@@ -31,6 +32,7 @@ fi
 REPS="${REPS:-1}"
 NEWSBOAT="${NEWSBOAT:-1}"
 READER="${READER:-1}"
+WHOLE="${WHOLE:-1}"
 NB_THREADS="${NB_THREADS:-1 5}"
 PODFRESH_ARGS="${PODFRESH_ARGS:-}"
 export BENCH_WORK="${BENCH_WORK:-${TMPDIR:-/tmp}/podfresh-internet-bench}"
@@ -90,6 +92,12 @@ for rep in $(seq "$REPS"); do
   # shellcheck disable=SC2086
   "${M[@]}" --tool "podfresh" --case "2 warm" --rep "$rep" --count-cmd "$CNT" -- \
     "$BIN" refresh --database "$DB" --all $PODFRESH_ARGS || true
+  if [ "$WHOLE" = 1 ]; then
+    # Every feed sent whole again and unchanged: a host without validators (--force asks unconditionally).
+    # shellcheck disable=SC2086
+    "${M[@]}" --tool "podfresh" --case "3 whole, unchanged" --rep "$rep" --count-cmd "$CNT" -- \
+      "$BIN" refresh --database "$DB" --force $PODFRESH_ARGS || true
+  fi
 
   if [ "$NEWSBOAT" = 1 ]; then
     for th in $NB_THREADS; do
