@@ -246,7 +246,7 @@ let package = Package(
         .testTarget(
             name: "HTTPTransportTests",
             dependencies: [
-                "HTTPTransport", "TestSupport",
+                "HTTPTransport", "Measures", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import Foundation
+public import Measures
 
 #if canImport(Glibc)
 import Glibc
@@ -63,28 +64,31 @@ public final class HostResolver: @unchecked Sendable {
 
     private enum Entry {
         case resolving(waiters: [UUID: Waiter])
-        case answered(Answer, expires: ContinuousClock.Instant)
+        case answered(Answer, expires: AppClock.Instant)
     }
 
     public let policy: Policy
+    private let clock: AppClock
     private let lookUp: @Sendable (String, @escaping @Sendable (Answer) -> Void) -> Void
     private let lock = NSLock()
     private var entries: [String: Entry] = [:]
     private var stats = Statistics()
 
     /// A resolver over the system's `getaddrinfo`.
-    public convenience init(policy: Policy = Policy()) {
-        self.init(policy: policy) { host, done in BlockingNameLookup.lookUp(host, completion: done) }
+    public convenience init(policy: Policy = Policy(), clock: AppClock = .system) {
+        self.init(policy: policy, clock: clock) { host, done in BlockingNameLookup.lookUp(host, completion: done) }
     }
 
     /// A resolver over another lookup function (tests force faults with it).
     init(
         policy: Policy,
+        clock: AppClock = .system,
         lookUp:
             @escaping @Sendable (String, @escaping @Sendable (Result<[ResolvedAddress], NameLookupError>) -> Void)
             -> Void
     ) {
         self.policy = policy
+        self.clock = clock
         self.lookUp = lookUp
     }
 
@@ -106,7 +110,7 @@ public final class HostResolver: @unchecked Sendable {
                     case start
                 }
                 let next: Next = lock.withLock {
-                    if case .answered(let answer, let expires)? = entries[key], ContinuousClock.now < expires {
+                    if case .answered(let answer, let expires)? = entries[key], clock.now < expires {
                         stats.shared += 1
                         return .answer(answer)
                     }
@@ -145,8 +149,9 @@ public final class HostResolver: @unchecked Sendable {
 
     private func start(_ key: String, host: String) {
         let timeout = policy.lookupTimeout
+        let clock = clock
         let timer = Task { [weak self] in
-            try await Task.sleep(for: timeout)
+            try await clock.sleep(for: timeout)
             self?.finish(key, with: .failure(NameLookupError(kind: .timedOut(timeout), host: host)), final: false)
         }
         lookUp(host) { [weak self] answer in
@@ -168,9 +173,9 @@ public final class HostResolver: @unchecked Sendable {
             var waiting: [Waiter] = []
             if case .resolving(let waiters)? = entries[key] {
                 waiting = Array(waiters.values)
-                entries[key] = .answered(answer, expires: .now + keep)
+                entries[key] = .answered(answer, expires: clock.now + keep)
             } else if final {
-                entries[key] = .answered(answer, expires: .now + keep)
+                entries[key] = .answered(answer, expires: clock.now + keep)
             }
             return waiting
         }

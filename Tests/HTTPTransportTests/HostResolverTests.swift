@@ -1,10 +1,12 @@
 import Foundation
+import Measures
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import HTTPTransport
 
-/// A lookup function that answers after a delay on a thread of its own, never answers for names in `silent`, says
+/// A lookup function that answers after a delay on the test's manual clock, never answers for names in `silent`, says
 /// "no such host" for names in `missing`, and counts lookups in flight: a fake only to force waits and silences
 /// that a real resolver cannot produce on demand (the namespace tests use a real DNS server for the rest).
 private final class ScriptedLookups: Sendable {
@@ -17,6 +19,7 @@ private final class ScriptedLookups: Sendable {
     let delay: Duration
     let silent: Set<String>
     let missing: Set<String>
+    let clock = ManualClock()
     private let counts = Mutex(Counts())
 
     init(delay: Duration, silent: Set<String> = [], missing: Set<String> = []) {
@@ -35,8 +38,9 @@ private final class ScriptedLookups: Sendable {
             $0.mostInFlight = max($0.mostInFlight, $0.inFlight)
         }
         guard !silent.contains(host) else { return }
-        let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
+        let clock = AppClock.manual(clock)
+        Task { [self] in
+            try await clock.sleep(for: delay)
             counts.withLock { $0.inFlight -= 1 }
             if missing.contains(host) {
                 done(.failure(NameLookupError(kind: .noSuchHost, host: host)))
@@ -47,9 +51,17 @@ private final class ScriptedLookups: Sendable {
     }
 
     func resolver(timeout: Duration = .seconds(5)) -> HostResolver {
-        HostResolver(policy: HostResolver.Policy(lookupTimeout: timeout)) { host, done in self.lookUp(host, done) }
+        HostResolver(policy: HostResolver.Policy(lookupTimeout: timeout), clock: .manual(clock)) { host, done in
+            self.lookUp(host, done)
+        }
     }
+
+    /// The clock time since the test began.
+    var elapsed: Duration { clock.offset }
 }
+
+/// Each lookup of a name waits on two sleeps of the manual clock: the scripted answer's and the resolver's timeout.
+private let sleepsPerLookup = 2
 
 @Suite(.timeLimit(.minutes(1)))
 struct HostResolverTests {
@@ -57,25 +69,29 @@ struct HostResolverTests {
         let lookups = ScriptedLookups(delay: .milliseconds(300))
         let resolver = lookups.resolver()
         let names = (1...20).map { "host\($0).example" }
-        let started = ContinuousClock.now
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for name in names { group.addTask { _ = try await resolver.addresses(for: name) } }
-            try await group.waitForAll()
+        let tasks = names.map { name in
+            Task { () -> Duration in
+                _ = try await resolver.addresses(for: name)
+                return lookups.elapsed
+            }
         }
-        let took = started.duration(to: .now)
+        defer { for task in tasks { task.cancel() } }
+        // One after another, only the first lookup would be waiting now.
+        try #require(await lookups.clock.waitForSleepers(names.count * sleepsPerLookup))
+        await lookups.clock.advance(by: .milliseconds(300))
+        for task in tasks { #expect(try await task.value == .milliseconds(300)) }
         #expect(lookups.mostInFlight == 20)
         #expect(resolver.statistics.mostInFlight == 20)
-        // One after another would take 6 s.
-        #expect(took < .seconds(3), "20 lookups of 300 ms took \(took)")
     }
 
     @Test func callersOfOneNameShareOneLookupAndItsAnswer() async throws {
         let lookups = ScriptedLookups(delay: .milliseconds(100))
         let resolver = lookups.resolver()
-        try await withThrowingTaskGroup(of: [ResolvedAddress].self) { group in
-            for _ in 0..<50 { group.addTask { try await resolver.addresses(for: "Feeds.Example") } }
-            for try await addresses in group { #expect(addresses.map(\.ip) == ["127.0.0.1"]) }
-        }
+        let tasks = (0..<50).map { _ in Task { try await resolver.addresses(for: "Feeds.Example") } }
+        defer { for task in tasks { task.cancel() } }
+        try #require(await lookups.clock.waitForSleepers(sleepsPerLookup))
+        await lookups.clock.advance(by: .milliseconds(100))
+        for task in tasks { #expect(try await task.value.map(\.ip) == ["127.0.0.1"]) }
         _ = try await resolver.addresses(for: "feeds.example")
         #expect(lookups.started == ["Feeds.Example"])
         #expect(resolver.statistics.lookups == 1)
@@ -85,7 +101,11 @@ struct HostResolverTests {
     @Test func aNameThatDoesNotExistIsRememberedAsSuch() async throws {
         let lookups = ScriptedLookups(delay: .milliseconds(10), missing: ["gone.example"])
         let resolver = lookups.resolver()
-        for _ in 0..<3 {
+        let first = Task { try await resolver.addresses(for: "gone.example") }
+        try #require(await lookups.clock.waitForSleepers(sleepsPerLookup))
+        await lookups.clock.advance(by: .milliseconds(10))
+        await #expect(throws: NameLookupError(kind: .noSuchHost, host: "gone.example")) { try await first.value }
+        for _ in 0..<2 {
             await #expect(throws: NameLookupError(kind: .noSuchHost, host: "gone.example")) {
                 try await resolver.addresses(for: "gone.example")
             }
@@ -96,8 +116,6 @@ struct HostResolverTests {
     @Test func aNameThatNeverAnswersCostsItsOwnCallersTheTimeoutAndNobodyElseAnything() async throws {
         let lookups = ScriptedLookups(delay: .milliseconds(50), silent: ["silent.example"])
         let resolver = lookups.resolver(timeout: .milliseconds(800))
-        let clock = ContinuousClock()
-        let started = clock.now
         let silentTask = Task { () -> Duration in
             do {
                 _ = try await resolver.addresses(for: "silent.example")
@@ -107,25 +125,29 @@ struct HostResolverTests {
             } catch {
                 Issue.record("unexpected \(error)")
             }
-            return started.duration(to: clock.now)
+            return lookups.elapsed
         }
+        // The silent lookup waits on its timeout alone.
+        try #require(await lookups.clock.waitForSleepers(1))
         // Names asked for after the silent one still answer in their own time.
-        try await Task.sleep(for: .milliseconds(20))
-        try await withThrowingTaskGroup(of: Duration.self) { group in
-            for index in 0..<30 {
-                group.addTask {
-                    _ = try await resolver.addresses(for: "good\(index).example")
-                    return started.duration(to: clock.now)
-                }
+        let good = (0..<30).map { index in
+            Task { () -> Duration in
+                _ = try await resolver.addresses(for: "good\(index).example")
+                return lookups.elapsed
             }
-            for try await took in group { #expect(took < .milliseconds(600), "a good name took \(took)") }
         }
-        let silentTook = await silentTask.value
-        #expect(silentTook >= .milliseconds(750) && silentTook < .seconds(3), "the silent name took \(silentTook)")
-        // The timeout is remembered: the next caller is told at once, and no second lookup starts.
-        let again = clock.now
+        defer { for task in good { task.cancel() } }
+        try #require(await lookups.clock.waitForSleepers(1 + good.count * sleepsPerLookup))
+        await lookups.clock.advance(by: .milliseconds(50))
+        for task in good { #expect(try await task.value == .milliseconds(50)) }
+        // Only the silent name's timeout is still waiting.
+        #expect(lookups.clock.sleeperCount == 1)
+        await lookups.clock.advance(by: .milliseconds(750))
+        #expect(await silentTask.value == .milliseconds(800))
+        // The timeout is remembered: the next caller is told at once (the clock does not move), and no second lookup
+        // starts.
         await #expect(throws: NameLookupError.self) { try await resolver.addresses(for: "silent.example") }
-        #expect(again.duration(to: clock.now) < .milliseconds(200))
+        #expect(lookups.elapsed == .milliseconds(800))
         #expect(lookups.started.filter { $0 == "silent.example" }.count == 1)
     }
 
@@ -133,12 +155,35 @@ struct HostResolverTests {
         let lookups = ScriptedLookups(delay: .milliseconds(400))
         let resolver = lookups.resolver()
         let cancelled = Task { try await resolver.addresses(for: "shared.example") }
+        try #require(await lookups.clock.waitForSleepers(sleepsPerLookup))
         let patient = Task { try await resolver.addresses(for: "shared.example") }
-        try await Task.sleep(for: .milliseconds(50))
+        try #require(await waitUntil { resolver.statistics.shared == 1 })
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.value }
+        await lookups.clock.advance(by: .milliseconds(400))
         let answer = try await patient.value
         #expect(answer.map(\.ip) == ["127.0.0.1"])
+    }
+
+    @Test func answersAreKeptForTheirTimeAndThenLookedUpAgain() async throws {
+        let lookups = ScriptedLookups(delay: .milliseconds(10))
+        let resolver = HostResolver(
+            policy: HostResolver.Policy(lookupTimeout: .seconds(5), keepAnswers: .seconds(300)),
+            clock: .manual(lookups.clock)
+        ) { host, done in lookups.lookUp(host, done) }
+        let first = Task { try await resolver.addresses(for: "kept.example") }
+        try #require(await lookups.clock.waitForSleepers(sleepsPerLookup))
+        await lookups.clock.advance(by: .milliseconds(10))
+        _ = try await first.value
+        await lookups.clock.advance(by: .seconds(299))
+        _ = try await resolver.addresses(for: "kept.example")
+        #expect(lookups.started == ["kept.example"])
+        await lookups.clock.advance(by: .seconds(1))
+        let again = Task { try await resolver.addresses(for: "kept.example") }
+        try #require(await lookups.clock.waitForSleepers(sleepsPerLookup))
+        await lookups.clock.advance(by: .milliseconds(10))
+        _ = try await again.value
+        #expect(lookups.started == ["kept.example", "kept.example"])
     }
 
     @Test func addressLiteralsNeedNoLookup() async throws {
