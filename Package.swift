@@ -281,7 +281,7 @@ let package = Package(
             name: "RefreshEngineTests",
             dependencies: [
                 "RefreshEngine", "FeedModels", "FeedStorage", "FeedFetching", "FeedParsing", "HTTPTransport",
-                "TestSupport", "Podping",
+                "Measures", "TestSupport", "Podping",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSettings

@@ -1,5 +1,7 @@
 import Foundation
+import Measures
 import RefreshEngine
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -49,10 +51,10 @@ func processIsGone(_ pid: pid_t) -> Bool {
     return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
 }
 
-/// Waits up to two seconds for every process to be gone: SIGKILL is delivered at once, but a killed orphan is reaped
-/// by init a moment later. Returns whether they all went.
+/// Waits (up to 20 seconds, on a busy machine) for every process to be gone: SIGKILL is delivered at once, but a killed
+/// orphan is reaped by init a moment later. Returns whether they all went.
 func allGone(_ pids: [pid_t]) async -> Bool {
-    let deadline = Date().addingTimeInterval(2)
+    let deadline = Date().addingTimeInterval(20)
     while !pids.allSatisfy(processIsGone) && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
     return pids.allSatisfy(processIsGone)
 }
@@ -66,12 +68,13 @@ private func temporaryPath(_ name: String) -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-hook-\(UUID().uuidString)-\(name)").path
 }
 
-private func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+/// Waits (in real time) until a hook has written `count` pids to `path`.
+private func hookStarted(_ path: String, count: Int) async -> Bool {
+    await waitUntil { pids(in: path).count >= count }
 }
 
-/// The `--exec` hook runner, with real shells and real processes. The time bounds leave room for a loaded machine
-/// (about 1 s alone); what they rule out is waiting for the hooks' 30 s sleeps.
+/// The `--exec` hook runner, with real shells and real processes. Timeouts run on a manual clock: a test moves it
+/// past the timeout once the hook is running, so what it asserts is the order of events, not how busy the machine is.
 @Suite(.timeLimit(.minutes(1)))
 struct NewEpisodeHookTests {
     @Test func aTimedOutHookIsStoppedTogetherWithEveryProcessItStarted() async throws {
@@ -85,18 +88,22 @@ struct NewEpisodeHookTests {
             sleep 30
             """
         let recorder = HookOutputRecorder()
-        let clock = ContinuousClock()
-        let start = clock.now
-        let result = await NewEpisodeHook.run(
-            command: command,
-            episode: episode,
-            timeout: .seconds(1),
-            output: recorder.output
-        )
-        let elapsed = seconds(clock.now - start)
+        let clock = ManualClock()
+        let run = Task {
+            await NewEpisodeHook.run(
+                command: command, episode: episode, timeout: .seconds(1), output: recorder.output,
+                clock: .manual(clock))
+        }
+        try #require(await hookStarted(pidFile, count: 3))
+        try #require(await clock.waitForSleepers(1))
+        await clock.advance(by: .seconds(1))
+        // SIGTERM went to the group; SIGKILL follows after the grace.
+        try #require(await clock.waitForSleepers(1))
+        await clock.advance(by: .milliseconds(500))
+        let result = await run.value
         #expect(result.timedOut)
         #expect(result.failed && result.timeout == .seconds(1), "\(result)")
-        #expect(elapsed < 10, "took \(elapsed) s")
+        #expect(clock.offset == .milliseconds(1500))
         let started = pids(in: pidFile)
         #expect(started.count == 3)
         _ = await allGone(started)
@@ -110,16 +117,21 @@ struct NewEpisodeHookTests {
         defer { try? FileManager.default.removeItem(atPath: pidFile) }
         let command =
             "trap '' TERM; sh -c 'trap \"\" TERM; echo $$ >> \(pidFile); sleep 30' & echo $$ >> '\(pidFile)'; wait"
-        let clock = ContinuousClock()
-        let start = clock.now
-        let result = await NewEpisodeHook.run(
-            command: command,
-            episode: episode,
-            timeout: .milliseconds(500),
-            output: HookOutputRecorder().output
-        )
+        let clock = ManualClock()
+        let run = Task {
+            await NewEpisodeHook.run(
+                command: command, episode: episode, timeout: .milliseconds(500), output: HookOutputRecorder().output,
+                clock: .manual(clock))
+        }
+        try #require(await hookStarted(pidFile, count: 2))
+        try #require(await clock.waitForSleepers(1))
+        await clock.advance(by: .milliseconds(500))
+        // Both shells ignore SIGTERM: only the SIGKILL after the grace ends them.
+        try #require(await clock.waitForSleepers(1))
+        #expect(pids(in: pidFile).allSatisfy { !processIsGone($0) }, "SIGTERM ended a shell that ignores it")
+        await clock.advance(by: .milliseconds(500))
+        let result = await run.value
         #expect(result.timedOut)
-        #expect(seconds(clock.now - start) < 10)
         let started = pids(in: pidFile)
         #expect(started.count == 2, "\(started)")
         #expect(await allGone(started), "\(started)")
@@ -147,16 +159,17 @@ struct NewEpisodeHookTests {
             for pid in pids(in: pidFile) { kill(pid, SIGKILL) }
             try? FileManager.default.removeItem(atPath: pidFile)
         }
-        let clock = ContinuousClock()
-        let start = clock.now
-        // The background sleep keeps the output pipes open; podfresh must not wait for it.
+        // The background sleep keeps the output pipes open; podfresh must not wait for it. The clock never moves, so
+        // the hook's timeout cannot end the wait either.
         let result = await NewEpisodeHook.run(
             command: "sleep 30 & echo $! > '\(pidFile)'; echo started",
             episode: episode,
-            output: HookOutputRecorder().output
+            output: HookOutputRecorder().output,
+            clock: .manual(ManualClock())
         )
-        #expect(!result.failed, "\(result)")
-        #expect(seconds(clock.now - start) < 10)
+        #expect(!result.failed && !result.timedOut, "\(result)")
+        let background = try #require(pids(in: pidFile).first)
+        #expect(!processIsGone(background), "the run waited for the background process to end")
     }
 
     @Test func aFailingHookReportsItsStatusAndLastErrorLine() async throws {

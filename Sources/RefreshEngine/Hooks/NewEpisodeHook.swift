@@ -1,6 +1,6 @@
 import FeedParsing
 public import Foundation
-import Measures
+public import Measures
 import Subprocess
 import SystemPackage
 
@@ -199,13 +199,15 @@ public enum NewEpisodeHook {
     ///   - timeout: After this long the hook's process group is stopped (`--exec-timeout`).
     ///   - output: Where the hook's output lines go (default: podfresh's standard output and error).
     ///   - shell: The shell that runs `command` with `-c` (`/bin/sh`).
+    ///   - clock: The clock the timeout and the grace before SIGKILL are measured on.
     /// - Returns: How the hook ended; it never throws, because a failing hook never fails the feed.
     public static func run(
         command: String,
         episode: HookEpisode,
         timeout: Duration = defaultTimeout,
         output: HookOutput = .standardStreams,
-        shell: String = "/bin/sh"
+        shell: String = "/bin/sh",
+        clock: AppClock = .system
     ) async -> HookResult {
         var environment: [Environment.Key: String?] = [:]
         for (name, value) in episode.environment {
@@ -230,7 +232,7 @@ public enum NewEpisodeHook {
                 output: .sequence,
                 error: .sequence
             ) { execution in
-                await supervise(execution, timeout: timeout, output: output, errorTail: errorTail)
+                await supervise(execution, timeout: timeout, clock: clock, output: output, errorTail: errorTail)
             }
             let status: Int32
             switch result.terminationStatus {
@@ -266,6 +268,7 @@ public enum NewEpisodeHook {
     private static func supervise(
         _ execution: Execution<NoInput, SequenceOutput, SequenceOutput>,
         timeout: Duration,
+        clock: AppClock,
         output: HookOutput,
         errorTail: TailBuffer
     ) async -> Bool {
@@ -280,14 +283,14 @@ public enum NewEpisodeHook {
             }
             group.addTask {
                 do {
-                    try await Task.sleep(for: timeout)
+                    try await clock.sleep(for: timeout)
                 } catch {
                     return .cancelled
                 }
                 // The shell is at most a zombie until this closure returns (swift-subprocess reaps it afterwards),
                 // so its pid, the group's id, cannot have been reused yet.
                 try? execution.send(signal: .terminate, toProcessGroup: true)
-                try? await Task.sleep(for: killGrace)
+                try? await clock.sleep(for: killGrace)
                 try? execution.send(signal: .kill, toProcessGroup: true)
                 return .timedOut
             }
