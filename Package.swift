@@ -226,6 +226,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
+                "Measures",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

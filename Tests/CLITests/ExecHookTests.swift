@@ -30,17 +30,15 @@ struct ExecHookTests {
         defer { podfresh.cleanUp() }
         try await subscribeToOneEpisode(podfresh)
         let pidFile = podfresh.directory.appendingPathComponent("pids").path
-        let hook = "sleep 30 & echo $! >> '\(pidFile)'; echo $$ >> '\(pidFile)'; sleep 30"
-        let start = Date()
+        // The sleeps outlast the test's time limit: the refresh can only come back because the timeout struck.
+        let hook = "sleep 600 & echo $! >> '\(pidFile)'; echo $$ >> '\(pidFile)'; sleep 600"
         let result = try await podfresh.run(["refresh", "--quiet", "--exec", hook, "--exec-timeout", "1s"])
-        let elapsed = Date().timeIntervalSince(start)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(elapsed < 10, "refresh took \(elapsed) s")
         #expect(result.stderr.contains("timed out after 1s"), "\(result.stderr)")
         #expect(result.stderr.contains("(--exec-timeout)"), "the executable names the flag: \(result.stderr)")
         let started = pidsWritten(to: pidFile)
         #expect(started.count == 2)
-        let deadline = Date().addingTimeInterval(2)
+        let deadline = Date().addingTimeInterval(20)
         while !started.allSatisfy(gone) && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(started.allSatisfy(gone), "still running: \(started.filter { !gone($0) })")
     }

@@ -9,8 +9,8 @@ import Testing
     .enabled("needs root and a working `ip netns` (Scripts/netsim.sh check)") { SimulatedInternet.isAvailable }
 )
 struct InternetTests {
-    /// Twenty names, each behind a resolver that takes 300 ms: the lookups overlap, so the run takes a fraction of
-    /// the 6 s that one lookup after another would.
+    /// Twenty names, each behind a resolver that takes 300 ms: the lookups overlap (the simulator's resolver counts
+    /// them in flight), where one lookup after another would take 6 s.
     @Test(.timeLimit(.minutes(1)))
     func lookupsRunConcurrently() async throws {
         let names = 20
@@ -27,14 +27,11 @@ struct InternetTests {
         #expect(
             stats.totals.maxLookupsInFlight >= names / 2,
             "at most \(stats.totals.maxLookupsInFlight) of \(names) names were being resolved at once")
-        #expect(
-            run.wallTime < .milliseconds(names * 300 / 3),
-            "the run took \(run.wallTime); one lookup after another takes \(names * 300) ms")
     }
 
-    /// One name whose resolver never answers, among twelve good ones: every good feed is fetched and stored long
-    /// before the silent name gives up, and the run ends at about the silent name's timeout (`--timeout 3s`, shorter
-    /// than the resolver's own 5 s x 2 attempts), not later.
+    /// One name whose resolver never answers, among twelve good ones: every good feed is fetched and stored before
+    /// the silent name gives up, and the run ends soon after the silent name's timeout (`--timeout 3s`, shorter than
+    /// the resolver's own 5 s x 2 attempts), not later. Judged by the order of the run's events, not by wall time.
     @Test(.timeLimit(.minutes(1)))
     func silentNameDelaysNoOtherFeed() async throws {
         var hosts = (1...12).map {
@@ -52,11 +49,12 @@ struct InternetTests {
         #expect(failed.count == 1, "\(run.summary)")
         #expect((failed.first?.event["url"] as? String)?.contains("never.silence.test") == true)
         let lastGood = refreshed.map(\.at).max() ?? run.wallTime
-        #expect(lastGood < .seconds(2), "the last good feed was stored after \(lastGood)")
-        if let silent = failed.first {
-            #expect(lastGood < silent.at, "a good feed finished after the silent name had given up")
-        }
-        #expect(run.wallTime < .milliseconds(4500), "the run took \(run.wallTime) with a 3 s timeout")
+        let silent = try #require(failed.first)
+        #expect(lastGood < silent.at, "a good feed finished after the silent name had given up")
+        #expect(silent.at >= .seconds(3), "the silent name gave up at \(silent.at), before its 3 s timeout")
+        #expect(
+            run.wallTime - silent.at < .seconds(2),
+            "the run went on for \(run.wallTime - silent.at) after the silent name had given up")
         let stored = try Shell.run([
             SimulatedInternet.podfresh.path, "list", "--database", internet.databasePath, "--json",
         ])
