@@ -318,7 +318,7 @@ let package = Package(
             name: "PostgresStorageTests",
             dependencies: [
                 "TestSupport", "PostgresStorage", "FeedModels", "FeedStorage", "FeedParsing", "FeedFetching",
-                "RefreshEngine", "Podping", "HTTPTransport",
+                "RefreshEngine", "Podping", "HTTPTransport", "Measures",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // To read SQLite's own column list in the migration tests.
@@ -355,7 +355,7 @@ let package = Package(
         /// unless root with a working `ip netns`. Depends on both executables so `swift test` builds them.
         .testTarget(
             name: "InternetTests",
-            dependencies: ["podfresh", "podfresh-netsim"],
+            dependencies: ["podfresh", "podfresh-netsim", "TestSupport"],
             swiftSettings: strictSettings
         ),
     ],

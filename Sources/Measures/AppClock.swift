@@ -31,6 +31,8 @@ public struct AppClock: Clock, Sendable {
     }
 
     private let source: Source
+    /// Added to every date (a store whose clock differs from this machine's dates by its own).
+    private var dateOffset: TimeInterval = 0
 
     /// The machine's clocks: monotonic for waits, wall time for dates.
     public static let system = AppClock(source: .system(origin: .now))
@@ -39,6 +41,14 @@ public struct AppClock: Clock, Sendable {
     public static func manual(_ clock: ManualClock) -> AppClock { AppClock(source: .manual(clock)) }
 
     private init(source: Source) { self.source = source }
+
+    /// This clock with dates `seconds` later (waits and durations unchanged): the clock of a store whose time differs
+    /// from this machine's.
+    public func shifted(by seconds: TimeInterval) -> AppClock {
+        var shifted = self
+        shifted.dateOffset += seconds
+        return shifted
+    }
 
     public var now: Instant {
         switch source {
@@ -66,8 +76,8 @@ public struct AppClock: Clock, Sendable {
     /// The wall-clock date now (what `Date()` would say; a manual clock's start date plus its elapsed time).
     public var date: Date {
         switch source {
-        case .system: Date()
-        case .manual(let clock): clock.date
+        case .system: Date().addingTimeInterval(dateOffset)
+        case .manual(let clock): clock.date.addingTimeInterval(dateOffset)
         }
     }
 

@@ -5,6 +5,7 @@ import FeedModels
 import FeedParsing
 import Foundation
 import HTTPTransport
+import Measures
 import RefreshEngine
 
 /// Everything a command needs, wired once: the store, the feed source over one shared HTTP client, the coordinator,
@@ -22,15 +23,16 @@ struct RefreshEnvironment: Sendable {
     let updates: UIUpdateService
     let renderer: ConsoleRenderer
     let service: EpisodeUpdateService
-    /// The store's clock minus this machine's (0 on SQLite): schedule decisions are dated by the store's clock.
-    let clockOffset: TimeInterval
+    /// The clock of the command: waits on this machine's, dates by the store's (a fleet's PostgreSQL server may differ
+    /// from this machine; on SQLite they are the same).
+    let clock: AppClock
     /// The network feeds are fetched over (the podping reader's requests go through it too).
     let network: HTTPNetwork
     /// Podping state and the chain's cursor.
     let podpingStore: any PodpingRepository
 
     /// Now, by the store's clock.
-    func now() -> Date { Date().addingTimeInterval(clockOffset) }
+    func now() -> Date { clock.date }
 
     /// Runs `body` with the renderer drawing every event, and returns once every event published was drawn.
     func withEvents<R>(_ body: () async throws -> R) async throws -> R {
@@ -46,10 +48,9 @@ struct RefreshEnvironment: Sendable {
 
     /// The podping reader for `settings`, publishing to the command's events.
     private func podpingWatcher(_ settings: PodpingSettings) -> PodpingWatcher {
-        let offset = clockOffset
-        return PodpingWatcher(
-            settings: settings, network: network, store: podpingStore, subscriptions: store,
-            now: { Date().addingTimeInterval(offset) }, publish: events.publish)
+        PodpingWatcher(
+            settings: settings, network: network, store: podpingStore, subscriptions: store, clock: clock,
+            publish: events.publish)
     }
 }
 
@@ -85,10 +86,11 @@ private func withEnvironment<Result: Sendable>(
     downloads: EpisodeDownloadSettings?,
     body: (RefreshEnvironment) async throws -> Result
 ) async throws -> Result {
-    let clockOffset = try await store.claims?.clockOffset() ?? 0
+    let clock = AppClock.system.shifted(by: try await store.claims?.clockOffset() ?? 0)
     return try await withFeedNetwork(fetch) { source, network in
         let events = EventHub()
-        let coordinator = DataFetchCoordinator(maxConcurrent: fetch.jobs, maxPerHost: fetch.perHost, events: events)
+        let coordinator = DataFetchCoordinator(
+            maxConcurrent: fetch.jobs, maxPerHost: fetch.perHost, events: events, clock: clock)
         let updates = UIUpdateService()
         let renderer = ConsoleRenderer(mode: output)
         renderer.attach(to: updates)
@@ -100,7 +102,7 @@ private func withEnvironment<Result: Sendable>(
             } ?? SchedulePolicy()
         var configuration = EpisodeUpdateConfiguration(schedulePolicy: policy, hookCommand: hook)
         configuration.hookTimeout = hookTimeout
-        configuration.now = { Date().addingTimeInterval(clockOffset) }
+        configuration.clock = clock
         // Downloads share the feeds' network: names resolved once, connections to a host reused by both.
         configuration.downloads = downloads.map {
             var settings = $0
@@ -115,7 +117,7 @@ private func withEnvironment<Result: Sendable>(
             source: source, coordinator: coordinator, configuration: configuration)
         let environment = RefreshEnvironment(
             store: store.repositories, claims: store.claims, source: source, coordinator: coordinator,
-            events: events, updates: updates, renderer: renderer, service: service, clockOffset: clockOffset,
+            events: events, updates: updates, renderer: renderer, service: service, clock: clock,
             network: network,
             podpingStore: store.podping)
         return try await body(environment)

@@ -38,7 +38,7 @@ struct DownloadIntegrityCommandTests {
                 "/m/gz.mp3",
                 TestResponse(
                     headers: [("Content-Type", "audio/mpeg"), ("Content-Encoding", "gzip")],
-                    body: try gzipped(zipped), compressible: false))
+                    body: try await gzipped(zipped), compressible: false))
             server.setRoute(
                 "/m/empty.mp3",
                 TestResponse(headers: [("Content-Type", "audio/mpeg")], body: [], compressible: false))

@@ -72,12 +72,14 @@ struct FleetTests {
             #expect(busy >= 2, "only \(busy) of 3 workers checked any feed")
             let postgres = try await TestPostgres.shared()
             let name = String(database.split(separator: "/").last!)
-            #expect(try postgres.psql(database: name, "SELECT count(*) FROM episode") == "72")
+            #expect(try await postgres.psql(database: name, "SELECT count(*) FROM episode") == "72")
             #expect(
-                try postgres.psql(database: name, "SELECT count(*) FROM subscription WHERE last_success_at IS NULL")
+                try await postgres.psql(
+                    database: name, "SELECT count(*) FROM subscription WHERE last_success_at IS NULL")
                     == "0")
             #expect(
-                try postgres.psql(database: name, "SELECT count(*) FROM subscription WHERE lease_owner IS NOT NULL")
+                try await postgres.psql(
+                    database: name, "SELECT count(*) FROM subscription WHERE lease_owner IS NOT NULL")
                     == "0")
 
             // Run again at once: nothing is due, so nothing is fetched.
@@ -167,7 +169,8 @@ struct FleetTests {
             let postgres = try await TestPostgres.shared()
             let name = String(database.split(separator: "/").last!)
             #expect(
-                try postgres.psql(database: name, "SELECT count(*) FROM subscription WHERE lease_expires_at > now()")
+                try await postgres.psql(
+                    database: name, "SELECT count(*) FROM subscription WHERE lease_expires_at > now()")
                     == "2")
 
             // Now the feeds answer at once. Another worker checks the rest but cannot take the leased feeds yet.
@@ -189,9 +192,10 @@ struct FleetTests {
             #expect(
                 after.stdoutLines.filter { $0.contains("taken-over episode") }.count == 2,
                 "the first check announces each taken-over feed's newest episode once: \(after.stdout)")
-            #expect(try postgres.psql(database: name, "SELECT count(*) FROM episode") == "18")
+            #expect(try await postgres.psql(database: name, "SELECT count(*) FROM episode") == "18")
             #expect(
-                try postgres.psql(database: name, "SELECT count(*) FROM subscription WHERE last_success_at IS NULL")
+                try await postgres.psql(
+                    database: name, "SELECT count(*) FROM subscription WHERE last_success_at IS NULL")
                     == "0")
         }
     }
@@ -234,11 +238,11 @@ struct FleetTests {
         #expect(missing.status == 70)
         #expect(missing.stderr.contains("does not exist"), "\(missing.stderr)")
 
-        let database = try postgres.makeDatabase(prefix: "newer")
+        let database = try await postgres.makeDatabase(prefix: "newer")
         podfresh.environment["PODFRESH_DATABASE"] = database
         #expect(try await podfresh.run(["list"]).status == 0)
         let name = String(database.split(separator: "/").last!)
-        try postgres.psql(database: name, "UPDATE podfresh_schema SET version = 999")
+        try await postgres.psql(database: name, "UPDATE podfresh_schema SET version = 999")
         let newer = try await podfresh.run(["refresh"])
         #expect(newer.status == 70)
         #expect(newer.stderr.contains("newer than this podfresh"), "\(newer.stderr)")
@@ -317,7 +321,7 @@ struct FleetTests {
             defer { postgres.stop() }
             var podfresh = try Podfresh()
             defer { podfresh.cleanUp() }
-            try postgres.psql(database: "postgres", "CREATE DATABASE gone")
+            try await postgres.psql(database: "postgres", "CREATE DATABASE gone")
             podfresh.environment["PODFRESH_DATABASE"] = postgres.url(database: "gone")
             podfresh.environment["PODFRESH_DOWNLOADS"] = podfresh.directory.appendingPathComponent("episodes").path
             server.serveFeed("/media.xml", Self.mediaFeed(server, count: 10, delay: .seconds(1)))

@@ -27,7 +27,7 @@ struct MigrateCommandTests {
         defer { podfresh.cleanUp() }
         let before = try files(in: podfresh.directory)
         let cluster = try await TestPostgres.shared()
-        let url = try cluster.makeDatabase(prefix: "cli_migrate")
+        let url = try await cluster.makeDatabase(prefix: "cli_migrate")
 
         let result = try await podfresh.run(["migrate", "--to", url])
 
@@ -44,7 +44,7 @@ struct MigrateCommandTests {
         #expect(lines.last?.hasPrefix("counts checked:") == true, "\(result.stdout)")
         let database = String(url.split(separator: "/").last ?? "")
         #expect(
-            try cluster.psql(
+            try await cluster.psql(
                 database: database,
                 "SELECT (SELECT count(*) FROM subscription), (SELECT count(*) FROM episode), (SELECT count(*) FROM refresh_run)"
             ) == "3|7|1")

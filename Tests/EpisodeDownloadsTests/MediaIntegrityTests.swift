@@ -121,7 +121,7 @@ struct MediaIntegrityTests {
     func compressedMediaIsDecoded(encoding: String) async throws {
         try await withDownloadSetup { server, downloader, directory in
             let body = Array("ID3".utf8) + mediaBytes(200_000, seed: 7)
-            let encoded = try encoding == "gzip" ? gzipped(body) : deflated(body)
+            let encoded = try await encoding == "gzip" ? gzipped(body) : deflated(body)
             #expect(encoded != body)
             server.setRoute(
                 "/ep.mp3",
@@ -159,7 +159,7 @@ struct MediaIntegrityTests {
     @Test("a corrupt gzip body fails and leaves no final file")
     func corruptGzip() async throws {
         try await withDownloadSetup { server, downloader, directory in
-            var encoded = try gzipped(mediaBytes(50_000))
+            var encoded = try await gzipped(mediaBytes(50_000))
             for index in 20..<60 { encoded[index] ^= 0x5A }
             server.setRoute(
                 "/ep.mp3",

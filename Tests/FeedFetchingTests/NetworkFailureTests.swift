@@ -141,7 +141,7 @@ struct NetworkFailureTests {
     }
 
     @Test func aRealGzipBombStillStopsAtTheRatioLimit() async throws {
-        let bomb = try gzippedZeros(level: 9, megabytes: 20)
+        let bomb = try await gzippedZeros(level: 9, megabytes: 20)
         try await withTestHTTPServer { server in
             server.setRoute("/feed.xml", TestResponse(status: 200, headers: [("Content-Encoding", "gzip")], body: bomb))
             try await withRealisticSource(maxBodyBytes: 100_000_000, decompressionRatioLimit: 100) { source in

@@ -28,16 +28,16 @@ struct BodyInflaterTests {
     }
 
     @Test(arguments: [1, 7, 4096, 1 << 20])
-    func gzipReadInPiecesOfAnySizeComesOutWholeInSmallPieces(pieceSize: Int) throws {
-        let pieces = try Self.decode(try gzipped(Self.original), pieceSize: pieceSize)
+    func gzipReadInPiecesOfAnySizeComesOutWholeInSmallPieces(pieceSize: Int) async throws {
+        let pieces = try Self.decode(try await gzipped(Self.original), pieceSize: pieceSize)
         #expect(Array(pieces.joined()) == Self.original)
         #expect(pieces.allSatisfy { !$0.isEmpty && $0.count <= BodyInflater.pieceSize })
         #expect(pieces.count >= Self.original.count / BodyInflater.pieceSize)
     }
 
     @Test
-    func deflateIsReadWithTheZlibHeaderAndWithoutIt() throws {
-        let zlib = try deflated(Self.original)
+    func deflateIsReadWithTheZlibHeaderAndWithoutIt() async throws {
+        let zlib = try await deflated(Self.original)
         #expect(Array(try Self.decode(zlib, encoding: "deflate", pieceSize: 1000).joined()) == Self.original)
         // Raw deflate (no zlib header or checksum), as some servers send for `deflate`.
         let raw = Array(zlib[2..<(zlib.count - 4)])
@@ -55,16 +55,16 @@ struct BodyInflaterTests {
     }
 
     @Test
-    func aBodyCutBeforeTheEndOfItsStreamIsTruncated() throws {
-        let gzip = try gzipped(Self.original)
+    func aBodyCutBeforeTheEndOfItsStreamIsTruncated() async throws {
+        let gzip = try await gzipped(Self.original)
         #expect(throws: BodyInflater.Failure.truncated) {
             _ = try Self.decode(Array(gzip.prefix(gzip.count / 2)), pieceSize: 512)
         }
     }
 
     @Test
-    func bytesAfterTheEndOfTheStreamOrBytesThatAreNotGzipAreCorrupt() throws {
-        let gzip = try gzipped(Self.original)
+    func bytesAfterTheEndOfTheStreamOrBytesThatAreNotGzipAreCorrupt() async throws {
+        let gzip = try await gzipped(Self.original)
         #expect(throws: BodyInflater.Failure.corrupt) { _ = try Self.decode(gzip + [1, 2, 3], pieceSize: 512) }
         #expect(throws: BodyInflater.Failure.corrupt) { _ = try Self.decode(gzip + [1, 2, 3], pieceSize: 1 << 20) }
         #expect(throws: BodyInflater.Failure.corrupt) {
@@ -73,8 +73,8 @@ struct BodyInflaterTests {
     }
 
     @Test
-    func aBodyThatExpandsBeyondTheRatioStopsThere() throws {
-        let zeros = try gzipped([UInt8](repeating: 0, count: 4 << 20))
+    func aBodyThatExpandsBeyondTheRatioStopsThere() async throws {
+        let zeros = try await gzipped([UInt8](repeating: 0, count: 4 << 20))
         var handedOn = 0
         let inflater = try #require(BodyInflater(contentEncoding: "gzip", ratioLimit: 100))
         #expect(throws: BodyInflater.Failure.expandsTooMuch(ratio: 100)) {

@@ -16,11 +16,11 @@ struct InternetTests {
         let names = 20
         let layout = NetLayout(
             hosts: (1...names).map { NetLayout.Host(name: "host\($0).lookup.test", feeds: 1) }, dnsDelayMs: 300)
-        let internet = try SimulatedInternet.start(layout)
+        let internet = try await SimulatedInternet.start(layout)
         defer { internet.stop() }
 
         let run = try await internet.refresh(["--jobs", "\(names)"])
-        let stats = try internet.statistics()
+        let stats = try await internet.statistics()
 
         #expect(run.status == 0, "\(run.summary)")
         #expect(run.events("feed_refreshed").count == names, "\(run.summary)")
@@ -38,7 +38,7 @@ struct InternetTests {
             NetLayout.Host(name: "good\($0).silence.test", feeds: 1, delaysMs: [100 + ($0 % 3) * 100])
         }
         hosts.insert(NetLayout.Host(name: "never.silence.test", feeds: 1, dns: "silent"), at: 0)
-        let internet = try SimulatedInternet.start(NetLayout(hosts: hosts))
+        let internet = try await SimulatedInternet.start(NetLayout(hosts: hosts))
         defer { internet.stop() }
 
         let run = try await internet.refresh(["--jobs", "16", "--timeout", "3s"])
@@ -55,7 +55,7 @@ struct InternetTests {
         #expect(
             run.wallTime - silent.at < .seconds(2),
             "the run went on for \(run.wallTime - silent.at) after the silent name had given up")
-        let stored = try Shell.run([
+        let stored = try await Shell.run([
             SimulatedInternet.podfresh.path, "list", "--database", internet.databasePath, "--json",
         ])
         #expect(stored.stdout.components(separatedBy: "\"title\":\"good").count - 1 == 12, "\(stored.stdout)")
@@ -66,21 +66,21 @@ struct InternetTests {
     @Test(.timeLimit(.minutes(1)))
     func perHostLimitHolds() async throws {
         let layout = NetLayout(hosts: [NetLayout.Host(name: "busy.perhost.test", feeds: 24, delaysMs: [150])])
-        let internet = try SimulatedInternet.start(layout)
+        let internet = try await SimulatedInternet.start(layout)
         defer { internet.stop() }
 
         let limited = try await internet.refresh(["--jobs", "16", "--per-host", "3"])
-        let withThree = try internet.statistics(reset: true)
+        let withThree = try await internet.statistics(reset: true)
         #expect(limited.status == 0, "\(limited.summary)")
         #expect(withThree.totals.requests == 24)
         #expect(
             withThree.totals.maxRequestsInFlightPerHost == 3,
             "--per-host 3: at most \(withThree.totals.maxRequestsInFlightPerHost) at once")
 
-        let help = try SimulatedInternet.refreshHelp()
+        let help = try await SimulatedInternet.refreshHelp()
         let defaultLimit = try #require(Self.defaultPerHost(in: help), "no --per-host default in: \(help)")
         let unlimited = try await internet.refresh(["--jobs", "16"])
-        let withDefault = try internet.statistics()
+        let withDefault = try await internet.statistics()
         #expect(unlimited.status == 0, "\(unlimited.summary)")
         #expect(withDefault.totals.requests == 24)
         #expect(
@@ -97,15 +97,15 @@ struct InternetTests {
             NetLayout.Host(name: "secure.reuse.test", feeds: 8, tls: true, delaysMs: [100]),
             NetLayout.Host(name: "multiplexed.reuse.test", feeds: 8, tls: true, h2: true, delaysMs: [100]),
         ])
-        let internet = try SimulatedInternet.start(layout)
+        let internet = try await SimulatedInternet.start(layout)
         defer { internet.stop() }
 
         // At most 2 requests at once per host, so an HTTP/1.1 host needs at most 2 connections for its 8 feeds.
         let cold = try await internet.refresh(["--per-host", "2"])
         #expect(cold.status == 0, "\(cold.summary)")
-        try internet.resetStatistics()
+        try await internet.resetStatistics()
         let warm = try await internet.refresh(["--per-host", "2"])
-        let stats = try internet.statistics()
+        let stats = try await internet.statistics()
 
         #expect(warm.status == 0, "\(warm.summary)")
         #expect(stats.totals.requests == 24)
@@ -127,11 +127,11 @@ struct InternetTests {
             NetLayout.Host(name: "secure.tls.test", feeds: 4, tls: true, delaysMs: [100]),
             NetLayout.Host(name: "multiplexed.tls.test", feeds: 6, tls: true, h2: true, delaysMs: [100]),
         ])
-        let internet = try SimulatedInternet.start(layout)
+        let internet = try await SimulatedInternet.start(layout)
         defer { internet.stop() }
 
         let run = try await internet.refresh(["--per-host", "2"])
-        let stats = try internet.statistics()
+        let stats = try await internet.statistics()
 
         #expect(run.status == 0, "\(run.summary)")
         #expect(run.events("feed_refreshed").count == 10, "\(run.summary)")

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// One simulated internet for one test: a network namespace made by `Scripts/netsim.sh`, with `podfresh-netsim`
@@ -49,7 +50,7 @@ struct SimulatedInternet {
     /// Nil when namespaces can be made here (root, `ip netns add` works: checked by making one), else why not.
     static let unavailableReason: String? = {
         guard getuid() == 0 else { return "not running as root" }
-        let result = try? Shell.run([script, "check"])
+        let result = try? Shell.runBlocking([script, "check"])
         guard let result else { return "Scripts/netsim.sh could not run" }
         return result.status == 0 ? nil : "ip netns does not work here: \(result.stdout)"
     }()
@@ -62,7 +63,7 @@ struct SimulatedInternet {
     ///
     /// - Parameter resolverOptions: the `options` line of the namespace's resolv.conf (nil: glibc's defaults, 5 s
     ///   timeout and 2 attempts).
-    static func start(_ layout: NetLayout, resolverOptions: String? = nil) throws -> SimulatedInternet {
+    static func start(_ layout: NetLayout, resolverOptions: String? = nil) async throws -> SimulatedInternet {
         let id = UUID().uuidString.prefix(8).lowercased()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-internet-\(id)")
         try FileManager.default.createDirectory(
@@ -73,7 +74,7 @@ struct SimulatedInternet {
             "NETSIM_BIN": simulator.path, "NETSIM_STATE": directory.appendingPathComponent("state").path,
         ]
         if let resolverOptions { environment["NETSIM_RESOLV_OPTIONS"] = resolverOptions }
-        let up = try Shell.run(
+        let up = try await Shell.run(
             [
                 script, "up", internet.name, directory.appendingPathComponent("layout.json").path,
                 directory.appendingPathComponent("corpus").path,
@@ -82,7 +83,7 @@ struct SimulatedInternet {
             internet.stop()
             throw SimulationError("Scripts/netsim.sh up failed (\(up.status)): \(up.stdout) \(up.stderr)")
         }
-        let imported = try Shell.run([
+        let imported = try await Shell.run([
             podfresh.path, "import", "--database", internet.databasePath,
             directory.appendingPathComponent("feeds.opml").path,
         ])
@@ -95,7 +96,7 @@ struct SimulatedInternet {
 
     /// Stops the simulator, removes the namespace and the temporary folder.
     func stop() {
-        _ = try? Shell.run(
+        _ = try? Shell.runBlocking(
             [Self.script, "down", name],
             environment: ["NETSIM_STATE": directory.appendingPathComponent("state").path])
         try? FileManager.default.removeItem(at: directory)
@@ -114,8 +115,8 @@ struct SimulatedInternet {
     }
 
     /// The simulator's counters since the last reset; `reset` zeroes them after reading.
-    func statistics(reset: Bool = false) throws -> NetStatistics {
-        let result = try Shell.run(
+    func statistics(reset: Bool = false) async throws -> NetStatistics {
+        let result = try await Shell.run(
             [Self.script, "stats", name] + (reset ? ["reset"] : []),
             environment: ["NETSIM_STATE": directory.appendingPathComponent("state").path])
         guard result.status == 0 else { throw SimulationError("no statistics: \(result.stderr)") }
@@ -123,11 +124,11 @@ struct SimulatedInternet {
     }
 
     /// Zeroes the simulator's counters (between a cold and a warm run).
-    func resetStatistics() throws { _ = try statistics(reset: true) }
+    func resetStatistics() async throws { _ = try await statistics(reset: true) }
 
     /// The `podfresh --help` text of `refresh`.
-    static func refreshHelp() throws -> String {
-        try Shell.run([podfresh.path, "refresh", "--help"]).stdout
+    static func refreshHelp() async throws -> String {
+        try await Shell.run([podfresh.path, "refresh", "--help"]).stdout
     }
 }
 
@@ -313,8 +314,13 @@ enum Shell {
         var stderr: String
     }
 
-    /// Runs a command to its end; output goes through files, so no pipe ever fills.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Runs a command to its end on a thread of its own (see `onOwnThread`).
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
+        try await onOwnThread { try runBlocking(arguments, environment: environment) }
+    }
+
+    /// Runs a command to its end, blocking the calling thread; output goes through files, so no pipe ever fills.
+    static func runBlocking(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-sh-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -359,19 +365,9 @@ enum Shell {
         process.standardError = try FileHandle(forWritingTo: errFile)
         try process.run()
         let lines = LineLog()
-        let reader = Task.detached {
-            var pending = Data()
-            while true {
-                let chunk = out.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                let now = clock.now - start
-                pending.append(chunk)
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let text = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                    pending.removeSubrange(pending.startIndex...newline)
-                    lines.append(now, text)
-                }
-            }
+        // Blocking reads, on a thread of their own.
+        let reader = Task {
+            try? await onOwnThread { readLines(out, into: lines, since: start, on: clock) }
         }
         while process.isRunning {
             if clock.now - start > timeout {
@@ -387,5 +383,23 @@ enum Shell {
         return TimedRun(
             status: process.terminationStatus, wallTime: wall, lines: lines.all,
             stderr: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "")
+    }
+}
+
+/// Reads `pipe` to its end, logging each line with the time it arrived since `start`.
+private func readLines(
+    _ pipe: Pipe, into lines: LineLog, since start: ContinuousClock.Instant, on clock: ContinuousClock
+) {
+    var pending = Data()
+    while true {
+        let chunk = pipe.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        let now = clock.now - start
+        pending.append(chunk)
+        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+            let text = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+            pending.removeSubrange(pending.startIndex...newline)
+            lines.append(now, text)
+        }
     }
 }

@@ -46,7 +46,7 @@ struct DownloadColumnMigrationTests {
 
         // When it is copied into an empty PostgreSQL database
         let cluster = try await TestPostgres.shared()
-        let url = try cluster.makeDatabase(prefix: "migrate_download_columns")
+        let url = try await cluster.makeDatabase(prefix: "migrate_download_columns")
         let database = String(url.split(separator: "/").last ?? "")
         let summary = try await PostgresFeedStore.withStore(url: url) { target in
             try await target.importStore(try FeedStore.openForReading(path: source.path), merge: false, batchSize: 2)
@@ -55,7 +55,7 @@ struct DownloadColumnMigrationTests {
 
         // Then PostgreSQL has a column for each of SQLite's, holding the same value …
         let postgresColumns = Set(
-            try cluster.psql(
+            try await cluster.psql(
                 database: database,
                 "SELECT column_name FROM information_schema.columns WHERE table_name = 'download'"
             ).split(separator: "\n").map(String.init))
@@ -65,7 +65,7 @@ struct DownloadColumnMigrationTests {
                 Issue.record("SQLite's download.\(column) has no PostgreSQL column \(name): migrate drops it")
                 continue
             }
-            let copied = try cluster.psql(
+            let copied = try await cluster.psql(
                 database: database,
                 "SELECT COALESCE(\(name)::text, '<null>') FROM download WHERE episode_key = 'nsr-001'")
             #expect(Self.same(value, copied), "download.\(column): SQLite \(value), PostgreSQL \(copied)")

@@ -3,6 +3,7 @@ import FeedModels
 import FeedParsing
 import FeedStorage
 import Foundation
+import Measures
 import PostgresStorage
 import RefreshEngine
 import TestSupport
@@ -147,7 +148,7 @@ struct LeaseTests {
                     url: server.url("/slow.xml"), title: nil, at: Self.t0, backlog: nil)
                 let summary = try await HTTPFeedSource.withSource(configuration: FetchConfiguration()) { source in
                     var configuration = EpisodeUpdateConfiguration(retryTransientFailures: false)
-                    configuration.now = { Date().addingTimeInterval(600) }
+                    configuration.clock = AppClock.system.shifted(by: 600)
                     let service = EpisodeUpdateService(
                         store: store, claims: store, fleet: FleetSettings(worker: "ahead", lease: .seconds(1)),
                         source: source, coordinator: DataFetchCoordinator(), configuration: configuration)

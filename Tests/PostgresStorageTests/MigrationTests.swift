@@ -48,7 +48,7 @@ struct MigrationTests {
 
         // When it is copied into an empty PostgreSQL database, a page of `batchSize` rows at a time
         let cluster = try await TestPostgres.shared()
-        let url = try cluster.makeDatabase(prefix: "migrate")
+        let url = try await cluster.makeDatabase(prefix: "migrate")
         let summary = try await migrate(source, into: url, batchSize: batchSize)
 
         // Then every row was copied, and the counts say so
@@ -132,17 +132,20 @@ struct MigrationTests {
         // the columns no repository reads (the feed's author and language; episode fingerprints) were copied too
         let database = databaseName(url)
         #expect(
-            try cluster.psql(database: database, "SELECT author, language FROM subscription WHERE id = \(source.moved)")
+            try await cluster.psql(
+                database: database, "SELECT author, language FROM subscription WHERE id = \(source.moved)")
                 == "Ada Morrow|en-gb")
         #expect(
-            try cluster.psql(
+            try await cluster.psql(
                 database: database, "SELECT next_check_reason FROM subscription WHERE id = \(source.moved)")
                 == #"{"basis":"hint","hint":"ttl","kind":"cadence","seconds":3600}"#, "the reason's facts, as JSON")
         let fingerprints = try await sqlite.exportEpisodes(after: 0, through: .max, limit: 1000)
             .map { "\($0.id)|\($0.fingerprint)" }.joined(separator: "\n")
-        #expect(try cluster.psql(database: database, "SELECT id, fingerprint FROM episode ORDER BY id") == fingerprints)
         #expect(
-            try cluster.psql(
+            try await cluster.psql(database: database, "SELECT id, fingerprint FROM episode ORDER BY id")
+                == fingerprints)
+        #expect(
+            try await cluster.psql(
                 database: database,
                 "SELECT count(*) FROM episode e LEFT JOIN refresh_run r ON r.id = e.first_seen_run_id WHERE e.first_seen_run_id IS NOT NULL AND r.id IS NULL"
             ) == "0", "every first_seen_run_id names a copied run")
@@ -177,7 +180,7 @@ struct MigrationTests {
 
         // When it is copied into an empty PostgreSQL database, `batchSize` records a page
         let cluster = try await TestPostgres.shared()
-        let url = try cluster.makeDatabase(prefix: "migrate_downloads")
+        let url = try await cluster.makeDatabase(prefix: "migrate_downloads")
         let summary = try await migrate(source, into: url, batchSize: batchSize)
 
         // Then every record is there under the same subscription id, every field equal, and the counts say so
@@ -197,7 +200,7 @@ struct MigrationTests {
                     == sqlite.episodesToDownload(subscriptionID: source.moved, newest: 10).map(\.key))
         }
         #expect(
-            try cluster.psql(
+            try await cluster.psql(
                 database: databaseName(url), "SELECT state FROM download ORDER BY subscription_id, episode_key")
                 == source.downloads.map(\.state.rawValue).joined(separator: "\n"))
     }
@@ -206,7 +209,7 @@ struct MigrationTests {
         let source = try await SourceDatabase.make()
         defer { source.remove() }
         let cluster = try await TestPostgres.shared()
-        let url = try cluster.makeDatabase(prefix: "migrate_merge_downloads")
+        let url = try await cluster.makeDatabase(prefix: "migrate_merge_downloads")
 
         // Given a target with a feed of its own (so ids differ from the source's), and the source's moved feed with
         // its episodes, one of which it has its own download record for (in progress, other paths and validators)
@@ -260,7 +263,7 @@ struct MigrationTests {
         // and a second merge copies none of them twice
         let second = try await migrate(source, into: url, merge: true)
         #expect(second.downloads == .init(source: 4, copied: 0, alreadyPresent: 4))
-        #expect(try cluster.psql(database: databaseName(url), "SELECT count(*) FROM download") == "4")
+        #expect(try await cluster.psql(database: databaseName(url), "SELECT count(*) FROM download") == "4")
     }
 
     @Test func aLargeDatabaseIsCopiedInPagesAndReadsBackTheSame() async throws {
@@ -332,7 +335,7 @@ struct MigrationTests {
         let source = try await SourceDatabase.make()
         defer { source.remove() }
         let cluster = try await TestPostgres.shared()
-        let url = try cluster.makeDatabase(prefix: "migrate_refused")
+        let url = try await cluster.makeDatabase(prefix: "migrate_refused")
         let database = databaseName(url)
         // Given a target that already holds a subscription of its own
         try await PostgresFeedStore.withStore(url: url) { target in
@@ -341,7 +344,7 @@ struct MigrationTests {
         }
         let counts =
             "SELECT (SELECT count(*) FROM subscription), (SELECT count(*) FROM episode), (SELECT count(*) FROM refresh_run)"
-        #expect(try cluster.psql(database: database, counts) == "1|0|0")
+        #expect(try await cluster.psql(database: database, counts) == "1|0|0")
 
         // When the copy is not asked to merge, it is refused, naming the subscriptions there
         do {
@@ -353,7 +356,7 @@ struct MigrationTests {
         }
 
         // Then nothing was written
-        #expect(try cluster.psql(database: database, counts) == "1|0|0")
+        #expect(try await cluster.psql(database: database, counts) == "1|0|0")
     }
 
     @Test func mergingKeepsTheTargetsRowsAndASecondMergeCopiesNothingTwice() async throws {
@@ -362,7 +365,7 @@ struct MigrationTests {
         let sqlite = try FeedStore.openForReading(path: source.path)
         let bounds = try await sqlite.exportBounds()
         let cluster = try await TestPostgres.shared()
-        let url = try cluster.makeDatabase(prefix: "migrate_merge")
+        let url = try await cluster.makeDatabase(prefix: "migrate_merge")
         let database = databaseName(url)
 
         // Given a target that already follows one of the source's feeds (under its own title and schedule), another
@@ -409,13 +412,13 @@ struct MigrationTests {
         // the runs were appended, and first_seen_run_id follows them: run 1 of the source found the same episodes
         let firstRunEpisodes = try await sqlite.episodes(EpisodeQuery(runID: source.runs[0])).count
         #expect(
-            try cluster.psql(
+            try await cluster.psql(
                 database: database,
                 "SELECT count(*) FROM episode e JOIN refresh_run r ON r.id = e.first_seen_run_id WHERE r.started_at = \(SourceDatabase.t0.timeIntervalSince1970)"
             ) == "\(firstRunEpisodes)")
         let counts =
             "SELECT (SELECT count(*) FROM subscription), (SELECT count(*) FROM episode), (SELECT count(*) FROM refresh_run)"
-        let afterFirst = try cluster.psql(database: database, counts)
+        let afterFirst = try await cluster.psql(database: database, counts)
         #expect(afterFirst == "6|\(bounds.episodes)|4")
 
         // When it is merged a second time, nothing is copied twice
@@ -424,19 +427,19 @@ struct MigrationTests {
         #expect(second.episodes == .init(source: bounds.episodes, copied: 0, alreadyPresent: bounds.episodes))
         #expect(second.runs == .init(source: 3, copied: 0, alreadyPresent: 3))
         #expect(second.downloads == .init(source: 4, copied: 0, alreadyPresent: 4))
-        #expect(try cluster.psql(database: database, counts) == afterFirst)
+        #expect(try await cluster.psql(database: database, counts) == afterFirst)
     }
 
     @Test func aCopyThatFailsPartWayLeavesTheTargetAsItWas() async throws {
         let source = try await SourceDatabase.make()
         defer { source.remove() }
         let cluster = try await TestPostgres.shared()
-        let url = try cluster.makeDatabase(prefix: "migrate_fails")
+        let url = try await cluster.makeDatabase(prefix: "migrate_fails")
         let database = databaseName(url)
         // Given a target that refuses trailers: the copy fails on the episodes, after subscriptions and runs were
         // written in its transaction
         try await PostgresFeedStore.withStore(url: url) { _ in }
-        try cluster.psql(
+        try await cluster.psql(
             database: database,
             "ALTER TABLE episode ADD CONSTRAINT no_trailers CHECK (episode_type IS DISTINCT FROM 'trailer')")
 
@@ -446,7 +449,7 @@ struct MigrationTests {
 
         // Then nothing of it is there
         #expect(
-            try cluster.psql(
+            try await cluster.psql(
                 database: database,
                 "SELECT (SELECT count(*) FROM subscription), (SELECT count(*) FROM episode), (SELECT count(*) FROM refresh_run), (SELECT count(*) FROM download)"
             ) == "0|0|0|0")
@@ -456,12 +459,12 @@ struct MigrationTests {
         let source = try await SourceDatabase.make()
         defer { source.remove() }
         let cluster = try await TestPostgres.shared()
-        let url = try cluster.makeDatabase(prefix: "migrate_fails_downloads")
+        let url = try await cluster.makeDatabase(prefix: "migrate_fails_downloads")
         let database = databaseName(url)
         // Given a target that refuses records deleted by the user: the copy fails on the last table, after every
         // subscription, run and episode was written in its transaction
         try await PostgresFeedStore.withStore(url: url) { _ in }
-        try cluster.psql(
+        try await cluster.psql(
             database: database, "ALTER TABLE download ADD CONSTRAINT kept_files CHECK (NOT deleted_by_user)")
 
         await #expect(throws: StoreError.self) {
@@ -470,7 +473,7 @@ struct MigrationTests {
 
         // Then nothing of it is there
         #expect(
-            try cluster.psql(
+            try await cluster.psql(
                 database: database,
                 "SELECT (SELECT count(*) FROM subscription), (SELECT count(*) FROM episode), (SELECT count(*) FROM refresh_run), (SELECT count(*) FROM download)"
             ) == "0|0|0|0")
@@ -480,10 +483,10 @@ struct MigrationTests {
         let source = try await SourceDatabase.make()
         defer { source.remove() }
         let cluster = try await TestPostgres.shared()
-        let url = try cluster.makeDatabase(prefix: "migrate_newer")
+        let url = try await cluster.makeDatabase(prefix: "migrate_newer")
         let database = databaseName(url)
         try await PostgresFeedStore.withStore(url: url) { _ in }
-        try cluster.psql(database: database, "UPDATE podfresh_schema SET version = 999")
+        try await cluster.psql(database: database, "UPDATE podfresh_schema SET version = 999")
 
         do {
             _ = try await migrate(source, into: url)
@@ -494,6 +497,6 @@ struct MigrationTests {
                 return
             }
         }
-        #expect(try cluster.psql(database: database, "SELECT count(*) FROM subscription") == "0")
+        #expect(try await cluster.psql(database: database, "SELECT count(*) FROM subscription") == "0")
     }
 }

@@ -41,7 +41,7 @@ struct PodpingFleetTests {
                         reader.pollInterval = .milliseconds(200)
                         return PodpingWatcher(
                             settings: PodpingSettings(reader: reader, lease: 30, worker: name), network: network,
-                            store: store, subscriptions: store, now: { Date() }, publish: events.add)
+                            store: store, subscriptions: store, publish: events.add)
                     }
                     let aEvents = Events()
                     let reading = Task { await watcher("worker-a", aEvents).run(madeDue: {}) }

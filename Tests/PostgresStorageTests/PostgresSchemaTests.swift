@@ -11,27 +11,27 @@ import Testing
 struct PostgresSchemaTests {
     @Test func theFirstUseCreatesTheSchemaAtTheCurrentVersion() async throws {
         let cluster = try await TestPostgres.shared()
-        let url = try cluster.makeDatabase(prefix: "schema")
+        let url = try await cluster.makeDatabase(prefix: "schema")
         let database = try #require(URL(string: url)).lastPathComponent
         try await PostgresFeedStore.withStore(url: url) { _ in }
         #expect(
-            try cluster.psql(database: database, "SELECT version FROM podfresh_schema")
+            try await cluster.psql(database: database, "SELECT version FROM podfresh_schema")
                 == "\(PostgresFeedStore.schemaVersion)")
         // A second start finds the work done and changes nothing.
         try await PostgresFeedStore.withStore(url: url) { _ in }
-        #expect(try cluster.psql(database: database, "SELECT count(*) FROM podfresh_schema") == "1")
+        #expect(try await cluster.psql(database: database, "SELECT count(*) FROM podfresh_schema") == "1")
     }
 
     @Test func aDatabaseWithANewerSchemaIsRefusedUntouched() async throws {
         let cluster = try await TestPostgres.shared()
-        let url = try cluster.makeDatabase(prefix: "newer")
+        let url = try await cluster.makeDatabase(prefix: "newer")
         let database = try #require(URL(string: url)).lastPathComponent
         try await PostgresFeedStore.withStore(url: url) { store in
             _ = try await store.addSubscription(
                 url: URL(string: "https://a.example/feed")!, title: nil, at: Date(), backlog: nil)
         }
         let newer = PostgresFeedStore.schemaVersion + 1
-        try cluster.psql(database: database, "UPDATE podfresh_schema SET version = \(newer)")
+        try await cluster.psql(database: database, "UPDATE podfresh_schema SET version = \(newer)")
 
         await #expect {
             try await PostgresFeedStore.withStore(url: url) { _ in Issue.record("a newer schema was opened") }
@@ -40,13 +40,13 @@ struct PostgresSchemaTests {
             guard case .newerSchema(_, let version, let known) = error.reason else { return false }
             return error.kind == .database && version == newer && known == PostgresFeedStore.schemaVersion
         }
-        #expect(try cluster.psql(database: database, "SELECT version FROM podfresh_schema") == "\(newer)")
-        #expect(try cluster.psql(database: database, "SELECT count(*) FROM subscription") == "1")
+        #expect(try await cluster.psql(database: database, "SELECT version FROM podfresh_schema") == "\(newer)")
+        #expect(try await cluster.psql(database: database, "SELECT count(*) FROM subscription") == "1")
     }
 
     @Test func workersStartingAtOnceMigrateOnceWithoutFailing() async throws {
         let cluster = try await TestPostgres.shared()
-        let url = try cluster.makeDatabase(prefix: "race")
+        let url = try await cluster.makeDatabase(prefix: "race")
         let database = try #require(URL(string: url)).lastPathComponent
         let workers = 6
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -61,9 +61,9 @@ struct PostgresSchemaTests {
             try await group.waitForAll()
         }
         #expect(
-            try cluster.psql(database: database, "SELECT version FROM podfresh_schema")
+            try await cluster.psql(database: database, "SELECT version FROM podfresh_schema")
                 == "\(PostgresFeedStore.schemaVersion)")
-        #expect(try cluster.psql(database: database, "SELECT count(*) FROM subscription") == "\(workers)")
+        #expect(try await cluster.psql(database: database, "SELECT count(*) FROM subscription") == "\(workers)")
     }
 
     @Test func twoWorkersMergingTheSameCheckAtOnceAnnounceEachEpisodeOnce() async throws {
@@ -95,7 +95,7 @@ struct PostgresSchemaTests {
 
     @Test func aDatabaseOfSchemaVersion3IsUpgradedToDownloadsKeepingEverything() async throws {
         let cluster = try await TestPostgres.shared()
-        let url = try cluster.makeDatabase(prefix: "upgrade")
+        let url = try await cluster.makeDatabase(prefix: "upgrade")
         let database = try #require(URL(string: url)).lastPathComponent
         let t0 = Date(timeIntervalSince1970: 1_730_000_000)
         let subscription = try await PostgresFeedStore.withStore(url: url) { store in
@@ -111,7 +111,7 @@ struct PostgresSchemaTests {
         }
         // Given the database as schema version 3 left it (no download columns, no download table, no podping
         // tables) …
-        try cluster.psql(
+        try await cluster.psql(
             database: database,
             """
             DROP TABLE podping_feed, podping_cursor;
@@ -137,7 +137,7 @@ struct PostgresSchemaTests {
             #expect(try await store.totalDownloadUsage() == DownloadUsage(files: 1, bytes: 10))
         }
         #expect(
-            try cluster.psql(database: database, "SELECT version FROM podfresh_schema")
+            try await cluster.psql(database: database, "SELECT version FROM podfresh_schema")
                 == "\(PostgresFeedStore.schemaVersion)")
     }
 

@@ -65,7 +65,7 @@ struct ScheduleReasonStoreTests {
     @Test(.timeLimit(.minutes(2)))
     func postgresStoresTheFactsAsJSONAndReadsAnOlderSentenceAsWritten() async throws {
         let cluster = try await TestPostgres.shared()
-        let url = try cluster.makeDatabase(prefix: "reason")
+        let url = try await cluster.makeDatabase(prefix: "reason")
         let database = String(url.split(separator: "/").last ?? "")
         try await PostgresFeedStore.withStore(url: url) { store in
             let feed = try await store.addSubscription(
@@ -75,12 +75,13 @@ struct ScheduleReasonStoreTests {
                     subscriptionID: feed.id, checkedAt: t0, status: 304, result: .notModified,
                     nextCheckAt: t0.addingTimeInterval(3600), nextCheckReason: .backoff(failures: 3)))
             #expect(
-                try cluster.psql(database: database, "SELECT next_check_reason FROM subscription WHERE id = \(feed.id)")
+                try await cluster.psql(
+                    database: database, "SELECT next_check_reason FROM subscription WHERE id = \(feed.id)")
                     == #"{"failures":3,"kind":"backoff"}"#)
 
             for (older, reason) in Self.olderSentences {
                 let quoted = older.replacingOccurrences(of: "'", with: "''")
-                _ = try cluster.psql(
+                _ = try await cluster.psql(
                     database: database, "UPDATE subscription SET next_check_reason = '\(quoted)' WHERE id = \(feed.id)")
                 #expect(try await store.subscription(id: feed.id)?.nextCheckReason == reason, "\(older)")
             }

@@ -201,7 +201,7 @@ struct StoresAgreeTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let sqlite = try FeedStore(path: directory.appendingPathComponent("podfresh.sqlite").path)
         let cluster = try await TestPostgres.shared()
-        let url = try cluster.makeDatabase(prefix: "agree")
+        let url = try await cluster.makeDatabase(prefix: "agree")
 
         // When: every real feed is merged into each, twice (a first fetch, then a changed one)
         let (sqliteOutcome, sqliteIDs) = try await mergeEveryFeed(into: sqlite)
@@ -218,7 +218,7 @@ struct StoresAgreeTests {
         // and every episode carries the same fingerprint in both, the one of its fields as last merged
         let sqliteFingerprints = try await sqlite.exportEpisodes(after: 0, through: .max, limit: 100_000)
             .map { "\($0.subscriptionID) \(hex($0.key)) \($0.fingerprint)" }.sorted()
-        let postgresFingerprints = try cluster.psql(
+        let postgresFingerprints = try await cluster.psql(
             database: String(url.split(separator: "/").last ?? ""),
             "SELECT subscription_id || ' ' || encode(convert_to(key, 'UTF8'), 'hex') || ' ' || fingerprint FROM episode"
         ).split(separator: "\n").map(String.init).sorted()

@@ -11,7 +11,7 @@ import Testing
         let cluster = try await TestPostgres.start()
         defer { cluster.stop() }
         #expect(cluster.isRunning)
-        let url = try cluster.makeDatabase(prefix: "smoke")
+        let url = try await cluster.makeDatabase(prefix: "smoke")
         let database = try #require(URL(string: url)).lastPathComponent
 
         // When a pooled client asks it something with a bound parameter
@@ -37,22 +37,22 @@ import Testing
         cluster.stop()
         #expect(!cluster.isRunning)
         #expect(!FileManager.default.fileExists(atPath: cluster.directory.path), "the cluster's folder is deleted")
-        #expect(throws: TestPostgres.Failure.self, "a stopped cluster refuses connections") {
-            try cluster.psql(database: database, "SELECT 1")
+        await #expect(throws: TestPostgres.Failure.self, "a stopped cluster refuses connections") {
+            try await cluster.psql(database: database, "SELECT 1")
         }
     }
 
     @Test func theSharedClusterGivesEveryCallerAnEmptyDatabaseOfItsOwn() async throws {
         let cluster = try await TestPostgres.shared()
         #expect(try await TestPostgres.shared() === cluster, "one cluster per test process")
-        let first = try #require(URL(string: try cluster.makeDatabase())).lastPathComponent
-        let second = try #require(URL(string: try cluster.makeDatabase())).lastPathComponent
+        let first = try #require(URL(string: try await cluster.makeDatabase())).lastPathComponent
+        let second = try #require(URL(string: try await cluster.makeDatabase())).lastPathComponent
         #expect(first != second)
 
-        try cluster.psql(database: first, "CREATE TABLE note (body text); INSERT INTO note VALUES ('only here')")
-        #expect(try cluster.psql(database: first, "SELECT body FROM note") == "only here")
+        try await cluster.psql(database: first, "CREATE TABLE note (body text); INSERT INTO note VALUES ('only here')")
+        #expect(try await cluster.psql(database: first, "SELECT body FROM note") == "only here")
         #expect(
-            try cluster.psql(database: second, "SELECT count(*) FROM pg_tables WHERE tablename = 'note'") == "0",
+            try await cluster.psql(database: second, "SELECT count(*) FROM pg_tables WHERE tablename = 'note'") == "0",
             "the other database is empty")
     }
 }

@@ -32,7 +32,7 @@ struct DueSourceTests {
                 reader.pollInterval = .milliseconds(100)
                 let source: any DueSource = PodpingWatcher(
                     settings: PodpingSettings(reader: reader, cooldown: 0, worker: "test"), network: network,
-                    store: store, subscriptions: store, now: { Date() }, publish: { _ in })
+                    store: store, subscriptions: store, publish: { _ in })
                 try await body(source, store, feed, chain)
             }
         }

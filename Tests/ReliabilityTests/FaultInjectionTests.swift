@@ -146,7 +146,7 @@ struct FaultInjectionTests {
 
     @Test(.timeLimit(.minutes(1)))
     func aGzipBombIsStoppedAtTheSizeCap() async throws {
-        let bomb = try gzippedZeros(level: 1, megabytes: 200)
+        let bomb = try await gzippedZeros(level: 1, megabytes: 200)
         #expect(bomb.count < 1 << 20)
         let result = try await refreshTurningHostile(
             .status(200, headers: [("Content-Type", "application/rss+xml"), ("Content-Encoding", "gzip")], body: bomb),

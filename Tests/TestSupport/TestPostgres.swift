@@ -134,7 +134,7 @@ public final class TestPostgres: Sendable {
     /// (`postgres://postgres@127.0.0.1:PORT/NAME?connect_timeout=20`).
     ///
     /// - Parameter prefix: The start of the database's name, to tell tests apart in the server's log.
-    public func makeDatabase(prefix: String = "test") throws -> String {
+    public func makeDatabase(prefix: String = "test") async throws -> String {
         let number = databaseCounter.withLock { counter in
             counter += 1
             return counter
@@ -142,9 +142,8 @@ public final class TestPostgres: Sendable {
         let name = "\(prefix)_\(getpid())_\(number)".lowercased()
             .map { $0.isLetter || $0.isNumber ? $0 : "_" }
         let database = String(name)
-        try Self.run(
-            binaries.appendingPathComponent("createdb").path,
-            ["-h", host, "-p", "\(port)", "-U", user, database])
+        let (createdb, host, port, user) = (binaries.appendingPathComponent("createdb").path, host, port, user)
+        try await onOwnThread { try Self.run(createdb, ["-h", host, "-p", "\(port)", "-U", user, database]) }
         return url(database: database)
     }
 
@@ -159,15 +158,18 @@ public final class TestPostgres: Sendable {
     /// without headers: one row per line, columns separated by `|`.
     @discardableResult
     /// `database` may be a name or the last part of a URL, query included (`NAME?connect_timeout=20`).
-    public func psql(database: String, _ sql: String) throws -> String {
+    public func psql(database: String, _ sql: String) async throws -> String {
         let database = String(database.prefix { $0 != "?" })
-        return try Self.run(
-            binaries.appendingPathComponent("psql").path,
-            [
-                "-h", host, "-p", "\(port)", "-U", user, "-d", database, "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1",
-                "-c", sql,
-            ]
-        )
+        let (psql, host, port, user) = (binaries.appendingPathComponent("psql").path, host, port, user)
+        return try await onOwnThread {
+            try Self.run(
+                psql,
+                [
+                    "-h", host, "-p", "\(port)", "-U", user, "-d", database, "-X", "-A", "-t", "-v",
+                    "ON_ERROR_STOP=1", "-c", sql,
+                ]
+            )
+        }
         .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+public import Measures
 
 /// Runs feed fetches as background tasks with a global and a per-host concurrency limit, never fetching one feed
 /// twice at once, and publishes its fetch ``DataFetchEvent``s to its ``EventHub``.
@@ -18,6 +19,7 @@ public final class DataFetchCoordinator: @unchecked Sendable {
 
     /// Where the fetch events go (shared with whatever else the command publishes).
     public let events: EventHub
+    private let clock: AppClock
 
     private let lock = NSLock()
     private var state = State()
@@ -28,10 +30,12 @@ public final class DataFetchCoordinator: @unchecked Sendable {
     ///   - maxConcurrent: The global limit (`--jobs`).
     ///   - maxPerHost: The per-host limit (`--per-host`).
     ///   - events: Where the fetch events are published.
-    public init(maxConcurrent: Int = 5, maxPerHost: Int = 2, events: EventHub = EventHub()) {
+    /// - Parameter clock: The clock a claiming run waits on between claims that found nothing free.
+    public init(maxConcurrent: Int = 5, maxPerHost: Int = 2, events: EventHub = EventHub(), clock: AppClock = .system) {
         self.maxConcurrent = max(1, maxConcurrent)
         self.maxPerHost = max(1, maxPerHost)
         self.events = events
+        self.clock = clock
     }
 
     /// Publishes a fetch event while the caller holds `lock`, in the order of the state changes.
@@ -330,7 +334,7 @@ public final class DataFetchCoordinator: @unchecked Sendable {
                     if exhausted || Task.isCancelled { break }
                     if waiting, let claim {
                         // Work exists that others hold (a host at its fleet-wide limit): ask again shortly.
-                        do { try await Task.sleep(for: claim.retryDelay) } catch { break }
+                        do { try await clock.sleep(for: claim.retryDelay) } catch { break }
                         await claimMore()
                         startWhatFits()
                         continue

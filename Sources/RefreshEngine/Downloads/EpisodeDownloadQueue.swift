@@ -1,8 +1,8 @@
 import EpisodeDownloads
 public import FeedModels
 public import FeedParsing
-public import Foundation
-import Measures
+import Foundation
+public import Measures
 import Synchronization
 
 #if canImport(Glibc)
@@ -75,12 +75,13 @@ public final class EpisodeDownloadQueue: Sendable {
     ///   - publish: Where events go (the coordinator's `publish`).
     init(
         store: any FeedRepositories, downloader: MediaDownloader, settings: EpisodeDownloadSettings, hooks: HookQueue?,
-        now: @escaping @Sendable () -> Date = { Date() }, publish: @escaping @Sendable (DataFetchEvent) -> Void
+        clock: AppClock = .system, publish: @escaping @Sendable (DataFetchEvent) -> Void
     ) {
         self.store = store
         self.downloader = downloader
         self.settings = settings
         self.hooks = hooks
+        let now: @Sendable () -> Date = { clock.date }
         self.now = now
         self.publish = publish
         slots = DownloadSlots(jobs: settings.jobs, perHost: settings.perHost)
@@ -90,7 +91,7 @@ public final class EpisodeDownloadQueue: Sendable {
         worker = Task { [slots, store, downloader, settings, hooks, publish, state, now] in
             let runner = JobRunner(
                 store: store, downloader: downloader, settings: settings, hooks: hooks, publish: publish,
-                slots: slots, state: state, now: now)
+                slots: slots, state: state, clock: clock, now: now)
             await withTaskGroup(of: Void.self) { group in
                 for await job in stream {
                     // The job's place in line is taken here, in the order jobs were queued: its task may start
@@ -112,17 +113,17 @@ public final class EpisodeDownloadQueue: Sendable {
     /// - Returns: What `body` returned, and the downloads' totals.
     public static func withQueue<Result: Sendable>(
         store: any FeedRepositories, settings: EpisodeDownloadSettings, hook: HookSettings? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }, publish: @escaping @Sendable (DataFetchEvent) -> Void,
+        clock: AppClock = .system, publish: @escaping @Sendable (DataFetchEvent) -> Void,
         _ body: (EpisodeDownloadQueue) async throws -> Result
     ) async throws -> (Result, DownloadSummary) {
         let hooks = hook.map { hook in
-            HookQueue(command: hook.command, timeout: hook.timeout, output: hook.output) {
+            HookQueue(command: hook.command, timeout: hook.timeout, output: hook.output, clock: clock) {
                 feed, failure in publish(.hookFailed(feed, failure))
             }
         }
         do {
             let result = try await withQueue(
-                store: store, settings: settings, hooks: hooks, now: now, publish: publish, body)
+                store: store, settings: settings, hooks: hooks, clock: clock, publish: publish, body)
             await hooks?.finish()
             return result
         } catch {
@@ -131,16 +132,16 @@ public final class EpisodeDownloadQueue: Sendable {
         }
     }
 
-    /// ``withQueue(store:settings:hook:now:publish:_:)`` with the refresh's own hook queue, so hooks never run at once.
+    /// ``withQueue(store:settings:hook:clock:publish:_:)`` with the refresh's own hook queue, so hooks never run at once.
     static func withQueue<Result: Sendable>(
         store: any FeedRepositories, settings: EpisodeDownloadSettings, hooks: HookQueue?,
-        now: @escaping @Sendable () -> Date, publish: @escaping @Sendable (DataFetchEvent) -> Void,
+        clock: AppClock, publish: @escaping @Sendable (DataFetchEvent) -> Void,
         _ body: (EpisodeDownloadQueue) async throws -> Result
     ) async throws -> (Result, DownloadSummary) {
         try await MediaDownloader.withDownloader(configuration: settings.downloader, network: settings.network) {
             downloader in
             let queue = EpisodeDownloadQueue(
-                store: store, downloader: downloader, settings: settings, hooks: hooks, now: now, publish: publish)
+                store: store, downloader: downloader, settings: settings, hooks: hooks, clock: clock, publish: publish)
             do {
                 // Cancelled while enqueueing or while the downloads run: they stop (their .part kept).
                 return try await withTaskCancellationHandler {
@@ -354,6 +355,7 @@ public final class EpisodeDownloadQueue: Sendable {
         let publish: @Sendable (DataFetchEvent) -> Void
         let slots: DownloadSlots
         let state: Shared<State>
+        let clock: AppClock
         let now: @Sendable () -> Date
 
         /// - Parameter place: The job's place in line for a download slot; nil when it has no enclosure to download.
@@ -405,7 +407,7 @@ public final class EpisodeDownloadQueue: Sendable {
                 claims.map { claims in
                     Task {
                         while !Task.isCancelled {
-                            do { try await Task.sleep(for: DownloadLease.renewal) } catch { return }
+                            do { try await clock.sleep(for: DownloadLease.renewal) } catch { return }
                             _ = try? await claims.renewDownloadLease(held, lease: DownloadLease.duration)
                         }
                     }
@@ -423,9 +425,9 @@ public final class EpisodeDownloadQueue: Sendable {
         /// Downloads `job`'s file (its slot and lease held by the caller), records what became of it, and publishes it.
         private func transfer(_ job: Job, feed: FeedTarget, enclosure: Enclosure, target: DownloadTarget) async {
             var target = target
-            let began = ContinuousClock.now
+            let began = clock.now
             func seconds() -> Double {
-                let elapsed = began.duration(to: .now)
+                let elapsed = began.duration(to: clock.now)
                 return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             }
             do {
@@ -434,7 +436,7 @@ public final class EpisodeDownloadQueue: Sendable {
                 target.file = request.destination.path
                 let started = target
                 publish(.downloadStarted(started))
-                let throttle = ProgressThrottle(interval: settings.progressInterval)
+                let throttle = ProgressThrottle(interval: settings.progressInterval, clock: clock)
                 let media = try await downloader.download(
                     request,
                     accepted: { response in

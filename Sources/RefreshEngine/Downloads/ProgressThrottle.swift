@@ -1,24 +1,27 @@
 import EpisodeDownloads
 import Foundation
+import Measures
 import Synchronization
 
 /// Lets a download's progress through a few times a second, and measures its rate.
 final class ProgressThrottle: Sendable {
     private struct State {
-        var last: ContinuousClock.Instant?
-        var first: (ContinuousClock.Instant, Int64)?
+        var last: AppClock.Instant?
+        var first: (AppClock.Instant, Int64)?
     }
 
     private let interval: Duration
+    private let clock: AppClock
     private let state = Mutex(State())
 
-    init(interval: Duration) {
+    init(interval: Duration, clock: AppClock = .system) {
         self.interval = interval
+        self.clock = clock
     }
 
     /// The rate (bytes per second) when this report is due, else nil. The last chunk of a known length is always due.
     func due(_ progress: DownloadProgress) -> Double? {
-        let now = ContinuousClock.now
+        let now = clock.now
         return state.withLock { state -> Double? in
             if state.first == nil { state.first = (now, progress.receivedBytes - Int64(progress.chunkBytes)) }
             let complete = progress.expectedBytes == progress.receivedBytes

@@ -1,6 +1,7 @@
 import FeedModels
 import FeedParsing
 import Foundation
+import Measures
 
 /// Runs the `--exec` hook for announced episodes one at a time, beside the fetches: a slow hook never holds a fetch
 /// slot, and hooks never run at once (their output reaches cron whole, in announcement order).
@@ -21,9 +22,10 @@ final class HookQueue: Sendable {
     ///   - command: The hook, run with `/bin/sh -c`.
     ///   - timeout: How long one run may take before its process group is stopped (`--exec-timeout`).
     ///   - output: Where the hook's output lines go.
+    ///   - clock: The clock the timeout is measured on.
     ///   - report: Called with the feed and a one-line problem when a hook fails.
     init(
-        command: String, timeout: Duration, output: HookOutput,
+        command: String, timeout: Duration, output: HookOutput, clock: AppClock = .system,
         report: @escaping @Sendable (FeedTarget, HookFailure) -> Void
     ) {
         let (stream, continuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .unbounded)
@@ -32,7 +34,7 @@ final class HookQueue: Sendable {
         worker = Task {
             for await job in stream {
                 let result = await NewEpisodeHook.run(
-                    command: command, episode: job.episode, timeout: timeout, output: output)
+                    command: command, episode: job.episode, timeout: timeout, output: output, clock: clock)
                 if result.failed { report(job.feed, HookFailure(episode: job.name, result: result)) }
             }
         }

@@ -1,6 +1,7 @@
 public import FeedModels
 public import Foundation
 public import HTTPTransport
+public import Measures
 public import Podping
 
 /// How podfresh reads podping (`--podping` and its options).
@@ -47,20 +48,23 @@ public struct PodpingWatcher: Sendable {
     private let reader: PodpingReader
     private let intake: PodpingIntake
     private let store: any PodpingRepository
+    private let clock: AppClock
     private let now: @Sendable () -> Date
     private let publish: @Sendable (DataFetchEvent) -> Void
 
     public init(
         settings: PodpingSettings, network: HTTPNetwork, store: any PodpingRepository,
-        subscriptions: any SubscriptionRepository, now: @escaping @Sendable () -> Date,
+        subscriptions: any SubscriptionRepository, clock: AppClock = .system,
         publish: @escaping @Sendable (DataFetchEvent) -> Void
     ) {
         self.settings = settings
         self.store = store
+        self.clock = clock
+        let now: @Sendable () -> Date = { clock.date }
         self.now = now
         self.publish = publish
         reader = PodpingReader(
-            configuration: settings.reader, network: network,
+            configuration: settings.reader, network: network, now: now,
             onNodeFailure: { error in
                 publish(.podping(.nodeFailed(error)))
             })
@@ -128,7 +132,7 @@ public struct PodpingWatcher: Sendable {
                         announcedHolder = worker
                     }
                     let wait = min(max(1, until.timeIntervalSince(now())), settings.lease / 2)
-                    try await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
+                    try await clock.sleep(for: .milliseconds(Int64(wait * 1000)))
                 case .granted(let block):
                     if announcedHolder != nil { publish(.podping(.leaseTaken(block: block))) }
                     announcedHolder = nil
@@ -139,7 +143,7 @@ public struct PodpingWatcher: Sendable {
                 break
             } catch {
                 publish(.podping(.storeFailed(StoreError.wrapping(error))))
-                do { try await Task.sleep(for: .milliseconds(Int64(storeRetry * 1000))) } catch { break }
+                do { try await clock.sleep(for: .milliseconds(Int64(storeRetry * 1000))) } catch { break }
                 storeRetry = min(storeRetry * 2, 300)
             }
         }
@@ -166,7 +170,7 @@ public struct PodpingWatcher: Sendable {
                 nodeRetry = 2
             } catch let error as PodpingUnavailable {
                 publish(.podping(.unavailable(error)))
-                try await Task.sleep(for: .milliseconds(Int64(nodeRetry * 1000)))
+                try await clock.sleep(for: .milliseconds(Int64(nodeRetry * 1000)))
                 nodeRetry = min(nodeRetry * 2, 60)
                 if now().timeIntervalSince(renewed) > settings.lease / 3, let cursor {
                     guard try await renew(cursor) else { return }
@@ -186,7 +190,7 @@ public struct PodpingWatcher: Sendable {
                 guard try await renew(cursor) else { return }
                 renewed = now()
             }
-            try await Task.sleep(for: settings.reader.pollInterval)
+            try await clock.sleep(for: settings.reader.pollInterval)
         }
     }
 

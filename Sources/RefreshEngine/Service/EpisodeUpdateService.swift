@@ -106,7 +106,8 @@ public final class EpisodeUpdateService: Sendable {
         let tally = RunTally()
         let hooks = configuration.hookCommand.map { command in
             HookQueue(
-                command: command, timeout: configuration.hookTimeout, output: configuration.hookOutput
+                command: command, timeout: configuration.hookTimeout, output: configuration.hookOutput,
+                clock: configuration.clock
             ) {
                 [events] feed, failure in events.publish(.hookFailed(feed, failure))
             }
@@ -127,7 +128,7 @@ public final class EpisodeUpdateService: Sendable {
         var downloadSummary: DownloadSummary?
         if let settings = configuration.downloads, let store {
             ((outcomes, claimFailure), downloadSummary) = try await EpisodeDownloadQueue.withQueue(
-                store: store, settings: settings, hooks: hooks, now: configuration.now,
+                store: store, settings: settings, hooks: hooks, clock: configuration.clock,
                 publish: events.publish
             ) { queue in
                 try await checkFeeds(downloads: queue)

@@ -1,5 +1,6 @@
 import FeedModels
 import Foundation
+import Measures
 import Synchronization
 
 // MARK: - A worker of a fleet
@@ -91,15 +92,18 @@ extension FeedsToCheck {
 /// Checked `Sendable`: the time of the last touch sits in a `Mutex`.
 final class PassTouches: Sendable {
     private let every: Duration
-    private let last = Mutex(ContinuousClock.now)
+    private let clock: AppClock
+    private let last: Mutex<AppClock.Instant>
 
-    init(every: Duration) {
+    init(every: Duration, clock: AppClock = .system) {
         self.every = every
+        self.clock = clock
+        last = Mutex(clock.now)
     }
 
     /// True (and the clock restarted) when a touch is due.
     func due() -> Bool {
-        let now = ContinuousClock.now
+        let now = clock.now
         return last.withLock { last in
             guard last.duration(to: now) >= every else { return false }
             last = now

@@ -1,5 +1,6 @@
 public import FeedParsing
 public import Foundation
+public import Measures
 
 /// Which feeds a refresh checks, and how (the cache policies of the design notes).
 public enum RefreshPolicy: String, Sendable, Hashable, CaseIterable {
@@ -28,8 +29,13 @@ public struct EpisodeUpdateConfiguration: Sendable {
     public var retryTransientFailures: Bool
     /// The delay before that retry, before jitter (a random 50–150 % of it is used).
     public var retryDelay: Duration
-    /// The clock reading used for every timestamp (injected for tests).
-    public var now: @Sendable () -> Date
+    /// The clock every timestamp, schedule and retry wait of the refresh reads (a manual one in tests).
+    public var clock: AppClock
+    /// The clock's date now, as a function to hand to the refresh's parts.
+    public var now: @Sendable () -> Date {
+        let clock = clock
+        return { clock.date }
+    }
     /// `--download`: after each feed's merge, download its new episodes (feeds whose downloads are on); nil: none.
     public var downloads: EpisodeDownloadSettings?
     /// How many fetched feeds are read, parsed and stored at once (``ProcessingSlots``); nil: as many as are fetched.
@@ -41,14 +47,14 @@ public struct EpisodeUpdateConfiguration: Sendable {
         hookCommand: String? = nil,
         retryTransientFailures: Bool = true,
         retryDelay: Duration = .milliseconds(500),
-        now: @escaping @Sendable () -> Date = { Date() }
+        clock: AppClock = .system
     ) {
         self.parserOptions = parserOptions
         self.schedulePolicy = schedulePolicy
         self.hookCommand = hookCommand
         self.retryTransientFailures = retryTransientFailures
         self.retryDelay = retryDelay
-        self.now = now
+        self.clock = clock
     }
 }
 

@@ -1,6 +1,7 @@
 import ConsoleOutput
 import FeedModels
 import Foundation
+import Measures
 import RefreshEngine
 import RefreshMetrics
 
@@ -43,9 +44,9 @@ func storeFleetGauges(
     let store = environment.store
     let claims = environment.claims
     let coordinator = environment.coordinator
-    let offset = environment.clockOffset
+    let clock = environment.clock
     return {
-        let now = Date().addingTimeInterval(offset)
+        let now = clock.date
         let due = try await store.dueSubscriptions(at: now)
         let leases = try await claims?.activeLeaseCount() ?? coordinator.activeFeedIDs.count
         return FleetGauges(

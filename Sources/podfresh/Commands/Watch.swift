@@ -136,14 +136,14 @@ struct WatchService: Service {
         _ environment: RefreshEnvironment, interval: Double?, woken: WakeSignal = WakeSignal()
     ) async throws {
         var offlineRetry: Double = 30
-        var nextCycle = Date()
+        var nextCycle = environment.now()
         while !Task.isCancelled {
             do {
                 let policy: RefreshPolicy = interval == nil ? .due : .all
                 // nil: a whole cycle; otherwise only these feeds, which pings made due between fixed cycles.
                 var pinged: [Int64]?
                 var run = false
-                if Date() >= nextCycle {
+                if environment.now() >= nextCycle {
                     run = try await !environment.service.feedsToCheck(policy: policy).isEmpty
                 } else if interval != nil {
                     pinged = try await pingedFeeds(environment)
@@ -160,11 +160,11 @@ struct WatchService: Service {
                     }
                     if pinged == nil {
                         if summary.networkOffline {
-                            nextCycle = Date().addingTimeInterval(offlineRetry)
+                            nextCycle = environment.now().addingTimeInterval(offlineRetry)
                             offlineRetry = min(offlineRetry * 2, 600)
                         } else {
                             offlineRetry = 30
-                            nextCycle = interval.map { Date().addingTimeInterval($0) } ?? Date()
+                            nextCycle = interval.map { environment.now().addingTimeInterval($0) } ?? environment.now()
                         }
                     }
                     let next = try await nextDue(environment, interval: interval, cycle: nextCycle)
@@ -177,7 +177,7 @@ struct WatchService: Service {
                 let wake = min(next ?? .distantFuture, now.addingTimeInterval(60))
                 // In a fleet, a feed due now may be another worker's until its merge: look again a second later.
                 let seconds = max(environment.claims == nil ? 0.2 : 1, wake.timeIntervalSince(now))
-                try await woken.sleep(seconds: seconds)
+                try await woken.sleep(seconds: seconds, on: environment.clock)
             } catch is CancellationError {
                 return
             } catch let error as StoreError {
