@@ -160,7 +160,7 @@ let package = Package(
             name: "ConsoleOutput",
             dependencies: [
                 "RefreshEngine", "FeedFetching", "FeedParsing", "FeedModels", "Measures", "EpisodeDownloads", "Podping",
-                "RefreshMetrics",
+                "RefreshMetrics", "HTTPTransport",
             ],
             swiftSettings: strictSettings
         ),

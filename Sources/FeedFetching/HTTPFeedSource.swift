@@ -62,40 +62,29 @@ public struct HTTPFeedSource: FeedSource {
             throw FeedFetchError(.notHTTPURL(url: request.url.absoluteString))
         }
         let watch = TransferWatch()
-        let limits = configuration.limits
         do {
             // The transfer and its watchdog run side by side; the first to end decides. The consumer is made and fed
-            // by the transfer task alone and handed back when it is done, so it never crosses tasks at once.
-            return try await withoutActuallyEscaping(makeConsumer) { makeConsumer in
-                // Type-erased, so the child task captures no generic metadata (Consumer need not be Sendable).
-                let transfer = UncheckedSendable<() async throws -> Any> {
-                    try await self.transfer(request, watch: watch, makeConsumer: makeConsumer)
-                }
-                let outcome = try await withThrowingTaskGroup(of: UncheckedSendable<Any>?.self) { group in
-                    group.addTask { UncheckedSendable(try await transfer.value()) }
-                    group.addTask {
-                        try await watch.watch(limits: limits)
-                        return nil
-                    }
-                    defer { group.cancelAll() }
-                    while let result = try await group.next() {
-                        if let result { return result.value }
-                    }
-                    throw CancellationError()
-                }
-                guard let result = outcome as? FeedFetchResult<Consumer> else { throw CancellationError() }
-                return result
+            // by the transfer alone and handed back when it is done.
+            return try await watch.run(limits: configuration.limits) {
+                try await transfer(request, watch: watch, makeConsumer: makeConsumer)
             }
-        } catch let exceeded as TransferLimitExceeded {
-            throw limitError(exceeded, url: request.url)
         } catch let error as FeedFetchError {
             throw error
         } catch let error as FeedFetchConsumerError {
             throw error.underlying
         } catch {
             if Task.isCancelled { throw CancellationError() }
-            throw classify(error, url: request.url)
+            throw failure(error, url: request.url)
         }
+    }
+
+    /// The fact behind a transfer's error (HTTPTransport's one classification), with the limits this source sets.
+    private func failure(
+        _ error: any Error, url: URL, body: TransportFailure.BodyProgress? = nil
+    ) -> FeedFetchError {
+        FeedFetchError(
+            .transport(
+                TransportFailure(error, url: url, profile: profile, timeout: configuration.totalTimeout, body: body)))
     }
 
     private func transfer<Consumer: FeedBodyConsumer>(
@@ -176,17 +165,16 @@ public struct HTTPFeedSource: FeedSource {
                     }
                 }
                 try inflater?.finish()
-            } catch let error where HTTPNetwork.closedBeforeBodyEnd(error) {
-                // Both count the bytes as sent (before decoding).
-                throw FeedFetchError(
-                    .closedBeforeEnd(
-                        host: exchange.url.host ?? request.url.host ?? "the server", receivedBytes: Int64(received),
-                        expectedBytes: declaredLength.map(Int64.init)))
-            } catch let failure as BodyInflater.Failure {
-                switch failure {
-                case .expandsTooMuch(let ratio): throw FeedFetchError(.expandsTooMuch(ratio: ratio))
-                case .corrupt, .truncated: throw FeedFetchError(.corruptBody)
-                }
+            } catch let error as FeedFetchError {
+                throw error
+            } catch let error as FeedFetchConsumerError {
+                throw error
+            } catch {
+                if Task.isCancelled { throw CancellationError() }
+                // The bytes are counted as sent (before decoding), from the host that sent them.
+                throw failure(
+                    error, url: exchange.url,
+                    body: .init(receivedBytes: Int64(received), expectedBytes: declaredLength.map(Int64.init)))
             }
             return .fetched(head, consumer, byteCount: count)
         case 304:
@@ -254,10 +242,4 @@ public struct HTTPFeedSource: FeedSource {
 /// Wraps an error thrown by a body consumer so it passes through the fetch unchanged.
 struct FeedFetchConsumerError: Error {
     let underlying: any Error
-}
-
-/// Carries a value between tasks of one structured scope where only one task uses it at a time.
-struct UncheckedSendable<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
 }
