@@ -5,7 +5,6 @@ public import HTTPTransport
 import Measures
 import NIOCore
 import NIOHTTP1
-import NIOHTTPCompression
 import NIOPosix
 
 #if canImport(Glibc)
@@ -87,23 +86,13 @@ public struct MediaDownloader: Sendable {
             throw DownloadError(.notHTTPURL, url: request.url)
         }
         let watch = TransferWatch()
-        return try await withThrowingTaskGroup(of: DownloadedMedia?.self) { group in
-            group.addTask {
-                try await self.transfer(request, watch: watch, accepted: accepted, progress: progress)
+        do {
+            return try await watch.run(limits: limits) {
+                try await transfer(request, watch: watch, accepted: accepted, progress: progress)
             }
-            group.addTask {
-                do {
-                    try await watch.watch(limits: self.limits)
-                } catch let exceeded as TransferLimitExceeded {
-                    throw self.limitError(exceeded, url: request.url, watch: watch)
-                }
-                return nil
-            }
-            defer { group.cancelAll() }
-            while let result = try await group.next() {
-                if let media = result { return media }
-            }
-            throw CancellationError()
+        } catch let exceeded as TransferLimitExceeded {
+            throw DownloadError(
+                .transport(TransportFailure(exceeded, host: request.url.host ?? "the server")), url: request.url)
         }
     }
 
@@ -152,7 +141,7 @@ public struct MediaDownloader: Sendable {
                 response = exchange.response
                 finalURL = exchange.url
             } catch {
-                throw classify(error, url: url, watch: watch)
+                throw classify(error, url: url)
             }
             let status = Int(response.status.code)
             let headers = response.headers
@@ -216,8 +205,7 @@ public struct MediaDownloader: Sendable {
                     resumedFrom: start, contentType: contentType))
             let body = BodyFacts(
                 start: start, total: total, contentType: contentType, announced: request.announcedType,
-                sniffDocuments: start == 0 && !announcesDocument, status: status,
-                host: finalURL.host ?? url.host ?? "the server")
+                sniffDocuments: start == 0 && !announcesDocument, status: status, source: finalURL)
             let (written, head): (Int64, [UInt8])
             do {
                 (written, head) = try await write(
@@ -255,8 +243,8 @@ public struct MediaDownloader: Sendable {
         /// Look at the first bytes for a document (only for a body that starts the file, where media is expected).
         var sniffDocuments: Bool
         var status: Int
-        /// The host that sends the body (after redirects).
-        var host: String
+        /// The URL that sends the body (after redirects).
+        var source: URL
     }
 
     /// Streams `body` into `part` from byte `body.start` (truncating there), one chunk at a time; returns the file's
@@ -297,20 +285,22 @@ public struct MediaDownloader: Sendable {
                         receivedBytes: size, expectedBytes: total, resumedFrom: start, chunkBytes: buffer.readableBytes
                     ))
                 if ContinuousClock.now > deadline {
-                    throw timeoutError(url: url, watch: watch)
+                    throw DownloadError(
+                        .transport(
+                            TransportFailure(
+                                TransferLimitExceeded(
+                                    limit: .total, limits: limits, receivedBytes: size, expectedBytes: total),
+                                host: facts.source.host ?? "the server")),
+                        url: url)
                 }
             }
             if !sniffed { try sniff() }
         } catch let error as DownloadError {
             throw error
         } catch {
-            if Task.isCancelled { throw CancellationError() }
-            if HTTPNetwork.closedBeforeBodyEnd(error) {
-                throw DownloadError(
-                    .closedBeforeEnd(host: facts.host, receivedBytes: size, expectedBytes: total),
-                    url: url)
-            }
-            let classified = classify(error, url: url, watch: watch)
+            let classified = classify(
+                error, url: url, source: facts.source,
+                body: TransportFailure.BodyProgress(receivedBytes: size, expectedBytes: total))
             if let total, let downloadError = classified as? DownloadError, downloadError.kind == .transport {
                 throw DownloadError(.shortBody(received: size, total: total, cutBy: downloadError.cause), url: url)
             }
@@ -344,45 +334,13 @@ public struct MediaDownloader: Sendable {
     /// The limits the watchdog holds a download to (``DownloadConfiguration/limits``).
     var limits: TransferLimits { configuration.limits }
 
-    private func limitError(_ exceeded: TransferLimitExceeded, url: URL, watch: TransferWatch) -> DownloadError {
-        let host = url.host ?? "the server"
-        let (received, expected) = watch.counts
-        switch exceeded.limit {
-        case .total:
-            return timeoutError(url: url, watch: watch)
-        case .minimumRate:
-            return DownloadError(
-                .tooSlow(
-                    minimumRate: exceeded.limits.minimumRate?.bytesPerSecond ?? 0, over: exceeded.duration,
-                    receivedBytes: received, expectedBytes: expected),
-                url: url)
-        case .firstByte:
-            return DownloadError(.noResponse(host: host, after: exceeded.duration), url: url)
-        case .stall:
-            return stalledError(url: url, watch: watch)
-        case .connect:
-            return DownloadError(.connectTimedOut(host: host, after: exceeded.duration), url: url)
-        case .nameLookup:
-            return DownloadError(.lookupTimedOut(host: host, after: exceeded.duration), url: url)
-        }
-    }
-
-    private func stalledError(url: URL, watch: TransferWatch) -> DownloadError {
-        let (received, expected) = watch.counts
-        return DownloadError(
-            .stalled(after: configuration.stallTimeout, receivedBytes: received, expectedBytes: expected), url: url)
-    }
-
-    private func timeoutError(url: URL, watch: TransferWatch) -> DownloadError {
-        let (received, expected) = watch.counts
-        return DownloadError(
-            .timedOut(after: configuration.totalTimeout, receivedBytes: received, expectedBytes: expected), url: url)
-    }
-
-    /// Sorts an error from AsyncHTTPClient or NIO into a ``DownloadError`` kind.
-    private func classify(_ error: any Error, url: URL, watch: TransferWatch) -> any Error {
+    /// Sorts an error from the network into a ``DownloadError`` (HTTPTransport's one classification of a
+    /// transfer's failure), or passes on a download's own error and cancellation. `source` is the URL that was
+    /// talking (after redirects), `body` how far the body had come when it was being read.
+    private func classify(
+        _ error: any Error, url: URL, source: URL? = nil, body: TransportFailure.BodyProgress? = nil
+    ) -> any Error {
         if error is DownloadError || error is CancellationError { return error }
-        let host = url.host ?? "the server"
         if let error = error as? HTTPNetwork.RedirectError {
             switch error {
             case .tooMany:
@@ -391,59 +349,14 @@ public struct MediaDownloader: Sendable {
                 return DownloadError(.redirectCycle, url: url)
             }
         }
-        if let error = error as? NIOHTTPDecompression.ExtraDecompressionError, error == .truncatedData {
-            return DownloadError(.compressedBodyCutShort, url: url)
-        }
-        if error is NIOHTTPDecompression.DecompressionError || error is NIOHTTPDecompression.ExtraDecompressionError {
-            return DownloadError(.undecodableBody(ratio: configuration.decompressionRatioLimit), url: url)
-        }
-        if let error = error as? HTTPClientError {
-            switch error {
-            case .readTimeout:
-                return stalledError(url: url, watch: watch)
-            case .deadlineExceeded:
-                return timeoutError(url: url, watch: watch)
-            case .cancelled:
-                return CancellationError()
-            case .connectTimeout:
-                return DownloadError(.connectTimedOut(host: host, after: configuration.connectTimeout), url: url)
-            default:
-                break
-            }
-        }
         if Task.isCancelled { return CancellationError() }
-        return DownloadError(Self.networkProblem(error, host: host), url: url)
+        let failure = TransportFailure(
+            error, url: source ?? url, profile: profile, timeout: configuration.totalTimeout, body: body)
+        if failure == .cancelled { return CancellationError() }
+        return DownloadError(.transport(failure), url: url)
     }
 
     // MARK: - Helpers
-
-    /// A network error as a cause that names no library type: the host cannot be resolved, refuses, or is
-    /// unreachable.
-    static func networkProblem(_ error: any Error, host: String) -> DownloadError.Cause {
-        switch error {
-        case let error as NameLookupError:
-            switch error.kind {
-            case .noSuchHost: return .noSuchHost(host: host)
-            case .timedOut(let limit): return .lookupTimedOut(host: host, after: limit)
-            case .nameServerUnavailable: return .nameServerSilent(host: host)
-            case .failed(let reason): return .lookupFailed(host: host, reason: reason)
-            }
-        case is SocketAddressError.UnknownHost:
-            return .unresolvable(host: host)
-        case let error as NIOConnectionError:
-            if error.dnsAError != nil || error.dnsAAAAError != nil {
-                return .unresolvable(host: host)
-            }
-            if let first = error.connectionErrors.first {
-                return networkProblem(first.error, host: host)
-            }
-            return .noAddressAnswered(host: host)
-        case let error as IOError:
-            return .connectFailed(host: host, reason: String(cString: strerror(error.errnoCode)))
-        default:
-            return .networkError(host: host, reason: ErrorWords.describe(error))
-        }
-    }
 
     /// The `If-Range` value: a strong ETag (a weak one cannot be used for ranges), else the Last-Modified date.
     static func ifRangeValidator(etag: String?, lastModified: String?) -> String? {
