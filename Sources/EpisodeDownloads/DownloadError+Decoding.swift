@@ -1,5 +1,5 @@
-public import Foundation
-public import HTTPTransport
+import Foundation
+import HTTPTransport
 
 // A download record's last failure is stored as the JSON of its `DownloadError` (`{"cause":{"stalled":{…}},"url":…}`).
 // Before the transfer's facts became `TransportFailure`, each of them was a case of `DownloadError.Cause` itself;

@@ -1,4 +1,4 @@
-public import HTTPTransport
+import HTTPTransport
 
 // A subscription's last error is stored as the JSON of its `FeedFetchError` (`{"cause":{"unknownHost":{…}}}`).
 // Before the transfer's facts became `TransportFailure`, each of them was a case of `FeedFetchError.Cause` itself;
