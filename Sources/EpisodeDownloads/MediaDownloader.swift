@@ -1,10 +1,7 @@
-import AsyncHTTPClient
 import CFileAttributes
 import Foundation
 public import HTTPTransport
 import Measures
-import NIOCore
-import NIOHTTP1
 import NIOPosix
 
 #if canImport(Glibc)
@@ -123,27 +120,26 @@ public struct MediaDownloader: Sendable {
         var restarted: DownloadedMedia.Restart?
         while true {
             let resuming = offset > 0
-            var httpRequest = HTTPClientRequest(url: url.absoluteString)
-            httpRequest.method = .GET
-            httpRequest.headers.add(name: "User-Agent", value: configuration.userAgent)
-            httpRequest.headers.add(name: "Accept", value: "*/*")
-            httpRequest.headers.add(name: "Accept-Encoding", value: "identity")
+            var httpRequest = HTTPNetwork.Request(url: url)
+            httpRequest.addHeader("User-Agent", configuration.userAgent)
+            httpRequest.addHeader("Accept", "*/*")
+            httpRequest.addHeader("Accept-Encoding", "identity")
             if resuming, let validator {
-                httpRequest.headers.add(name: "Range", value: "bytes=\(offset)-")
-                httpRequest.headers.add(name: "If-Range", value: validator)
+                httpRequest.addHeader("Range", "bytes=\(offset)-")
+                httpRequest.addHeader("If-Range", validator)
             }
-            let response: HTTPClientResponse
+            let response: HTTPNetwork.Response
             let finalURL: URL
             do {
                 let exchange = try await network.execute(
                     httpRequest, profile: profile, maxRedirects: configuration.maxRedirects,
-                    deadline: Self.nioDeadline(deadline), watch: watch)
+                    deadline: deadline, watch: watch)
                 response = exchange.response
                 finalURL = exchange.url
             } catch {
                 throw classify(error, url: url)
             }
-            let status = Int(response.status.code)
+            let status = response.status
             let headers = response.headers
             let encoding = Self.contentEncoding(headers)
             var start: Int64 = 0
@@ -180,7 +176,7 @@ public struct MediaDownloader: Sendable {
                 restarted = .rangeNotSatisfiable
                 continue
             default:
-                throw DownloadError(.httpStatus(status, reasonPhrase: response.status.reasonPhrase), url: url)
+                throw DownloadError(.httpStatus(status, reasonPhrase: response.reasonPhrase), url: url)
             }
             if let encoding, !Self.decodedEncodings.contains(encoding) {
                 throw DownloadError(.undecodedEncoding(encoding), url: url)
@@ -250,7 +246,7 @@ public struct MediaDownloader: Sendable {
     /// Streams `body` into `part` from byte `body.start` (truncating there), one chunk at a time; returns the file's
     /// size and the body's first bytes (up to ``MediaSniffing/sampleSize``).
     private func write(
-        _ body: HTTPClientResponse.Body, to part: URL, body facts: BodyFacts, deadline: ContinuousClock.Instant,
+        _ body: HTTPNetwork.Body, to part: URL, body facts: BodyFacts, deadline: ContinuousClock.Instant,
         url: URL, watch: TransferWatch, progress: @Sendable (DownloadProgress) -> Void
     ) async throws -> (Int64, [UInt8]) {
         let start = facts.start
@@ -272,17 +268,17 @@ public struct MediaDownloader: Sendable {
         }
         watch.bodyStarted(received: start, expected: total)
         do {
-            for try await buffer in body {
+            for try await chunk in body {
                 if head.count < MediaSniffing.sampleSize {
-                    head += buffer.readableBytesView.prefix(MediaSniffing.sampleSize - head.count)
+                    head += chunk.prefix(MediaSniffing.sampleSize - head.count)
                     if !sniffed && head.count == MediaSniffing.sampleSize { try sniff() }
                 }
-                try await blockingIO { try buffer.withUnsafeReadableBytes { try file.append($0) } }
-                size += Int64(buffer.readableBytes)
-                watch.received(buffer.readableBytes)
+                try await blockingIO { try chunk.withUnsafeBytes { try file.append($0) } }
+                size += Int64(chunk.count)
+                watch.received(chunk.count)
                 progress(
                     DownloadProgress(
-                        receivedBytes: size, expectedBytes: total, resumedFrom: start, chunkBytes: buffer.readableBytes
+                        receivedBytes: size, expectedBytes: total, resumedFrom: start, chunkBytes: chunk.count
                     ))
                 if ContinuousClock.now > deadline {
                     throw DownloadError(
@@ -369,8 +365,8 @@ public struct MediaDownloader: Sendable {
     static let decodedEncodings: Set<String> = ["gzip", "deflate"]
 
     /// The body's `Content-Encoding`, lower-cased; nil when absent or `identity`.
-    static func contentEncoding(_ headers: HTTPHeaders) -> String? {
-        let codings = headers[canonicalForm: "Content-Encoding"].map {
+    static func contentEncoding(_ headers: HTTPNetwork.Headers) -> String? {
+        let codings = headers.values(name: "Content-Encoding").map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
         }
         .filter { !$0.isEmpty && $0 != "identity" }
@@ -381,7 +377,7 @@ public struct MediaDownloader: Sendable {
     /// started with (the strong ETag, else Last-Modified), start at `offset`, agree on the total the `.part` was
     /// started with (when that was recorded), and not be compressed.
     static func resumeMismatch(
-        range: ContentRange?, headers: HTTPHeaders, encoding: String?, offset: Int64, request: MediaRequest,
+        range: ContentRange?, headers: HTTPNetwork.Headers, encoding: String?, offset: Int64, request: MediaRequest,
         partialTotal: Int64?
     ) -> DownloadedMedia.Restart? {
         if let encoding { return .encodedRange(encoding) }
@@ -409,7 +405,7 @@ public struct MediaDownloader: Sendable {
         DownloadError(.notMedia(document, status: status, contentType: contentType, announced: announced), url: url)
     }
 
-    private static func contentLength(_ headers: HTTPHeaders) -> Int64? {
+    private static func contentLength(_ headers: HTTPNetwork.Headers) -> Int64? {
         headers.first(name: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
     }
 
@@ -423,12 +419,6 @@ public struct MediaDownloader: Sendable {
         guard unlink(file.path) == 0 || errno == ENOENT else {
             throw DownloadError(.cannotRemove(path: file.path, reason: String(cString: strerror(errno))), url: url)
         }
-    }
-
-    private static func nioDeadline(_ instant: ContinuousClock.Instant) -> NIODeadline {
-        let left = ContinuousClock.now.duration(to: instant)
-        let nanoseconds = left.components.seconds * 1_000_000_000 + left.components.attoseconds / 1_000_000_000
-        return .now() + .nanoseconds(max(0, nanoseconds))
     }
 
     private static func reason(_ error: any Error) -> String {

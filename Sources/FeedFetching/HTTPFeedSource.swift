@@ -1,9 +1,5 @@
-import AsyncHTTPClient
 import Foundation
 public import HTTPTransport
-import NIOCore
-import NIOHTTP1
-import NIOHTTPCompression
 
 /// Fetches feeds over HTTP(S) through the process's one ``HTTPNetwork`` (names resolved concurrently and cached,
 /// one connection pool per host): conditional GET, gzip/deflate with a ratio limit, redirects (permanent moves
@@ -90,23 +86,19 @@ public struct HTTPFeedSource: FeedSource {
     private func transfer<Consumer: FeedBodyConsumer>(
         _ request: FeedRequest, watch: TransferWatch, makeConsumer: (FeedResponseHead) async throws -> Consumer
     ) async throws -> FeedFetchResult<Consumer> {
-        var httpRequest = HTTPClientRequest(url: request.url.absoluteString)
-        httpRequest.method = .GET
-        httpRequest.headers.add(name: "User-Agent", value: configuration.userAgent)
-        httpRequest.headers.add(
-            name: "Accept",
-            value: "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8")
-        httpRequest.headers.add(name: "Accept-Encoding", value: "gzip, deflate")
-        if !request.reusesConnection { httpRequest.headers.add(name: "Connection", value: "close") }
+        var httpRequest = HTTPNetwork.Request(url: request.url)
+        httpRequest.addHeader("User-Agent", configuration.userAgent)
+        httpRequest.addHeader(
+            "Accept", "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8")
+        httpRequest.addHeader("Accept-Encoding", "gzip, deflate")
+        if !request.reusesConnection { httpRequest.addHeader("Connection", "close") }
         let sentValidators = request.conditional && (request.etag != nil || request.lastModified != nil)
         if request.conditional {
-            if let etag = request.etag { httpRequest.headers.add(name: "If-None-Match", value: etag) }
-            if let lastModified = request.lastModified {
-                httpRequest.headers.add(name: "If-Modified-Since", value: lastModified)
-            }
+            if let etag = request.etag { httpRequest.addHeader("If-None-Match", etag) }
+            if let lastModified = request.lastModified { httpRequest.addHeader("If-Modified-Since", lastModified) }
         }
         // AsyncHTTPClient's own deadline is a backstop a moment after the watchdog's total limit.
-        let deadline = NIODeadline.now() + TimeAmount(configuration.totalTimeout + .seconds(2))
+        let deadline = ContinuousClock.now + configuration.totalTimeout + .seconds(2)
         let exchange: HTTPNetwork.Exchange
         do {
             exchange = try await network.execute(
@@ -122,7 +114,7 @@ public struct HTTPFeedSource: FeedSource {
         }
         let response = exchange.response
         let head = makeHead(request: request, exchange: exchange)
-        let status = Int(response.status.code)
+        let status = response.status
         let declaredLength = response.headers.first(name: "Content-Length")
             .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         if (200...299).contains(status) {
@@ -157,10 +149,10 @@ public struct HTTPFeedSource: FeedSource {
                 }
             }
             do {
-                for try await buffer in response.body {
-                    watch.received(buffer.readableBytes)
-                    received += buffer.readableBytes
-                    try buffer.withUnsafeReadableBytes { bytes in
+                for try await chunk in response.body {
+                    watch.received(chunk.count)
+                    received += chunk.count
+                    try chunk.withUnsafeBytes { bytes in
                         if let inflater { try inflater.inflate(bytes, deliver) } else { try deliver(bytes) }
                     }
                 }
@@ -196,11 +188,11 @@ public struct HTTPFeedSource: FeedSource {
             {
                 throw FeedFetchError(.redirectedToScheme(targetScheme, status: status))
             }
-            throw FeedFetchError(.redirectWithoutLocation(status: status, reasonPhrase: response.status.reasonPhrase))
+            throw FeedFetchError(.redirectWithoutLocation(status: status, reasonPhrase: response.reasonPhrase))
         default:
             await HTTPNetwork.discard(response.body)
             throw FeedFetchError(
-                .httpStatus(status, reasonPhrase: response.status.reasonPhrase, retryAfter: head.retryAfter))
+                .httpStatus(status, reasonPhrase: response.reasonPhrase, retryAfter: head.retryAfter))
         }
     }
 
@@ -225,7 +217,7 @@ public struct HTTPFeedSource: FeedSource {
         let contentType = headers.first(name: "Content-Type")
         return FeedResponseHead(
             url: finalURL,
-            status: Int(response.status.code),
+            status: response.status,
             etag: headers.first(name: "ETag"),
             lastModified: headers.first(name: "Last-Modified"),
             contentType: contentType,
