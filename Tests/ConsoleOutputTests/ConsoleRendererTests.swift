@@ -301,7 +301,7 @@ struct ErrorTextTests {
     }
 
     @Test func watchSaysWhyItStopped() {
-        let error = StoreError(.postgresUnreachable(host: "db", port: 5432, cause: .refused))
+        let error = StoreError(.postgresUnreachable(host: "db", port: 5432, cause: .connectionRefused))
         #expect(
             WatchMessages.failed(error)
                 == "watch stopped: cannot reach PostgreSQL at db:5432: connection refused (nothing listens on that port); check that the server runs and the URL"

@@ -137,7 +137,7 @@ struct FetchFailureTextTests {
                 StoreError(
                     .postgresProbeFailed(
                         host: "db", port: 5432,
-                        cause: .postgresUnreachable(host: "db", port: 5432, cause: .nameNotFound(code: -2))))),
+                        cause: .postgresUnreachable(host: "db", port: 5432, cause: .noSuchHost(code: -2))))),
             .notChecked(.noFetchSlot),
             .unexpected(reason: "unexpected error (Odd)"),
         ]
