@@ -6,6 +6,7 @@ import HTTPTransport
 // rows written then must still read back, as the same fact. `Legacy` names the old cases as they were stored.
 
 extension DownloadError {
+    /// Reads a stored error: today's form, or a transfer fact under the case name an older podfresh stored it with.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: StoredKey.self)
         let url = try container.decodeIfPresent(URL.self, forKey: .url)

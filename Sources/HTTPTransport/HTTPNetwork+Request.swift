@@ -9,7 +9,9 @@ extension HTTPNetwork {
     public struct Request: Sendable {
         /// The methods podfresh sends.
         public enum Method: String, Sendable, Hashable {
+            /// `GET`: feeds and media.
             case get = "GET"
+            /// `POST`: JSON-RPC calls (podping's Hive nodes).
             case post = "POST"
         }
 

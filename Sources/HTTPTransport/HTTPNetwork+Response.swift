@@ -59,6 +59,7 @@ extension HTTPNetwork {
             }
         }
 
+        /// An iterator over the chunks; a body is read once.
         public func makeAsyncIterator() -> AsyncIterator {
             AsyncIterator(base: base.makeAsyncIterator())
         }

@@ -26,6 +26,7 @@ extension TransportFailure {
         /// The length the server announced, when it did (and the body is not decoded on the way).
         public var expectedBytes: Int64?
 
+        /// `receivedBytes` of a body of `expectedBytes` (nil when no length was announced).
         public init(receivedBytes: Int64, expectedBytes: Int64?) {
             self.receivedBytes = receivedBytes
             self.expectedBytes = expectedBytes
