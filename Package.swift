@@ -79,12 +79,8 @@ let package = Package(
             name: "FeedFetching",
             dependencies: [
                 "HTTPTransport", "Measures",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                // Only for NIO's thread pool, which reads feed files off the cooperative pool (FileFeedSource).
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strictSettings
         ),
@@ -125,12 +121,7 @@ let package = Package(
         /// store and no feed.
         .target(
             name: "Podping",
-            dependencies: [
-                "HTTPTransport", "Measures",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
+            dependencies: ["HTTPTransport", "Measures"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -148,11 +139,8 @@ let package = Package(
             name: "EpisodeDownloads",
             dependencies: [
                 "FeedParsing", "HTTPTransport", "Measures", "CFileAttributes",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                // Only for NIO's thread pool, which writes and fsyncs `.part` files off the cooperative pool.
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
             ],
             swiftSettings: strictSettings
         ),
@@ -160,7 +148,7 @@ let package = Package(
             name: "ConsoleOutput",
             dependencies: [
                 "RefreshEngine", "FeedFetching", "FeedParsing", "FeedModels", "Measures", "EpisodeDownloads", "Podping",
-                "RefreshMetrics",
+                "RefreshMetrics", "HTTPTransport",
             ],
             swiftSettings: strictSettings
         ),
@@ -246,12 +234,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HTTPTransportTests",
-            dependencies: [
-                "HTTPTransport", "Measures", "TestSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
+            dependencies: ["HTTPTransport", "Measures", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 public import EpisodeDownloads
 import FeedModels
 import Foundation
+import HTTPTransport
 import Measures
 public import RefreshEngine
 
@@ -52,35 +53,9 @@ public enum DownloadFailureText {
             at + "the body ended early: got \(received) of \(total) bytes"
                 + (cutBy.map { " (" + line(DownloadError($0, url: error.url)) + ")" } ?? "")
                 + "; the .part is kept to resume"
-        case .closedBeforeEnd(let host, let received, let expected):
-            at + "the body ended early: \(got(received, expected)) before \(host) closed the connection"
-                + (received > 0 ? "; the .part is kept to resume" : "")
-        case .compressedBodyCutShort: at + "the compressed body ended before its end"
-        case .undecodableBody(let ratio):
-            at + "the compressed body cannot be decoded (corrupt, or it inflates more than \(ratio) times)"
         case .tooManyRedirects(let max): at + "more than \(max) redirects"
         case .redirectCycle: at + "the redirects go round in a circle"
-        case .noResponse(let host, let after):
-            at + "no answer: \(host) sent nothing within the first-byte limit of \(Measure.duration(after))"
-        case .stalled(let after, let received, let expected):
-            at + "stalled: no byte arrived for \(Measure.duration(after)) (\(got(received, expected)); the .part is "
-                + "kept to resume)"
-        case .tooSlow(let rate, let over, let received, let expected):
-            at + "too slow: under the minimum rate of \(Measure.bytes(Int64(rate)))/s over \(Measure.duration(over)) "
-                + "(\(got(received, expected)); the .part is kept to resume)"
-        case .timedOut(let after, let received, let expected):
-            at + "timed out: not complete within the total limit of \(Measure.duration(after)) "
-                + "(\(got(received, expected)))"
-        case .connectTimedOut(let host, let after): at + "cannot connect to \(host) within \(Measure.duration(after))"
-        case .lookupTimedOut(let host, let after):
-            at + "cannot resolve the host name \(host): no answer within \(Measure.duration(after))"
-        case .noSuchHost(let host): at + "cannot resolve the host name \(host) (no such host)"
-        case .unresolvable(let host): at + "cannot resolve the host name \(host) (no such host, or no DNS)"
-        case .nameServerSilent(let host): at + "cannot resolve the host name \(host): the name server did not answer"
-        case .lookupFailed(let host, let reason): at + "cannot resolve the host name \(host): \(reason)"
-        case .noAddressAnswered(let host): at + "cannot connect to \(host): no address answered"
-        case .connectFailed(let host, let reason): at + "cannot connect to \(host): \(reason)"
-        case .networkError(let host, let reason): at + "network error talking to \(host): \(reason)"
+        case .transport(let failure): at + TransportFailureText.line(failure, of: .media) + partNote(failure)
         case .cannotCreateFolder(let path, let reason): "cannot create the folder \(path): \(reason)"
         case .fileFailed(let operation, let path, let reason, let diskFull):
             diskFull
@@ -109,9 +84,15 @@ public enum DownloadFailureText {
         }
     }
 
-    /// "got 10 of 20 bytes", or "got 10 bytes" without a length.
-    private static func got(_ received: Int64, _ expected: Int64?) -> String {
-        expected.map { "got \(received) of \($0) bytes" } ?? "got \(received) bytes"
+    /// What is left of a download the transfer's `failure` ended: the `.part` is kept, to resume, when bytes came
+    /// and the body was cut (a stall, a trickle, a connection closed early).
+    private static func partNote(_ failure: TransportFailure) -> String {
+        switch failure {
+        case .transferLimit(.stall, _, _, _, _, _), .transferLimit(.minimumRate, _, _, _, _, _):
+            "; the .part is kept to resume"
+        case .closedBeforeEnd(_, let received, _) where received > 0: "; the .part is kept to resume"
+        default: ""
+        }
     }
 
     /// What came instead of the media, as people call it.

@@ -64,43 +64,13 @@ public struct DownloadError: Error, Sendable, Hashable, Codable {
         case notMedia(DocumentKind, status: Int, contentType: String?, announced: String?)
         /// The body ended after `received` of `total` bytes, cut by `cutBy` when a network error did it.
         case shortBody(received: Int64, total: Int64, cutBy: Cause?)
-        /// `host` closed the connection before the body's end, after `receivedBytes` of the file's `expectedBytes`
-        /// (nil when unknown: no length, or a body decoded on the way).
-        case closedBeforeEnd(host: String, receivedBytes: Int64, expectedBytes: Int64?)
-        /// A gzip or deflate body ended before its end.
-        case compressedBodyCutShort
-        /// A gzip or deflate body that cannot be decoded (corrupt, or it inflates more than `ratio` times).
-        case undecodableBody(ratio: Int)
         /// More than `max` redirects.
         case tooManyRedirects(max: Int)
         /// The redirects came back to a URL already visited.
         case redirectCycle
-        /// No answer within the first-byte limit.
-        case noResponse(host: String, after: Duration)
-        /// No byte for the stall limit, with the bytes so far.
-        case stalled(after: Duration, receivedBytes: Int64, expectedBytes: Int64?)
-        /// Under the minimum rate (bytes a second) over its window, with the bytes so far.
-        case tooSlow(minimumRate: Int, over: Duration, receivedBytes: Int64, expectedBytes: Int64?)
-        /// Not complete within the total limit, with the bytes so far.
-        case timedOut(after: Duration, receivedBytes: Int64, expectedBytes: Int64?)
-        /// No connection to the host within the connect limit.
-        case connectTimedOut(host: String, after: Duration)
-        /// The host's name was not looked up within the lookup limit.
-        case lookupTimedOut(host: String, after: Duration)
-        /// The name server knows no such host.
-        case noSuchHost(host: String)
-        /// The name could not be resolved (no such host, or no DNS).
-        case unresolvable(host: String)
-        /// The name server did not answer.
-        case nameServerSilent(host: String)
-        /// The lookup failed, with the resolver's reason text.
-        case lookupFailed(host: String, reason: String)
-        /// None of the host's addresses answered.
-        case noAddressAnswered(host: String)
-        /// Connecting failed, with the OS's reason text.
-        case connectFailed(host: String, reason: String)
-        /// Another network error, with its reason text.
-        case networkError(host: String, reason: String)
+        /// The transfer failed below HTTP: the name lookup, the connection, TLS, the body's encoding, one of the
+        /// transfer's limits, or the connection closing before the body's end.
+        case transport(TransportFailure)
         /// The download folder could not be created, with the OS's reason text.
         case cannotCreateFolder(path: String, reason: String)
         /// A file operation on `path` failed, with the OS's reason text; `diskFull` when the disk filled up.
@@ -135,23 +105,31 @@ public struct DownloadError: Error, Sendable, Hashable, Codable {
         switch cause {
         case .notHTTPURL: .unsupportedScheme
         case .httpStatus, .partialAnswer: .httpStatus
-        case .undecodedEncoding, .undecodableBody: .unsupportedEncoding
+        case .undecodedEncoding: .unsupportedEncoding
         case .emptyBody: .emptyBody
         case .notMedia: .notMedia
-        case .shortBody, .closedBeforeEnd, .compressedBodyCutShort: .shortBody
+        case .shortBody: .shortBody
         case .tooManyRedirects, .redirectCycle: .tooManyRedirects
-        case .noResponse: .noResponse
-        case .stalled: .stalled
-        case .tooSlow: .tooSlow
-        case .timedOut: .timeout
-        case .connectTimedOut, .lookupTimedOut, .noSuchHost, .unresolvable, .nameServerSilent, .lookupFailed,
-            .noAddressAnswered, .connectFailed, .networkError:
-            .transport
+        case .transport(let failure): Self.kind(of: failure)
         case .fileFailed(_, _, _, let diskFull): diskFull ? .diskFull : .io
         case .cannotCreateFolder, .cannotRename, .cannotSyncFolder, .cannotRemove, .cannotReadFreeSpace,
             .nameLeavesFolder:
             .io
         case .notEnoughSpace: .notEnoughSpace
+        }
+    }
+
+    /// A transfer's failure as a download's kind: each body limit has a kind of its own, a body cut or not decoded
+    /// is a short or unusable body, and the rest is the network's.
+    private static func kind(of failure: TransportFailure) -> Kind {
+        switch failure {
+        case .transferLimit(.firstByte, _, _, _, _, _): .noResponse
+        case .transferLimit(.stall, _, _, _, _, _): .stalled
+        case .transferLimit(.minimumRate, _, _, _, _, _): .tooSlow
+        case .transferLimit(.total, _, _, _, _, _), .timedOut: .timeout
+        case .closedBeforeEnd, .compressedBodyCutShort: .shortBody
+        case .corruptBody, .expandsTooMuch: .unsupportedEncoding
+        default: .transport
         }
     }
 
@@ -167,14 +145,7 @@ public struct DownloadError: Error, Sendable, Hashable, Codable {
 
     /// Which of the transfer's limits ended the download, when one did.
     public var limit: TransferLimit? {
-        switch cause {
-        case .noResponse: .firstByte
-        case .stalled: .stall
-        case .tooSlow: .minimumRate
-        case .timedOut: .total
-        case .connectTimedOut: .connect
-        case .lookupTimedOut: .nameLookup
-        default: nil
-        }
+        if case .transport(let failure) = cause { return failure.limit }
+        return nil
     }
 }

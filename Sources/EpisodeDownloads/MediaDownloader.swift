@@ -1,11 +1,7 @@
-import AsyncHTTPClient
 import CFileAttributes
 import Foundation
 public import HTTPTransport
 import Measures
-import NIOCore
-import NIOHTTP1
-import NIOHTTPCompression
 import NIOPosix
 
 #if canImport(Glibc)
@@ -87,23 +83,13 @@ public struct MediaDownloader: Sendable {
             throw DownloadError(.notHTTPURL, url: request.url)
         }
         let watch = TransferWatch()
-        return try await withThrowingTaskGroup(of: DownloadedMedia?.self) { group in
-            group.addTask {
-                try await self.transfer(request, watch: watch, accepted: accepted, progress: progress)
+        do {
+            return try await watch.run(limits: limits) {
+                try await transfer(request, watch: watch, accepted: accepted, progress: progress)
             }
-            group.addTask {
-                do {
-                    try await watch.watch(limits: self.limits)
-                } catch let exceeded as TransferLimitExceeded {
-                    throw self.limitError(exceeded, url: request.url, watch: watch)
-                }
-                return nil
-            }
-            defer { group.cancelAll() }
-            while let result = try await group.next() {
-                if let media = result { return media }
-            }
-            throw CancellationError()
+        } catch let exceeded as TransferLimitExceeded {
+            throw DownloadError(
+                .transport(TransportFailure(exceeded, host: request.url.host ?? "the server")), url: request.url)
         }
     }
 
@@ -134,27 +120,26 @@ public struct MediaDownloader: Sendable {
         var restarted: DownloadedMedia.Restart?
         while true {
             let resuming = offset > 0
-            var httpRequest = HTTPClientRequest(url: url.absoluteString)
-            httpRequest.method = .GET
-            httpRequest.headers.add(name: "User-Agent", value: configuration.userAgent)
-            httpRequest.headers.add(name: "Accept", value: "*/*")
-            httpRequest.headers.add(name: "Accept-Encoding", value: "identity")
+            var httpRequest = HTTPNetwork.Request(url: url)
+            httpRequest.addHeader("User-Agent", configuration.userAgent)
+            httpRequest.addHeader("Accept", "*/*")
+            httpRequest.addHeader("Accept-Encoding", "identity")
             if resuming, let validator {
-                httpRequest.headers.add(name: "Range", value: "bytes=\(offset)-")
-                httpRequest.headers.add(name: "If-Range", value: validator)
+                httpRequest.addHeader("Range", "bytes=\(offset)-")
+                httpRequest.addHeader("If-Range", validator)
             }
-            let response: HTTPClientResponse
+            let response: HTTPNetwork.Response
             let finalURL: URL
             do {
                 let exchange = try await network.execute(
                     httpRequest, profile: profile, maxRedirects: configuration.maxRedirects,
-                    deadline: Self.nioDeadline(deadline), watch: watch)
+                    deadline: deadline, watch: watch)
                 response = exchange.response
                 finalURL = exchange.url
             } catch {
-                throw classify(error, url: url, watch: watch)
+                throw classify(error, url: url)
             }
-            let status = Int(response.status.code)
+            let status = response.status
             let headers = response.headers
             let encoding = Self.contentEncoding(headers)
             var start: Int64 = 0
@@ -191,7 +176,7 @@ public struct MediaDownloader: Sendable {
                 restarted = .rangeNotSatisfiable
                 continue
             default:
-                throw DownloadError(.httpStatus(status, reasonPhrase: response.status.reasonPhrase), url: url)
+                throw DownloadError(.httpStatus(status, reasonPhrase: response.reasonPhrase), url: url)
             }
             if let encoding, !Self.decodedEncodings.contains(encoding) {
                 throw DownloadError(.undecodedEncoding(encoding), url: url)
@@ -216,8 +201,7 @@ public struct MediaDownloader: Sendable {
                     resumedFrom: start, contentType: contentType))
             let body = BodyFacts(
                 start: start, total: total, contentType: contentType, announced: request.announcedType,
-                sniffDocuments: start == 0 && !announcesDocument, status: status,
-                host: finalURL.host ?? url.host ?? "the server")
+                sniffDocuments: start == 0 && !announcesDocument, status: status, source: finalURL)
             let (written, head): (Int64, [UInt8])
             do {
                 (written, head) = try await write(
@@ -255,14 +239,14 @@ public struct MediaDownloader: Sendable {
         /// Look at the first bytes for a document (only for a body that starts the file, where media is expected).
         var sniffDocuments: Bool
         var status: Int
-        /// The host that sends the body (after redirects).
-        var host: String
+        /// The URL that sends the body (after redirects).
+        var source: URL
     }
 
     /// Streams `body` into `part` from byte `body.start` (truncating there), one chunk at a time; returns the file's
     /// size and the body's first bytes (up to ``MediaSniffing/sampleSize``).
     private func write(
-        _ body: HTTPClientResponse.Body, to part: URL, body facts: BodyFacts, deadline: ContinuousClock.Instant,
+        _ body: HTTPNetwork.Body, to part: URL, body facts: BodyFacts, deadline: ContinuousClock.Instant,
         url: URL, watch: TransferWatch, progress: @Sendable (DownloadProgress) -> Void
     ) async throws -> (Int64, [UInt8]) {
         let start = facts.start
@@ -284,33 +268,35 @@ public struct MediaDownloader: Sendable {
         }
         watch.bodyStarted(received: start, expected: total)
         do {
-            for try await buffer in body {
+            for try await chunk in body {
                 if head.count < MediaSniffing.sampleSize {
-                    head += buffer.readableBytesView.prefix(MediaSniffing.sampleSize - head.count)
+                    head += chunk.prefix(MediaSniffing.sampleSize - head.count)
                     if !sniffed && head.count == MediaSniffing.sampleSize { try sniff() }
                 }
-                try await blockingIO { try buffer.withUnsafeReadableBytes { try file.append($0) } }
-                size += Int64(buffer.readableBytes)
-                watch.received(buffer.readableBytes)
+                try await blockingIO { try chunk.withUnsafeBytes { try file.append($0) } }
+                size += Int64(chunk.count)
+                watch.received(chunk.count)
                 progress(
                     DownloadProgress(
-                        receivedBytes: size, expectedBytes: total, resumedFrom: start, chunkBytes: buffer.readableBytes
+                        receivedBytes: size, expectedBytes: total, resumedFrom: start, chunkBytes: chunk.count
                     ))
                 if ContinuousClock.now > deadline {
-                    throw timeoutError(url: url, watch: watch)
+                    throw DownloadError(
+                        .transport(
+                            TransportFailure(
+                                TransferLimitExceeded(
+                                    limit: .total, limits: limits, receivedBytes: size, expectedBytes: total),
+                                host: facts.source.host ?? "the server")),
+                        url: url)
                 }
             }
             if !sniffed { try sniff() }
         } catch let error as DownloadError {
             throw error
         } catch {
-            if Task.isCancelled { throw CancellationError() }
-            if HTTPNetwork.closedBeforeBodyEnd(error) {
-                throw DownloadError(
-                    .closedBeforeEnd(host: facts.host, receivedBytes: size, expectedBytes: total),
-                    url: url)
-            }
-            let classified = classify(error, url: url, watch: watch)
+            let classified = classify(
+                error, url: url, source: facts.source,
+                body: TransportFailure.BodyProgress(receivedBytes: size, expectedBytes: total))
             if let total, let downloadError = classified as? DownloadError, downloadError.kind == .transport {
                 throw DownloadError(.shortBody(received: size, total: total, cutBy: downloadError.cause), url: url)
             }
@@ -344,45 +330,13 @@ public struct MediaDownloader: Sendable {
     /// The limits the watchdog holds a download to (``DownloadConfiguration/limits``).
     var limits: TransferLimits { configuration.limits }
 
-    private func limitError(_ exceeded: TransferLimitExceeded, url: URL, watch: TransferWatch) -> DownloadError {
-        let host = url.host ?? "the server"
-        let (received, expected) = watch.counts
-        switch exceeded.limit {
-        case .total:
-            return timeoutError(url: url, watch: watch)
-        case .minimumRate:
-            return DownloadError(
-                .tooSlow(
-                    minimumRate: exceeded.limits.minimumRate?.bytesPerSecond ?? 0, over: exceeded.duration,
-                    receivedBytes: received, expectedBytes: expected),
-                url: url)
-        case .firstByte:
-            return DownloadError(.noResponse(host: host, after: exceeded.duration), url: url)
-        case .stall:
-            return stalledError(url: url, watch: watch)
-        case .connect:
-            return DownloadError(.connectTimedOut(host: host, after: exceeded.duration), url: url)
-        case .nameLookup:
-            return DownloadError(.lookupTimedOut(host: host, after: exceeded.duration), url: url)
-        }
-    }
-
-    private func stalledError(url: URL, watch: TransferWatch) -> DownloadError {
-        let (received, expected) = watch.counts
-        return DownloadError(
-            .stalled(after: configuration.stallTimeout, receivedBytes: received, expectedBytes: expected), url: url)
-    }
-
-    private func timeoutError(url: URL, watch: TransferWatch) -> DownloadError {
-        let (received, expected) = watch.counts
-        return DownloadError(
-            .timedOut(after: configuration.totalTimeout, receivedBytes: received, expectedBytes: expected), url: url)
-    }
-
-    /// Sorts an error from AsyncHTTPClient or NIO into a ``DownloadError`` kind.
-    private func classify(_ error: any Error, url: URL, watch: TransferWatch) -> any Error {
+    /// Sorts an error from the network into a ``DownloadError`` (HTTPTransport's one classification of a
+    /// transfer's failure), or passes on a download's own error and cancellation. `source` is the URL that was
+    /// talking (after redirects), `body` how far the body had come when it was being read.
+    private func classify(
+        _ error: any Error, url: URL, source: URL? = nil, body: TransportFailure.BodyProgress? = nil
+    ) -> any Error {
         if error is DownloadError || error is CancellationError { return error }
-        let host = url.host ?? "the server"
         if let error = error as? HTTPNetwork.RedirectError {
             switch error {
             case .tooMany:
@@ -391,59 +345,14 @@ public struct MediaDownloader: Sendable {
                 return DownloadError(.redirectCycle, url: url)
             }
         }
-        if let error = error as? NIOHTTPDecompression.ExtraDecompressionError, error == .truncatedData {
-            return DownloadError(.compressedBodyCutShort, url: url)
-        }
-        if error is NIOHTTPDecompression.DecompressionError || error is NIOHTTPDecompression.ExtraDecompressionError {
-            return DownloadError(.undecodableBody(ratio: configuration.decompressionRatioLimit), url: url)
-        }
-        if let error = error as? HTTPClientError {
-            switch error {
-            case .readTimeout:
-                return stalledError(url: url, watch: watch)
-            case .deadlineExceeded:
-                return timeoutError(url: url, watch: watch)
-            case .cancelled:
-                return CancellationError()
-            case .connectTimeout:
-                return DownloadError(.connectTimedOut(host: host, after: configuration.connectTimeout), url: url)
-            default:
-                break
-            }
-        }
         if Task.isCancelled { return CancellationError() }
-        return DownloadError(Self.networkProblem(error, host: host), url: url)
+        let failure = TransportFailure(
+            error, url: source ?? url, profile: profile, timeout: configuration.totalTimeout, body: body)
+        if failure == .cancelled { return CancellationError() }
+        return DownloadError(.transport(failure), url: url)
     }
 
     // MARK: - Helpers
-
-    /// A network error as a cause that names no library type: the host cannot be resolved, refuses, or is
-    /// unreachable.
-    static func networkProblem(_ error: any Error, host: String) -> DownloadError.Cause {
-        switch error {
-        case let error as NameLookupError:
-            switch error.kind {
-            case .noSuchHost: return .noSuchHost(host: host)
-            case .timedOut(let limit): return .lookupTimedOut(host: host, after: limit)
-            case .nameServerUnavailable: return .nameServerSilent(host: host)
-            case .failed(let reason): return .lookupFailed(host: host, reason: reason)
-            }
-        case is SocketAddressError.UnknownHost:
-            return .unresolvable(host: host)
-        case let error as NIOConnectionError:
-            if error.dnsAError != nil || error.dnsAAAAError != nil {
-                return .unresolvable(host: host)
-            }
-            if let first = error.connectionErrors.first {
-                return networkProblem(first.error, host: host)
-            }
-            return .noAddressAnswered(host: host)
-        case let error as IOError:
-            return .connectFailed(host: host, reason: String(cString: strerror(error.errnoCode)))
-        default:
-            return .networkError(host: host, reason: ErrorWords.describe(error))
-        }
-    }
 
     /// The `If-Range` value: a strong ETag (a weak one cannot be used for ranges), else the Last-Modified date.
     static func ifRangeValidator(etag: String?, lastModified: String?) -> String? {
@@ -456,8 +365,8 @@ public struct MediaDownloader: Sendable {
     static let decodedEncodings: Set<String> = ["gzip", "deflate"]
 
     /// The body's `Content-Encoding`, lower-cased; nil when absent or `identity`.
-    static func contentEncoding(_ headers: HTTPHeaders) -> String? {
-        let codings = headers[canonicalForm: "Content-Encoding"].map {
+    static func contentEncoding(_ headers: HTTPNetwork.Headers) -> String? {
+        let codings = headers.values(name: "Content-Encoding").map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
         }
         .filter { !$0.isEmpty && $0 != "identity" }
@@ -468,7 +377,7 @@ public struct MediaDownloader: Sendable {
     /// started with (the strong ETag, else Last-Modified), start at `offset`, agree on the total the `.part` was
     /// started with (when that was recorded), and not be compressed.
     static func resumeMismatch(
-        range: ContentRange?, headers: HTTPHeaders, encoding: String?, offset: Int64, request: MediaRequest,
+        range: ContentRange?, headers: HTTPNetwork.Headers, encoding: String?, offset: Int64, request: MediaRequest,
         partialTotal: Int64?
     ) -> DownloadedMedia.Restart? {
         if let encoding { return .encodedRange(encoding) }
@@ -496,7 +405,7 @@ public struct MediaDownloader: Sendable {
         DownloadError(.notMedia(document, status: status, contentType: contentType, announced: announced), url: url)
     }
 
-    private static func contentLength(_ headers: HTTPHeaders) -> Int64? {
+    private static func contentLength(_ headers: HTTPNetwork.Headers) -> Int64? {
         headers.first(name: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
     }
 
@@ -510,12 +419,6 @@ public struct MediaDownloader: Sendable {
         guard unlink(file.path) == 0 || errno == ENOENT else {
             throw DownloadError(.cannotRemove(path: file.path, reason: String(cString: strerror(errno))), url: url)
         }
-    }
-
-    private static func nioDeadline(_ instant: ContinuousClock.Instant) -> NIODeadline {
-        let left = ContinuousClock.now.duration(to: instant)
-        let nanoseconds = left.components.seconds * 1_000_000_000 + left.components.attoseconds / 1_000_000_000
-        return .now() + .nanoseconds(max(0, nanoseconds))
     }
 
     private static func reason(_ error: any Error) -> String {

@@ -69,68 +69,11 @@ public struct FeedFetchError: Error, Hashable, Sendable, Codable {
         case bodyOverLimit(limit: Int, announced: Int?)
         /// A feed file over the byte limit.
         case fileOverLimit(path: String, limit: Int)
-        /// The compressed body expands more than `ratio` times.
-        case expandsTooMuch(ratio: Int)
-        /// The body is not valid gzip or deflate although its `Content-Encoding` says so.
-        case corruptBody
 
-        // MARK: Time
-        /// One of the transfer's named limits (first byte, stall, minimum rate, total) with its value, the bytes
-        /// received by then (and expected, when announced) and, for the minimum rate, the rate in bytes a second.
-        case transferLimit(
-            TransferLimit, host: String, after: Duration, receivedBytes: Int64, expectedBytes: Int64?,
-            minimumRate: Int?)
-        /// The HTTP client's own deadline: no complete answer within `after`.
-        case timedOut(after: Duration)
-
-        // MARK: Names and connections
-        /// The name server knows no such host.
-        case unknownHost(host: String)
-        /// The resolver gave no answer for the name (a temporary failure, or no network).
-        case nameServerGaveNoAnswer(host: String)
-        /// `getaddrinfo` could not reach a name server (`EAI_AGAIN`).
-        case nameServerUnreachable(host: String)
-        /// The lookup took longer than its limit.
-        case lookupTimedOut(host: String, after: Duration)
-        /// The lookup failed for a reason only the resolver knows.
-        case lookupFailed(host: String, reason: String)
-        /// Nothing listens on the port.
-        case connectionRefused(host: String, port: Int?)
-        /// None of the host's addresses answered.
-        case noAddressAnswered(host: String, port: Int?)
-        /// The network is unreachable from here (`ENETUNREACH`, `ENETDOWN`).
-        case networkUnreachable(host: String)
-        /// No route to the host (`EHOSTUNREACH`).
-        case noRoute(host: String)
-        /// No connection within the connect limit.
-        case connectTimedOut(host: String, after: Duration)
-        /// The connection was reset (`ECONNRESET`, `EPIPE`).
-        case connectionReset(host: String)
-        /// The server closed the connection before the whole answer.
-        case closedEarly
-        /// `host` closed the connection while the body came, after `receivedBytes` of the `expectedBytes` its
-        /// `Content-Length` announced (nil when unknown: no length, or a body decoded on the way).
-        case closedBeforeEnd(host: String, receivedBytes: Int64, expectedBytes: Int64?)
-        /// The TLS connection was cut before the whole answer.
-        case cutShort(host: String)
-        /// The request was cancelled.
-        case cancelled
-        /// The answer is not valid HTTP or ended early.
-        case invalidHTTP
-        /// Another network error, with the OS's or the library's reason text.
-        case networkError(host: String, reason: String)
-        /// Another error of the HTTP client, with its reason text.
-        case httpClientError(host: String, reason: String)
-
-        // MARK: TLS
-        /// The certificate is issued for another name.
-        case certificateForAnotherName(host: String)
-        /// The certificate is not trusted (self-signed, expired, unknown authority).
-        case certificateNotTrusted(host: String)
-        /// The certificate could not be checked.
-        case certificateUnverifiable(host: String)
-        /// The handshake failed (does the server speak TLS there?).
-        case handshakeFailed(host: String, port: Int?)
+        // MARK: The transfer
+        /// The transfer failed below HTTP: the name lookup, the connection, TLS, the body's encoding, one of the
+        /// transfer's limits, or the connection closing early.
+        case transport(TransportFailure)
 
         // MARK: Files
         /// No file at `path`.
@@ -157,20 +100,20 @@ public struct FeedFetchError: Error, Hashable, Sendable, Codable {
         case .notHTTPURL, .notFileURL, .schemeNotFetched, .redirectedToScheme: .unsupportedScheme
         case .httpStatus, .redirectWithoutLocation: .httpStatus
         case .gone: .gone
-        case .unaskedNotModified, .connectionReset, .closedEarly, .closedBeforeEnd, .cutShort, .cancelled, .invalidHTTP,
-            .networkError,
-            .httpClientError:
-            .transport
+        case .unaskedNotModified: .transport
         case .tooManyRedirects, .redirectCycle: .tooManyRedirects
-        case .bodyOverLimit, .fileOverLimit, .expandsTooMuch: .tooLarge
-        case .corruptBody: .corruptBody
-        case .transferLimit, .timedOut: .timeout
-        case .unknownHost: .unknownHost
-        case .nameServerGaveNoAnswer, .nameServerUnreachable, .lookupTimedOut, .lookupFailed, .noAddressAnswered,
-            .networkUnreachable, .noRoute, .connectTimedOut:
-            .unreachable
-        case .connectionRefused: .connectionRefused
-        case .certificateForAnotherName, .certificateNotTrusted, .certificateUnverifiable, .handshakeFailed: .tls
+        case .bodyOverLimit, .fileOverLimit: .tooLarge
+        case .transport(let failure):
+            switch failure.kind {
+            case .noSuchHost: .unknownHost
+            case .refused: .connectionRefused
+            case .tls: .tls
+            case .unreachable: .unreachable
+            case .corruptBody: .corruptBody
+            case .tooLarge: .tooLarge
+            case .timeout: .timeout
+            case .broken: .transport
+            }
         case .noSuchFile, .folder, .cannotOpen, .readFailed: .file
         }
     }
@@ -194,12 +137,8 @@ public struct FeedFetchError: Error, Hashable, Sendable, Codable {
 
     /// For ``Kind/timeout`` and ``Kind/unreachable``: which of the fetch's limits was hit, when one was.
     public var limit: TransferLimit? {
-        switch cause {
-        case .transferLimit(let limit, _, _, _, _, _): limit
-        case .lookupTimedOut: .nameLookup
-        case .connectTimedOut: .connect
-        default: nil
-        }
+        if case .transport(let failure) = cause { return failure.limit }
+        return nil
     }
 
     /// For ``Kind/tooLarge``: the byte limit on a feed's body that the feed went over (nil when the decompression ratio

@@ -1,9 +1,5 @@
-import AsyncHTTPClient
 import Foundation
 public import HTTPTransport
-import NIOCore
-import NIOHTTP1
-import NIOHTTPCompression
 
 /// Fetches feeds over HTTP(S) through the process's one ``HTTPNetwork`` (names resolved concurrently and cached,
 /// one connection pool per host): conditional GET, gzip/deflate with a ratio limit, redirects (permanent moves
@@ -62,62 +58,47 @@ public struct HTTPFeedSource: FeedSource {
             throw FeedFetchError(.notHTTPURL(url: request.url.absoluteString))
         }
         let watch = TransferWatch()
-        let limits = configuration.limits
         do {
             // The transfer and its watchdog run side by side; the first to end decides. The consumer is made and fed
-            // by the transfer task alone and handed back when it is done, so it never crosses tasks at once.
-            return try await withoutActuallyEscaping(makeConsumer) { makeConsumer in
-                // Type-erased, so the child task captures no generic metadata (Consumer need not be Sendable).
-                let transfer = UncheckedSendable<() async throws -> Any> {
-                    try await self.transfer(request, watch: watch, makeConsumer: makeConsumer)
-                }
-                let outcome = try await withThrowingTaskGroup(of: UncheckedSendable<Any>?.self) { group in
-                    group.addTask { UncheckedSendable(try await transfer.value()) }
-                    group.addTask {
-                        try await watch.watch(limits: limits)
-                        return nil
-                    }
-                    defer { group.cancelAll() }
-                    while let result = try await group.next() {
-                        if let result { return result.value }
-                    }
-                    throw CancellationError()
-                }
-                guard let result = outcome as? FeedFetchResult<Consumer> else { throw CancellationError() }
-                return result
+            // by the transfer alone and handed back when it is done.
+            return try await watch.run(limits: configuration.limits) {
+                try await transfer(request, watch: watch, makeConsumer: makeConsumer)
             }
-        } catch let exceeded as TransferLimitExceeded {
-            throw limitError(exceeded, url: request.url)
         } catch let error as FeedFetchError {
             throw error
         } catch let error as FeedFetchConsumerError {
             throw error.underlying
         } catch {
             if Task.isCancelled { throw CancellationError() }
-            throw classify(error, url: request.url)
+            throw failure(error, url: request.url)
         }
+    }
+
+    /// The fact behind a transfer's error (HTTPTransport's one classification), with the limits this source sets.
+    private func failure(
+        _ error: any Error, url: URL, body: TransportFailure.BodyProgress? = nil
+    ) -> FeedFetchError {
+        FeedFetchError(
+            .transport(
+                TransportFailure(error, url: url, profile: profile, timeout: configuration.totalTimeout, body: body)))
     }
 
     private func transfer<Consumer: FeedBodyConsumer>(
         _ request: FeedRequest, watch: TransferWatch, makeConsumer: (FeedResponseHead) async throws -> Consumer
     ) async throws -> FeedFetchResult<Consumer> {
-        var httpRequest = HTTPClientRequest(url: request.url.absoluteString)
-        httpRequest.method = .GET
-        httpRequest.headers.add(name: "User-Agent", value: configuration.userAgent)
-        httpRequest.headers.add(
-            name: "Accept",
-            value: "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8")
-        httpRequest.headers.add(name: "Accept-Encoding", value: "gzip, deflate")
-        if !request.reusesConnection { httpRequest.headers.add(name: "Connection", value: "close") }
+        var httpRequest = HTTPNetwork.Request(url: request.url)
+        httpRequest.addHeader("User-Agent", configuration.userAgent)
+        httpRequest.addHeader(
+            "Accept", "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8")
+        httpRequest.addHeader("Accept-Encoding", "gzip, deflate")
+        if !request.reusesConnection { httpRequest.addHeader("Connection", "close") }
         let sentValidators = request.conditional && (request.etag != nil || request.lastModified != nil)
         if request.conditional {
-            if let etag = request.etag { httpRequest.headers.add(name: "If-None-Match", value: etag) }
-            if let lastModified = request.lastModified {
-                httpRequest.headers.add(name: "If-Modified-Since", value: lastModified)
-            }
+            if let etag = request.etag { httpRequest.addHeader("If-None-Match", etag) }
+            if let lastModified = request.lastModified { httpRequest.addHeader("If-Modified-Since", lastModified) }
         }
         // AsyncHTTPClient's own deadline is a backstop a moment after the watchdog's total limit.
-        let deadline = NIODeadline.now() + TimeAmount(configuration.totalTimeout + .seconds(2))
+        let deadline = ContinuousClock.now + configuration.totalTimeout + .seconds(2)
         let exchange: HTTPNetwork.Exchange
         do {
             exchange = try await network.execute(
@@ -133,7 +114,7 @@ public struct HTTPFeedSource: FeedSource {
         }
         let response = exchange.response
         let head = makeHead(request: request, exchange: exchange)
-        let status = Int(response.status.code)
+        let status = response.status
         let declaredLength = response.headers.first(name: "Content-Length")
             .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         if (200...299).contains(status) {
@@ -168,25 +149,24 @@ public struct HTTPFeedSource: FeedSource {
                 }
             }
             do {
-                for try await buffer in response.body {
-                    watch.received(buffer.readableBytes)
-                    received += buffer.readableBytes
-                    try buffer.withUnsafeReadableBytes { bytes in
+                for try await chunk in response.body {
+                    watch.received(chunk.count)
+                    received += chunk.count
+                    try chunk.withUnsafeBytes { bytes in
                         if let inflater { try inflater.inflate(bytes, deliver) } else { try deliver(bytes) }
                     }
                 }
                 try inflater?.finish()
-            } catch let error where HTTPNetwork.closedBeforeBodyEnd(error) {
-                // Both count the bytes as sent (before decoding).
-                throw FeedFetchError(
-                    .closedBeforeEnd(
-                        host: exchange.url.host ?? request.url.host ?? "the server", receivedBytes: Int64(received),
-                        expectedBytes: declaredLength.map(Int64.init)))
-            } catch let failure as BodyInflater.Failure {
-                switch failure {
-                case .expandsTooMuch(let ratio): throw FeedFetchError(.expandsTooMuch(ratio: ratio))
-                case .corrupt, .truncated: throw FeedFetchError(.corruptBody)
-                }
+            } catch let error as FeedFetchError {
+                throw error
+            } catch let error as FeedFetchConsumerError {
+                throw error
+            } catch {
+                if Task.isCancelled { throw CancellationError() }
+                // The bytes are counted as sent (before decoding), from the host that sent them.
+                throw failure(
+                    error, url: exchange.url,
+                    body: .init(receivedBytes: Int64(received), expectedBytes: declaredLength.map(Int64.init)))
             }
             return .fetched(head, consumer, byteCount: count)
         case 304:
@@ -208,11 +188,11 @@ public struct HTTPFeedSource: FeedSource {
             {
                 throw FeedFetchError(.redirectedToScheme(targetScheme, status: status))
             }
-            throw FeedFetchError(.redirectWithoutLocation(status: status, reasonPhrase: response.status.reasonPhrase))
+            throw FeedFetchError(.redirectWithoutLocation(status: status, reasonPhrase: response.reasonPhrase))
         default:
             await HTTPNetwork.discard(response.body)
             throw FeedFetchError(
-                .httpStatus(status, reasonPhrase: response.status.reasonPhrase, retryAfter: head.retryAfter))
+                .httpStatus(status, reasonPhrase: response.reasonPhrase, retryAfter: head.retryAfter))
         }
     }
 
@@ -237,7 +217,7 @@ public struct HTTPFeedSource: FeedSource {
         let contentType = headers.first(name: "Content-Type")
         return FeedResponseHead(
             url: finalURL,
-            status: Int(response.status.code),
+            status: response.status,
             etag: headers.first(name: "ETag"),
             lastModified: headers.first(name: "Last-Modified"),
             contentType: contentType,
@@ -254,10 +234,4 @@ public struct HTTPFeedSource: FeedSource {
 /// Wraps an error thrown by a body consumer so it passes through the fetch unchanged.
 struct FeedFetchConsumerError: Error {
     let underlying: any Error
-}
-
-/// Carries a value between tasks of one structured scope where only one task uses it at a time.
-struct UncheckedSendable<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
 }

@@ -1,6 +1,6 @@
-public import AsyncHTTPClient
+import AsyncHTTPClient
 public import Foundation
-public import NIOCore
+import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
@@ -62,7 +62,7 @@ public final class HTTPNetwork: @unchecked Sendable {
     /// One answer that came at the end of a chain of redirects.
     public struct Exchange: Sendable {
         /// The final response; its body is not read yet.
-        public var response: HTTPClientResponse
+        public var response: Response
         /// Every URL asked, the first included, with the status it answered, in order.
         public var hops: [Hop]
         /// The URL the final response came from.
@@ -137,24 +137,27 @@ public final class HTTPNetwork: @unchecked Sendable {
 
     // MARK: - Requests
 
-    /// Sends `request` (its URL is `url`) and follows redirects hop by hop, each through the resolver and the pool of
-    /// its own host. A redirect's body is read and dropped so its connection goes back to the pool.
+    /// Sends `request` and follows redirects hop by hop, each through the resolver and the pool of its own host. A
+    /// redirect's body is read and dropped so its connection goes back to the pool.
     ///
     /// A 3xx without a usable `Location` (or one to a scheme other than http and https) is returned as it is.
     ///
     /// - Parameters:
+    ///   - deadline: When AsyncHTTPClient gives up on the whole exchange, a backstop behind the watched limits.
     ///   - watch: Told when each request starts, for the first-byte limit.
-    /// - Throws: ``NameLookupError``, ``RedirectError``, or what AsyncHTTPClient throws.
+    /// - Throws: ``RedirectError``, or an error of the resolver, the connection or TLS, which
+    ///   ``TransportFailure/init(_:url:profile:timeout:body:)`` turns into a fact.
     public func execute(
-        _ request: HTTPClientRequest, profile: Profile, maxRedirects: Int, deadline: NIODeadline,
+        _ request: Request, profile: Profile, maxRedirects: Int, deadline: ContinuousClock.Instant,
         watch: TransferWatch? = nil
     ) async throws -> Exchange {
-        var request = request
-        guard var url = URL(string: request.url) else { throw HTTPClientError.invalidURL }
+        var url = request.url
+        var clientRequest = request.client
+        let deadline = Self.nioDeadline(deadline)
         var hops: [Hop] = []
         var visited: Set<String> = [url.absoluteString]
         while true {
-            let response = try await send(request, to: url, profile: profile, deadline: deadline, watch: watch)
+            let response = try await send(clientRequest, to: url, profile: profile, deadline: deadline, watch: watch)
             let status = Int(response.status.code)
             hops.append(Hop(url: url, status: status))
             guard [301, 302, 303, 307, 308].contains(status),
@@ -163,26 +166,33 @@ public final class HTTPNetwork: @unchecked Sendable {
                 let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https",
                 target.host?.isEmpty == false
             else {
-                return Exchange(response: response, hops: hops)
+                return Exchange(response: Response(response), hops: hops)
             }
-            await Self.discard(response.body)
+            await Self.discard(Body(base: response.body))
             guard hops.count <= maxRedirects else { throw RedirectError.tooMany(maxRedirects) }
             guard visited.insert(target.absoluteString).inserted else { throw RedirectError.cycle }
             url = target
-            request.url = target.absoluteString
+            clientRequest.url = target.absoluteString
         }
     }
 
     /// Reads and drops a body of up to `limit` bytes so its connection can be reused; a longer one is dropped
     /// unread (the connection then closes).
-    public static func discard(_ body: HTTPClientResponse.Body, limit: Int = 64 * 1024) async {
+    public static func discard(_ body: Body, limit: Int = 64 * 1024) async {
         var count = 0
         do {
-            for try await buffer in body {
-                count += buffer.readableBytes
+            for try await chunk in body {
+                count += chunk.count
                 if count > limit { return }
             }
         } catch {}
+    }
+
+    /// NIO's deadline for the same instant.
+    private static func nioDeadline(_ instant: ContinuousClock.Instant) -> NIODeadline {
+        let left = ContinuousClock.now.duration(to: instant)
+        let nanoseconds = left.components.seconds * 1_000_000_000 + left.components.attoseconds / 1_000_000_000
+        return .now() + .nanoseconds(max(0, nanoseconds))
     }
 
     /// One request to one URL: the host's addresses are tried in turn (the one that worked last first) until one

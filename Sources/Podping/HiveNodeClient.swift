@@ -1,9 +1,6 @@
-import AsyncHTTPClient
 public import Foundation
 public import HTTPTransport
 import Measures
-import NIOCore
-import NIOHTTP1
 
 /// A JSON-RPC client of one Hive API node, over the process's one network layer.
 ///
@@ -59,29 +56,27 @@ public struct HiveNodeClient: Sendable {
     // MARK: - JSON-RPC
 
     private func call<Result: Decodable>(method: String, params: String) async throws(HiveNodeError) -> Result {
-        var request = HTTPClientRequest(url: node.absoluteString)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "Accept", value: "application/json")
-        request.body = .bytes(
-            ByteBuffer(string: "{\"jsonrpc\":\"2.0\",\"method\":\"\(method)\",\"params\":\(params),\"id\":1}"))
+        let request = HTTPNetwork.Request(
+            url: node, method: .post, headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
+            body: Array("{\"jsonrpc\":\"2.0\",\"method\":\"\(method)\",\"params\":\(params),\"id\":1}".utf8))
         let profile = HTTPNetwork.Profile(
             decompressionRatioLimit: 100, connectTimeout: min(timeout, .seconds(5)), readTimeout: timeout)
-        let bytes: ByteBuffer
+        let bytes: [UInt8]
         let status: Int
         let retryAfter: String?
         do {
             let exchange = try await network.execute(
-                request, profile: profile, maxRedirects: 3, deadline: .now() + .nanoseconds(Self.nanoseconds(timeout)))
-            status = Int(exchange.response.status.code)
+                request, profile: profile, maxRedirects: 3, deadline: .now + timeout)
+            status = exchange.response.status
             retryAfter = exchange.response.headers.first(name: "Retry-After")
             bytes = try await exchange.response.body.collect(upTo: maxResponseBytes)
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
-            throw HiveNodeError(node: node, .timedOut(method: method))
-        } catch let error as NIOTooManyBytesError {
-            _ = error
+        } catch is HTTPNetwork.BodyTooLarge {
             throw HiveNodeError(node: node, .tooLarge(method: method, maxBytes: maxResponseBytes))
         } catch {
+            // The client's own deadline is this call's time limit; any other failure leaves the node unreachable.
+            if case .timedOut = TransportFailure(error, url: node, profile: profile, timeout: timeout) {
+                throw HiveNodeError(node: node, .timedOut(method: method))
+            }
             throw HiveNodeError(node: node, .unreachable(reason: ErrorWords.describe(error)))
         }
         guard status == 200 else {
@@ -92,7 +87,7 @@ public struct HiveNodeClient: Sendable {
         }
         let envelope: RawEnvelope<Result>
         do {
-            envelope = try JSONDecoder().decode(RawEnvelope<Result>.self, from: Data(bytes.readableBytesView))
+            envelope = try JSONDecoder().decode(RawEnvelope<Result>.self, from: Data(bytes))
         } catch {
             throw HiveNodeError(node: node, .notJSONRPC(method: method, detail: HiveBlockDecoder.describe(error)))
         }
@@ -103,11 +98,6 @@ public struct HiveNodeClient: Sendable {
             throw HiveNodeError(node: node, .emptyAnswer(method: method))
         }
         return result
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }
 

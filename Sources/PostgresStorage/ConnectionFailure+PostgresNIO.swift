@@ -17,9 +17,9 @@ extension PostgresFeedStore {
     /// lookups' errors and each attempt's), an `IOError`'s errno, a `ChannelError.connectTimeout`.
     static func connectionFailure(_ error: PSQLError) -> ConnectionFailure {
         let closed = error.code == .serverClosedConnection || error.code == .uncleanShutdown
-        guard let underlying = error.underlying else { return closed ? .closed : .other("\(error.code)") }
+        guard let underlying = error.underlying else { return closed ? .closedEarly : .other("\(error.code)") }
         let failure = connectionFailure(underlying)
-        if closed, case .other = failure { return .closed }
+        if closed, case .other = failure { return .closedEarly }
         return failure
     }
 
@@ -30,20 +30,20 @@ extension PostgresFeedStore {
             // Every attempt failed: the first one says why (all addresses of one host tend to fail alike).
             if let first = error.connectionErrors.first { return connectionFailure(first.error) }
             if let lookup = error.dnsAError ?? error.dnsAAAAError { return connectionFailure(lookup) }
-            return .nameNotFound(code: nil)
+            return .noSuchHost(code: nil)
         case let error as SocketAddressError.UnknownHost:
-            return .nameNotFound(code: error.errorCode)
+            return .noSuchHost(code: error.errorCode)
         case let error as IOError:
             switch error.errnoCode {
-            case ECONNREFUSED: return .refused
-            case ETIMEDOUT: return .timedOut(seconds: nil)
+            case ECONNREFUSED: return .connectionRefused
+            case ETIMEDOUT: return .connectTimedOut(seconds: nil)
             default: return .system(errno: error.errnoCode)
             }
         case let error as ChannelError:
             if case .connectTimeout(let amount) = error {
-                return .timedOut(seconds: Double(amount.nanoseconds) / 1e9)
+                return .connectTimedOut(seconds: Double(amount.nanoseconds) / 1e9)
             }
-            if error == .eof || error == .alreadyClosed || error == .ioOnClosedChannel { return .closed }
+            if error == .eof || error == .alreadyClosed || error == .ioOnClosedChannel { return .closedEarly }
             return .other(ErrorWords.describe(error))
         default:
             return .other(ErrorWords.describe(error))

@@ -16,13 +16,13 @@ import Darwin
 /// them. These pin the wording of every case.
 struct ConnectionFailureTextTests {
     static let wordings: [(ConnectionFailure, String)] = [
-        (.refused, "connection refused (nothing listens on that port)"),
-        (.timedOut(seconds: 10), "no answer within 10s"),
-        (.timedOut(seconds: nil), "the connection timed out"),
-        (.nameNotFound(code: Int(EAI_NONAME)), "the host name was not found (Name or service not known)"),
-        (.nameNotFound(code: nil), "the host name was not found"),
+        (.connectionRefused, "connection refused (nothing listens on that port)"),
+        (.connectTimedOut(seconds: 10), "no answer within 10s"),
+        (.connectTimedOut(seconds: nil), "the connection timed out"),
+        (.noSuchHost(code: Int(EAI_NONAME)), "the host name was not found (Name or service not known)"),
+        (.noSuchHost(code: nil), "the host name was not found"),
         (.system(errno: ENETUNREACH), "Network is unreachable"),
-        (.closed, "the server closed the connection"),
+        (.closedEarly, "the server closed the connection"),
         (.other("unexpected error (X.Y)"), "unexpected error (X.Y)"),
     ]
 

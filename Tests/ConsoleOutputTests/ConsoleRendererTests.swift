@@ -3,6 +3,7 @@ import FeedFetching
 import FeedModels
 import FeedParsing
 import Foundation
+import HTTPTransport
 import RefreshEngine
 import Testing
 
@@ -124,7 +125,8 @@ struct ConsoleRendererTests {
                 feed: FeedTarget(id: Int64(id), url: URL(string: "https://h\(id).example/")!, title: "F\(id)"),
                 result: .failed(
                     RefreshFailure(
-                        .fetch(FeedFetchError(.noRoute(host: "h\(id).example"))), awaitsNetworkVerdict: true)))
+                        .fetch(FeedFetchError(.transport(.noRoute(host: "h\(id).example")))), awaitsNetworkVerdict: true
+                    )))
         }
         var events: [DataFetchEvent] = [.batchStarted(total: 3)]
         events += failures.map { .fetchFailed($0) }
@@ -141,7 +143,7 @@ struct ConsoleRendererTests {
     @Test(arguments: [OutputMode.quiet, .plain, .tty])
     func heldFailuresArePrintedOnceConfirmedBeforeTheSummary(mode: OutputMode) {
         let failure = RefreshFailure(
-            .fetch(FeedFetchError(.noRoute(host: "a.example"))), awaitsNetworkVerdict: true)
+            .fetch(FeedFetchError(.transport(.noRoute(host: "a.example")))), awaitsNetworkVerdict: true)
         let down = RefreshOutcome(feed: feed, result: .failed(failure))
         let fine = RefreshOutcome(
             feed: FeedTarget(id: 2, url: URL(string: "https://b.example/")!, title: "B"), result: .notModified)
@@ -160,7 +162,7 @@ struct ConsoleRendererTests {
 
     @Test func jsonLinesReportAHeldFailureWhenItHappensAndOnlyOnce() throws {
         let failure = RefreshFailure(
-            .fetch(FeedFetchError(.noRoute(host: "a.example"))), awaitsNetworkVerdict: true)
+            .fetch(FeedFetchError(.transport(.noRoute(host: "a.example")))), awaitsNetworkVerdict: true)
         let down = RefreshOutcome(feed: feed, result: .failed(failure))
         let (out, _) = render(
             .json, [.batchStarted(total: 1), .fetchFailed(down), .failuresConfirmed([down]), summary([down])])
@@ -299,7 +301,7 @@ struct ErrorTextTests {
     }
 
     @Test func watchSaysWhyItStopped() {
-        let error = StoreError(.postgresUnreachable(host: "db", port: 5432, cause: .refused))
+        let error = StoreError(.postgresUnreachable(host: "db", port: 5432, cause: .connectionRefused))
         #expect(
             WatchMessages.failed(error)
                 == "watch stopped: cannot reach PostgreSQL at db:5432: connection refused (nothing listens on that port); check that the server runs and the URL"

@@ -10,23 +10,35 @@ import Testing
 struct DownloadFailureTextTests {
     let url = URL(string: "https://cdn.example/ep.mp3")!
 
+    // The transfer's facts are worded as a feed fetch words them (TransportFailureText), with the media's URL before
+    // them and what is left of the `.part` after.
+
     @Test func aStallNamesTheLimitItsValueAndTheBytesSoFar() {
-        let error = DownloadError(.stalled(after: .seconds(90), receivedBytes: 20_000, expectedBytes: 50_000), url: url)
+        let error = DownloadError(
+            .transport(
+                .transferLimit(
+                    .stall, host: "cdn.example", after: .seconds(90), receivedBytes: 20_000, expectedBytes: 50_000,
+                    minimumRate: nil)),
+            url: url)
         #expect(error.kind == .stalled && error.limit == .stall)
         #expect(
             DownloadFailureText.line(error)
-                == "https://cdn.example/ep.mp3: stalled: no byte arrived for 1m 30s (got 20000 of 50000 bytes; the .part "
-                + "is kept to resume)")
+                == "https://cdn.example/ep.mp3: cdn.example stopped sending: no byte for 1m 30s (stall limit; got 20000 "
+                + "of 50000 bytes); the .part is kept to resume")
     }
 
     @Test func theMinimumRateIsWordedInTheOneSizeStyle() {
         let error = DownloadError(
-            .tooSlow(minimumRate: 50_000, over: .seconds(30), receivedBytes: 10, expectedBytes: nil), url: url)
-        #expect(error.limit == .minimumRate)
+            .transport(
+                .transferLimit(
+                    .minimumRate, host: "cdn.example", after: .seconds(30), receivedBytes: 10, expectedBytes: nil,
+                    minimumRate: 50_000)),
+            url: url)
+        #expect(error.kind == .tooSlow && error.limit == .minimumRate)
         #expect(
             DownloadFailureText.line(error)
-                == "https://cdn.example/ep.mp3: too slow: under the minimum rate of 50 kB/s over 30s (got 10 bytes; the "
-                + ".part is kept to resume)")
+                == "https://cdn.example/ep.mp3: cdn.example sends too slowly: under 50 kB/s over 30s (minimum-rate "
+                + "limit; got 10 bytes); the .part is kept to resume")
     }
 
     @Test func aDocumentInsteadOfMediaSaysWhatCameAndWhatWasAnnounced() {
@@ -41,33 +53,32 @@ struct DownloadFailureTextTests {
 
     @Test func aShortBodyNamesTheNetworkErrorThatCutIt() {
         let error = DownloadError(
-            .shortBody(received: 10, total: 20, cutBy: .connectFailed(host: "cdn.example", reason: "Connection reset")),
-            url: url)
+            .shortBody(received: 10, total: 20, cutBy: .transport(.connectionReset(host: "cdn.example"))), url: url)
         #expect(
             DownloadFailureText.line(error)
                 == "https://cdn.example/ep.mp3: the body ended early: got 10 of 20 bytes (https://cdn.example/ep.mp3: "
-                + "cannot connect to cdn.example: Connection reset); the .part is kept to resume")
+                + "the connection to cdn.example was reset); the .part is kept to resume")
     }
 
     @Test func aBodyCutByTheServerNamesTheHostAndTheBytesWithAndWithoutALength() {
-        let cut = DownloadError(
-            .closedBeforeEnd(host: "cdn.example", receivedBytes: 150_000, expectedBytes: 400_000), url: url)
-        #expect(cut.kind == .shortBody && !cut.isPermanent)
+        func cut(_ received: Int64, of expected: Int64?) -> DownloadError {
+            DownloadError(
+                .transport(.closedBeforeEnd(host: "cdn.example", receivedBytes: received, expectedBytes: expected)),
+                url: url)
+        }
+        #expect(cut(150_000, of: 400_000).kind == .shortBody && !cut(150_000, of: 400_000).isPermanent)
         #expect(
-            DownloadFailureText.line(cut)
-                == "https://cdn.example/ep.mp3: the body ended early: got 150000 of 400000 bytes before cdn.example "
-                + "closed the connection; the .part is kept to resume")
+            DownloadFailureText.line(cut(150_000, of: 400_000))
+                == "https://cdn.example/ep.mp3: cdn.example closed the connection before the episode's end arrived (got "
+                + "150000 of 400000 bytes); the .part is kept to resume")
         #expect(
-            DownloadFailureText.line(
-                DownloadError(
-                    .closedBeforeEnd(host: "cdn.example", receivedBytes: 30_010, expectedBytes: nil), url: url))
-                == "https://cdn.example/ep.mp3: the body ended early: got 30010 bytes before cdn.example closed the "
-                + "connection; the .part is kept to resume")
+            DownloadFailureText.line(cut(30_010, of: nil))
+                == "https://cdn.example/ep.mp3: cdn.example closed the connection before the episode's end arrived (got "
+                + "30010 bytes); the .part is kept to resume")
         #expect(
-            DownloadFailureText.line(
-                DownloadError(.closedBeforeEnd(host: "cdn.example", receivedBytes: 0, expectedBytes: 10), url: url))
-                == "https://cdn.example/ep.mp3: the body ended early: got 0 of 10 bytes before cdn.example closed the "
-                + "connection")
+            DownloadFailureText.line(cut(0, of: 10))
+                == "https://cdn.example/ep.mp3: cdn.example closed the connection before the episode's end arrived (got "
+                + "0 of 10 bytes)")
     }
 
     @Test func notEnoughSpaceSaysWhatIsNeededAndWhatIsFree() {

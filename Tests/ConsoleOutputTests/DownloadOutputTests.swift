@@ -2,6 +2,7 @@ import ConsoleOutput
 import EpisodeDownloads
 import FeedParsing
 import Foundation
+import HTTPTransport
 import RefreshEngine
 import Testing
 
@@ -95,9 +96,21 @@ struct DownloadOutputTests {
     /// A cause of the kind named, as the downloader reports it.
     static func cause(of kind: String) -> DownloadError.Cause {
         switch kind {
-        case "too_slow": .tooSlow(minimumRate: 1000, over: .seconds(30), receivedBytes: 10, expectedBytes: nil)
-        case "stalled": .stalled(after: .seconds(30), receivedBytes: 10, expectedBytes: 100)
-        case "no_response": .noResponse(host: "cdn.example", after: .seconds(15))
+        case "too_slow":
+            .transport(
+                .transferLimit(
+                    .minimumRate, host: "cdn.example", after: .seconds(30), receivedBytes: 10, expectedBytes: nil,
+                    minimumRate: 1000))
+        case "stalled":
+            .transport(
+                .transferLimit(
+                    .stall, host: "cdn.example", after: .seconds(30), receivedBytes: 10, expectedBytes: 100,
+                    minimumRate: nil))
+        case "no_response":
+            .transport(
+                .transferLimit(
+                    .firstByte, host: "cdn.example", after: .seconds(15), receivedBytes: 0, expectedBytes: nil,
+                    minimumRate: nil))
         default: .fileFailed(.write, path: "/media/two.mp3.part", reason: "No space left on device", diskFull: true)
         }
     }

@@ -11,9 +11,10 @@ import Testing
 struct FetchFailureTextTests {
     @Test func aStallNamesTheLimitItsValueAndTheBytesSoFar() {
         let error = FeedFetchError(
-            .transferLimit(
-                .stall, host: "slow.example", after: .seconds(30), receivedBytes: 1200, expectedBytes: 5000,
-                minimumRate: nil))
+            .transport(
+                .transferLimit(
+                    .stall, host: "slow.example", after: .seconds(30), receivedBytes: 1200, expectedBytes: 5000,
+                    minimumRate: nil)))
         #expect(error.limit == .stall)
         #expect(
             FetchFailureText.line(error)
@@ -24,20 +25,21 @@ struct FetchFailureTextTests {
         func line(_ limit: TransferLimit, after: Duration, rate: Int? = nil) -> String {
             FetchFailureText.line(
                 FeedFetchError(
-                    .transferLimit(
-                        limit, host: "h.example", after: after, receivedBytes: 10, expectedBytes: nil,
-                        minimumRate: rate)))
+                    .transport(
+                        .transferLimit(
+                            limit, host: "h.example", after: after, receivedBytes: 10, expectedBytes: nil,
+                            minimumRate: rate))))
         }
         #expect(
             line(.firstByte, after: .seconds(90))
                 == "h.example sent no answer within 1m 30s of the request (first-byte limit)")
         #expect(
             line(.minimumRate, after: .seconds(20), rate: 1000)
-                == "h.example sends too slowly: under 1000 bytes/s over 20s (minimum-rate limit; got 10 bytes)")
+                == "h.example sends too slowly: under 1 kB/s over 20s (minimum-rate limit; got 10 bytes)")
         #expect(
             line(.total, after: .seconds(3900)) == "timed out: the whole fetch took longer than 1h 5m (got 10 bytes)")
         #expect(
-            FetchFailureText.line(FeedFetchError(.connectTimedOut(host: "h.example", after: .seconds(10))))
+            FetchFailureText.line(FeedFetchError(.transport(.connectTimedOut(host: "h.example", after: .seconds(10)))))
                 == "could not connect to h.example within 10s: no answer from the host or the network")
     }
 
@@ -57,23 +59,25 @@ struct FetchFailureTextTests {
                 FeedFetchError(.httpStatus(503, reasonPhrase: "Service Unavailable", retryAfter: retry)))
                 == "HTTP 503 Service Unavailable (retry after Wed, 30 Oct 2024 04:00:00 GMT)")
         #expect(
-            FetchFailureText.line(FeedFetchError(.connectionRefused(host: "127.0.0.1", port: 8080)))
+            FetchFailureText.line(FeedFetchError(.transport(.connectionRefused(host: "127.0.0.1", port: 8080))))
                 == "connection refused by 127.0.0.1:8080: nothing is listening there (server down, or a wrong port?)")
     }
 
     @Test func aBodyCutByTheServerNamesTheHostAndTheBytes() {
         #expect(
             FetchFailureText.line(
-                FeedFetchError(.closedBeforeEnd(host: "feeds.example", receivedBytes: 100, expectedBytes: 10_000)))
+                FeedFetchError(
+                    .transport(.closedBeforeEnd(host: "feeds.example", receivedBytes: 100, expectedBytes: 10_000))))
                 == "feeds.example closed the connection before the feed's end arrived (got 100 of 10000 bytes)")
         #expect(
             FetchFailureText.line(
-                FeedFetchError(.closedBeforeEnd(host: "feeds.example", receivedBytes: 100, expectedBytes: nil)))
+                FeedFetchError(
+                    .transport(.closedBeforeEnd(host: "feeds.example", receivedBytes: 100, expectedBytes: nil))))
                 == "feeds.example closed the connection before the feed's end arrived (got 100 bytes)")
     }
 
     @Test func aTLSFailureReadsWithoutLibraryJargon() {
-        let line = FetchFailureText.line(FeedFetchError(.certificateNotTrusted(host: "127.0.0.1")))
+        let line = FetchFailureText.line(FeedFetchError(.transport(.certificateNotTrusted(host: "127.0.0.1"))))
         #expect(line.contains("certificate of 127.0.0.1 is not trusted"))
         for jargon in ["NIOSSL", "BoringSSL", "handshakeFailed", "sslError", ".cc", "/", "error:"] {
             #expect(!line.contains(jargon), "\(line)")
@@ -84,9 +88,10 @@ struct FetchFailureTextTests {
         let failure = RefreshFailure(
             .fetch(
                 FeedFetchError(
-                    .transferLimit(
-                        .firstByte, host: "a.example", after: .seconds(15), receivedBytes: 0, expectedBytes: nil,
-                        minimumRate: nil))))
+                    .transport(
+                        .transferLimit(
+                            .firstByte, host: "a.example", after: .seconds(15), receivedBytes: 0, expectedBytes: nil,
+                            minimumRate: nil)))))
         // What the store keeps is the facts, not a sentence …
         let stored = failure.storedCause
         #expect(!stored.contains("first-byte limit"))
@@ -112,7 +117,8 @@ struct FetchFailureTextTests {
         #expect(
             MoveText.refusal(
                 .unreadable(
-                    target: target, staying: staying, cause: .fetch(FeedFetchError(.unknownHost(host: "b.example")))))
+                    target: target, staying: staying,
+                    cause: .fetch(FeedFetchError(.transport(.noSuchHost(host: "b.example"))))))
                 == "the feed names https://b.example/feed as its new address, but it is not a readable feed (b.example "
                 + "does not exist (the name server knows no such host): check the feed's URL); staying at https://a.example/feed"
         )
@@ -131,7 +137,7 @@ struct FetchFailureTextTests {
                 StoreError(
                     .postgresProbeFailed(
                         host: "db", port: 5432,
-                        cause: .postgresUnreachable(host: "db", port: 5432, cause: .nameNotFound(code: -2))))),
+                        cause: .postgresUnreachable(host: "db", port: 5432, cause: .noSuchHost(code: -2))))),
             .notChecked(.noFetchSlot),
             .unexpected(reason: "unexpected error (Odd)"),
         ]

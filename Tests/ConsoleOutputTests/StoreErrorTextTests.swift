@@ -121,7 +121,7 @@ struct StoreErrorTextTests {
             "PostgreSQL error on postgres://u@db:5432/pf: tooManyParameters"
         ),
         (
-            .postgresUnreachable(host: "db", port: 5432, cause: .refused),
+            .postgresUnreachable(host: "db", port: 5432, cause: .connectionRefused),
             "cannot reach PostgreSQL at db:5432: connection refused (nothing listens on that port); check that the server runs and the URL"
         ),
         (
@@ -140,7 +140,7 @@ struct StoreErrorTextTests {
         (
             .postgresProbeFailed(
                 host: "db", port: 5432,
-                cause: .postgresUnreachable(host: "db", port: 5432, cause: .timedOut(seconds: 5))),
+                cause: .postgresUnreachable(host: "db", port: 5432, cause: .connectTimedOut(seconds: 5))),
             "lost PostgreSQL at db:5432: a query waited and a new connection failed: cannot reach PostgreSQL at db:5432: no answer within 5s; check that the server runs and the URL"
         ),
         (

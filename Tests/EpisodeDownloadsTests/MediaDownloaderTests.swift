@@ -114,7 +114,7 @@ struct MediaDownloaderTests {
             let error = await expectFailure(
                 downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination))
             #expect(error?.kind == .shortBody)
-            guard case .closedBeforeEnd(let host, let received, let total) = error?.cause else {
+            guard case .transport(.closedBeforeEnd(let host, let received, let total)) = error?.cause else {
                 Issue.record("not a body cut by the server: \(String(describing: error))")
                 return
             }
@@ -139,7 +139,7 @@ struct MediaDownloaderTests {
             let error = await expectFailure(
                 downloader, MediaRequest(url: server.url("/cut.mp3"), destination: destination), part: .kept)
             #expect(error?.kind == .shortBody)
-            guard case .closedBeforeEnd(let host, let received, let total) = error?.cause else {
+            guard case .transport(.closedBeforeEnd(let host, let received, let total)) = error?.cause else {
                 Issue.record("not a body cut by the server: \(String(describing: error))")
                 return
             }
@@ -303,7 +303,7 @@ struct MediaDownloaderTests {
                 downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination), part: .kept)
             let took = started.duration(to: .now)
             #expect(error?.kind == .stalled)
-            if case .stalled(_, _, let expected) = error?.cause {
+            if case .transport(.transferLimit(.stall, _, _, _, let expected, _)) = error?.cause {
                 #expect(expected == 100_000)
             } else {
                 Issue.record("\(String(describing: error))")

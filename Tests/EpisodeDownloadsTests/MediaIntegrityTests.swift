@@ -315,7 +315,7 @@ struct MediaIntegrityTests {
                 downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination))
             #expect(error?.kind == .noResponse)
             #expect(error?.limit == .firstByte)
-            if case .noResponse(let host, _) = error?.cause {
+            if case .transport(.transferLimit(.firstByte, let host, _, _, _, _)) = error?.cause {
                 #expect(host == "127.0.0.1")
             } else {
                 Issue.record("\(String(describing: error))")

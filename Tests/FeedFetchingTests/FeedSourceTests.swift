@@ -234,7 +234,9 @@ struct HTTPFeedSourceTests {
             let error = await fetchError(source, server.url("/short"))
             // … the fetch fails as a cut body: which host, how many bytes of how many.
             #expect(error?.kind == .transport)
-            #expect(error?.cause == .closedBeforeEnd(host: "127.0.0.1", receivedBytes: 100, expectedBytes: 10_000))
+            #expect(
+                error?.cause
+                    == .transport(.closedBeforeEnd(host: "127.0.0.1", receivedBytes: 100, expectedBytes: 10_000)))
         }
     }
 

@@ -87,7 +87,7 @@ struct NetworkFailureTests {
             let failure = try #require(error)
             #expect(failure.kind == .connectionRefused)
             #expect(!failure.isTransient)
-            #expect(failure.cause == .connectionRefused(host: "127.0.0.1", port: port))
+            #expect(failure.cause == .transport(.connectionRefused(host: "127.0.0.1", port: port)))
             #expect(seconds < 5, "took \(seconds) s")
         }
     }
@@ -107,7 +107,7 @@ struct NetworkFailureTests {
             } else {
                 #expect(failure.kind == .unknownHost)
                 #expect(!failure.isTransient)
-                #expect(failure.cause == .unknownHost(host: host))
+                #expect(failure.cause == .transport(.noSuchHost(host: host)))
             }
             #expect(seconds < 5, "took \(seconds) s")
         }
@@ -120,7 +120,7 @@ struct NetworkFailureTests {
                 let failure = try #require(error)
                 #expect(failure.kind == .tls)
                 #expect(!failure.isTransient)
-                #expect(failure.cause == .certificateNotTrusted(host: "127.0.0.1"))
+                #expect(failure.cause == .transport(.certificateNotTrusted(host: "127.0.0.1")))
                 #expect(seconds < 5, "took \(seconds) s")
                 #expect(server.connectionCount == 1, "handshakes: \(server.connectionCount)")
             }
@@ -135,7 +135,7 @@ struct NetworkFailureTests {
             try await withRealisticSource { source in
                 let failure = try #require(await timedFailure(source, server.url("/feed.xml")).error)
                 #expect(failure.kind == .corruptBody)
-                #expect(failure.cause == .corruptBody)
+                #expect(failure.cause == .transport(.corruptBody))
             }
         }
     }
@@ -147,7 +147,7 @@ struct NetworkFailureTests {
             try await withRealisticSource(maxBodyBytes: 100_000_000, decompressionRatioLimit: 100) { source in
                 let failure = try #require(await timedFailure(source, server.url("/feed.xml")).error)
                 #expect(failure.kind == .tooLarge)
-                #expect(failure.cause == .expandsTooMuch(ratio: 100))
+                #expect(failure.cause == .transport(.expandsTooMuch(ratio: 100)))
             }
         }
     }
@@ -195,7 +195,7 @@ struct ConnectTimeoutTests {
             )
             let failure = try #require(error)
             #expect(failure.kind == .unreachable)
-            #expect(failure.cause == .connectTimedOut(host: "127.0.0.1", after: .seconds(1)))
+            #expect(failure.cause == .transport(.connectTimedOut(host: "127.0.0.1", after: .seconds(1))))
             #expect(failure.limit == .connect)
             #expect(seconds >= 0.9 && seconds < 5, "took \(seconds) s")
         }
@@ -212,7 +212,7 @@ struct TLSProtocolMismatchTests {
                     source, URL(string: "https://127.0.0.1:\(server.port)/feed.xml")!)
                 let failure = try #require(error)
                 #expect(failure.kind == .tls)
-                #expect(failure.cause == .handshakeFailed(host: "127.0.0.1", port: server.port))
+                #expect(failure.cause == .transport(.handshakeFailed(host: "127.0.0.1", port: server.port)))
                 #expect(seconds < 5, "took \(seconds) s")
             }
         }

@@ -1,5 +1,6 @@
 import FeedFetching
 import Foundation
+import HTTPTransport
 import TestSupport
 import Testing
 
@@ -30,7 +31,7 @@ private let url = URL(string: "http://127.0.0.1:1/feed.xml")!
 @Suite(.timeLimit(.minutes(1)))
 struct RetryingFeedSourceTests {
     @Test func aTransientFailureIsTriedOnceMoreAndTheSecondAnswerCounts() async throws {
-        let base = ScriptedSource([FeedFetchError(.connectionReset(host: "a.example"))])
+        let base = ScriptedSource([FeedFetchError(.transport(.connectionReset(host: "a.example")))])
         let source = RetryingFeedSource(wrapping: base, delay: .milliseconds(1))
         let result = try await source.fetch(FeedRequest(url: url)) { _ in Collect() }
         guard case .fetched = result else {
@@ -42,7 +43,8 @@ struct RetryingFeedSourceTests {
 
     @Test func aSecondTransientFailureIsTheAnswer() async throws {
         let base = ScriptedSource([
-            FeedFetchError(.timedOut(after: .seconds(60))), FeedFetchError(.connectionReset(host: "a.example")),
+            FeedFetchError(.transport(.timedOut(after: .seconds(60)))),
+            FeedFetchError(.transport(.connectionReset(host: "a.example"))),
         ])
         let source = RetryingFeedSource(wrapping: base, delay: .milliseconds(1))
         await #expect(throws: FeedFetchError.self) {
@@ -54,8 +56,8 @@ struct RetryingFeedSourceTests {
     @Test func finalFailuresAreNotRetried() async throws {
         for error in [
             FeedFetchError(.httpStatus(500, reasonPhrase: "Internal Server Error", retryAfter: nil)),
-            FeedFetchError(.connectionRefused(host: "a.example", port: nil)),
-            FeedFetchError(.certificateNotTrusted(host: "a.example")),
+            FeedFetchError(.transport(.connectionRefused(host: "a.example", port: nil))),
+            FeedFetchError(.transport(.certificateNotTrusted(host: "a.example"))),
         ] {
             let base = ScriptedSource([error])
             let source = RetryingFeedSource(wrapping: base, delay: .milliseconds(1))

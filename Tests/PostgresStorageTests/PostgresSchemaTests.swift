@@ -150,7 +150,7 @@ struct PostgresSchemaTests {
         } throws: { error in
             guard let error = error as? StoreError else { return false }
             switch error.reason {
-            case .postgresUnreachable("127.0.0.1", port, .refused, nil), .postgresLost("127.0.0.1", port, _):
+            case .postgresUnreachable("127.0.0.1", port, .connectionRefused, nil), .postgresLost("127.0.0.1", port, _):
                 return error.kind == .database
             default: return false
             }

@@ -3,6 +3,7 @@ import FeedModels
 import FeedParsing
 import FeedStorage
 import Foundation
+import HTTPTransport
 import RefreshEngine
 import Testing
 
@@ -75,7 +76,8 @@ struct UIUpdateServiceTests {
         service.deliver(
             .fetchFailed(
                 RefreshOutcome(
-                    feed: feed, result: .failed(RefreshFailure(.fetch(FeedFetchError(.timedOut(after: .seconds(60)))))))
+                    feed: feed,
+                    result: .failed(RefreshFailure(.fetch(FeedFetchError(.transport(.timedOut(after: .seconds(60))))))))
             ))
         #expect(seen.values == ["timeout"])
     }

@@ -2,6 +2,7 @@ import EpisodeDownloads
 import FeedFetching
 import FeedParsing
 import Foundation
+import HTTPTransport
 import Prometheus
 import RefreshEngine
 import RefreshMetrics
@@ -96,7 +97,7 @@ final class HandClock: @unchecked Sendable {
     @Test func failuresAwaitingTheNetworkVerdictAreNetworkOfflineWhenTheNetworkIsDownAndFailedWhenItIsUp() async throws
     {
         let metrics = FetchMetrics()
-        var unreachable = RefreshFailure(.fetch(FeedFetchError(.networkUnreachable(host: "a.example"))))
+        var unreachable = RefreshFailure(.fetch(FeedFetchError(.transport(.networkUnreachable(host: "a.example")))))
         unreachable.awaitsNetworkVerdict = true
         let summary = RefreshSummary(outcomes: [], startedAt: Date(), endedAt: Date())
 
