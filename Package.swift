@@ -239,7 +239,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FeedFetchingTests",
-            dependencies: ["FeedFetching", "HTTPTransport", "TestSupport"],
+            dependencies: ["FeedFetching", "HTTPTransport", "Measures", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -273,7 +273,7 @@ let package = Package(
         .testTarget(
             name: "EpisodeDownloadsTests",
             dependencies: [
-                "EpisodeDownloads", "HTTPTransport", "TestSupport",
+                "EpisodeDownloads", "HTTPTransport", "Measures", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictSettings

@@ -82,7 +82,7 @@ public struct MediaDownloader: Sendable {
         guard scheme == "http" || scheme == "https", request.url.host?.isEmpty == false else {
             throw DownloadError(.notHTTPURL, url: request.url)
         }
-        let watch = TransferWatch()
+        let watch = TransferWatch(clock: configuration.clock)
         do {
             return try await watch.run(limits: limits) {
                 try await transfer(request, watch: watch, accepted: accepted, progress: progress)
@@ -108,6 +108,7 @@ public struct MediaDownloader: Sendable {
             throw DownloadError(.cannotCreateFolder(path: directory.path, reason: Self.reason(error)), url: url)
         }
         let deadline = ContinuousClock.now + configuration.totalTimeout
+        let totalDeadline = watch.clock.now + configuration.totalTimeout
         var offset = Self.fileSize(part) ?? 0
         let validator = Self.ifRangeValidator(etag: request.etag, lastModified: request.lastModified)
         if offset > 0 && validator == nil {
@@ -205,7 +206,7 @@ public struct MediaDownloader: Sendable {
             let (written, head): (Int64, [UInt8])
             do {
                 (written, head) = try await write(
-                    response.body, to: part, body: body, deadline: deadline, url: url, watch: watch,
+                    response.body, to: part, body: body, deadline: totalDeadline, url: url, watch: watch,
                     progress: progress)
             } catch let error as DownloadError where [.notMedia, .diskFull].contains(error.kind) {
                 // Not the episode, or no room for it: nothing of it is worth keeping.
@@ -246,7 +247,7 @@ public struct MediaDownloader: Sendable {
     /// Streams `body` into `part` from byte `body.start` (truncating there), one chunk at a time; returns the file's
     /// size and the body's first bytes (up to ``MediaSniffing/sampleSize``).
     private func write(
-        _ body: HTTPNetwork.Body, to part: URL, body facts: BodyFacts, deadline: ContinuousClock.Instant,
+        _ body: HTTPNetwork.Body, to part: URL, body facts: BodyFacts, deadline: AppClock.Instant,
         url: URL, watch: TransferWatch, progress: @Sendable (DownloadProgress) -> Void
     ) async throws -> (Int64, [UInt8]) {
         let start = facts.start
@@ -280,7 +281,7 @@ public struct MediaDownloader: Sendable {
                     DownloadProgress(
                         receivedBytes: size, expectedBytes: total, resumedFrom: start, chunkBytes: chunk.count
                     ))
-                if ContinuousClock.now > deadline {
+                if watch.clock.now > deadline {
                     throw DownloadError(
                         .transport(
                             TransportFailure(

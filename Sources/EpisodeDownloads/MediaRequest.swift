@@ -1,5 +1,6 @@
 public import Foundation
 public import HTTPTransport
+public import Measures
 
 /// One media file to download: where from, where to, and what the caller knows about it already.
 public struct MediaRequest: Sendable, Equatable {
@@ -160,6 +161,8 @@ public struct DownloadConfiguration: Sendable {
     public var freeSpaceMargin: FreeSpace.Margin
     /// The largest decoded/encoded size ratio accepted when a server compresses media anyway (gzip, deflate).
     public var decompressionRatioLimit: Int
+    /// The clock the limits are measured on (a manual one in tests).
+    public var clock: AppClock = .system
 
     /// The default minimum rate: 4 000 bytes/s over every 60 s.
     public static let defaultMinimumRate = MinimumRate(bytesPerSecond: 4_000, window: .seconds(60))

@@ -1,5 +1,6 @@
 public import Foundation
 public import HTTPTransport
+public import Measures
 
 /// Limits and identity for fetching feeds, pinned explicitly rather than inherited from a client's defaults.
 public struct FetchConfiguration: Sendable {
@@ -29,6 +30,8 @@ public struct FetchConfiguration: Sendable {
     public var userAgent: String
     /// The clock for `Retry-After` and `Expires`.
     public var now: @Sendable () -> Date
+    /// The clock the transfer limits are measured on, and retries wait on (a manual one in tests).
+    public var clock: AppClock = .system
 
     /// The limits a fetch runs under, each named in the error it causes.
     public var limits: TransferLimits {

@@ -57,7 +57,7 @@ public struct HTTPFeedSource: FeedSource {
         guard scheme == "http" || scheme == "https", request.url.host?.isEmpty == false else {
             throw FeedFetchError(.notHTTPURL(url: request.url.absoluteString))
         }
-        let watch = TransferWatch()
+        let watch = TransferWatch(clock: configuration.clock)
         do {
             // The transfer and its watchdog run side by side; the first to end decides. The consumer is made and fed
             // by the transfer alone and handed back when it is done.

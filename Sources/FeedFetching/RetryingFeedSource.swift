@@ -1,3 +1,5 @@
+public import Measures
+
 /// A ``FeedSource`` that tries a fetch once more when it fails in a way worth retrying at once (a reset connection, a
 /// timeout: ``FeedFetchError/isTransient``), after a short pause with jitter. Every other outcome passes through.
 ///
@@ -5,13 +7,16 @@
 public struct RetryingFeedSource: FeedSource {
     private let base: any FeedSource
     private let delay: Duration
+    private let clock: AppClock
 
     /// - Parameters:
     ///   - base: The source that does the fetching.
     ///   - delay: The pause before the retry, before jitter (a random 50–150 % of it is used).
-    public init(wrapping base: any FeedSource, delay: Duration = .milliseconds(500)) {
+    ///   - clock: The clock the pause is taken on.
+    public init(wrapping base: any FeedSource, delay: Duration = .milliseconds(500), clock: AppClock = .system) {
         self.base = base
         self.delay = delay
+        self.clock = clock
     }
 
     public func fetch<Consumer: FeedBodyConsumer>(
@@ -21,7 +26,7 @@ public struct RetryingFeedSource: FeedSource {
         do {
             return try await base.fetch(request, consumer: makeConsumer)
         } catch let error as FeedFetchError where error.isTransient {
-            try await Task.sleep(for: delay * Double.random(in: 0.5...1.5))
+            try await clock.sleep(for: delay * Double.random(in: 0.5...1.5))
             return try await base.fetch(request, consumer: makeConsumer)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+public import Measures
 
 /// The separate limits on one HTTP transfer. Each one that is hit is named in the error it causes
 /// (``TransferLimitExceeded``), so a user knows which wait was too long.
@@ -89,7 +90,7 @@ public final class TransferWatch: Sendable {
         /// Looking up or connecting; the first-byte wait has not started.
         case starting
         /// The request is under way and no response head has come yet.
-        case awaitingHead(since: ContinuousClock.Instant)
+        case awaitingHead(since: AppClock.Instant)
         /// The head has come and the body waits for its reader (only the total limit applies).
         case headArrived
         /// The body flows.
@@ -97,24 +98,29 @@ public final class TransferWatch: Sendable {
     }
 
     private struct State {
-        var started = ContinuousClock.now
+        var started: AppClock.Instant
         var phase = Phase.starting
-        var lastByte = ContinuousClock.now
-        var windowStart = ContinuousClock.now
+        var lastByte: AppClock.Instant
+        var windowStart: AppClock.Instant
         var windowBytes: Int64 = 0
         var received: Int64 = 0
         var expected: Int64?
     }
 
     private let state: Mutex<State>
+    /// The clock every limit is measured on, and the watchdog sleeps on.
+    public let clock: AppClock
 
-    /// A watch whose total time counts from `start`.
-    public init(start: ContinuousClock.Instant = .now) {
+    /// A watch on `clock` whose total time counts from `start` (nil: now).
+    public init(start: AppClock.Instant? = nil, clock: AppClock = .system) {
+        let start = start ?? clock.now
+        self.clock = clock
         state = Mutex(State(started: start, lastByte: start, windowStart: start))
     }
 
     /// A request is sent (a redirect or a retry sends another): the first-byte wait counts from now.
-    public func requestStarted(at now: ContinuousClock.Instant = .now) {
+    public func requestStarted(at now: AppClock.Instant? = nil) {
+        let now = now ?? clock.now
         state.withLock { $0.phase = .awaitingHead(since: now) }
     }
 
@@ -126,7 +132,8 @@ public final class TransferWatch: Sendable {
 
     /// The head has come: the body's stall and rate limits apply from now. `received` counts bytes already on hand
     /// (a resumed download's).
-    public func bodyStarted(received: Int64 = 0, expected: Int64?, at now: ContinuousClock.Instant = .now) {
+    public func bodyStarted(received: Int64 = 0, expected: Int64?, at now: AppClock.Instant? = nil) {
+        let now = now ?? clock.now
         state.withLock {
             $0.phase = .body
             $0.lastByte = now
@@ -138,7 +145,8 @@ public final class TransferWatch: Sendable {
     }
 
     /// `count` more body bytes arrived.
-    public func received(_ count: Int, at now: ContinuousClock.Instant = .now) {
+    public func received(_ count: Int, at now: AppClock.Instant? = nil) {
+        let now = now ?? clock.now
         state.withLock {
             $0.lastByte = now
             $0.received += Int64(count)
@@ -150,7 +158,7 @@ public final class TransferWatch: Sendable {
     public var counts: (received: Int64, expected: Int64?) { state.withLock { ($0.received, $0.expected) } }
 
     /// Returns the limit that is over now, if any, and otherwise how long until one could be.
-    func check(_ limits: TransferLimits, now: ContinuousClock.Instant) -> Result<Duration, TransferLimitExceeded> {
+    func check(_ limits: TransferLimits, now: AppClock.Instant) -> Result<Duration, TransferLimitExceeded> {
         state.withLock { state in
             func over(_ limit: TransferLimit) -> Result<Duration, TransferLimitExceeded> {
                 .failure(
@@ -193,13 +201,13 @@ public final class TransferWatch: Sendable {
     /// beside the transfer and cancel the transfer when it throws.
     public func watch(limits: TransferLimits) async throws {
         while !Task.isCancelled {
-            switch check(limits, now: .now) {
+            switch check(limits, now: clock.now) {
             case .failure(let exceeded):
                 throw exceeded
             case .success(let wait):
                 // Phases change without waking the watchdog, so it looks again at least twice a second.
                 let pause = min(max(wait, .milliseconds(10)), .milliseconds(500))
-                do { try await Task.sleep(for: pause) } catch { return }
+                do { try await clock.sleep(for: pause) } catch { return }
             }
         }
     }

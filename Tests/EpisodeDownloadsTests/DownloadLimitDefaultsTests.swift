@@ -1,4 +1,5 @@
 import EpisodeDownloads
+import Measures
 import Testing
 
 @testable import HTTPTransport
@@ -16,7 +17,7 @@ struct DownloadLimitDefaultsTests {
     }
 
     @Test func aOneByteASecondTrickleEndsAtTheMinimumRateWithinAboutAMinute() {
-        let start = ContinuousClock.now
+        let start = AppClock.system.now
         let watch = TransferWatch(start: start)
         watch.requestStarted(at: start)
         watch.bodyStarted(expected: 100_000_000, at: start)
@@ -34,7 +35,7 @@ struct DownloadLimitDefaultsTests {
     }
 
     @Test func aSlowButRealDownloadIsNotEnded() {
-        let start = ContinuousClock.now
+        let start = AppClock.system.now
         let watch = TransferWatch(start: start)
         watch.bodyStarted(expected: 100_000_000, at: start)
         for second in 1...600 {

@@ -1,3 +1,4 @@
+import Measures
 import Testing
 
 @testable import HTTPTransport
@@ -9,13 +10,13 @@ struct TransferWatchTests {
         nameLookup: .seconds(1), connect: .seconds(1), firstByte: .seconds(2), stall: .seconds(1),
         minimumRate: MinimumRate(bytesPerSecond: 100, window: .seconds(5)), total: .seconds(60))
 
-    private func limitHit(_ watch: TransferWatch, at instant: ContinuousClock.Instant) -> TransferLimit? {
+    private func limitHit(_ watch: TransferWatch, at instant: AppClock.Instant) -> TransferLimit? {
         if case .failure(let exceeded) = watch.check(limits, now: instant) { return exceeded.limit }
         return nil
     }
 
     @Test func aServerThatDoesNotAnswerHitsTheFirstByteLimit() {
-        let start = ContinuousClock.now
+        let start = AppClock.system.now
         let watch = TransferWatch(start: start)
         watch.requestStarted(at: start)
         #expect(limitHit(watch, at: start + .milliseconds(1900)) == nil)
@@ -23,7 +24,7 @@ struct TransferWatchTests {
     }
 
     @Test func aBodyWithoutBytesHitsTheStallLimitNotTheFirstByteOne() {
-        let start = ContinuousClock.now
+        let start = AppClock.system.now
         let watch = TransferWatch(start: start)
         watch.requestStarted(at: start)
         watch.bodyStarted(expected: 1_000, at: start)
@@ -32,7 +33,7 @@ struct TransferWatchTests {
     }
 
     @Test func aBodyWaitingForItsReaderHitsNoLimitButTheTotal() {
-        let start = ContinuousClock.now
+        let start = AppClock.system.now
         let watch = TransferWatch(start: start)
         watch.requestStarted(at: start)
         watch.headArrived()
@@ -41,7 +42,7 @@ struct TransferWatchTests {
     }
 
     @Test func aTrickleThatNeverStallsHitsTheMinimumRate() {
-        let start = ContinuousClock.now
+        let start = AppClock.system.now
         let watch = TransferWatch(start: start)
         watch.bodyStarted(expected: nil, at: start)
         // One byte now and then keeps the stall limit away...
@@ -55,7 +56,7 @@ struct TransferWatchTests {
     }
 
     @Test func aBodyFastEnoughPassesWindowAfterWindow() {
-        let start = ContinuousClock.now
+        let start = AppClock.system.now
         let watch = TransferWatch(start: start)
         watch.bodyStarted(expected: nil, at: start)
         watch.received(600, at: start + .milliseconds(4500))
@@ -63,19 +64,24 @@ struct TransferWatchTests {
     }
 
     @Test func theWholeTransferHasItsOwnLimit() {
-        let start = ContinuousClock.now
+        let start = AppClock.system.now
         let watch = TransferWatch(start: start)
         watch.bodyStarted(expected: nil, at: start)
         watch.received(1, at: start + .seconds(61))
         #expect(limitHit(watch, at: start + .seconds(61)) == .total)
     }
 
-    @Test func theWatchdogThrowsTheLimitItHits() async {
-        let watch = TransferWatch()
+    @Test func theWatchdogThrowsTheLimitItHitsWhenTheClockReachesIt() async throws {
+        let clock = ManualClock()
+        let watch = TransferWatch(clock: .manual(clock))
         watch.requestStarted()
         let fast = TransferLimits(firstByte: .milliseconds(200), total: .seconds(10))
-        await #expect(throws: TransferLimitExceeded(limit: .firstByte, limits: fast)) {
-            try await watch.watch(limits: fast)
-        }
+        let watchdog = Task { try await watch.watch(limits: fast) }
+        defer { watchdog.cancel() }
+        try #require(await clock.waitForSleepers(1))
+        await clock.advance(by: .milliseconds(199))
+        #expect(clock.sleeperCount == 1, "the watchdog gave up before the first-byte limit")
+        await clock.advance(by: .milliseconds(1))
+        await #expect(throws: TransferLimitExceeded(limit: .firstByte, limits: fast)) { try await watchdog.value }
     }
 }

@@ -71,7 +71,7 @@ public final class EpisodeUpdateService: Sendable {
         // The in-run retry of a transient failure is a wrapper around the source, not a branch of the refresh.
         self.source =
             configuration.retryTransientFailures
-            ? RetryingFeedSource(wrapping: source, delay: configuration.retryDelay) : source
+            ? RetryingFeedSource(wrapping: source, delay: configuration.retryDelay, clock: configuration.clock) : source
         self.coordinator = coordinator
         self.configuration = configuration
         // The busiest host's answers may take as many slots beyond the count as it has connections.
