@@ -1,6 +1,7 @@
 import EpisodeDownloads
 import Foundation
 import HTTPTransport
+import Measures
 import Synchronization
 import TestSupport
 import Testing
@@ -202,35 +203,40 @@ struct MediaDownloaderTests {
 
     @Test("a trickle that never stalls is still stopped by the total timeout")
     func totalTimeout() async throws {
-        let configuration = DownloadConfiguration(
+        let clock = ManualClock()
+        var configuration = DownloadConfiguration(
             stallTimeout: .seconds(5), totalTimeout: .milliseconds(600), freeSpaceMargin: .none)
+        configuration.minimumRate = nil
+        configuration.clock = .manual(clock)
         try await withDownloadSetup(configuration: configuration) { server, downloader, directory in
             server.serveMedia(
                 "/ep.mp3", mediaBytes(10_000), fault: .trickle(bytes: 100, delay: .milliseconds(50)))
             let destination = directory.appendingPathComponent("ep.mp3")
-            let started = ContinuousClock.now
             let error = await expectFailure(
-                downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination))
+                downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination),
+                whenClock: clock, advancesBy: .milliseconds(600), afterBytes: 100)
             #expect(error?.kind == .timeout, "\(String(describing: error))")
-            #expect(started.duration(to: .now) < .seconds(4))
+            #expect(error?.limit == .total)
         }
     }
 
     @Test("a trickle that never stalls fails at the minimum rate, long before the total timeout; the .part stays")
     func minimumRate() async throws {
+        let clock = ManualClock()
         var configuration = DownloadConfiguration(
             stallTimeout: .seconds(5), totalTimeout: .seconds(60), freeSpaceMargin: .none)
         configuration.minimumRate = MinimumRate(bytesPerSecond: 5_000, window: .milliseconds(500))
+        configuration.clock = .manual(clock)
         try await withDownloadSetup(configuration: configuration) { server, downloader, directory in
             server.serveMedia(
                 "/ep.mp3", mediaBytes(100_000), fault: .trickle(bytes: 100, delay: .milliseconds(100)))
             let destination = directory.appendingPathComponent("ep.mp3")
-            let started = ContinuousClock.now
+            // Half a second of clock time with a few hundred bytes: under 5 000 bytes/s.
             let error = await expectFailure(
-                downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination), part: .kept)
+                downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination), part: .kept,
+                whenClock: clock, advancesBy: .milliseconds(500), afterBytes: 100)
             #expect(error?.kind == .tooSlow, "\(String(describing: error))")
             #expect(error?.limit == .minimumRate)
-            #expect(started.duration(to: .now) < .seconds(4))
         }
     }
 
@@ -292,23 +298,24 @@ struct MediaDownloaderTests {
         }
     }
 
-    @Test("a stall mid-body is caught by the progress timeout, quickly; the .part stays")
+    @Test("a stall mid-body is caught by the progress timeout, not the total one; the .part stays")
     func stall() async throws {
-        let configuration = DownloadConfiguration(stallTimeout: .milliseconds(500), freeSpaceMargin: .none)
+        let clock = ManualClock()
+        var configuration = DownloadConfiguration(stallTimeout: .milliseconds(500), freeSpaceMargin: .none)
+        configuration.clock = .manual(clock)
         try await withDownloadSetup(configuration: configuration) { server, downloader, directory in
             server.serveMedia("/ep.mp3", mediaBytes(100_000), fault: .stall(afterBytes: 30_000))
             let destination = directory.appendingPathComponent("ep.mp3")
-            let started = ContinuousClock.now
             let error = await expectFailure(
-                downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination), part: .kept)
-            let took = started.duration(to: .now)
+                downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination), part: .kept,
+                whenClock: clock, advancesBy: .milliseconds(500), afterBytes: 30_000)
             #expect(error?.kind == .stalled)
             if case .transport(.transferLimit(.stall, _, _, _, let expected, _)) = error?.cause {
                 #expect(expected == 100_000)
             } else {
                 Issue.record("\(String(describing: error))")
             }
-            #expect(took < .seconds(5))
+            #expect(clock.offset == .milliseconds(500))
         }
     }
 

@@ -1,6 +1,7 @@
 import EpisodeDownloads
 import Foundation
 import HTTPTransport
+import Measures
 import Synchronization
 import TestSupport
 import Testing
@@ -102,6 +103,35 @@ func expectFailure(
     sourceLocation: SourceLocation = #_sourceLocation
 ) async -> DownloadError? {
     let error = await expectDownloadError { _ = try await downloader.download(request, progress: { _ in }) }
+    #expect(
+        !exists(request.destination), "a failed download left a file under the final name",
+        sourceLocation: sourceLocation)
+    switch part {
+    case .removed:
+        #expect(!exists(partFile(request.destination)), "the .part was kept", sourceLocation: sourceLocation)
+    case .kept:
+        #expect(exists(partFile(request.destination)), "the .part was removed", sourceLocation: sourceLocation)
+    case nil: break
+    }
+    return error
+}
+
+/// As ``expectFailure(_:_:part:sourceLocation:)``, for a downloader on `clock`: once `bytes` of the body have
+/// arrived (in real time), the clock moves on by `duration`, and the download is expected to fail then. A limit that
+/// struck before (or a download that waits for anything but the clock) fails the test.
+func expectFailure(
+    _ downloader: MediaDownloader, _ request: MediaRequest, part: PartAfterFailure? = nil,
+    whenClock clock: ManualClock, advancesBy duration: Duration, afterBytes bytes: Int64,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async -> DownloadError? {
+    let received = Mutex<Int64>(0)
+    let download = Task {
+        try await downloader.download(request, progress: { progress in received.withLock { $0 = progress.receivedBytes } })
+    }
+    let arrived = await waitUntil { received.withLock { $0 } >= bytes }
+    #expect(arrived, "\(bytes) bytes did not arrive", sourceLocation: sourceLocation)
+    await clock.advance(by: duration)
+    let error = await expectDownloadError { _ = try await download.value }
     #expect(
         !exists(request.destination), "a failed download left a file under the final name",
         sourceLocation: sourceLocation)
