@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 public import Measures
+import Synchronization
 
 /// The separate limits on one HTTP transfer. Each one that is hit is named in the error it causes
 /// (``TransferLimitExceeded``), so a user knows which wait was too long.

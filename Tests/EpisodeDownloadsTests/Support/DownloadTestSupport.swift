@@ -126,7 +126,8 @@ func expectFailure(
 ) async -> DownloadError? {
     let received = Mutex<Int64>(0)
     let download = Task {
-        try await downloader.download(request, progress: { progress in received.withLock { $0 = progress.receivedBytes } })
+        try await downloader.download(
+            request, progress: { progress in received.withLock { $0 = progress.receivedBytes } })
     }
     let arrived = await waitUntil { received.withLock { $0 } >= bytes }
     #expect(arrived, "\(bytes) bytes did not arrive", sourceLocation: sourceLocation)
