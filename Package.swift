@@ -290,7 +290,7 @@ let package = Package(
             name: "ReliabilityTests",
             dependencies: [
                 "FeedParsing", "FeedFetching", "HTTPTransport", "FeedModels", "FeedStorage", "RefreshEngine",
-                "ConsoleOutput",
+                "ConsoleOutput", "Measures",
                 "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],

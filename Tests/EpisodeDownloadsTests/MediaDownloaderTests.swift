@@ -209,8 +209,9 @@ struct MediaDownloaderTests {
         configuration.minimumRate = nil
         configuration.clock = .manual(clock)
         try await withDownloadSetup(configuration: configuration) { server, downloader, directory in
+            // 100 s of trickle in real time: only the clock's total limit can end it within the test.
             server.serveMedia(
-                "/ep.mp3", mediaBytes(10_000), fault: .trickle(bytes: 100, delay: .milliseconds(50)))
+                "/ep.mp3", mediaBytes(200_000), fault: .trickle(bytes: 100, delay: .milliseconds(50)))
             let destination = directory.appendingPathComponent("ep.mp3")
             let error = await expectFailure(
                 downloader, MediaRequest(url: server.url("/ep.mp3"), destination: destination),

@@ -182,7 +182,7 @@ struct ConnectTimeoutTests {
         let unanswered = try UnansweredPort()
         defer { unanswered.close() }
         let configuration = FetchConfiguration(
-            connectTimeout: .seconds(3),
+            connectTimeout: .seconds(5),
             totalTimeout: .seconds(30),
             userAgent: "podfresh/test"
         )
@@ -193,10 +193,10 @@ struct ConnectTimeoutTests {
             )
             let failure = try #require(error)
             #expect(failure.kind == .unreachable)
-            #expect(failure.cause == .transport(.connectTimedOut(host: "127.0.0.1", after: .seconds(3))))
+            #expect(failure.cause == .transport(.connectTimedOut(host: "127.0.0.1", after: .seconds(5))))
             #expect(failure.limit == .connect)
-            // One wait of 3 s, not two (a second wait would end at 6 s at the earliest).
-            #expect(seconds >= 2.9 && seconds < 6, "took \(seconds) s")
+            // One wait of 5 s, not two (a second wait would end at 10 s at the earliest).
+            #expect(seconds >= 4.9 && seconds < 10, "took \(seconds) s")
         }
     }
 }
