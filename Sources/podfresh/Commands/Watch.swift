@@ -48,6 +48,10 @@ extension RootCommand {
 
         @OptionGroup var podping: PodpingOptions
 
+        @OptionGroup var sync: SyncRunOptions
+
+        @OptionGroup var syncInterval: SyncIntervalOptions
+
         func validate() throws {
             if let interval, interval.seconds < 1 { throw ValidationError("Please give an --interval of at least 1s.") }
             if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
@@ -76,9 +80,14 @@ extension RootCommand {
                 lease: fleet.lease.duration,
                 downloads: downloading.settings(perHost: fetch.perHost, firstByte: fetch.firstByteTimeout.duration)
             ) { environment in
+                var subscriptionSync: SubscriptionSync?
+                if !sync.noSync {
+                    subscriptionSync = try await environment.subscriptionSync(
+                        interval: .seconds(syncInterval.syncInterval.seconds))
+                }
                 let service = WatchService(
                     environment: environment, interval: interval?.seconds,
-                    sources: environment.dueSources(podping: podping.settings))
+                    sources: environment.dueSources(podping: podping.settings, sync: subscriptionSync))
                 // What the last cycle published is printed before the error that ends watch (exit 70).
                 try await environment.withEvents {
                     if let metricsAddress {
