@@ -9,12 +9,10 @@ VENV="${1:-.build-sync-venv}"
 if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import gpodder_router, uvicorn, aiosqlite' 2>/dev/null; then
   exit 0
 fi
-rm -rf "$VENV.tmp"
-python3 -m venv "$VENV.tmp"
-"$VENV.tmp/bin/pip" install --quiet --disable-pip-version-check --ignore-requires-python \
-  'gpodder-fastapi-router==0.1.3' 'uvicorn>=0.30' 'aiosqlite>=0.20'
-"$VENV.tmp/bin/python" -c 'import gpodder_router, uvicorn, aiosqlite'
+# Made in place: a venv names its own folder in its scripts. One cut short fails the import check above next time,
+# and is made again from nothing.
 rm -rf "$VENV"
-mv "$VENV.tmp" "$VENV"
-# The venv's scripts name their folder: make them point at the final one.
-sed -i "s#$PWD/$VENV.tmp#$PWD/$VENV#g" "$VENV"/bin/* 2>/dev/null || true
+python3 -m venv "$VENV"
+"$VENV/bin/pip" install --quiet --disable-pip-version-check --ignore-requires-python \
+  'gpodder-fastapi-router==0.1.3' 'uvicorn>=0.30' 'aiosqlite>=0.20'
+"$VENV/bin/python" -c 'import gpodder_router, uvicorn, aiosqlite'
