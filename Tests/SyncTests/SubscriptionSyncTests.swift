@@ -7,8 +7,10 @@ import TestSupport
 import Testing
 
 /// The sync rules of issue #35, run by the engine's ``SubscriptionSync`` over a real SQLite store against real
-/// servers on 127.0.0.1, with the phone's side made by plain HTTP calls.
+/// servers on 127.0.0.1, with the phone's side made by plain HTTP calls. One test at a time: each starts a Python
+/// server, and a dozen starting at once on two cores starve the suite's time-limited neighbours.
 @Suite(
+    .serialized,
     .enabled(
         "needs the gpodder-fastapi-router venv (Scripts/sync-test-venv.sh, from PyPI) and python3",
         Servers.bothAvailable))

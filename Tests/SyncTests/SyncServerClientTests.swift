@@ -8,6 +8,7 @@ import Testing
 /// The client of both API flavours against real servers on 127.0.0.1, and every fault a server can show: each is a
 /// ``SyncFailure`` that names the server and the cause, and never carries the password.
 @Suite(
+    .serialized,
     .enabled(
         "needs the gpodder-fastapi-router venv (Scripts/sync-test-venv.sh, from PyPI) and python3",
         Servers.bothAvailable))
