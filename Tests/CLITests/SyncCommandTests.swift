@@ -222,4 +222,35 @@ struct SyncCommandTests {
             #expect(try await podfresh.run(["list"]).stdout.contains(a), "the subscriptions stay")
         }
     }
+
+    @Test(.timeLimit(.minutes(3)), .enabled("needs python3") { SyncTestServer.nextcloudAvailable })
+    func onPostgreSQLThePasswordIsKeptInTheDatabaseForEveryWorker() async throws {
+        var podfresh = try Podfresh()
+        defer { podfresh.cleanUp() }
+        podfresh.environment["PODFRESH_DATABASE"] = try await TestPostgres.shared().makeDatabase(prefix: "cli-sync")
+        podfresh.environment["PODFRESH_SYNC_PASSWORD"] = Self.password
+        try await withTestHTTPServer { feeds in
+            feeds.serveFeed("/a.xml", feed("Show A", items: ["a-one"]))
+            let a = feeds.url("/a.xml").absoluteString
+            try await withSyncTestServer(.nextcloud, directory: podfresh.directory, password: Self.password) {
+                server in
+                try await server.phoneChanges(add: [a])
+                let setup = try await podfresh.run(
+                    [
+                        "sync", "setup", "--server", server.url.absoluteString, "--user", server.user, "--api",
+                        "nextcloud",
+                    ])
+                #expect(setup.status == 0, "\(setup.stderr)")
+                #expect(setup.stdout.contains("in the database"), "\(setup.stdout)")
+                // A worker started without the variable finds the password in the database.
+                var worker = podfresh
+                worker.environment["PODFRESH_SYNC_PASSWORD"] = nil
+                let refresh = try await worker.run(["refresh", "--json"])
+                #expect(refresh.status == 0, "\(refresh.stderr)")
+                #expect(events("sync_pulled", in: refresh.stdout).first?["added"] as? Int == 1)
+                #expect(events("feed_refreshed", in: refresh.stdout).contains { $0["url"] as? String == a })
+                #expect(!refresh.stdout.contains(Self.password) && !refresh.stderr.contains(Self.password))
+            }
+        }
+    }
 }
