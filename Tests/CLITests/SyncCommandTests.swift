@@ -253,4 +253,26 @@ struct SyncCommandTests {
             }
         }
     }
+
+    @Test(.timeLimit(.minutes(2)), .enabled("needs python3") { SyncTestServer.nextcloudAvailable })
+    func importAndRemoveArePushedByTheNextSync() async throws {
+        try await withSyncedPodfresh(.nextcloud) { podfresh, server, feeds in
+            let b = feeds.url("/b.xml").absoluteString
+            let c = feeds.url("/c.xml").absoluteString
+            let opml = podfresh.directory.appendingPathComponent("phone.opml")
+            try """
+            <opml version="2.0"><head><title>subs</title></head><body>
+            <outline text="B" type="rss" xmlUrl="\(b)"/><outline text="C" type="rss" xmlUrl="\(c)"/>
+            </body></opml>
+            """.write(to: opml, atomically: true, encoding: .utf8)
+            #expect(try await podfresh.run(["import", opml.path]).status == 0)
+            #expect(try await podfresh.run(["sync"]).status == 0)
+            #expect(try await server.phoneSubscriptions() == [b, c])
+
+            #expect(try await podfresh.run(["remove", c]).status == 0)
+            let sync = try await podfresh.run(["sync", "--json"])
+            #expect(events("sync_pushed", in: sync.stdout).first?["removed"] as? Int == 1, "\(sync.stdout)")
+            #expect(try await server.phoneSubscriptions() == [b])
+        }
+    }
 }
