@@ -183,11 +183,13 @@ struct SyncCommandTests {
         .timeLimit(.minutes(3)),
         .enabled("needs the gpodder-fastapi-router venv (Scripts/sync-test-venv.sh, from PyPI)") {
             await SyncTestServer.gpodderAvailable()
-        })
-    func watchPicksUpASubscriptionAddedOnThePhoneWithinOneSyncInterval() async throws {
+        }, arguments: [false, true])
+    func watchPicksUpASubscriptionAddedOnThePhoneWithinOneSyncInterval(_ fixedCycle: Bool) async throws {
         try await withSyncedPodfresh(.gpodder) { podfresh, server, feeds in
             let c = feeds.url("/c.xml").absoluteString
-            try await podfresh.withRunning(["watch", "--json", "--sync-interval", "2s"]) { watch in
+            // Also with a fixed cycle of an hour: a feed the server subscribed is checked between cycles.
+            let cycle = fixedCycle ? ["--interval", "1h"] : []
+            try await podfresh.withRunning(["watch", "--json", "--sync-interval", "2s"] + cycle) { watch in
                 #expect(
                     await watch.waitForLine(containing: "\"sync_pulled\"", within: .seconds(30)), "\(watch.transcript)")
                 // The API's cursors are whole seconds: a change in the second of the last pull would be "not after" it.

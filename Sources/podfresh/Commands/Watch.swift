@@ -197,17 +197,19 @@ struct WatchService: Service {
         }
     }
 
-    /// The feeds a source of "due now" made due by now (their next check's reason ``ScheduleReason/isPushed``).
+    /// The feeds a source of "due now" made due by now (their next check's reason ``ScheduleReason/isPushed``), and
+    /// those never checked (subscribed meanwhile: by the sync server, `add --no-fetch` or `import`).
     static func pingedFeeds(_ environment: RefreshEnvironment) async throws -> [Int64] {
         try await environment.store.dueSubscriptions(at: environment.now())
-            .filter { $0.nextCheckReason?.isPushed == true }.map(\.id)
+            .filter { $0.nextCheckReason?.isPushed == true || $0.lastCheckedAt == nil }.map(\.id)
     }
 
     /// The earliest time any feed is due (with a fixed cycle: the next cycle, or sooner a feed a ping made due).
     static func nextDue(_ environment: RefreshEnvironment, interval: Double?, cycle: Date) async throws -> Date? {
         let live = try await environment.store.subscriptions().filter { !$0.isGone }
         if interval != nil {
-            let pinged = live.lazy.filter { $0.nextCheckReason?.isPushed == true }.compactMap(\.nextCheckAt)
+            let pinged = live.lazy.filter { $0.nextCheckReason?.isPushed == true || $0.lastCheckedAt == nil }
+                .map { $0.nextCheckAt ?? .distantPast }
             return min(cycle, pinged.min() ?? cycle)
         }
         let dates = live.map { $0.nextCheckAt ?? .distantPast }
