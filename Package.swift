@@ -124,10 +124,18 @@ let package = Package(
             dependencies: ["HTTPTransport", "Measures"],
             swiftSettings: strictSettings
         ),
+        /// Sync with a gPodder-API server (issue #35): a client of the gpodder.net API v2 and of Nextcloud's gPodder
+        /// Sync app, over HTTPTransport. Knows no store: the engine's `SubscriptionSync` decides what to pull and push.
+        .target(
+            name: "GPodderSync",
+            dependencies: ["FeedModels", "HTTPTransport", "Measures"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "RefreshEngine",
             dependencies: [
                 "FeedParsing", "FeedFetching", "FeedModels", "EpisodeDownloads", "HTTPTransport", "Measures", "Podping",
+                "GPodderSync",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -148,6 +156,7 @@ let package = Package(
             name: "ConsoleOutput",
             dependencies: [
                 "RefreshEngine", "FeedFetching", "FeedParsing", "FeedModels", "Measures", "EpisodeDownloads", "Podping",
+                "GPodderSync",
                 "RefreshMetrics", "HTTPTransport",
             ],
             swiftSettings: strictSettings
@@ -171,7 +180,7 @@ let package = Package(
                 "FeedParsing", "FeedFetching", "FeedModels", "FeedStorage", "PostgresStorage", "RefreshEngine",
                 "ConsoleOutput", "Measures", .target(name: "CJemalloc", condition: .when(platforms: [.linux])),
                 .target(name: "AllocatorSettings", condition: .when(platforms: [.linux])),
-                "RefreshMetrics", "EpisodeDownloads", "Podping", "HTTPTransport",
+                "RefreshMetrics", "EpisodeDownloads", "Podping", "HTTPTransport", "GPodderSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // ServiceGroup and graceful shutdown; its public API names UnixSignal (UnixSignals) and Logger (Logging).
@@ -249,6 +258,16 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+        /// Sync (issue #35) against real gPodder-API servers on 127.0.0.1: gpodder-fastapi-router in a venv, and a
+        /// Nextcloud gPodder Sync server written from its published API (Scripts/SyncServers).
+        .testTarget(
+            name: "SyncTests",
+            dependencies: [
+                "GPodderSync", "RefreshEngine", "FeedModels", "FeedStorage", "PostgresStorage", "HTTPTransport",
+                "TestSupport",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

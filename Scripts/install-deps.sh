@@ -14,6 +14,8 @@ command -v openssl >/dev/null 2>&1 || missing+=(openssl)   # the fetch tests mak
 command -v ip >/dev/null 2>&1 || missing+=(iproute2)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
+# The sync tests (issue #35) run a gpodder.net-compatible server from PyPI in a venv of their own (python3-venv).
+python3 -c 'import ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 # The PostgreSQL store's tests start a throwaway cluster (initdb, pg_ctl); no system service is needed or started.
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 if [ ${#missing[@]} -gt 0 ]; then
@@ -24,3 +26,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
 fi
 command -v swift >/dev/null 2>&1 || { echo "swift is not on PATH (Swift 6.1 or newer is needed)"; exit 1; }
+# The venv of the sync tests' gPodder server (.build-sync-venv, git-ignored); without PyPI those tests skip, saying why.
+bash "$(dirname "$0")/sync-test-venv.sh" || echo "the sync tests' gPodder server venv could not be made (no PyPI?): those tests will be skipped"

@@ -145,6 +145,8 @@ final class JSONLinesOutput: OutputStyle {
             ])
         case .podping(let event):
             emit(PodpingText.json(event))
+        case .sync(let event):
+            emit(SyncText.json(event))
         }
     }
 

@@ -71,6 +71,9 @@ class HumanStyle: OutputStyle {
             if DownloadText.worthSaying(summary) { printLine(DownloadText.summaryLine(summary)) }
         case .podping(let event):
             drawPodping(event)
+        case .sync(let event):
+            guard let (text, isError) = SyncText.line(event) else { break }
+            if isError { printError(text) } else if showsPodpingNews { printLine(text) }
         case .batchStarted, .fetchStarted, .fetchCompleted, .fetchCancelled, .batchProgress, .batchCompleted, .idle,
             .downloadsQueued, .downloadStarted, .downloadProgressed:
             break

@@ -15,6 +15,7 @@ public enum ScheduleReasonText {
         case .gone: "gone (410)"
         case .networkOffline: "network offline"
         case .podping: "podping"
+        case .syncServer: "added by sync"
         case .stored(let text): text
         }
     }

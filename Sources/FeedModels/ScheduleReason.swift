@@ -47,6 +47,8 @@ public enum ScheduleReason: Sendable, Hashable {
     case networkOffline
     /// A podping made the feed due.
     case podping
+    /// The sync server (gPodder API) subscribed the feed, or named it: checked in the same run.
+    case syncServer
     /// The reason as an older podfresh stored it: a sentence, shown as it was written.
     case stored(String)
 }
@@ -55,8 +57,10 @@ extension ScheduleReason {
     /// Whether a source of "due now" (podping's notices) made the feed due, rather than its schedule: with
     /// `watch --interval`, such a feed is checked between cycles.
     public var isPushed: Bool {
-        if case .podping = self { return true }
-        return false
+        switch self {
+        case .podping, .syncServer: return true
+        default: return false
+        }
     }
 }
 
@@ -100,7 +104,7 @@ extension ScheduleReason {
 /// "failures":3}`, `{"kind":"podping"}`, `{"kind":"stored","text":"…"}`.
 extension ScheduleReason: Codable {
     private enum Kind: String, Codable {
-        case cadence, backoff, retryAfter, complete, gone, networkOffline, podping, stored
+        case cadence, backoff, retryAfter, complete, gone, networkOffline, podping, syncServer, stored
     }
 
     private enum BasisKind: String, Codable {
@@ -135,6 +139,7 @@ extension ScheduleReason: Codable {
         case .gone: self = .gone
         case .networkOffline: self = .networkOffline
         case .podping: self = .podping
+        case .syncServer: self = .syncServer
         case .stored: self = .stored(try container.decode(String.self, forKey: .text))
         }
     }
@@ -165,6 +170,7 @@ extension ScheduleReason: Codable {
         case .gone: try container.encode(Kind.gone, forKey: .kind)
         case .networkOffline: try container.encode(Kind.networkOffline, forKey: .kind)
         case .podping: try container.encode(Kind.podping, forKey: .kind)
+        case .syncServer: try container.encode(Kind.syncServer, forKey: .kind)
         case .stored(let text):
             try container.encode(Kind.stored, forKey: .kind)
             try container.encode(text, forKey: .text)

@@ -184,6 +184,22 @@ enum PostgresSchema {
               ADD COLUMN podping_cooldown double precision
             """
         ],
+        // 10: sync with a gPodder-API server (issue #35). The set-up (one row) with its cursor, last outcome and the
+        // lease of the one worker that syncs for the fleet; the password too, since every worker of a fleet needs it
+        // and whoever can read this database can already change everything in it; the feeds the server is known to
+        // hold for this device.
+        [
+            """
+            CREATE TABLE sync_account (
+              singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+              server text NOT NULL, username text NOT NULL, device text NOT NULL, api text NOT NULL,
+              password text,
+              subscriptions_cursor bigint, last_sync_at double precision, last_outcome text,
+              holder text, lease_expires_at double precision
+            )
+            """,
+            "CREATE TABLE sync_known_feed (url text PRIMARY KEY)",
+        ],
     ]
 
     /// The version this binary writes and understands.

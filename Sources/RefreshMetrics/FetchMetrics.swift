@@ -185,7 +185,7 @@ public final class FetchMetrics: Sendable {
         case .podping(let event):
             podping.record(event)
         case .batchStarted, .batchProgress, .hookFailed, .idle, .downloadsQueued, .downloadStarted,
-            .downloadProgressed, .downloadRemoved, .downloadSkipped, .downloadProblem, .downloadsFinished:
+            .downloadProgressed, .downloadRemoved, .downloadSkipped, .downloadProblem, .downloadsFinished, .sync:
             break
         }
     }

@@ -4,6 +4,7 @@ import FeedFetching
 import FeedModels
 import FeedParsing
 import Foundation
+import GPodderSync
 import HTTPTransport
 import Measures
 import RefreshEngine
@@ -30,6 +31,10 @@ struct RefreshEnvironment: Sendable {
     let network: HTTPNetwork
     /// Podping state and the chain's cursor.
     let podpingStore: any PodpingRepository
+    /// The sync set-up, its cursor and the feeds the server is known to hold.
+    let syncStore: any SyncRepository
+    /// The SQLite file, when the store is one (the sync password is kept beside it).
+    let sqlitePath: String?
 
     /// Now, by the store's clock.
     func now() -> Date { clock.date }
@@ -39,11 +44,49 @@ struct RefreshEnvironment: Sendable {
         try await podfresh.withEvents(events, drawnThrough: updates, body)
     }
 
-    /// The sources of "due now" the command was given (`--podping`), each publishing to the command's events.
-    func dueSources(podping: PodpingSettings?) -> [any DueSource] {
+    /// The sources of "due now" the command was given (`--podping`; sync once it is set up), each publishing to the
+    /// command's events.
+    func dueSources(podping: PodpingSettings?, sync: SubscriptionSync? = nil) -> [any DueSource] {
         var sources: [any DueSource] = []
+        if let sync { sources.append(sync) }
         if let podping { sources.append(podpingWatcher(podping)) }
         return sources
+    }
+
+    /// The sync with the server set up by `sync setup`, publishing to the command's events; nil when sync is not set
+    /// up. A set-up whose password is gone still gives one, whose every sync fails saying what to do.
+    func subscriptionSync(interval: Duration = .seconds(300)) async throws -> SubscriptionSync? {
+        guard let state = try await syncStore.syncState() else { return nil }
+        var password: String?
+        var unusable: SyncFailure?
+        if let sqlitePath {
+            let path = SyncCredentials.passwordPath(forDatabaseAt: sqlitePath)
+            do {
+                password = try SyncCredentials.read(from: path)
+            } catch {
+                unusable = SyncFailure(
+                    step: .pull, kind: .noPassword, server: SyncServerClient.displayName(state.setup.server),
+                    detail: "\(error)")
+            }
+            if password == nil, unusable == nil {
+                unusable = SyncFailure(
+                    step: .pull, kind: .noPassword, server: SyncServerClient.displayName(state.setup.server),
+                    detail: "no file \(path)")
+            }
+        } else {
+            password = try await syncStore.syncPassword()
+            if password == nil {
+                unusable = SyncFailure(
+                    step: .pull, kind: .noPassword, server: SyncServerClient.displayName(state.setup.server),
+                    detail: "not in the database")
+            }
+        }
+        let client = SyncServerClient(setup: state.setup, password: password ?? "", network: network)
+        return SubscriptionSync(
+            settings: SyncSettings(
+                client: client, interval: interval, worker: FleetSettings.thisProcess, unusable: unusable),
+            store: syncStore, subscriptions: store, clock: clock,
+            publish: events.publish)
     }
 
     /// The podping reader for `settings`, publishing to the command's events.
@@ -119,7 +162,7 @@ private func withEnvironment<Result: Sendable>(
             store: store.repositories, claims: store.claims, source: source, coordinator: coordinator,
             events: events, updates: updates, renderer: renderer, service: service, clock: clock,
             network: network,
-            podpingStore: store.podping)
+            podpingStore: store.podping, syncStore: store.sync, sqlitePath: store.sqlitePath)
         return try await body(environment)
     }
 }

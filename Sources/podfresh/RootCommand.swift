@@ -9,7 +9,7 @@ struct RootCommand: AsyncParsableCommand {
         abstract: "Keep podcast subscriptions fresh: fetch every feed, store new episodes, say what is new.",
         discussion: """
             Exit status: 0 every feed refreshed or unchanged; 1 one or more feeds failed (the others were \
-            still stored), a download failed (the others are on disk), or a command's input was refused (a feed already subscribed, or not a feed; a migrate target \
+            still stored), a download failed (the others are on disk), the sync with the gPodder server failed (the refresh went on with the local list), or a command's input was refused (a feed already subscribed, or not a feed; a migrate target \
             that already holds subscriptions, without --merge); 64 usage \
             error (including a feed name that matches no subscription or several); 70 internal or database error, in \
             every command (a database that cannot be opened, read or written, is damaged or full, belongs to \
@@ -25,7 +25,7 @@ struct RootCommand: AsyncParsableCommand {
             Refresh.self, Watch.self, Download.self, Add.self, Remove.self, Move.self, SetSettings.self, List.self,
             Status.self,
             Episodes.self,
-            ImportOPML.self, ExportOPML.self, Parse.self, Migrate.self,
+            ImportOPML.self, ExportOPML.self, Parse.self, Migrate.self, Sync.self,
         ],
         defaultSubcommand: Refresh.self
     )

@@ -13,7 +13,8 @@ struct OpenStore: Sendable {
     let sqlitePath: String?
     /// Podping state and the chain's cursor.
     var podping: any PodpingRepository
-
+    /// The sync set-up, its cursor and the feeds the server is known to hold.
+    var sync: any SyncRepository
 }
 
 /// How a command uses the store.
@@ -41,10 +42,11 @@ func withStore<Result: Sendable>(
             store = try await FeedStore.open(
                 forReadingAt: path, upgradingOlderSchema: true)
         }
-        return try await body(OpenStore(repositories: store, claims: nil, sqlitePath: path, podping: store))
+        return try await body(
+            OpenStore(repositories: store, claims: nil, sqlitePath: path, podping: store, sync: store))
     case .postgres(let url):
         return try await PostgresFeedStore.withStore(url: url) { store in
-            try await body(OpenStore(repositories: store, claims: store, sqlitePath: nil, podping: store))
+            try await body(OpenStore(repositories: store, claims: store, sqlitePath: nil, podping: store, sync: store))
         }
     }
 }

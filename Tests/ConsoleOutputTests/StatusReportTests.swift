@@ -123,7 +123,7 @@ struct StatusReportTests {
         #expect(
             pairs.map(\.0) == [
                 "subscriptions", "due_now", "failing", "gone", "moved", "last_run", "conditional_hit_rate",
-                "downloads_on_disk", "broken_links", "podping",
+                "downloads_on_disk", "broken_links", "podping", "sync",
             ])
         let text = report.json()
         #expect(!text.contains("\n"))

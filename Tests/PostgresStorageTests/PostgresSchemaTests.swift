@@ -110,10 +110,11 @@ struct PostgresSchemaTests {
             return feed
         }
         // Given the database as schema version 3 left it (no download columns, no download table, no podping
-        // tables) …
+        // tables, no sync tables) …
         try await cluster.psql(
             database: database,
             """
+            DROP TABLE sync_account, sync_known_feed;
             DROP TABLE podping_feed, podping_cursor;
             DROP TABLE download_lease, check_pass, download;
             ALTER TABLE subscription DROP COLUMN downloads_enabled, DROP COLUMN keep_newest,

@@ -21,6 +21,8 @@ public struct StatusReport: Sendable {
     /// Each feed's podping state, and the cursor into the chain.
     public var podping: [Int64: PodpingFeedState] = [:]
     public var podpingCursor: PodpingCursor?
+    /// The sync set-up and its last outcome; nil when sync is not set up.
+    public var sync: SyncState?
 
     /// - Parameters:
     ///   - subscriptions: Every subscription.
@@ -110,6 +112,7 @@ public struct StatusReport: Sendable {
             }
         }
         if let line = PodpingReport.statusLine(states: podping, cursor: podpingCursor) { lines.append(line) }
+        if let sync { lines += SyncText.statusLines(sync) }
         return lines
     }
 
@@ -182,6 +185,7 @@ public struct StatusReport: Sendable {
                     })
             ),
             ("podping", PodpingReport.statusJSON(states: podping, cursor: podpingCursor)),
+            ("sync", SyncText.statusJSON(sync)),
         ])
     }
 }

@@ -183,6 +183,26 @@ enum Migrations {
                 t.add(column: "recheckCooldown", .double)
             }
         }
+        migrator.registerMigration("sync") { db in
+            // Issue #35: the gPodder-API set-up (one row), its cursor, the last outcome and the lease of the worker that
+            // syncs; and the feeds the server is known to hold for this device (normalised URLs), which a sync compares
+            // the subscriptions with. The password is not stored here (a file beside the database, mode 0600).
+            try db.create(table: "syncAccount") { t in
+                t.primaryKey("singleton", .integer).check { $0 == 1 }
+                t.column("server", .text).notNull()
+                t.column("user", .text).notNull()
+                t.column("device", .text).notNull()
+                t.column("api", .text).notNull()
+                t.column("subscriptionsCursor", .integer)
+                t.column("lastSyncAt", .double)
+                t.column("lastOutcome", .text)
+                t.column("holder", .text)
+                t.column("leaseExpiresAt", .double)
+            }
+            try db.create(table: "syncKnownFeed") { t in
+                t.primaryKey("url", .text)
+            }
+        }
         return migrator
     }
 

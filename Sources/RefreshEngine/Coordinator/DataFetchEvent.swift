@@ -47,6 +47,8 @@ public enum DataFetchEvent: Sendable, Hashable {
     case downloadsFinished(DownloadSummary)
     /// Something the podping reader read or did (`--podping`).
     case podping(PodpingEvent)
+    /// Something a sync with the gPodder-API server did (`sync`, and `refresh`/`watch` once sync is set up).
+    case sync(SyncEvent)
 
     // MARK: - Kind
 
@@ -75,6 +77,7 @@ public enum DataFetchEvent: Sendable, Hashable {
         case downloadProblem
         case downloadsFinished
         case podping
+        case sync
     }
 
     /// This event's case.
@@ -101,6 +104,7 @@ public enum DataFetchEvent: Sendable, Hashable {
         case .downloadProblem: .downloadProblem
         case .downloadsFinished: .downloadsFinished
         case .podping: .podping
+        case .sync: .sync
         }
     }
 }

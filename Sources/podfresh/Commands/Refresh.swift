@@ -50,6 +50,8 @@ extension RootCommand {
 
         @OptionGroup var podping: PodpingOptions
 
+        @OptionGroup var sync: SyncRunOptions
+
         func validate() throws {
             if [all, force, offline].filter({ $0 }).count > 1 {
                 throw ValidationError("Please give at most one of --all, --force and --offline.")
@@ -90,8 +92,11 @@ extension RootCommand {
                         return ExitCode.validationFailure
                     }
                 }
+                // Sync first once it is set up (never offline), so feeds the server names are fetched in this run.
+                var subscriptionSync: SubscriptionSync?
+                if !offline && !sync.noSync { subscriptionSync = try await environment.subscriptionSync() }
                 let run = try await runRefresh(
-                    environment, policy: policy, feedIDs: feedIDs, podping: podping.settings)
+                    environment, policy: policy, feedIDs: feedIDs, podping: podping.settings, sync: subscriptionSync)
                 if run.summary.outcomes.isEmpty && (mode == .plain || mode == .tty) {
                     let count = try await environment.store.subscriptions().count
                     if count == 0 {
@@ -110,6 +115,8 @@ struct RefreshRunResult: Sendable {
     var summary: RefreshSummary
     /// SIGINT or SIGTERM, when the run was stopped before every feed was checked.
     var stoppedBy: UnixSignal?
+    /// The sync before the refresh failed (it said so; the refresh went on with the local subscriptions).
+    var syncFailed = false
 }
 
 /// Runs one refresh with the renderer listening, and waits until every event was drawn. The first SIGINT/SIGTERM
@@ -119,9 +126,10 @@ struct RefreshRunResult: Sendable {
 /// Each source of "due now" (with `podping`: the chain from the stored cursor) is read first, so that the feeds it
 /// names are due.
 func runRefresh(
-    _ environment: RefreshEnvironment, policy: RefreshPolicy, feedIDs: [Int64]?, podping: PodpingSettings? = nil
+    _ environment: RefreshEnvironment, policy: RefreshPolicy, feedIDs: [Int64]?, podping: PodpingSettings? = nil,
+    sync: SubscriptionSync? = nil
 ) async throws -> RefreshRunResult {
-    let sources = environment.dueSources(podping: podping)
+    let sources = environment.dueSources(podping: podping, sync: sync)
     let shutdown = SignalShutdown()
     let renderer = environment.renderer
     let refresh = StoppableWork(
@@ -138,7 +146,8 @@ func runRefresh(
         preconditionFailure("the refresh service returned without a result")
     }
     // The signal is recorded before the group hears of the shutdown.
-    let run = RefreshRunResult(summary: finished.result, stoppedBy: finished.stopped ? shutdown.signal : nil)
+    var run = RefreshRunResult(summary: finished.result, stoppedBy: finished.stopped ? shutdown.signal : nil)
+    run.syncFailed = sync?.lastOutcome?.failure != nil
     if let signal = run.stoppedBy {
         let unchecked = run.summary.outcomes.filter { $0.result == .cancelled }.count
         let checked = run.summary.outcomes.count - unchecked
@@ -164,7 +173,7 @@ func exitStatus(for run: RefreshRunResult) -> ExitCode {
     if run.summary.downloads?.databaseFailed == true { return ExitStatus.internalError }
     if (run.summary.downloads?.failedCount ?? 0) > 0 { return ExitStatus.feedsFailed }
     if run.summary.networkOffline { return .success }
-    return run.summary.failedCount > 0 ? ExitStatus.feedsFailed : .success
+    return run.summary.failedCount > 0 || run.syncFailed ? ExitStatus.feedsFailed : .success
 }
 
 /// Takes the run lock beside an SQLite database, or explains who holds it. On PostgreSQL there is none: any number

@@ -27,6 +27,7 @@ extension RootCommand {
                     records: try await store.downloads(subscriptionID: nil))
                 report.podping = try await open.podping.podpingStates()
                 report.podpingCursor = try await open.podping.podpingCursor()
+                report.sync = try await open.sync.syncState()
                 if json {
                     Console.standard.line(report.json())
                 } else {

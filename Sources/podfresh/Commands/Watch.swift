@@ -48,6 +48,10 @@ extension RootCommand {
 
         @OptionGroup var podping: PodpingOptions
 
+        @OptionGroup var sync: SyncRunOptions
+
+        @OptionGroup var syncInterval: SyncIntervalOptions
+
         func validate() throws {
             if let interval, interval.seconds < 1 { throw ValidationError("Please give an --interval of at least 1s.") }
             if quiet && json { throw ValidationError("Please give either --quiet or --json.") }
@@ -76,9 +80,14 @@ extension RootCommand {
                 lease: fleet.lease.duration,
                 downloads: downloading.settings(perHost: fetch.perHost, firstByte: fetch.firstByteTimeout.duration)
             ) { environment in
+                var subscriptionSync: SubscriptionSync?
+                if !sync.noSync {
+                    subscriptionSync = try await environment.subscriptionSync(
+                        interval: .seconds(syncInterval.syncInterval.seconds))
+                }
                 let service = WatchService(
                     environment: environment, interval: interval?.seconds,
-                    sources: environment.dueSources(podping: podping.settings))
+                    sources: environment.dueSources(podping: podping.settings, sync: subscriptionSync))
                 // What the last cycle published is printed before the error that ends watch (exit 70).
                 try await environment.withEvents {
                     if let metricsAddress {
@@ -188,17 +197,19 @@ struct WatchService: Service {
         }
     }
 
-    /// The feeds a source of "due now" made due by now (their next check's reason ``ScheduleReason/isPushed``).
+    /// The feeds a source of "due now" made due by now (their next check's reason ``ScheduleReason/isPushed``), and
+    /// those never checked (subscribed meanwhile: by the sync server, `add --no-fetch` or `import`).
     static func pingedFeeds(_ environment: RefreshEnvironment) async throws -> [Int64] {
         try await environment.store.dueSubscriptions(at: environment.now())
-            .filter { $0.nextCheckReason?.isPushed == true }.map(\.id)
+            .filter { $0.nextCheckReason?.isPushed == true || $0.lastCheckedAt == nil }.map(\.id)
     }
 
     /// The earliest time any feed is due (with a fixed cycle: the next cycle, or sooner a feed a ping made due).
     static func nextDue(_ environment: RefreshEnvironment, interval: Double?, cycle: Date) async throws -> Date? {
         let live = try await environment.store.subscriptions().filter { !$0.isGone }
         if interval != nil {
-            let pinged = live.lazy.filter { $0.nextCheckReason?.isPushed == true }.compactMap(\.nextCheckAt)
+            let pinged = live.lazy.filter { $0.nextCheckReason?.isPushed == true || $0.lastCheckedAt == nil }
+                .map { $0.nextCheckAt ?? .distantPast }
             return min(cycle, pinged.min() ?? cycle)
         }
         let dates = live.map { $0.nextCheckAt ?? .distantPast }

@@ -1,0 +1,49 @@
+public import FeedModels
+public import Foundation
+
+/// What a sync with the gPodder-API server did, as events (``DataFetchEvent/sync(_:)``): typed values, worded by
+/// ConsoleOutput. Counts, URLs and the server's address; never a credential.
+public enum SyncEvent: Sendable, Hashable {
+    /// A sync began; `first` when it is the first since set-up (the union of both lists, nothing removed).
+    case started(server: String, first: Bool)
+    /// The server's changes were applied here.
+    case pulled(SyncPulled)
+    /// Changes made here were pushed to the server.
+    case pushed(SyncPushed)
+    /// The sync stopped at a step; nothing after it was done, and nothing done is undone or lost.
+    case failed(SyncFailure)
+    /// The store failed while syncing in `watch`; the next interval tries again.
+    case storeFailed(StoreError)
+    /// Another worker of the fleet syncs (on a shared store); this one refreshes what it subscribes.
+    case leaseHeldElsewhere(worker: String, until: Date)
+}
+
+/// A pull applied here.
+public struct SyncPulled: Sendable, Hashable {
+    /// Feeds subscribed here because the server named them.
+    public var added: [URL]
+    /// Feeds unsubscribed here because they were removed on the server (their downloaded files stay).
+    public var removed: [URL]
+    /// The server's new cursor.
+    public var cursor: Int64
+
+    public init(added: [URL], removed: [URL], cursor: Int64) {
+        self.added = added
+        self.removed = removed
+        self.cursor = cursor
+    }
+}
+
+/// A push the server took.
+public struct SyncPushed: Sendable, Hashable {
+    public var added: Int
+    public var removed: Int
+    /// Addresses the server rewrote (`update_urls`) that podfresh adopted.
+    public var rewritten: Int
+
+    public init(added: Int, removed: Int, rewritten: Int) {
+        self.added = added
+        self.removed = removed
+        self.rewritten = rewritten
+    }
+}
