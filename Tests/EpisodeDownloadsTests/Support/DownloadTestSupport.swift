@@ -131,6 +131,10 @@ func expectFailure(
     }
     let arrived = await waitUntil { received.withLock { $0 } >= bytes }
     #expect(arrived, "\(bytes) bytes did not arrive", sourceLocation: sourceLocation)
+    // The watchdog is the download's one sleeper: once it sleeps, it stays asleep until the clock moves (advancing
+    // before it sleeps would let it start its sleep from the moved clock, and sleep past the limit).
+    let watching = await clock.waitForSleepers(1)
+    #expect(watching, "the download's watchdog never waited on the clock", sourceLocation: sourceLocation)
     await clock.advance(by: duration)
     let error = await expectDownloadError { _ = try await download.value }
     #expect(
