@@ -49,17 +49,22 @@ struct TrustCommandTests {
     {
         try await withPodfreshAndServer { podfresh, server in
             var urls: [String] = []
+            // Every answer is held until the signal is sent: the first fetch is in flight however long the test's own
+            // tasks wait for a thread.
+            let gate = TestGate()
             for index in 1...3 {
                 let body = Array(feed("Slow \(index)", items: ["e\(index)"]).utf8)
-                // Long enough that the poll below sees the first request while it is still held, even when a full
-                // parallel run keeps the test's own tasks waiting for a thread (1.5 s once let all three through).
-                server.setRoute("/slow\(index).xml", TestResponse(status: 200, body: body, delay: .seconds(4)))
+                server.setRoute("/slow\(index).xml", TestResponse(status: 200, body: body, gate: gate))
                 urls.append(server.url("/slow\(index).xml").absoluteString)
             }
             #expect(try await podfresh.run(["add", "--no-fetch"] + urls).status == 0)
             try await podfresh.withRunning(["refresh", "--jobs", "1"]) { refresh in
                 while server.requests.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
                 refresh.send(signal)
+                #expect(
+                    await refresh.wait(for: .standardError, within: .seconds(20)) { $0.contains("stopping on") },
+                    "the signal is answered: \(refresh.standardError)")
+                gate.release()
                 #expect(await refresh.exit(within: .seconds(20)) == .exited(code), "\(refresh.transcript)")
                 #expect(
                     refresh.standardError.contains("stopped by \(name): 1 of 3 feeds checked"),

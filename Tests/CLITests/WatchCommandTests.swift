@@ -53,12 +53,14 @@ struct WatchCommandTests {
         }
     }
 
-    /// Runs `body` with `watch` started on one subscribed feed whose answer the server holds back for `delay`, once
-    /// the fetch is in flight.
+    /// Runs `body` with `watch` started on one subscribed feed whose answer the server holds back (until `gate` is
+    /// released, if given, else for `delay`), once the fetch is in flight.
     private func withWatchFetchInFlight(
-        _ podfresh: Podfresh, _ server: TestHTTPServer, delay: Duration, _ body: (RunningProcess) async throws -> Void
+        _ podfresh: Podfresh, _ server: TestHTTPServer, delay: Duration? = nil, gate: TestGate? = nil,
+        _ body: (RunningProcess) async throws -> Void
     ) async throws {
-        server.setRoute("/slow.xml", TestResponse(status: 200, body: Array(feed(items: ["slow"]).utf8), delay: delay))
+        server.setRoute(
+            "/slow.xml", TestResponse(status: 200, body: Array(feed(items: ["slow"]).utf8), delay: delay, gate: gate))
         #expect(try await podfresh.run(["add", "--no-fetch", server.url("/slow.xml").absoluteString]).status == 0)
         try await podfresh.withRunning(["watch", "--interval", "1s"]) { watch in
             let deadline = ContinuousClock.now + .seconds(30)
@@ -75,8 +77,14 @@ struct WatchCommandTests {
         let podfresh = try Podfresh()
         try await withTestHTTPServer { server in
             defer { podfresh.cleanUp() }
-            try await withWatchFetchInFlight(podfresh, server, delay: .seconds(4)) { watch in
+            // The answer is held until the signal is sent, however long the test's own tasks wait for a thread.
+            let gate = TestGate()
+            try await withWatchFetchInFlight(podfresh, server, gate: gate) { watch in
                 watch.terminate()  // SIGTERM while the feed is being fetched
+                #expect(
+                    await watch.wait(for: .standardError, within: .seconds(20)) { $0.contains("stopping:") },
+                    "the signal is answered: \(watch.standardError)")
+                gate.release()
                 #expect(
                     await watch.exit(within: .seconds(15)) == .exited(0),
                     "watch must exit 0 once the fetch in flight is stored: \(watch.standardError)")

@@ -53,6 +53,8 @@ public struct TestResponse: Sendable {
     public var fault: TestFault?
     /// Wait this long before answering at all.
     public var delay: Duration?
+    /// Answer only once the test releases this gate (after `delay`, if both are given).
+    public var gate: TestGate?
     /// Whether the body may be gzipped for a client that accepts it (the default). When false it goes out exactly as
     /// given, with the `Content-Length` the fault declares.
     public var compressible: Bool
@@ -61,7 +63,8 @@ public struct TestResponse: Sendable {
     public init(
         status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = [], fault: TestFault? = nil,
         delay: Duration? = nil,
-        compressible: Bool = true
+        compressible: Bool = true,
+        gate: TestGate? = nil
     ) {
         self.status = status
         self.headers = headers
@@ -69,6 +72,7 @@ public struct TestResponse: Sendable {
         self.fault = fault
         self.delay = delay
         self.compressible = compressible
+        self.gate = gate
     }
 
     /// An answer with `text`, in UTF-8, as its body.
@@ -275,7 +279,15 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
             let response = server.begin(request)
             let loop = context.eventLoop
             let bound = NIOLoopBound((self, context), eventLoop: loop)
-            if let delay = response.delay {
+            let keepAlive = head.isKeepAlive
+            if let gate = response.gate {
+                gate.whenReleased {
+                    loop.execute {
+                        let (handler, context) = bound.value
+                        handler.respond(response, keepAlive: keepAlive, context: context)
+                    }
+                }
+            } else if let delay = response.delay {
                 loop.scheduleTask(
                     in: .nanoseconds(
                         Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
@@ -454,4 +466,36 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
 /// Starts a ``TestHTTPServer``, runs `body` with it, and shuts the server down however `body` ends.
 public func withTestHTTPServer<R>(_ body: (TestHTTPServer) async throws -> R) async throws -> R {
     try await withClosing(try await TestHTTPServer.start(), close: { try await $0.shutdown() }, body)
+}
+
+/// Holds answers back until the test releases it: an answer in flight for exactly as long as the test needs, however
+/// long the test's own tasks wait for a thread on a busy machine.
+public final class TestGate: Sendable {
+    private struct State {
+        var open = false
+        var waiting: [@Sendable () -> Void] = []
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    public init() {}
+
+    /// Lets every held answer go, and every later one at once.
+    public func release() {
+        let waiting = state.withLockedValue { state -> [@Sendable () -> Void] in
+            state.open = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for answer in waiting { answer() }
+    }
+
+    func whenReleased(_ answer: @escaping @Sendable () -> Void) {
+        let now = state.withLockedValue { state -> Bool in
+            if state.open { return true }
+            state.waiting.append(answer)
+            return false
+        }
+        if now { answer() }
+    }
 }
