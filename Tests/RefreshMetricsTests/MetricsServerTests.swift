@@ -46,7 +46,7 @@ import Testing
     func get(_ url: String, method: HTTPMethod = .GET) async throws -> (status: UInt, type: String?, body: String) {
         var request = HTTPClientRequest(url: url)
         request.method = method
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 1 << 20)
         return (response.status.code, response.headers.first(name: "Content-Type"), String(buffer: body))
     }
