@@ -38,8 +38,10 @@ struct AllocatorTests {
         let freed = try Self.dirtyBytes()
         Allocator.returnFreedMemory()
         let left = try Self.dirtyBytes()
-        // 64 MB were touched and freed; other tests of this process allocate meanwhile, but not megabytes at a time.
-        #expect(freed >= 16 << 20, "freed pages kept dirty before the purge: \(freed) bytes")
+        // 64 MB were touched and freed. Other tests of this process allocate and free meanwhile, and jemalloc's decay may
+        // already have returned part of it on a busy machine (a full side-by-side run once left 13.9 MB dirty): at least
+        // 8 MB must still be dirty for the purge below to show.
+        #expect(freed >= 8 << 20, "freed pages kept dirty before the purge: \(freed) bytes")
         #expect(left < 4 << 20, "freed pages kept dirty after the purge: \(left) bytes")
     }
 
