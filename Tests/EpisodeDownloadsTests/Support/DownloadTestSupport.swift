@@ -103,6 +103,12 @@ func expectFailure(
     sourceLocation: SourceLocation = #_sourceLocation
 ) async -> DownloadError? {
     let error = await expectDownloadError { _ = try await downloader.download(request, progress: { _ in }) }
+    expectLeftovers(of: request, part: part, sourceLocation: sourceLocation)
+    return error
+}
+
+/// What every failed download promises: no file under the final name; with `part`, what became of the `.part`.
+private func expectLeftovers(of request: MediaRequest, part: PartAfterFailure?, sourceLocation: SourceLocation) {
     #expect(
         !exists(request.destination), "a failed download left a file under the final name",
         sourceLocation: sourceLocation)
@@ -113,7 +119,6 @@ func expectFailure(
         #expect(exists(partFile(request.destination)), "the .part was removed", sourceLocation: sourceLocation)
     case nil: break
     }
-    return error
 }
 
 /// As ``expectFailure(_:_:part:sourceLocation:)``, for a downloader on `clock`: once `bytes` of the body have
@@ -137,15 +142,6 @@ func expectFailure(
     #expect(watching, "the download's watchdog never waited on the clock", sourceLocation: sourceLocation)
     await clock.advance(by: duration)
     let error = await expectDownloadError { _ = try await download.value }
-    #expect(
-        !exists(request.destination), "a failed download left a file under the final name",
-        sourceLocation: sourceLocation)
-    switch part {
-    case .removed:
-        #expect(!exists(partFile(request.destination)), "the .part was kept", sourceLocation: sourceLocation)
-    case .kept:
-        #expect(exists(partFile(request.destination)), "the .part was removed", sourceLocation: sourceLocation)
-    case nil: break
-    }
+    expectLeftovers(of: request, part: part, sourceLocation: sourceLocation)
     return error
 }
