@@ -35,7 +35,7 @@ public final class ConsoleRenderer: @unchecked Sendable {
 
     /// Registers this renderer with the update service: every event goes to the style, one at a time.
     public func attach(to service: UIUpdateService) {
-        service.registerForEveryEvent { [self] event in lock.withLock { style.draw(event) } }
+        service.onEvery { [self] event in lock.withLock { style.draw(event) } }
     }
 
     /// Prints a message as a whole line on standard error (clearing the progress line first).

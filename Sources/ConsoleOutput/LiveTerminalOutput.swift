@@ -31,7 +31,7 @@ final class LiveTerminalOutput: HumanStyle {
         redraw(force: true)
     }
 
-    override func draw(_ event: DataFetchEvent) {
+    override func drawFetch(_ event: DataFetchEvent) {
         switch event {
         case .batchStarted(let total):
             progress = BatchProgress(total: total)
@@ -55,28 +55,37 @@ final class LiveTerminalOutput: HumanStyle {
         case .batchCompleted(let summary):
             clearArea()
             out.write(EventText.summaryLine(summary) + "\n")
-        case .idle(let next):
-            idleText = EventText.idle(until: next, now: now())
-            redraw(force: true)
-        case .downloadsQueued(let count):
+        default:
+            super.drawFetch(event)
+        }
+    }
+
+    override func drawIdle(until next: Date?) {
+        idleText = EventText.idle(until: next, now: now())
+        redraw(force: true)
+    }
+
+    override func drawDownload(_ event: DownloadEvent) {
+        switch event {
+        case .queued(let count):
             downloads.queued += count
             idleText = nil
             redraw(force: true)
-        case .downloadStarted(let target):
+        case .started(let target):
             downloads.start(target)
             redraw(force: false)
-        case .downloadProgressed(let report):
+        case .progressed(let report):
             downloads.update(report)
             redraw(force: false)
-        case .downloadCompleted(let outcome), .downloadFailed(let outcome):
+        case .completed(let outcome), .failed(let outcome):
             downloads.finish(outcome)
-            super.draw(event)
-        case .downloadsFinished(let summary):
+            super.drawDownload(event)
+        case .finished(let summary):
             downloads = DownloadBoard()
             clearArea()
             if DownloadText.worthSaying(summary) { out.write(DownloadText.summaryLine(summary) + "\n") }
         default:
-            super.draw(event)
+            super.drawDownload(event)
         }
     }
 

@@ -5,12 +5,12 @@ import RefreshEngine
 /// ``ConsoleRenderer`` picks one by ``OutputMode`` and hands it every event, one at a time, under its lock, so a style
 /// may keep state without guarding it.
 ///
-/// A style draws an event in one place, its ``draw(_:)``: a new ``DataFetchEvent`` case is drawn by adding it to the
-/// switch of each style that has something to say about it (the JSON Lines style's switch is exhaustive; the human
-/// styles fall back to what ``HumanStyle`` draws for all three, and that to nothing).
+/// A style draws each part's events in one place: the human styles in ``HumanStyle``'s `drawFetch`, `drawDownload`,
+/// `drawPodping`, `drawSync` and `drawIdle`, which each style overrides where it draws differently and which fall back
+/// to what all three draw alike; the JSON Lines style in one exhaustive switch per part, so a new event gets its keys.
 protocol OutputStyle: AnyObject {
     /// Draws one event.
-    func draw(_ event: DataFetchEvent)
+    func draw(_ event: EngineEvent)
     /// A message outside any feed, as a whole line on standard error.
     func error(_ message: String)
 }
@@ -35,9 +35,23 @@ class HumanStyle: OutputStyle {
 
     func error(_ message: String) { printError(message) }
 
-    /// What the three human styles draw alike. Each style's own `draw` handles what it draws differently and hands
-    /// every other event here; what is not here (batch start and progress, the downloads' progress) shows nothing.
-    func draw(_ event: DataFetchEvent) {
+    /// Hands each part's events to the function that draws them; each style overrides those it draws differently.
+    func draw(_ event: EngineEvent) {
+        switch event {
+        case .fetch(let event): drawFetch(event)
+        case .download(let event): drawDownload(event)
+        case .hookFailed(let feed, let failure):
+            printError(
+                "\(TerminalText.sanitize(feed.displayName)): \(TerminalText.sanitize(EventText.hookFailure(failure)))")
+        case .podping(let event): drawPodping(event)
+        case .sync(let event): drawSync(event)
+        case .idle(let next): drawIdle(until: next)
+        }
+    }
+
+    /// What the three human styles draw alike of a refresh's fetches: the failures and the network verdict. Each
+    /// style's own override draws the rest (the batch's start and progress show nothing here).
+    func drawFetch(_ event: DataFetchEvent) {
         switch event {
         case .fetchFailed(let outcome):
             // A failure that awaits the network verdict is only final once `failuresConfirmed` says so.
@@ -50,35 +64,44 @@ class HumanStyle: OutputStyle {
             }
         case .networkOffline(let fetches):
             printError("offline: " + EventText.offline(fetches: fetches))
-        case .hookFailed(let feed, let failure):
-            printError(
-                "\(TerminalText.sanitize(feed.displayName)): \(TerminalText.sanitize(EventText.hookFailure(failure)))")
-        case .downloadProblem(let feed, let problem):
+        case .batchStarted, .fetchStarted, .fetchCompleted, .fetchCancelled, .batchProgress, .batchCompleted:
+            break
+        }
+    }
+
+    /// What the three human styles draw alike of the downloads: files done, failed, removed and skipped, problems,
+    /// and the summary when it says something (queueing and progress show nothing here).
+    func drawDownload(_ event: DownloadEvent) {
+        switch event {
+        case .problem(let feed, let problem):
             printError(
                 "\(TerminalText.sanitize(feed.displayName)): \(TerminalText.sanitize(DownloadFailureText.problem(problem)))"
             )
         // The `where` binds to the second pattern only: a completed download, or a "failed" one without a failure.
-        case .downloadCompleted(let outcome),
-            .downloadFailed(let outcome) where outcome.failure == nil:
+        case .completed(let outcome),
+            .failed(let outcome) where outcome.failure == nil:
             printLine(DownloadText.completed(outcome))
-        case .downloadFailed(let outcome):
+        case .failed(let outcome):
             if let failure = outcome.failure { printError(DownloadText.failed(outcome, failure)) }
-        case .downloadRemoved(let removal):
+        case .removed(let removal):
             printLine(DownloadText.removed(removal))
-        case .downloadSkipped(let target, let skip):
+        case .skipped(let target, let skip):
             printLine(DownloadText.skipped(target, skip))
-        case .downloadsFinished(let summary):
+        case .finished(let summary):
             if DownloadText.worthSaying(summary) { printLine(DownloadText.summaryLine(summary)) }
-        case .podping(let event):
-            drawPodping(event)
-        case .sync(let event):
-            guard let (text, isError) = SyncText.line(event) else { break }
-            if isError { printError(text) } else if showsPodpingNews { printLine(text) }
-        case .batchStarted, .fetchStarted, .fetchCompleted, .fetchCancelled, .batchProgress, .batchCompleted, .idle,
-            .downloadsQueued, .downloadStarted, .downloadProgressed:
+        case .queued, .started, .progressed:
             break
         }
     }
+
+    /// A sync event's line, if it has one: errors on standard error; the rest only where a style shows news.
+    func drawSync(_ event: SyncEvent) {
+        guard let (text, isError) = SyncText.line(event) else { return }
+        if isError { printError(text) } else if showsPodpingNews { printLine(text) }
+    }
+
+    /// Watch mode is idle until `next`: nothing here; the plain and live styles say when the next check is.
+    func drawIdle(until next: Date?) {}
 
     /// A podping event's line, if it has one: errors on standard error; the rest only where a style shows them.
     func drawPodping(_ event: PodpingEvent) {

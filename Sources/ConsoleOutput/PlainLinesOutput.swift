@@ -3,7 +3,7 @@ import RefreshEngine
 
 /// Not a terminal (a pipe, a file, a dumb terminal): one line per finished feed and per new episode, then a summary.
 final class PlainLinesOutput: HumanStyle {
-    override func draw(_ event: DataFetchEvent) {
+    override func drawFetch(_ event: DataFetchEvent) {
         switch event {
         // The `where` binds to the second pattern only: a finished feed, or a "failed" one without a failure.
         case .fetchCompleted(let outcome),
@@ -14,10 +14,12 @@ final class PlainLinesOutput: HumanStyle {
             episodeLines(outcome, prefix: "  + ")
         case .batchCompleted(let summary):
             printLine(EventText.summaryLine(summary))
-        case .idle(let next):
-            printLine(EventText.idle(until: next, now: now()))
         default:
-            super.draw(event)
+            super.drawFetch(event)
         }
+    }
+
+    override func drawIdle(until next: Date?) {
+        printLine(EventText.idle(until: next, now: now()))
     }
 }

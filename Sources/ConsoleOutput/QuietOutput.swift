@@ -14,7 +14,7 @@ final class QuietOutput: HumanStyle {
         }
     }
 
-    override func draw(_ event: DataFetchEvent) {
+    override func drawFetch(_ event: DataFetchEvent) {
         switch event {
         // The `where` binds to the second pattern only: a finished feed, or a "failed" one without a failure.
         case .fetchCompleted(let outcome),
@@ -30,14 +30,23 @@ final class QuietOutput: HumanStyle {
                 printError("\(name): \(TerminalText.sanitize(StoreErrorText.line(error)))")
             }
             episodeLines(outcome, prefix: "")
-        // Cron hears of files downloaded and of failures (standard error), not of summaries, retention or totals;
-        // and of a broken link once, and again when its failure changes, not on every run.
-        case .batchCompleted, .idle, .downloadRemoved, .downloadSkipped, .downloadsFinished:
-            break
-        case .downloadFailed(let outcome) where outcome.failure?.isRepeat == true:
+        case .batchCompleted:
             break
         default:
-            super.draw(event)
+            super.drawFetch(event)
+        }
+    }
+
+    /// Cron hears of files downloaded and of failures (standard error), not of summaries, retention or totals; and
+    /// of a broken link once, and again when its failure changes, not on every run.
+    override func drawDownload(_ event: DownloadEvent) {
+        switch event {
+        case .removed, .skipped, .finished:
+            break
+        case .failed(let outcome) where outcome.failure?.isRepeat == true:
+            break
+        default:
+            super.drawDownload(event)
         }
     }
 }

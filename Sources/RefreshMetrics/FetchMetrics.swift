@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 public import Prometheus
 public import RefreshEngine
 
-/// Turns the ``DataFetchEvent``s of a ``DataFetchCoordinator`` into Prometheus metrics in one registry.
+/// Turns a command's ``EngineEvent``s (fetches, downloads, podping) into Prometheus metrics in one registry.
 ///
 /// One `FetchMetrics` per registry and per process run: its metrics are registered in the
 /// `PrometheusCollectorRegistry` it is given (never swift-metrics' global `MetricsSystem`), so tests can give each
@@ -143,12 +143,21 @@ public final class FetchMetrics: Sendable {
     // MARK: - Events
 
     /// Records every event of `events` until the stream ends (or the task is cancelled).
-    public func consume(_ events: AsyncStream<DataFetchEvent>) async {
+    public func consume(_ events: AsyncStream<EngineEvent>) async {
         for await event in events { record(event) }
     }
 
     /// Records one event.
-    public func record(_ event: DataFetchEvent) {
+    public func record(_ event: EngineEvent) {
+        switch event {
+        case .fetch(let event): record(event)
+        case .download(let event): record(event)
+        case .podping(let event): podping.record(event)
+        case .hookFailed, .sync, .idle: break
+        }
+    }
+
+    private func record(_ event: DataFetchEvent) {
         switch event {
         case .fetchStarted(let feed):
             let started = monotonicNow()
@@ -175,17 +184,21 @@ public final class FetchMetrics: Sendable {
                 return state.awaitingVerdict.count
             }
             feedsChecked["failed"]?.increment(by: Int64(held))
-        case .downloadCompleted(let outcome):
+        case .batchStarted, .batchProgress:
+            break
+        }
+    }
+
+    private func record(_ event: DownloadEvent) {
+        switch event {
+        case .completed(let outcome):
             downloads["completed"]?.increment()
             if case .completed(let bytes, let resumedFrom) = outcome.result {
                 downloadedBytes.increment(by: bytes - resumedFrom)
             }
-        case .downloadFailed:
+        case .failed:
             downloads["failed"]?.increment()
-        case .podping(let event):
-            podping.record(event)
-        case .batchStarted, .batchProgress, .hookFailed, .idle, .downloadsQueued, .downloadStarted,
-            .downloadProgressed, .downloadRemoved, .downloadSkipped, .downloadProblem, .downloadsFinished, .sync:
+        case .queued, .started, .progressed, .removed, .skipped, .problem, .finished:
             break
         }
     }

@@ -34,7 +34,7 @@ struct ConsoleRendererTests {
                 enclosures: [Enclosure(url: URL(string: "https://a.example/\(title).mp3")!, type: "audio/mpeg")]))
     }
 
-    func render(_ mode: OutputMode, _ events: [DataFetchEvent]) -> (out: Buffer, err: Buffer) {
+    func render(_ mode: OutputMode, _ events: [EngineEvent]) -> (out: Buffer, err: Buffer) {
         let out = Buffer()
         let err = Buffer()
         let service = UIUpdateService(notificationCenter: nil)
@@ -44,10 +44,12 @@ struct ConsoleRendererTests {
         return (out, err)
     }
 
-    func summary(_ outcomes: [RefreshOutcome], offline: Bool = false) -> DataFetchEvent {
-        .batchCompleted(
-            RefreshSummary(
-                outcomes: outcomes, startedAt: when, endedAt: when.addingTimeInterval(1.5), networkOffline: offline))
+    func summary(_ outcomes: [RefreshOutcome], offline: Bool = false) -> EngineEvent {
+        .fetch(
+            .batchCompleted(
+                RefreshSummary(
+                    outcomes: outcomes, startedAt: when, endedAt: when.addingTimeInterval(1.5), networkOffline: offline)
+            ))
     }
 
     @Test func quietModePrintsNothingWhenNothingHappened() {
@@ -55,8 +57,8 @@ struct ConsoleRendererTests {
         let (out, err) = render(
             .quiet,
             [
-                .batchStarted(total: 1), .fetchStarted(feed), .fetchCompleted(unchanged),
-                .batchProgress(BatchProgress(total: 1, finished: 1)), summary([unchanged]),
+                .fetch(.batchStarted(total: 1)), .fetch(.fetchStarted(feed)), .fetch(.fetchCompleted(unchanged)),
+                .fetch(.batchProgress(BatchProgress(total: 1, finished: 1))), summary([unchanged]),
             ])
         #expect(out.text.isEmpty)
         #expect(err.text.isEmpty)
@@ -73,7 +75,10 @@ struct ConsoleRendererTests {
                     .fetch(FeedFetchError(.httpStatus(500, reasonPhrase: "Internal Server Error", retryAfter: nil))))))
         let (out, err) = render(
             .quiet,
-            [.batchStarted(total: 2), .fetchCompleted(updated), .fetchFailed(failed), summary([updated, failed])])
+            [
+                .fetch(.batchStarted(total: 2)), .fetch(.fetchCompleted(updated)), .fetch(.fetchFailed(failed)),
+                summary([updated, failed]),
+            ])
         #expect(out.lines.count == 2)
         #expect(out.lines[0].contains("one") && out.lines[0].contains("https://a.example/one.mp3"))
         #expect(err.lines == ["podfresh: B: HTTP 500 Internal Server Error (https://b.example/f)"])
@@ -82,7 +87,8 @@ struct ConsoleRendererTests {
     @Test func titlesFromFeedsCannotDriveTheTerminal() {
         let updated = RefreshOutcome(
             feed: feed, result: .updated(newEpisodes: [episode("x\u{1B}[2Jy")], updatedCount: 0))
-        let (out, _) = render(.plain, [.batchStarted(total: 1), .fetchCompleted(updated), summary([updated])])
+        let (out, _) = render(
+            .plain, [.fetch(.batchStarted(total: 1)), .fetch(.fetchCompleted(updated)), summary([updated])])
         #expect(!out.text.contains("\u{1B}"))
         #expect(!out.text.contains("\u{202E}"))
         #expect(!out.text.contains("\u{07}"))
@@ -96,7 +102,7 @@ struct ConsoleRendererTests {
         let (out, _) = render(
             .plain,
             [
-                .batchStarted(total: 2), .fetchCompleted(updated), .fetchCompleted(unchanged),
+                .fetch(.batchStarted(total: 2)), .fetch(.fetchCompleted(updated)), .fetch(.fetchCompleted(unchanged)),
                 summary([updated, unchanged]),
             ])
         #expect(out.lines.last == "2 feeds: 1 updated, 1 unchanged; 1 new episode in 1.5s")
@@ -107,7 +113,11 @@ struct ConsoleRendererTests {
     @Test func jsonModeWritesOneParsableObjectPerLineWithStableKeys() throws {
         let updated = RefreshOutcome(feed: feed, result: .updated(newEpisodes: [episode("one")], updatedCount: 0))
         let (out, err) = render(
-            .json, [.batchStarted(total: 1), .fetchStarted(feed), .fetchCompleted(updated), summary([updated])])
+            .json,
+            [
+                .fetch(.batchStarted(total: 1)), .fetch(.fetchStarted(feed)), .fetch(.fetchCompleted(updated)),
+                summary([updated]),
+            ])
         #expect(err.text.isEmpty)
         var kinds: [String] = []
         for line in out.lines {
@@ -128,9 +138,9 @@ struct ConsoleRendererTests {
                         .fetch(FeedFetchError(.transport(.noRoute(host: "h\(id).example")))), awaitsNetworkVerdict: true
                     )))
         }
-        var events: [DataFetchEvent] = [.batchStarted(total: 3)]
-        events += failures.map { .fetchFailed($0) }
-        events.append(.networkOffline(fetches: 3))
+        var events: [EngineEvent] = [.fetch(.batchStarted(total: 3))]
+        events += failures.map { .fetch(.fetchFailed($0)) }
+        events.append(.fetch(.networkOffline(fetches: 3)))
         events.append(summary(failures, offline: true))
         let (out, err) = render(.quiet, events)
         #expect(
@@ -147,12 +157,14 @@ struct ConsoleRendererTests {
         let down = RefreshOutcome(feed: feed, result: .failed(failure))
         let fine = RefreshOutcome(
             feed: FeedTarget(id: 2, url: URL(string: "https://b.example/")!, title: "B"), result: .notModified)
-        let held = render(mode, [.batchStarted(total: 2), .fetchFailed(down), .fetchCompleted(fine)])
+        let held = render(
+            mode, [.fetch(.batchStarted(total: 2)), .fetch(.fetchFailed(down)), .fetch(.fetchCompleted(fine))])
         #expect(held.err.text.isEmpty, "nothing is said while the network verdict is open")
         let (out, err) = render(
             mode,
             [
-                .batchStarted(total: 2), .fetchFailed(down), .fetchCompleted(fine), .failuresConfirmed([down]),
+                .fetch(.batchStarted(total: 2)), .fetch(.fetchFailed(down)), .fetch(.fetchCompleted(fine)),
+                .fetch(.failuresConfirmed([down])),
                 summary([down, fine]),
             ])
         #expect(err.lines.count == 1)
@@ -165,7 +177,11 @@ struct ConsoleRendererTests {
             .fetch(FeedFetchError(.transport(.noRoute(host: "a.example")))), awaitsNetworkVerdict: true)
         let down = RefreshOutcome(feed: feed, result: .failed(failure))
         let (out, _) = render(
-            .json, [.batchStarted(total: 1), .fetchFailed(down), .failuresConfirmed([down]), summary([down])])
+            .json,
+            [
+                .fetch(.batchStarted(total: 1)), .fetch(.fetchFailed(down)), .fetch(.failuresConfirmed([down])),
+                summary([down]),
+            ])
         let events = try out.lines.map { line in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["event"] as? String
         }
@@ -182,7 +198,7 @@ extension ConsoleRendererTests {
         outcome.warnings = (0...4).map {
             ParseWarning(line: $0 * 10, .xml(libxml2Message: "Entity 'nbsp' not defined"))
         }
-        let (out, _) = render(.plain, [.fetchCompleted(outcome)])
+        let (out, _) = render(.plain, [.fetch(.fetchCompleted(outcome))])
         #expect(out.lines.first?.hasSuffix("0 new (5 warnings)") == true, "\(out.lines)")
         #expect(
             Array(out.lines.dropFirst()) == [
@@ -197,11 +213,11 @@ extension ConsoleRendererTests {
     func aRunWithNothingDueSaysWhenTheNextFeedIs(mode: OutputMode) {
         var summary = RefreshSummary(outcomes: [], startedAt: when, endedAt: when)
         summary.nothingDue = .nextAt(when.addingTimeInterval(2 * 3600 + 300))
-        let (out, _) = render(mode, [.batchStarted(total: 0), .batchCompleted(summary)])
+        let (out, _) = render(mode, [.fetch(.batchStarted(total: 0)), .fetch(.batchCompleted(summary))])
         #expect(
             out.text.hasSuffix("nothing due: the next feed is due at 2024-10-27T05:38:20Z (in 2h 5m)\n"), "\(out.text)")
         summary.nothingDue = .never
-        let (never, _) = render(mode, [.batchCompleted(summary)])
+        let (never, _) = render(mode, [.fetch(.batchCompleted(summary))])
         #expect(never.text.hasSuffix("nothing due: every feed is gone or complete\n"))
     }
 
@@ -221,8 +237,8 @@ extension ConsoleRendererTests {
         let (_, err) = render(
             .plain,
             [
-                .fetchFailed(RefreshOutcome(feed: other, result: .failed(tooLarge))),
-                .fetchFailed(RefreshOutcome(feed: other, result: .failed(list))),
+                .fetch(.fetchFailed(RefreshOutcome(feed: other, result: .failed(tooLarge)))),
+                .fetch(.fetchFailed(RefreshOutcome(feed: other, result: .failed(list)))),
             ])
         #expect(
             err.lines == [

@@ -18,7 +18,7 @@ struct DownloadOutputTests {
             file: "/media/Cast/\(key).mp3")
     }
 
-    func render(_ mode: OutputMode, _ events: [DataFetchEvent]) -> (out: Buffer, err: Buffer) {
+    func render(_ mode: OutputMode, _ events: [EngineEvent]) -> (out: Buffer, err: Buffer) {
         let out = Buffer()
         let err = Buffer()
         let service = UIUpdateService(notificationCenter: nil)
@@ -42,7 +42,7 @@ struct DownloadOutputTests {
         }
     }
 
-    var events: [DataFetchEvent] {
+    var events: [EngineEvent] {
         let one = target("one", title: "First \u{202E}Episode")
         let two = target("two", title: "Second")
         let progress = DownloadProgressReport(
@@ -61,11 +61,14 @@ struct DownloadOutputTests {
             seconds: 0.2)
         let removal = DownloadRemoval(feed: feed, episodeKey: "old", file: "/media/Cast/old.mp3", keepNewest: 1)
         return [
-            .downloadsQueued(count: 2), .downloadStarted(one), .downloadStarted(two), .downloadProgressed(progress),
-            .downloadFailed(failed), .downloadCompleted(done), .downloadRemoved(removal),
-            .downloadsFinished(
-                DownloadSummary(
-                    outcomes: [failed, done], removed: 1, startedAt: started, endedAt: started.addingTimeInterval(12))),
+            .download(.queued(count: 2)), .download(.started(one)), .download(.started(two)),
+            .download(.progressed(progress)),
+            .download(.failed(failed)), .download(.completed(done)), .download(.removed(removal)),
+            .download(
+                .finished(
+                    DownloadSummary(
+                        outcomes: [failed, done], removed: 1, startedAt: started,
+                        endedAt: started.addingTimeInterval(12)))),
         ]
     }
 
@@ -133,7 +136,7 @@ struct DownloadOutputTests {
         let done = DownloadOutcome(
             target: target("one", title: "First Episode"), result: .completed(bytes: 10_000_000, resumedFrom: 0),
             seconds: 10, container: .id3)
-        let (out, err) = render(.plain, [.downloadFailed(failed), .downloadCompleted(done)])
+        let (out, err) = render(.plain, [.download(.failed(failed)), .download(.completed(done))])
         #expect(err.text.hasSuffix(" \(remedy)\n"), "\(err.text)")
         #expect(out.text.contains("(10 MB, MP3 (ID3) in 10s)"), "\(out.text)")
     }
@@ -154,7 +157,7 @@ struct DownloadOutputTests {
         #expect(out.lines == ["downloaded Cast Red: First Episode → /media/Cast/one.mp3 (10 MB in 10s)"])
         #expect(err.lines.count == 1)
         let (silent, silentErr) = render(
-            .quiet, [.downloadsFinished(DownloadSummary(startedAt: started, endedAt: started))])
+            .quiet, [.download(.finished(DownloadSummary(startedAt: started, endedAt: started)))])
         #expect(silent.text.isEmpty && silentErr.text.isEmpty, "nothing happened, nothing is said")
     }
 
@@ -181,7 +184,7 @@ struct DownloadOutputTests {
     }
 
     /// A broken link's failure, the first time or the same again.
-    func brokenLink(repeated: Bool) -> DataFetchEvent {
+    func brokenLink(repeated: Bool) -> EngineEvent {
         var failure = DownloadFailure(
             .download(
                 DownloadError(
@@ -190,8 +193,9 @@ struct DownloadOutputTests {
         failure.failures = repeated ? 2 : 1
         failure.retryAfter = started.addingTimeInterval(3600)
         failure.isRepeat = repeated
-        return .downloadFailed(
-            DownloadOutcome(target: target("two", title: "Second"), result: .failed(failure), seconds: 0))
+        return .download(
+            .failed(
+                DownloadOutcome(target: target("two", title: "Second"), result: .failed(failure), seconds: 0)))
     }
 
     @Test func cronModeSaysABrokenLinkOnceNotOnEveryRun() {

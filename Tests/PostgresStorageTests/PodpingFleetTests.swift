@@ -15,8 +15,8 @@ import Testing
 struct PodpingFleetTests {
     final class Events: Sendable {
         private let box = NIOLockedValueBox<[PodpingEvent]>([])
-        func add(_ event: DataFetchEvent) {
-            if case .podping(let event) = event { box.withLockedValue { $0.append(event) } }
+        func add(_ event: PodpingEvent) {
+            box.withLockedValue { $0.append(event) }
         }
         var all: [PodpingEvent] { box.withLockedValue { $0 } }
     }

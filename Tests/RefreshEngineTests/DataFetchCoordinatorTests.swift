@@ -51,10 +51,10 @@ private func feeds(_ count: Int, hosts: Int) -> [FeedTarget] {
     }
 }
 
-private func collect(_ stream: AsyncStream<DataFetchEvent>) -> Task<[DataFetchEvent], Never> {
+private func collect(_ stream: AsyncStream<EngineEvent>) -> Task<[DataFetchEvent], Never> {
     Task {
         var events: [DataFetchEvent] = []
-        for await event in stream { events.append(event) }
+        for await case .fetch(let event) in stream { events.append(event) }
         return events
     }
 }

@@ -330,7 +330,7 @@ struct EpisodeUpdateServiceTests {
             let summary = try await h.service.refresh(policy: .due)
             h.coordinator.events.finish()
             var verdicts: [String] = []
-            for await event in events {
+            for await case .fetch(let event) in events {
                 switch event {
                 case .fetchFailed(let outcome):
                     #expect(outcome.failure?.awaitsNetworkVerdict == true, "held until the verdict")
@@ -384,7 +384,7 @@ struct EpisodeUpdateServiceTests {
             var sawOffline = false
             var beforeEnd: DataFetchEvent?
             var previous: DataFetchEvent?
-            for await event in events {
+            for await case .fetch(let event) in events {
                 if case .failuresConfirmed(let outcomes) = event { confirmed.append(outcomes.map(\.feed.id)) }
                 if case .networkOffline = event { sawOffline = true }
                 if case .batchCompleted = event { beforeEnd = previous }

@@ -7,10 +7,10 @@ import Testing
 /// The hub every event of a command goes through: each subscriber sees every event published after it subscribed, in
 /// the one order, and `finish()` ends them all.
 struct EventHubTests {
-    func collect(_ stream: AsyncStream<DataFetchEvent>) -> Task<[String], Never> {
+    func collect(_ stream: AsyncStream<EngineEvent>) -> Task<[EngineEvent], Never> {
         Task {
-            var seen: [String] = []
-            for await event in stream { seen.append(event.kind.rawValue) }
+            var seen: [EngineEvent] = []
+            for await event in stream { seen.append(event) }
             return seen
         }
     }
@@ -23,12 +23,12 @@ struct EventHubTests {
         let second = collect(hub.subscribe())
         hub.publish(.batchStarted(total: 2))
         hub.publish(.networkOffline(fetches: 2))
+        hub.publish(.queued(count: 3))
         hub.publish(.idle(nextCheck: nil))
         hub.finish()
-        let expected = [
-            DataFetchEvent.batchStarted(total: 2).kind.rawValue,
-            DataFetchEvent.networkOffline(fetches: 2).kind.rawValue,
-            DataFetchEvent.idle(nextCheck: nil).kind.rawValue,
+        let expected: [EngineEvent] = [
+            .fetch(.batchStarted(total: 2)), .fetch(.networkOffline(fetches: 2)), .download(.queued(count: 3)),
+            .idle(nextCheck: nil),
         ]
         #expect(await first.value == expected)
         #expect(await second.value == expected)
@@ -43,9 +43,18 @@ struct EventHubTests {
         _ = await coordinator.run([feed]) { RefreshOutcome(feed: $0, result: .notModified) }
         hub.publish(.idle(nextCheck: nil))
         hub.finish()
-        let kinds = await seen.value
-        #expect(kinds.first == DataFetchEvent.batchStarted(total: 1).kind.rawValue)
-        #expect(kinds.contains(DataFetchEvent.fetchStarted(feed).kind.rawValue))
-        #expect(kinds.last == DataFetchEvent.idle(nextCheck: nil).kind.rawValue, "one order for both publishers")
+        let events = await seen.value
+        #expect(events.first == .fetch(.batchStarted(total: 1)))
+        #expect(events.contains(.fetch(.fetchStarted(feed))))
+        #expect(events.last == .idle(nextCheck: nil), "one order for both publishers")
+    }
+
+    @Test func eachPartsEventsAreWrappedInItsOwnCase() {
+        let feed = FeedTarget(id: 1, url: URL(string: "https://a.example/feed.xml")!)
+        let events: [EngineEvent] = [
+            .fetch(.fetchStarted(feed)), .download(.queued(count: 1)), .podping(.startedAtHead(block: 1)),
+            .sync(.started(server: "gpodder.example", first: true)), .idle(nextCheck: nil),
+        ]
+        #expect(events.map(\.source) == ["fetch", "download", "podping", "sync", "watch"])
     }
 }

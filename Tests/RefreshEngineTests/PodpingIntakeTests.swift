@@ -13,8 +13,8 @@ struct PodpingIntakeTests {
 
     final class Events: Sendable {
         private let box = NIOLockedValueBox<[PodpingEvent]>([])
-        func add(_ event: DataFetchEvent) {
-            if case .podping(let event) = event { box.withLockedValue { $0.append(event) } }
+        func add(_ event: PodpingEvent) {
+            box.withLockedValue { $0.append(event) }
         }
         var matched: [PodpingMatch] {
             box.withLockedValue { $0 }.compactMap { if case .matched(let m) = $0 { m } else { nil } }

@@ -18,67 +18,68 @@ final class Collector<Value: Sendable>: @unchecked Sendable {
 
 struct UIUpdateServiceTests {
     let feed = FeedTarget(id: 1, url: URL(string: "https://a.example/feed")!, title: "A")
+    var target: DownloadTarget {
+        DownloadTarget(
+            feed: feed, episodeKey: "e1", title: "E1", url: URL(string: "https://cdn.example/e1.mp3")!,
+            file: "/tmp/e1.mp3")
+    }
 
-    @Test func handlersReceiveOnlyTheKindsTheyRegisteredFor() {
+    @Test func eachHandlerReceivesOnlyThePartItRegisteredFor() {
         let service = UIUpdateService(notificationCenter: nil)
-        let completed = Collector<DataFetchEvent>()
-        let failures = Collector<DataFetchEvent>()
-        let everything = Collector<DataFetchEvent.Kind>()
-        service.register(for: .fetchCompleted) { completed.append($0) }
-        service.register(for: .fetchFailed, .networkOffline) { failures.append($0) }
-        service.registerForEveryEvent { everything.append($0.kind) }
+        let fetches = Collector<DataFetchEvent>()
+        let downloads = Collector<DownloadEvent>()
+        let syncs = Collector<SyncEvent>()
+        let podpings = Collector<PodpingEvent>()
+        let everything = Collector<String>()
+        service.onFetch { fetches.append($0) }
+        service.onDownload { downloads.append($0) }
+        service.onSync { syncs.append($0) }
+        service.onPodping { podpings.append($0) }
+        service.onEvery { everything.append($0.source) }
         let unchanged = RefreshOutcome(feed: feed, result: .notModified)
-        service.deliver(.fetchStarted(feed))
-        service.deliver(.fetchCompleted(unchanged))
-        let failure = RefreshFailure(
-            .fetch(FeedFetchError(.httpStatus(404, reasonPhrase: "Not Found", retryAfter: nil))))
-        let failed = RefreshOutcome(feed: feed, result: .failed(failure))
-        service.deliver(.fetchFailed(failed))
-        #expect(completed.values == [.fetchCompleted(unchanged)])
-        #expect(failures.values == [.fetchFailed(failed)])
-        #expect(everything.values == [.fetchStarted, .fetchCompleted, .fetchFailed])
+        service.deliver(.fetch(.fetchStarted(feed)))
+        service.deliver(.download(.started(target)))
+        service.deliver(.fetch(.fetchCompleted(unchanged)))
+        service.deliver(.sync(.started(server: "gpodder.example", first: false)))
+        service.deliver(.idle(nextCheck: nil))
+        #expect(fetches.values == [.fetchStarted(feed), .fetchCompleted(unchanged)])
+        #expect(downloads.values == [.started(target)])
+        #expect(syncs.values == [.started(server: "gpodder.example", first: false)])
+        #expect(podpings.values.isEmpty)
+        #expect(everything.values == ["fetch", "download", "fetch", "sync", "watch"])
     }
 
     @Test func handlersRunInRegistrationOrder() {
         let service = UIUpdateService(notificationCenter: nil)
         let order = Collector<String>()
-        service.register(for: .batchStarted) { _ in order.append("first") }
-        service.registerForEveryEvent { _ in order.append("second") }
-        service.register(for: .batchStarted, .batchCompleted) { _ in order.append("third") }
-        service.deliver(.batchStarted(total: 1))
+        service.onFetch { _ in order.append("first") }
+        service.onEvery { _ in order.append("second") }
+        service.onDownload { _ in order.append("not a download") }
+        service.onFetch { _ in order.append("third") }
+        service.deliver(.fetch(.batchStarted(total: 1)))
         #expect(order.values == ["first", "second", "third"])
-    }
-
-    @Test func everyEventHasItsOwnKind() {
-        let events: [DataFetchEvent] = [
-            .batchStarted(total: 0), .fetchStarted(feed), .fetchCancelled(feed), .networkOffline(fetches: 1),
-            .idle(nextCheck: nil), .downloadsQueued(count: 1),
-        ]
-        #expect(
-            events.map(\.kind) == [
-                .batchStarted, .fetchStarted, .fetchCancelled, .networkOffline, .idle, .downloadsQueued,
-            ])
-        #expect(Set(DataFetchEvent.Kind.allCases.map(\.rawValue)).count == DataFetchEvent.Kind.allCases.count)
     }
 
     @Test func notificationsArePostedSynchronouslyWithTheEvent() {
         let center = NotificationCenter()
         let service = UIUpdateService(notificationCenter: center)
         let seen = Collector<String>()
-        let token = center.addObserver(forName: .dataFetchEvent, object: nil, queue: nil) { note in
-            guard note.userInfo?["kind"] as? String == DataFetchEvent.Kind.fetchFailed.rawValue,
-                case .fetchFailed(let outcome) = note.userInfo?["event"] as? DataFetchEvent
+        let token = center.addObserver(forName: .engineEvent, object: nil, queue: nil) { note in
+            guard note.userInfo?["source"] as? String == "fetch",
+                case .fetch(.fetchFailed(let outcome)) = note.userInfo?["event"] as? EngineEvent
             else { return }
             seen.append(outcome.failure?.kind.rawValue ?? "")
         }
         defer { center.removeObserver(token) }
-        service.deliver(.fetchStarted(feed))
+        service.deliver(.fetch(.fetchStarted(feed)))
+        service.deliver(.download(.queued(count: 1)))
         service.deliver(
-            .fetchFailed(
-                RefreshOutcome(
-                    feed: feed,
-                    result: .failed(RefreshFailure(.fetch(FeedFetchError(.transport(.timedOut(after: .seconds(60))))))))
-            ))
+            .fetch(
+                .fetchFailed(
+                    RefreshOutcome(
+                        feed: feed,
+                        result: .failed(
+                            RefreshFailure(.fetch(FeedFetchError(.transport(.timedOut(after: .seconds(60)))))))))))
         #expect(seen.values == ["timeout"])
     }
 
@@ -87,7 +88,7 @@ struct UIUpdateServiceTests {
         let coordinator = DataFetchCoordinator(maxConcurrent: 2)
         let service = UIUpdateService(notificationCenter: nil)
         let refreshed = Collector<Int64>()
-        service.register(for: .fetchCompleted) { event in
+        service.onFetch { event in
             if case .fetchCompleted(let outcome) = event { refreshed.append(outcome.feed.id) }
         }
         service.attach(to: coordinator.events)

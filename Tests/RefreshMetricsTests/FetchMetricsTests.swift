@@ -39,27 +39,31 @@ final class HandClock: @unchecked Sendable {
 
         // Given one batch: updated (3 new episodes, 12 000 bytes) in 30 ms, not modified (5 000 bytes saved) in
         // 400 ms, failed in 2 s, gone in 20 s, and one fetch cancelled after it started.
-        let events: [(DataFetchEvent, Duration)] = [
-            (.batchStarted(total: 5), .zero),
-            (.fetchStarted(feeds[0]), .zero),
+        let events: [(EngineEvent, Duration)] = [
+            (.fetch(.batchStarted(total: 5)), .zero),
+            (.fetch(.fetchStarted(feeds[0])), .zero),
             (
-                .fetchCompleted(
-                    RefreshOutcome(
-                        feed: feeds[0], result: .updated(newEpisodes: announcements(3, feed: 1), updatedCount: 0),
-                        bytesFetched: 12_000)), .milliseconds(30)
+                .fetch(
+                    .fetchCompleted(
+                        RefreshOutcome(
+                            feed: feeds[0], result: .updated(newEpisodes: announcements(3, feed: 1), updatedCount: 0),
+                            bytesFetched: 12_000))), .milliseconds(30)
             ),
-            (.fetchStarted(feeds[1]), .zero),
+            (.fetch(.fetchStarted(feeds[1])), .zero),
             (
-                .fetchCompleted(RefreshOutcome(feed: feeds[1], result: .notModified, bytesSaved: 5_000)),
+                .fetch(.fetchCompleted(RefreshOutcome(feed: feeds[1], result: .notModified, bytesSaved: 5_000))),
                 .milliseconds(400)
             ),
-            (.fetchStarted(feeds[2]), .zero),
-            (.fetchFailed(RefreshOutcome(feed: feeds[2], result: .failed(failure))), .seconds(2)),
-            (.fetchStarted(feeds[3]), .zero),
-            (.fetchCompleted(RefreshOutcome(feed: feeds[3], result: .gone(FeedFetchError(.gone)))), .seconds(20)),
-            (.fetchStarted(feeds[4]), .zero),
-            (.fetchCancelled(feeds[4]), .seconds(1)),
-            (.batchCompleted(RefreshSummary(outcomes: [], startedAt: mergedAt, endedAt: mergedAt)), .zero),
+            (.fetch(.fetchStarted(feeds[2])), .zero),
+            (.fetch(.fetchFailed(RefreshOutcome(feed: feeds[2], result: .failed(failure)))), .seconds(2)),
+            (.fetch(.fetchStarted(feeds[3])), .zero),
+            (
+                .fetch(.fetchCompleted(RefreshOutcome(feed: feeds[3], result: .gone(FeedFetchError(.gone))))),
+                .seconds(20)
+            ),
+            (.fetch(.fetchStarted(feeds[4])), .zero),
+            (.fetch(.fetchCancelled(feeds[4])), .seconds(1)),
+            (.fetch(.batchCompleted(RefreshSummary(outcomes: [], startedAt: mergedAt, endedAt: mergedAt))), .zero),
         ]
         // When each event arrives after its delay.
         for (event, delay) in events {
@@ -104,25 +108,25 @@ final class HandClock: @unchecked Sendable {
         // A batch whose every fetch failed to connect: the network is down, no feed is blamed.
         let down = [feeds[0], feeds[1]].map { RefreshOutcome(feed: $0, result: .failed(unreachable)) }
         for outcome in down {
-            metrics.record(.fetchStarted(outcome.feed))
-            metrics.record(.fetchFailed(outcome))
+            metrics.record(.fetch(.fetchStarted(outcome.feed)))
+            metrics.record(.fetch(.fetchFailed(outcome)))
         }
         var text = try await scrape(metrics)
         #expect(text.total("podfresh_feeds_checked_total") == 0, "held until the verdict")
-        metrics.record(.networkOffline(fetches: 2))
-        metrics.record(.batchCompleted(summary))
+        metrics.record(.fetch(.networkOffline(fetches: 2)))
+        metrics.record(.fetch(.batchCompleted(summary)))
         text = try await scrape(metrics)
         #expect(text.value("podfresh_feeds_checked_total", ["result": "network_offline"]) == 2)
         #expect(text.value("podfresh_feeds_checked_total", ["result": "failed"]) == 0)
 
         // A batch where another feed answered: the held failure stands.
         let up = RefreshOutcome(feed: feeds[2], result: .failed(unreachable))
-        metrics.record(.fetchStarted(feeds[2]))
-        metrics.record(.fetchFailed(up))
-        metrics.record(.fetchStarted(feeds[3]))
-        metrics.record(.fetchCompleted(RefreshOutcome(feed: feeds[3], result: .notModified)))
-        metrics.record(.failuresConfirmed([up]))
-        metrics.record(.batchCompleted(summary))
+        metrics.record(.fetch(.fetchStarted(feeds[2])))
+        metrics.record(.fetch(.fetchFailed(up)))
+        metrics.record(.fetch(.fetchStarted(feeds[3])))
+        metrics.record(.fetch(.fetchCompleted(RefreshOutcome(feed: feeds[3], result: .notModified))))
+        metrics.record(.fetch(.failuresConfirmed([up])))
+        metrics.record(.fetch(.batchCompleted(summary)))
         text = try await scrape(metrics)
         #expect(text.value("podfresh_feeds_checked_total", ["result": "failed"]) == 1)
         #expect(text.value("podfresh_feeds_checked_total", ["result": "not_modified"]) == 1)
@@ -138,17 +142,19 @@ final class HandClock: @unchecked Sendable {
         let target = DownloadTarget(
             feed: feeds[0], episodeKey: "e1", title: "One", url: URL(string: "https://cdn.example/1.mp3")!,
             file: "/media/1.mp3")
-        metrics.record(.downloadStarted(target))
+        metrics.record(.download(.started(target)))
         metrics.record(
-            .downloadCompleted(
-                DownloadOutcome(target: target, result: .completed(bytes: 5000, resumedFrom: 2000), seconds: 1)))
+            .download(
+                .completed(
+                    DownloadOutcome(target: target, result: .completed(bytes: 5000, resumedFrom: 2000), seconds: 1))))
         metrics.record(
-            .downloadFailed(
-                DownloadOutcome(
-                    target: target,
-                    result: .failed(
-                        DownloadFailure(.download(DownloadError(.shortBody(received: 1, total: 2, cutBy: nil))))),
-                    seconds: 1)))
+            .download(
+                .failed(
+                    DownloadOutcome(
+                        target: target,
+                        result: .failed(
+                            DownloadFailure(.download(DownloadError(.shortBody(received: 1, total: 2, cutBy: nil))))),
+                        seconds: 1))))
         text = try await scrape(metrics)
         #expect(text.value("podfresh_episode_downloads_total", ["result": "completed"]) == 1)
         #expect(text.value("podfresh_episode_downloads_total", ["result": "failed"]) == 1)

@@ -14,7 +14,7 @@ import Testing
         let metrics = FetchMetrics(registry: PrometheusCollectorRegistry(), now: { now })
         let feed = FeedTarget(id: 7, url: URL(string: "https://feeds.example.org/7.xml")!)
         let other = FeedTarget(id: 8, url: URL(string: "https://feeds.example.org/8.xml")!)
-        let events: [DataFetchEvent] = [
+        let events: [EngineEvent] = [
             .podping(
                 .blocksRead(
                     PodpingBlocksRead(
@@ -42,10 +42,10 @@ import Testing
             .podping(
                 .nodeFailed(
                     HiveNodeError(node: URL(string: "https://api.example")!, .headTooOld(block: 9, seconds: 600)))),
-            .fetchStarted(feed),
-            .fetchCompleted(RefreshOutcome(feed: feed, result: .notModified)),
-            .fetchStarted(other),
-            .fetchCompleted(RefreshOutcome(feed: other, result: .notModified)),
+            .fetch(.fetchStarted(feed)),
+            .fetch(.fetchCompleted(RefreshOutcome(feed: feed, result: .notModified))),
+            .fetch(.fetchStarted(other)),
+            .fetch(.fetchCompleted(RefreshOutcome(feed: other, result: .notModified))),
         ]
         for event in events { metrics.record(event) }
         let text = try PrometheusText(String(decoding: await metrics.exposition(), as: UTF8.self))

@@ -12,8 +12,8 @@ import Testing
 final class PublishedEvents: Sendable {
     private let events = Mutex<[SyncEvent]>([])
 
-    func publish(_ event: DataFetchEvent) {
-        if case .sync(let sync) = event { events.withLock { $0.append(sync) } }
+    func publish(_ event: SyncEvent) {
+        events.withLock { $0.append(event) }
     }
 
     var all: [SyncEvent] { events.withLock { $0 } }

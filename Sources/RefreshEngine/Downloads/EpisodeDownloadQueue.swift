@@ -21,7 +21,7 @@ import Musl
 /// - after a feed's file completes, the feed's files past its "keep newest N" are deleted, only those podfresh
 ///   recorded, and marked removed.
 ///
-/// Every step is published as a ``DataFetchEvent`` (`downloadStarted`, `downloadProgressed`, …).
+/// Every step is published as a ``DownloadEvent`` (`started`, `progressed`, …).
 ///
 /// ## Why this class is `Sendable`
 /// Its mutable state (outcomes, names reserved in this run) is in a `Mutex`; the rest is set in `init`.
@@ -58,7 +58,7 @@ public final class EpisodeDownloadQueue: Sendable {
     private let store: any FeedRepositories
     private let downloader: MediaDownloader
     private let settings: EpisodeDownloadSettings
-    private let publish: @Sendable (DataFetchEvent) -> Void
+    private let publish: @Sendable (DownloadEvent) -> Void
     private let hooks: HookQueue?
     private let now: @Sendable () -> Date
     private let slots: DownloadSlots
@@ -75,7 +75,7 @@ public final class EpisodeDownloadQueue: Sendable {
     ///   - publish: Where events go (the coordinator's `publish`).
     init(
         store: any FeedRepositories, downloader: MediaDownloader, settings: EpisodeDownloadSettings, hooks: HookQueue?,
-        clock: AppClock = .system, publish: @escaping @Sendable (DataFetchEvent) -> Void
+        clock: AppClock = .system, publish: @escaping @Sendable (DownloadEvent) -> Void
     ) {
         self.store = store
         self.downloader = downloader
@@ -109,21 +109,23 @@ public final class EpisodeDownloadQueue: Sendable {
     /// the downloader shut down, whether `body` returns or throws. Cancelling the calling task stops the downloads
     /// (their `.part` files kept).
     ///
-    /// - Parameter hook: `--exec`, run once per downloaded episode with `PODFRESH_FILE`.
+    /// - Parameters:
+    ///   - hook: `--exec`, run once per downloaded episode with `PODFRESH_FILE`.
+    ///   - events: Where the downloads' events and the hook's failures are published.
     /// - Returns: What `body` returned, and the downloads' totals.
     public static func withQueue<Result: Sendable>(
         store: any FeedRepositories, settings: EpisodeDownloadSettings, hook: HookSettings? = nil,
-        clock: AppClock = .system, publish: @escaping @Sendable (DataFetchEvent) -> Void,
+        clock: AppClock = .system, events: EventHub,
         _ body: (EpisodeDownloadQueue) async throws -> Result
     ) async throws -> (Result, DownloadSummary) {
         let hooks = hook.map { hook in
             HookQueue(command: hook.command, timeout: hook.timeout, output: hook.output, clock: clock) {
-                feed, failure in publish(.hookFailed(feed, failure))
+                feed, failure in events.publish(.hookFailed(feed, failure))
             }
         }
         do {
             let result = try await withQueue(
-                store: store, settings: settings, hooks: hooks, clock: clock, publish: publish, body)
+                store: store, settings: settings, hooks: hooks, clock: clock, publish: events.publish, body)
             await hooks?.finish()
             return result
         } catch {
@@ -132,10 +134,10 @@ public final class EpisodeDownloadQueue: Sendable {
         }
     }
 
-    /// ``withQueue(store:settings:hook:clock:publish:_:)`` with the refresh's own hook queue, so hooks never run at once.
+    /// ``withQueue(store:settings:hook:clock:events:_:)`` with the refresh's own hook queue, so hooks never run at once.
     static func withQueue<Result: Sendable>(
         store: any FeedRepositories, settings: EpisodeDownloadSettings, hooks: HookQueue?,
-        clock: AppClock, publish: @escaping @Sendable (DataFetchEvent) -> Void,
+        clock: AppClock, publish: @escaping @Sendable (DownloadEvent) -> Void,
         _ body: (EpisodeDownloadQueue) async throws -> Result
     ) async throws -> (Result, DownloadSummary) {
         try await MediaDownloader.withDownloader(configuration: settings.downloader, network: settings.network) {
@@ -182,7 +184,7 @@ public final class EpisodeDownloadQueue: Sendable {
             if try await store.markDeletedByUser(subscriptionID: subscription.id, episodeKey: record.episodeKey) {
                 deleted.insert(record.episodeKey)
                 publish(
-                    .downloadSkipped(
+                    .skipped(
                         DownloadTarget(
                             feed: feed, episodeKey: record.episodeKey, title: nil,
                             url: record.url ?? subscription.url, file: path),
@@ -215,7 +217,7 @@ public final class EpisodeDownloadQueue: Sendable {
             else { continue }
             waiting += 1
             publish(
-                .downloadSkipped(
+                .skipped(
                     DownloadTarget(
                         feed: feed, episodeKey: episode.key, title: episode.episode.title,
                         url: Self.enclosure(of: episode.episode)?.url ?? record.url ?? subscription.url,
@@ -282,7 +284,7 @@ public final class EpisodeDownloadQueue: Sendable {
     ) {
         guard !episodes.isEmpty else { return }
         state.withLock { $0.queued += episodes.count }
-        publish(.downloadsQueued(count: episodes.count))
+        publish(.queued(count: episodes.count))
         let feed = FeedTarget(subscription: subscription)
         var jobs: [Job] = []
         for episode in episodes {
@@ -340,7 +342,7 @@ public final class EpisodeDownloadQueue: Sendable {
                 withoutMedia: state.withoutMedia, startedAt: startedAt, endedAt: now(),
                 wasCancelled: worker.isCancelled, waiting: state.waiting, elsewhere: state.elsewhere)
         }
-        publish(.downloadsFinished(summary))
+        publish(.finished(summary))
         return summary
     }
 
@@ -352,7 +354,7 @@ public final class EpisodeDownloadQueue: Sendable {
         let downloader: MediaDownloader
         let settings: EpisodeDownloadSettings
         let hooks: HookQueue?
-        let publish: @Sendable (DataFetchEvent) -> Void
+        let publish: @Sendable (DownloadEvent) -> Void
         let slots: DownloadSlots
         let state: Shared<State>
         let clock: AppClock
@@ -393,7 +395,7 @@ public final class EpisodeDownloadQueue: Sendable {
                     let failure = await recordFailure(error, job: job, target: target)
                     let outcome = DownloadOutcome(target: target, result: .failed(failure), seconds: 0)
                     state.withLock { $0.outcomes.append(outcome) }
-                    publish(.downloadFailed(outcome))
+                    publish(.failed(outcome))
                     if let hook = job.hook { hooks?.enqueue(hook, of: feed) }
                     return
                 }
@@ -435,7 +437,7 @@ public final class EpisodeDownloadQueue: Sendable {
                 defer { _ = state.withLock { $0.reserved.remove(reservedPath) } }
                 target.file = request.destination.path
                 let started = target
-                publish(.downloadStarted(started))
+                publish(.started(started))
                 let throttle = ProgressThrottle(interval: settings.progressInterval, clock: clock)
                 let media = try await downloader.download(
                     request,
@@ -450,7 +452,7 @@ public final class EpisodeDownloadQueue: Sendable {
                     progress: { [publish] progress in
                         guard let rate = throttle.due(progress) else { return }
                         publish(
-                            .downloadProgressed(
+                            .progressed(
                                 DownloadProgressReport(
                                     target: started, receivedBytes: progress.receivedBytes,
                                     expectedBytes: progress.expectedBytes, resumedFrom: progress.resumedFrom,
@@ -465,7 +467,7 @@ public final class EpisodeDownloadQueue: Sendable {
                     target: target, result: .completed(bytes: media.byteCount, resumedFrom: media.resumedFrom),
                     seconds: seconds(), container: media.container)
                 state.withLock { $0.outcomes.append(outcome) }
-                publish(.downloadCompleted(outcome))
+                publish(.completed(outcome))
                 if var hook = job.hook {
                     hook.file = media.file.path
                     hooks?.enqueue(hook, of: feed)
@@ -475,7 +477,7 @@ public final class EpisodeDownloadQueue: Sendable {
                 let failure = await recordFailure(error, job: job, target: target)
                 let outcome = DownloadOutcome(target: target, result: .failed(failure), seconds: seconds())
                 state.withLock { $0.outcomes.append(outcome) }
-                publish(.downloadFailed(outcome))
+                publish(.failed(outcome))
                 if let hook = job.hook { hooks?.enqueue(hook, of: feed) }
             }
         }
@@ -493,7 +495,7 @@ public final class EpisodeDownloadQueue: Sendable {
                     lease: DownloadLease.duration)
             else {
                 state.withLock { $0.elsewhere += 1 }
-                publish(.downloadSkipped(target, .claimedByAnotherWorker))
+                publish(.skipped(target, .claimedByAnotherWorker))
                 return nil
             }
             let record = try await store.download(subscriptionID: job.subscription.id, episodeKey: job.episode.key)
@@ -503,7 +505,7 @@ public final class EpisodeDownloadQueue: Sendable {
                 state.withLock { $0.elsewhere += 1 }
                 var done = target
                 done.file = record?.filePath ?? ""
-                publish(.downloadSkipped(done, .completedByAnotherWorker))
+                publish(.skipped(done, .completedByAnotherWorker))
             }
             return nil
         }
@@ -637,7 +639,7 @@ public final class EpisodeDownloadQueue: Sendable {
     }
 
     private static func applyRetention(
-        _ subscription: Subscription, store: any FeedRepositories, publish: @Sendable (DataFetchEvent) -> Void,
+        _ subscription: Subscription, store: any FeedRepositories, publish: @Sendable (DownloadEvent) -> Void,
         count: (Int) -> Void
     ) async {
         guard let keep = subscription.keepNewest else { return }
@@ -647,7 +649,7 @@ public final class EpisodeDownloadQueue: Sendable {
                 guard let path = record.filePath else { continue }
                 if unlink(path) != 0 && errno != ENOENT {
                     publish(
-                        .downloadProblem(
+                        .problem(
                             feed, .cannotDelete(path: path, keepNewest: keep, reason: String(cString: strerror(errno))))
                     )
                     continue
@@ -657,12 +659,12 @@ public final class EpisodeDownloadQueue: Sendable {
                 {
                     count(1)
                     publish(
-                        .downloadRemoved(
+                        .removed(
                             DownloadRemoval(feed: feed, episodeKey: record.episodeKey, file: path, keepNewest: keep)))
                 }
             }
         } catch {
-            publish(.downloadProblem(feed, .retentionNotApplied(keepNewest: keep, StoreError.wrapping(error))))
+            publish(.problem(feed, .retentionNotApplied(keepNewest: keep, StoreError.wrapping(error))))
         }
     }
 }

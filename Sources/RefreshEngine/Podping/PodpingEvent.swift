@@ -2,7 +2,7 @@ public import FeedModels
 public import Foundation
 public import Podping
 
-/// What the podping reader read and did, as events (``DataFetchEvent/podping(_:)``): typed values, worded by
+/// What the podping reader read and did, as events (``EngineEvent/podping(_:)``): typed values, worded by
 /// ConsoleOutput.
 public enum PodpingEvent: Sendable, Hashable {
     /// There was no cursor: reading starts at the chain's head, `block`.

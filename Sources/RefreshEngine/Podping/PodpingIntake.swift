@@ -14,7 +14,7 @@ public struct PodpingIntake: Sendable {
     /// A pinged feed is not fetched again sooner than this after its last check.
     public let cooldown: TimeInterval
     private let now: @Sendable () -> Date
-    private let publish: @Sendable (DataFetchEvent) -> Void
+    private let publish: @Sendable (PodpingEvent) -> Void
     /// The subscriptions by address, kept between blocks.
     private let index: SubscriptionIndexCache
 
@@ -23,7 +23,7 @@ public struct PodpingIntake: Sendable {
     public init(
         store: any PodpingRepository, subscriptions: any SubscriptionRepository, trust: PodpingTrust,
         cooldown: TimeInterval = 30, indexMaxAge: TimeInterval = SubscriptionIndexCache.defaultMaxAge,
-        now: @escaping @Sendable () -> Date, publish: @escaping @Sendable (DataFetchEvent) -> Void
+        now: @escaping @Sendable () -> Date, publish: @escaping @Sendable (PodpingEvent) -> Void
     ) {
         self.store = store
         self.subscriptions = subscriptions
@@ -42,24 +42,24 @@ public struct PodpingIntake: Sendable {
     /// - Returns: The feeds made due, with when.
     @discardableResult
     public func take(_ batch: PodpingBatch) async throws -> [Int64: Date] {
-        if batch.startedAtHead { publish(.podping(.startedAtHead(block: batch.cursor))) }
+        if batch.startedAtHead { publish(.startedAtHead(block: batch.cursor)) }
         if batch.skippedBlocks > 0 {
             publish(
-                .podping(
-                    .skippedAhead(
-                        from: batch.cursor - batch.skippedBlocks, to: batch.cursor, blocks: batch.skippedBlocks)))
+
+                .skippedAhead(
+                    from: batch.cursor - batch.skippedBlocks, to: batch.cursor, blocks: batch.skippedBlocks))
         }
         guard !batch.blocks.isEmpty else { return [:] }
         var skips = PodpingSkips()
         for block in batch.blocks { skips.add(block.skipped) }
         let notices = batch.blocks.flatMap(\.notices)
         publish(
-            .podping(
-                .blocksRead(
-                    PodpingBlocksRead(
-                        count: batch.blocks.count, through: batch.cursor, head: batch.head,
-                        lastBlockTime: batch.blocks.last?.time, notices: notices.count, tests: skips.tests,
-                        refused: skips.refused))))
+
+            .blocksRead(
+                PodpingBlocksRead(
+                    count: batch.blocks.count, through: batch.cursor, head: batch.head,
+                    lastBlockTime: batch.blocks.last?.time, notices: notices.count, tests: skips.tests,
+                    refused: skips.refused)))
         guard !notices.isEmpty else { return [:] }
         let index = try await self.index.current(subscriptions: subscriptions, store: store, now: now())
         var named: Set<Int64> = []
@@ -95,19 +95,19 @@ public struct PodpingIntake: Sendable {
                         blockTime: notice.blockTime, reason: notice.reason, iri: iri, dueAt: nil))
             }
             publish(
-                .podping(
-                    .received(
-                        PodpingReceipt(
-                            block: notice.blockNumber, blockTime: notice.blockTime, senders: notice.senders,
-                            operationID: notice.operationID, reason: notice.reason, medium: notice.medium,
-                            iris: notice.iris.count, matched: matched, untrusted: untrusted))))
+
+                .received(
+                    PodpingReceipt(
+                        block: notice.blockNumber, blockTime: notice.blockTime, senders: notice.senders,
+                        operationID: notice.operationID, reason: notice.reason, medium: notice.medium,
+                        iris: notice.iris.count, matched: matched, untrusted: untrusted)))
         }
         guard !pings.isEmpty else { return [:] }
         let due = try await store.recordPings(pings, at: now(), cooldown: cooldown)
         var told: Set<Int64> = []
         for var match in matches where told.insert(match.feed.id).inserted {
             match.dueAt = due[match.feed.id]
-            publish(.podping(.matched(match)))
+            publish(.matched(match))
         }
         return due
     }

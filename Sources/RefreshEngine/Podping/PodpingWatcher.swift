@@ -50,12 +50,12 @@ public struct PodpingWatcher: Sendable {
     private let store: any PodpingRepository
     private let clock: AppClock
     private let now: @Sendable () -> Date
-    private let publish: @Sendable (DataFetchEvent) -> Void
+    private let publish: @Sendable (PodpingEvent) -> Void
 
     public init(
         settings: PodpingSettings, network: HTTPNetwork, store: any PodpingRepository,
         subscriptions: any SubscriptionRepository, clock: AppClock = .system,
-        publish: @escaping @Sendable (DataFetchEvent) -> Void
+        publish: @escaping @Sendable (PodpingEvent) -> Void
     ) {
         self.settings = settings
         self.store = store
@@ -66,7 +66,7 @@ public struct PodpingWatcher: Sendable {
         reader = PodpingReader(
             configuration: settings.reader, network: network, now: now,
             onNodeFailure: { error in
-                publish(.podping(.nodeFailed(error)))
+                publish(.nodeFailed(error))
             })
         intake = PodpingIntake(
             store: store, subscriptions: subscriptions, trust: settings.trust, cooldown: settings.cooldown, now: now,
@@ -81,7 +81,7 @@ public struct PodpingWatcher: Sendable {
         var result = PodpingCatchUp(blocks: 0, feedsMadeDue: 0, unread: false)
         switch try await store.claimPodpingCursor(worker: settings.worker, lease: settings.lease, at: now()) {
         case .heldBy(let worker, let until):
-            publish(.podping(.leaseHeldElsewhere(worker: worker, until: until)))
+            publish(.leaseHeldElsewhere(worker: worker, until: until))
             result.unread = true
             return result
         case .granted(let block):
@@ -92,7 +92,7 @@ public struct PodpingWatcher: Sendable {
                     do {
                         batch = try await reader.step(after: cursor)
                     } catch let error as PodpingUnavailable {
-                        publish(.podping(.unavailable(error)))
+                        publish(.unavailable(error))
                         result.unread = true
                         break
                     }
@@ -128,13 +128,13 @@ public struct PodpingWatcher: Sendable {
                 {
                 case .heldBy(let worker, let until):
                     if announcedHolder != worker {
-                        publish(.podping(.leaseHeldElsewhere(worker: worker, until: until)))
+                        publish(.leaseHeldElsewhere(worker: worker, until: until))
                         announcedHolder = worker
                     }
                     let wait = min(max(1, until.timeIntervalSince(now())), settings.lease / 2)
                     try await clock.sleep(for: .milliseconds(Int64(wait * 1000)))
                 case .granted(let block):
-                    if announcedHolder != nil { publish(.podping(.leaseTaken(block: block))) }
+                    if announcedHolder != nil { publish(.leaseTaken(block: block)) }
                     announcedHolder = nil
                     try await follow(from: block, madeDue: madeDue)
                 }
@@ -142,7 +142,7 @@ public struct PodpingWatcher: Sendable {
             } catch is CancellationError {
                 break
             } catch {
-                publish(.podping(.storeFailed(StoreError.wrapping(error))))
+                publish(.storeFailed(StoreError.wrapping(error)))
                 do { try await clock.sleep(for: .milliseconds(Int64(storeRetry * 1000))) } catch { break }
                 storeRetry = min(storeRetry * 2, 300)
             }
@@ -169,7 +169,7 @@ public struct PodpingWatcher: Sendable {
                 batch = try await reader.step(after: cursor)
                 nodeRetry = 2
             } catch let error as PodpingUnavailable {
-                publish(.podping(.unavailable(error)))
+                publish(.unavailable(error))
                 try await clock.sleep(for: .milliseconds(Int64(nodeRetry * 1000)))
                 nodeRetry = min(nodeRetry * 2, 60)
                 if now().timeIntervalSince(renewed) > settings.lease / 3, let cursor {

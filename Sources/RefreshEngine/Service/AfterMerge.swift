@@ -7,7 +7,7 @@ import Measures
 struct AfterMerge: Sendable {
     let hooks: HookQueue?
     let downloads: EpisodeDownloadQueue?
-    let publish: @Sendable (DataFetchEvent) -> Void
+    let publish: @Sendable (DownloadEvent) -> Void
 
     /// `subscription` was checked and stored as `feed` (its title and address after the merge), announcing
     /// `announced`.
@@ -42,7 +42,7 @@ struct AfterMerge: Sendable {
                 (hookEpisodes ?? []).map { ($0.identity, $0) }, uniquingKeysWith: { first, _ in first })
             downloads.enqueue(episodes, of: current, hooks: byKey, heldUntilReleased: true)
         } catch {
-            publish(.downloadProblem(feed, .notStarted(StoreError.wrapping(error))))
+            publish(.problem(feed, .notStarted(StoreError.wrapping(error))))
             for episode in hookEpisodes ?? [] { hooks?.enqueue(episode, of: feed) }
         }
     }

@@ -52,7 +52,7 @@ public struct SubscriptionSync: Sendable {
     private let subscriptions: any SubscriptionRepository
     private let clock: AppClock
     private let now: @Sendable () -> Date
-    private let publish: @Sendable (DataFetchEvent) -> Void
+    private let publish: @Sendable (SyncEvent) -> Void
     private let last = LastOutcome()
 
     /// The outcome of the last sync this value ran, if it ran one.
@@ -60,7 +60,7 @@ public struct SubscriptionSync: Sendable {
 
     public init(
         settings: SyncSettings, store: any SyncRepository, subscriptions: any SubscriptionRepository,
-        clock: AppClock = .system, publish: @escaping @Sendable (DataFetchEvent) -> Void
+        clock: AppClock = .system, publish: @escaping @Sendable (SyncEvent) -> Void
     ) {
         self.settings = settings
         self.store = store
@@ -83,7 +83,7 @@ public struct SubscriptionSync: Sendable {
     public func syncOnce() async throws -> SyncOutcome? {
         switch try await store.claimSync(worker: settings.worker, lease: settings.lease, at: now()) {
         case .heldBy(let worker, let until):
-            publish(.sync(.leaseHeldElsewhere(worker: worker, until: until)))
+            publish(.leaseHeldElsewhere(worker: worker, until: until))
             return nil
         case .granted:
             break
@@ -106,12 +106,12 @@ public struct SubscriptionSync: Sendable {
 
     private func syncHoldingLease() async throws -> SyncOutcome? {
         guard let state = try await store.syncState() else { return nil }
-        publish(.sync(.started(server: client.serverName, first: state.subscriptionsCursor == nil)))
+        publish(.started(server: client.serverName, first: state.subscriptionsCursor == nil))
         var outcome = SyncOutcome()
         defer { last.value.withLock { $0 = outcome } }
         if let unusable = settings.unusable {
             outcome.failure = unusable
-            publish(.sync(.failed(unusable)))
+            publish(.failed(unusable))
             try await store.recordSyncOutcome(outcome, at: now())
             return outcome
         }
@@ -124,7 +124,7 @@ public struct SubscriptionSync: Sendable {
             }
         } catch let failure as SyncFailure {
             outcome.failure = failure
-            publish(.sync(.failed(failure)))
+            publish(.failed(failure))
         }
         try await store.recordSyncOutcome(outcome, at: now())
         return outcome
@@ -157,7 +157,7 @@ public struct SubscriptionSync: Sendable {
         }
         try await store.recordSyncPull(added: Array(server.keys), removed: [], cursor: changes.timestamp)
         outcome.pulledAdded = added.count
-        publish(.sync(.pulled(SyncPulled(added: added, removed: [], cursor: changes.timestamp))))
+        publish(.pulled(SyncPulled(added: added, removed: [], cursor: changes.timestamp)))
         // What only this side has is pushed by the same rule as any later change.
         try await pushLocalChanges(into: &outcome)
     }
@@ -196,7 +196,7 @@ public struct SubscriptionSync: Sendable {
         outcome.pushedAdded += adds.count
         outcome.pushedRemoved += removes.count
         outcome.rewritten += rewritten
-        publish(.sync(.pushed(SyncPushed(added: adds.count, removed: removes.count, rewritten: rewritten))))
+        publish(.pushed(SyncPushed(added: adds.count, removed: removes.count, rewritten: rewritten)))
     }
 
     private func pull(since cursor: Int64, into outcome: inout SyncOutcome) async throws {
@@ -222,7 +222,7 @@ public struct SubscriptionSync: Sendable {
         try await store.recordSyncPull(added: Array(adds.keys), removed: Array(removes.keys), cursor: changes.timestamp)
         outcome.pulledAdded += added.count
         outcome.pulledRemoved += removed.count
-        publish(.sync(.pulled(SyncPulled(added: added, removed: removed, cursor: changes.timestamp))))
+        publish(.pulled(SyncPulled(added: added, removed: removed, cursor: changes.timestamp)))
     }
 
     /// Subscribes to `url` here, due at once; nil when it is already subscribed (a race with `add`).
@@ -263,7 +263,7 @@ extension SubscriptionSync: DueSource {
             } catch is CancellationError {
                 return
             } catch {
-                publish(.sync(.storeFailed(StoreError.wrapping(error))))
+                publish(.storeFailed(StoreError.wrapping(error)))
             }
             do { try await clock.sleep(for: settings.interval) } catch { return }
         }

@@ -1,7 +1,7 @@
 public import FeedModels
 public import Foundation
 
-/// What a sync with the gPodder-API server did, as events (``DataFetchEvent/sync(_:)``): typed values, worded by
+/// What a sync with the gPodder-API server did, as events (``EngineEvent/sync(_:)``): typed values, worded by
 /// ConsoleOutput. Counts, URLs and the server's address; never a credential.
 public enum SyncEvent: Sendable, Hashable {
     /// A sync began; `first` when it is the first since set-up (the union of both lists, nothing removed).

@@ -1,28 +1,24 @@
 public import Foundation
 
 extension Notification.Name {
-    /// Every ``DataFetchEvent``, posted synchronously by ``UIUpdateService``: `userInfo["event"]` is the event and
-    /// `userInfo["kind"]` its ``DataFetchEvent/Kind`` (observers that want a few kinds check it).
-    public static let dataFetchEvent = Notification.Name("podfresh.dataFetchEvent")
+    /// Every ``EngineEvent``, posted synchronously by ``UIUpdateService``: `userInfo["event"]` is the event and
+    /// `userInfo["source"]` its ``EngineEvent/source`` (observers that want one part's events check it).
+    public static let engineEvent = Notification.Name("podfresh.engineEvent")
 }
 
-/// Delivers the ``EventHub``'s ``DataFetchEvent``s, one vocabulary from the engine to the renderer: first to the
-/// handlers registered for the event's ``DataFetchEvent/Kind`` (or for every event), the primary channel, in event
-/// order and registration order; then as a ``Foundation/Notification/Name/dataFetchEvent`` notification posted
-/// synchronously for any other observer.
+/// Delivers the ``EventHub``'s events from the engine to whoever shows them, typed: a handler registers for one part's
+/// events (``onFetch(_:)``, ``onDownload(_:)``, …) or for every event (``onEvery(_:)``). Handlers run in event order
+/// and registration order, the primary channel; then each event is posted as an
+/// ``Foundation/Notification/Name/engineEvent`` notification, synchronously, for any other observer.
 ///
 /// ## Why this class is `@unchecked Sendable`
 /// The handler registry is touched only inside `lock.withLock {}`; handlers are copied out before they are called,
 /// so a handler may register another without deadlock. Delivery happens on the one task that ``attach(to:)`` starts.
 public final class UIUpdateService: @unchecked Sendable {
-    /// One registration: the kinds it wants (nil: every event) and its handler.
-    private struct Registration {
-        var kinds: Set<DataFetchEvent.Kind>?
-        var handler: @Sendable (DataFetchEvent) -> Void
-    }
+    private typealias Handler = @Sendable (EngineEvent) -> Void
 
     private let lock = NSLock()
-    private var registrations: [Registration] = []
+    private var handlers: [Handler] = []
     private var consumer: Task<Void, Never>?
     private let notificationCenter: NotificationCenter?
 
@@ -31,16 +27,29 @@ public final class UIUpdateService: @unchecked Sendable {
         self.notificationCenter = notificationCenter
     }
 
-    /// Registers a handler for the events of the given kinds. Handlers run in registration order, one event at a time.
-    public func register(
-        for kinds: DataFetchEvent.Kind..., handler: @escaping @Sendable (DataFetchEvent) -> Void
-    ) {
-        lock.withLock { registrations.append(Registration(kinds: Set(kinds), handler: handler)) }
+    /// Registers a handler for every event.
+    public func onEvery(_ handler: @escaping @Sendable (EngineEvent) -> Void) {
+        lock.withLock { handlers.append(handler) }
     }
 
-    /// Registers a handler for every event. Handlers run in registration order, one event at a time.
-    public func registerForEveryEvent(handler: @escaping @Sendable (DataFetchEvent) -> Void) {
-        lock.withLock { registrations.append(Registration(kinds: nil, handler: handler)) }
+    /// Registers a handler for the fetch events.
+    public func onFetch(_ handler: @escaping @Sendable (DataFetchEvent) -> Void) {
+        onEvery { if case .fetch(let event) = $0 { handler(event) } }
+    }
+
+    /// Registers a handler for the download events.
+    public func onDownload(_ handler: @escaping @Sendable (DownloadEvent) -> Void) {
+        onEvery { if case .download(let event) = $0 { handler(event) } }
+    }
+
+    /// Registers a handler for the podping reader's events.
+    public func onPodping(_ handler: @escaping @Sendable (PodpingEvent) -> Void) {
+        onEvery { if case .podping(let event) = $0 { handler(event) } }
+    }
+
+    /// Registers a handler for the sync's events.
+    public func onSync(_ handler: @escaping @Sendable (SyncEvent) -> Void) {
+        onEvery { if case .sync(let event) = $0 { handler(event) } }
     }
 
     /// Starts delivering the hub's events. Call ``drain()`` after ``EventHub/finish()`` to wait until every event
@@ -60,13 +69,9 @@ public final class UIUpdateService: @unchecked Sendable {
     }
 
     /// Delivers one event now, on the calling task.
-    public func deliver(_ event: DataFetchEvent) {
-        let kind = event.kind
-        let handlers = lock.withLock {
-            registrations.filter { $0.kinds?.contains(kind) ?? true }.map(\.handler)
-        }
-        for handler in handlers { handler(event) }
+    public func deliver(_ event: EngineEvent) {
+        for handler in lock.withLock({ handlers }) { handler(event) }
         notificationCenter?.post(
-            name: .dataFetchEvent, object: self, userInfo: ["event": event, "kind": kind.rawValue])
+            name: .engineEvent, object: self, userInfo: ["event": event, "source": event.source])
     }
 }

@@ -134,8 +134,7 @@ extension RootCommand {
                     },
                     work: {
                         let (_, summary) = try await EpisodeDownloadQueue.withQueue(
-                            store: store, settings: settings, hook: hook,
-                            publish: events.publish
+                            store: store, settings: settings, hook: hook, events: events
                         ) { queue in
                             for feed in selected {
                                 let episodes = try await queue.plan(

@@ -94,16 +94,16 @@ func render(_ summary: RefreshSummary) -> String {
         let renderer = ConsoleRenderer(mode: mode, out: out, err: out)
         let updates = UIUpdateService(notificationCenter: nil)
         renderer.attach(to: updates)
-        updates.deliver(.batchStarted(total: summary.outcomes.count))
+        updates.deliver(.fetch(.batchStarted(total: summary.outcomes.count)))
         for outcome in summary.outcomes {
-            updates.deliver(.fetchStarted(outcome.feed))
+            updates.deliver(.fetch(.fetchStarted(outcome.feed)))
             switch outcome.result {
-            case .failed: updates.deliver(.fetchFailed(outcome))
-            case .cancelled: updates.deliver(.fetchCancelled(outcome.feed))
-            default: updates.deliver(.fetchCompleted(outcome))
+            case .failed: updates.deliver(.fetch(.fetchFailed(outcome)))
+            case .cancelled: updates.deliver(.fetch(.fetchCancelled(outcome.feed)))
+            default: updates.deliver(.fetch(.fetchCompleted(outcome)))
             }
         }
-        updates.deliver(.batchCompleted(summary))
+        updates.deliver(.fetch(.batchCompleted(summary)))
         all += out.contents
     }
     return all

@@ -1,0 +1,22 @@
+/// What the download queue did, published as ``EngineEvent/download(_:)``: every step of every download, the files
+/// retention removed, and the run's totals.
+public enum DownloadEvent: Sendable, Hashable {
+    /// `count` more episodes wait to be downloaded.
+    case queued(count: Int)
+    /// A download began (or resumes): the request is about to go out.
+    case started(DownloadTarget)
+    /// A download advanced (a few times a second at most).
+    case progressed(DownloadProgressReport)
+    /// A file is complete under its final name and recorded.
+    case completed(DownloadOutcome)
+    /// A download failed; nothing was marked downloaded.
+    case failed(DownloadOutcome)
+    /// Retention deleted a file podfresh had downloaded.
+    case removed(DownloadRemoval)
+    /// An episode is not downloaded, and why (the user deleted its file by hand).
+    case skipped(DownloadTarget, DownloadSkip)
+    /// Something about a feed's downloads went wrong outside any one download (retention, the store).
+    case problem(FeedTarget, DownloadProblem)
+    /// Every queued download finished.
+    case finished(DownloadSummary)
+}
