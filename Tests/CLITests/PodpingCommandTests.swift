@@ -204,9 +204,11 @@ struct PodpingCommandTests {
     func aPingThatArrivesWhileItsFeedIsFetchedIsNotLost() async throws {
         try await withSubscribedFeeds { podfresh, server, chain, a, _ in
             let node = chain.node("/hive").absoluteString
-            // The host's first answer is held 4 s and is from before its change; every later one has the episode.
+            // The host's first answer is held until the test lets it go, and is from before its change; every later
+            // one has the episode.
             let published = Mutex(false)
             let held = Mutex(false)
+            let gate = TestGate()
             let old = feed("Show A", items: ["a-one"])
             let new = feed("Show A", items: ["a-two", "a-one"])
             server.setRoute("/a.xml") { _ in
@@ -215,7 +217,7 @@ struct PodpingCommandTests {
                     defer { holding = true }
                     return !holding
                 }) {
-                    return TestResponse(headers: headers, text: old, delay: .seconds(4))
+                    return TestResponse(headers: headers, body: Array(old.utf8), gate: gate)
                 }
                 return TestResponse(headers: headers, text: published.withLock { $0 } ? new : old)
             }
@@ -225,13 +227,20 @@ struct PodpingCommandTests {
                     "\(watch.transcript)")
 
                 // A first ping (an earlier edit) starts a fetch; while its answer is held, the episode is published
-                // and pinged.
+                // and pinged, and the fetch goes on only once watch has read that second ping.
                 chain.produce([[.podping([a.absoluteString])]])
                 #expect(
                     try await eventually(timeout: 30) { server.requests(to: "/a.xml").count == 2 },
                     "\(watch.standardError)")
                 published.withLock { $0 = true }
                 chain.produce([[.podping([a.absoluteString], sender: "podping.bbb")]])
+                #expect(
+                    await watch.wait(within: .seconds(30)) {
+                        $0.components(separatedBy: "podping: Show A:").count == 3
+                    },
+                    "both pings read: \(watch.transcript)")
+                #expect(server.requests(to: "/a.xml").count == 2, "the first fetch is still held")
+                gate.release()
 
                 // No third ping: the feed is fetched again once the held fetch has ended and its cooldown passed.
                 #expect(
