@@ -41,7 +41,7 @@ struct SharedServerFaultTests {
         // Only the stall needs a short total timeout; the rest get the roomy default so a loaded machine cannot turn
         // them into timeouts. The stall's limit binds the good feed too: 8 s, as 3 s timed the good feed out once in a
         // full parallel run.
-        let timeout: Duration = if case .stall = fault { .seconds(8) } else { .seconds(15) }
+        let timeout: Duration = if case .stall = fault { .seconds(8) } else { .seconds(60) }
         try await withEngine(fetch: testFetchConfiguration(totalTimeout: timeout)) { engine in
             let good = try await engine.store.addSubscription(url: server.url("/good.xml"), title: nil, at: Date())
             let victim = try await engine.store.addSubscription(url: server.url("/victim.xml"), title: nil, at: Date())
