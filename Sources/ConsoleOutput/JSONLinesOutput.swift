@@ -117,12 +117,13 @@ final class JSONLinesOutput: OutputStyle {
             emit([
                 ("event", .string("download_removed")), ("feed_id", .int(Int(removal.feed.id))),
                 ("id", .string(removal.episodeKey)), ("file", .string(removal.file)),
-                ("keep", .int(removal.keepNewest)),
+                ("keep", .int(removal.keepNewest)), ("reason", .string(removal.reason.rawValue)),
             ])
         case .downloadSkipped(let target, let skip):
             emit(
                 [("event", .string("download_skipped"))] + EventJSON.downloadFields(target) + [
                     ("reason", .string(DownloadText.reason(skip))), ("retry_after", .date(Self.retryAfter(skip))),
+                    ("kind", .string(DownloadText.skipKind(skip))),
                 ])
         case .downloadProblem(let feed, let problem):
             emit([

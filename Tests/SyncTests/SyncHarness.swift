@@ -11,12 +11,17 @@ import Testing
 /// The events a sync published, in order.
 final class PublishedEvents: Sendable {
     private let events = Mutex<[SyncEvent]>([])
+    private let removed = Mutex<[DownloadRemoval]>([])
 
     func publish(_ event: DataFetchEvent) {
         if case .sync(let sync) = event { events.withLock { $0.append(sync) } }
+        if case .downloadRemoved(let removal) = event { removed.withLock { $0.append(removal) } }
     }
 
     var all: [SyncEvent] { events.withLock { $0 } }
+
+    /// The files deleted (`downloadRemoved`), in order.
+    var removals: [DownloadRemoval] { removed.withLock { $0 } }
 
     var failures: [SyncFailure] {
         all.compactMap {
