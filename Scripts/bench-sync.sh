@@ -85,13 +85,17 @@ con.executemany(
 con.commit()
 json.dump(episodes, open(f"{work}/episodes.json", "w"))
 PY
-sleep 1.1
+sleep 6
 python3 - "$WORK" <<'PY'
 import json, sys, time
 work = sys.argv[1]
 episodes = json.load(open(f"{work}/episodes.json"))
-stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
-actions = [{"podcast": url, "episode": media, "guid": guid, "action": "play", "device": "phone", "timestamp": stamp,
+# Played over the last seconds, the last one now: gpodder.net-compatible servers answer actions dated at or after
+# the cursor (the newest action's time), so the next sync reads the newest second's actions again, as it would.
+now = time.time()
+def stamp(i):
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now if i == len(episodes) - 1 else now - 5))
+actions = [{"podcast": url, "episode": media, "guid": guid, "action": "play", "device": "phone", "timestamp": stamp(i),
             "started": 0, "position": 1790 if i % 10 == 0 else 600, "total": 1800}
            for i, (url, media, guid) in enumerate(episodes)]
 for page in range(0, len(actions), 5000):

@@ -242,12 +242,21 @@ public struct PulledActionsPlan: Sendable {
             for url in candidate.mediaURLs { byMedia[feed, default: [:]][url] = candidate.ref }
         }
         var latest: [EpisodeRef: (action: EpisodeAction, at: Date)] = [:]
+        // Many actions name one feed: each spelling is normalised and looked up once.
+        var feedOf: [String: Int64?] = [:]
         for (index, action) in actions.enumerated() {
             if (ownDevice != nil && action.device == ownDevice) || action.kind == .download {
                 summary.unchanged += 1
                 continue
             }
-            guard let feed = feeds[FeedURL.normalizedString(action.podcast)] else {
+            let known: Int64?
+            if let cached = feedOf[action.podcast] {
+                known = cached
+            } else {
+                known = feeds[FeedURL.normalizedString(action.podcast)]
+                feedOf[action.podcast] = known
+            }
+            guard let feed = known else {
                 summary.unmatched += 1
                 continue
             }
@@ -286,7 +295,7 @@ public struct PulledActionsPlan: Sendable {
 
     /// The feed URLs the actions name, normalised, each once.
     public static func feedURLs(of actions: [EpisodeAction]) -> Set<String> {
-        Set(actions.map { FeedURL.normalizedString($0.podcast) })
+        Set(Set(actions.map(\.podcast)).map(FeedURL.normalizedString))
     }
 }
 

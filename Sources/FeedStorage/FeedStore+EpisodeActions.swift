@@ -48,8 +48,8 @@ extension FeedStore: EpisodeActionRepository {
         var feeds: [String: Int64] = [:]
         let named = PulledActionsPlan.feedURLs(of: all)
         for row in try Row.fetchAll(db, sql: "SELECT id, url FROM subscription") {
-            let url: String = row["url"]
-            if named.contains(url) { feeds[url] = row["id"] }
+            let url: String = row[1]
+            if named.contains(url) { feeds[url] = row[0] }
         }
         let ids = Array(Set(feeds.values)).sorted()
         var candidates: [ActionMatchCandidate] = []
@@ -65,9 +65,10 @@ extension FeedStore: EpisodeActionRepository {
                     WHERE e.subscriptionId IN (\(marks))
                     """, arguments: StatementArguments(chunk))
             {
-                let ref = EpisodeRef(subscriptionID: row["subscriptionId"], episodeKey: row["key"])
-                var entry = media[ref] ?? (row["guid"], [])
-                if let url = row["url"] as String? { entry.urls.append(FeedURL.normalizedString(url)) }
+                // By position: a name lookup per column and row costs more than the rest of the matching.
+                let ref = EpisodeRef(subscriptionID: row[0], episodeKey: row[1])
+                var entry = media[ref] ?? (row[2], [])
+                if let url = row[3] as String? { entry.urls.append(FeedURL.normalizedString(url)) }
                 media[ref] = entry
             }
             candidates += media.map { ActionMatchCandidate(ref: $0.key, guid: $0.value.guid, mediaURLs: $0.value.urls) }
@@ -134,17 +135,22 @@ extension FeedStore: EpisodeActionRepository {
 
     public func pendingEpisodeActions(limit: Int) async throws -> [PendingEpisodeAction] {
         try await read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM syncActionOutbox ORDER BY id LIMIT ?", arguments: [limit]).map {
-                row in
+            // By position: a name lookup per column and row costs more than the rest of a push.
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, podcast, episode, guid, action, timestamp, position, total, subscriptionId, episodeKey
+                    FROM syncActionOutbox ORDER BY id LIMIT ?
+                    """, arguments: [limit]
+            ).map { row in
                 PendingEpisodeAction(
-                    id: row["id"],
+                    id: row[0],
                     action: EpisodeAction(
-                        podcast: row["podcast"], episode: row["episode"], guid: row["guid"],
-                        kind: EpisodeActionKind(rawValue: row["action"]) ?? .download,
-                        timestamp: Date(timeIntervalSince1970: row["timestamp"]), position: row["position"],
-                        total: row["total"]),
-                    ref: (row["subscriptionId"] as Int64?).flatMap { id in
-                        (row["episodeKey"] as String?).map { EpisodeRef(subscriptionID: id, episodeKey: $0) }
+                        podcast: row[1], episode: row[2], guid: row[3],
+                        kind: EpisodeActionKind(rawValue: row[4]) ?? .download,
+                        timestamp: Date(timeIntervalSince1970: row[5]), position: row[6], total: row[7]),
+                    ref: (row[8] as Int64?).flatMap { id in
+                        (row[9] as String?).map { EpisodeRef(subscriptionID: id, episodeKey: $0) }
                     })
             }
         }
