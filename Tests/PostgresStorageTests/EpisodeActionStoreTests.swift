@@ -115,7 +115,8 @@ struct EpisodeActionStoreTests {
             try await store.recordEpisodeActionsPushed(ids: pending.map(\.id))
             #expect(try await store.pendingEpisodeActionCount() == 0)
             // Forgetting the set-up forgets the outbox too.
-            try await store.queueEpisodeAction(pending[0].action, for: pending[0].ref)
+            let first = try #require(pending.first)
+            try await store.queueEpisodeAction(first.action, for: first.ref)
             #expect(try await store.pendingEpisodeActionCount() == 1)
             try await store.removeSync()
             #expect(try await store.pendingEpisodeActionCount() == 0)
