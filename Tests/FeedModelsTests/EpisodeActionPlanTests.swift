@@ -30,7 +30,9 @@ struct EpisodeActionPlanTests {
     @Test func theLatestActionPerEpisodeWinsAndEchoesAndDownloadsChangeNothing() {
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         let ref = EpisodeRef(subscriptionID: 1, episodeKey: "g1")
-        func action(_ kind: EpisodeActionKind, _ position: Int?, at seconds: Double, device: String = "phone")
+        func action(
+            _ kind: EpisodeActionKind, _ position: Int?, at seconds: Double, device: String = "phone"
+        )
             -> EpisodeAction
         {
             EpisodeAction(
