@@ -266,7 +266,7 @@ let package = Package(
             name: "SyncTests",
             dependencies: [
                 "GPodderSync", "RefreshEngine", "FeedModels", "FeedStorage", "PostgresStorage", "HTTPTransport",
-                "TestSupport",
+                "TestSupport", "FeedParsing",
             ],
             swiftSettings: strictSettings
         ),

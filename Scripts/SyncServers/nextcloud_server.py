@@ -7,6 +7,10 @@ API as gpodder_server.py (faults, the requests served). Only the Python standard
   GET  /index.php/apps/gpoddersync/episode_action?since=T      -> {"actions": [...], "timestamp": N}
   POST /index.php/apps/gpoddersync/episode_action/create      [ {...}, ... ] -> {"timestamp": N}
 
+Episode actions follow the app's published README and its code: one action per episode and user (found by guid, else
+by episode URL; an upload replaces it), `since` compared with the action's own timestamp, actions answered with their
+name in capitals (`PLAY`) and -1 for an absent position.
+
 Usage: python nextcloud_server.py --user NAME --password APP-PASSWORD [--port N] [--state FILE]
 Prints "listening PORT" once it accepts connections.
 """
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import calendar
 import json
 import os
 import sys
@@ -31,6 +36,7 @@ class State:
         self.path = path
         self.subscriptions: dict[str, dict] = {}  # url -> {"created": t, "deleted": t or 0}
         self.actions: list[dict] = []
+        self.next_id = 0
         self.faults: list[dict] = []
         self.served: list[dict] = []
         if path and os.path.exists(path):
@@ -38,12 +44,31 @@ class State:
                 saved = json.load(f)
             self.subscriptions = saved.get("subscriptions", {})
             self.actions = saved.get("actions", [])
+            self.next_id = max([a.get("id", 0) for a in self.actions] or [0])
 
     def save(self):
         if self.path:
             with open(self.path + ".tmp", "w") as f:
                 json.dump({"subscriptions": self.subscriptions, "actions": self.actions}, f)
             os.replace(self.path + ".tmp", self.path)
+
+
+def episode_action(item: dict) -> dict:
+    """One uploaded action as the app stores it: the action's name in capitals (its GET answers `PLAY`), `started`,
+    `position` and `total` -1 when absent, and the timestamp (`YYYY-MM-DDTHH:MM:SS`, required) also as Unix time."""
+    stamp = item["timestamp"]
+    epoch = calendar.timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%S"))
+    return {
+        "podcast": str(item["podcast"]),
+        "episode": str(item["episode"]),
+        "guid": item.get("guid"),
+        "action": str(item["action"]).upper(),
+        "timestamp": stamp,
+        "started": int(item.get("started", -1)),
+        "position": int(item.get("position", -1)),
+        "total": int(item.get("total", -1)),
+        "_epoch": epoch,
+    }
 
 
 def make_handler(state: State, user: str, password: str):
@@ -145,15 +170,38 @@ def make_handler(state: State, user: str, password: str):
                     state.save()
                     self.reply(200, {"timestamp": now})
                 elif self.command == "GET" and route == "episode_action":
-                    actions = [a for a in state.actions if a["_received"] > since]
+                    # As the app's EpisodeActionMapper: actions whose own time is after `since`; the answer's
+                    # timestamp is the server's time now.
+                    actions = [a for a in state.actions if a["_epoch"] > since]
                     self.reply(200, {
-                        "actions": [{k: v for k, v in a.items() if k != "_received"} for a in actions],
+                        "actions": [{k: v for k, v in a.items() if not k.startswith("_")} for a in actions],
                         "timestamp": now,
                     })
                 elif self.command == "POST" and route == "episode_action/create":
-                    for action in json.loads(self.body() or b"[]"):
-                        action["_received"] = now
-                        state.actions.append(action)
+                    try:
+                        items = json.loads(self.body() or b"[]")
+                        parsed = [episode_action(item) for item in items]
+                    except (ValueError, KeyError, TypeError) as error:
+                        self.reply(400, {"message": f"bad episode action: {error}"})
+                        return
+                    for action in parsed:
+                        # As the app's EpisodeActionSaver: one action per episode and user, found by guid, else by
+                        # episode URL; a new one replaces it (keeping its id, and its guid when the new has none).
+                        existing = None
+                        if action["guid"] is not None:
+                            existing = next((a for a in state.actions if a["guid"] == action["guid"]), None)
+                        if existing is None:
+                            existing = next((a for a in state.actions if a["episode"] == action["episode"]), None)
+                        if existing is None:
+                            state.next_id += 1
+                            action["id"] = state.next_id
+                            state.actions.append(action)
+                        else:
+                            action["id"] = existing["id"]
+                            if action["guid"] is None:
+                                action["guid"] = existing["guid"]
+                            existing.clear()
+                            existing.update(action)
                     state.save()
                     self.reply(200, {"timestamp": now})
                 else:

@@ -81,6 +81,10 @@ public enum DownloadFailureText {
             "cannot delete \(path) (past the newest \(keep) kept): \(reason)"
         case .retentionNotApplied(let keep, let error):
             "retention (keep \(keep)) not applied: \(StoreErrorText.line(error))"
+        case .cannotDeletePlayed(let path, let reason):
+            "cannot delete \(path) (played to the end; --delete-played is on): \(reason)"
+        case .playedNotDeleted(let error):
+            "played episodes' files not deleted (--delete-played): \(StoreErrorText.line(error))"
         }
     }
 

@@ -70,7 +70,12 @@ enum DownloadText {
 
     /// A file retention deleted.
     static func removed(_ removal: DownloadRemoval) -> String {
-        "removed    \(safe(removal.feed.displayName)): \(safe(removal.file)) (keeps the newest \(removal.keepNewest))"
+        switch removal.reason {
+        case .retention:
+            "removed    \(safe(removal.feed.displayName)): \(safe(removal.file)) (keeps the newest \(removal.keepNewest ?? 0))"
+        case .played:
+            "removed    \(safe(removal.feed.displayName)): \(safe(removal.file)) (played to the end; --delete-played is on)"
+        }
     }
 
     /// An episode not downloaded.
@@ -78,8 +83,19 @@ enum DownloadText {
         switch skip {
         case .deletedByHand:
             "skipped    \(safe(target.feed.displayName)): \(safe(target.file)): \(reason(skip, now: now))"
-        case .waiting, .claimedByAnotherWorker, .completedByAnotherWorker:
+        case .waiting, .claimedByAnotherWorker, .completedByAnotherWorker, .playedElsewhere:
             "skipped    \(name(target)): \(reason(skip, now: now))"
+        }
+    }
+
+    /// A skip's stable name in JSON Lines (`deleted_by_hand`, `waiting`, `played_elsewhere`, …).
+    static func skipKind(_ skip: DownloadSkip) -> String {
+        switch skip {
+        case .deletedByHand: "deleted_by_hand"
+        case .waiting: "waiting"
+        case .claimedByAnotherWorker: "claimed_by_another_worker"
+        case .completedByAnotherWorker: "completed_by_another_worker"
+        case .playedElsewhere: "played_elsewhere"
         }
     }
 
@@ -97,6 +113,11 @@ enum DownloadText {
             "another worker is downloading it"
         case .completedByAnotherWorker:
             "another worker downloaded it"
+        case .playedElsewhere(let at, let device):
+            "played to the end"
+                + (device.map { " on \(safe($0))" } ?? " on another device")
+                + (at.map { " at " + RFC3339.string(from: $0) } ?? "")
+                + " (`podfresh download --again` downloads it all the same)"
         }
     }
 

@@ -46,12 +46,13 @@ extension JSONLinesOutput {
             emit([
                 ("event", .string("download_removed")), ("feed_id", .int(Int(removal.feed.id))),
                 ("id", .string(removal.episodeKey)), ("file", .string(removal.file)),
-                ("keep", .int(removal.keepNewest)),
+                ("keep", .int(removal.keepNewest)), ("reason", .string(removal.reason.rawValue)),
             ])
         case .skipped(let target, let skip):
             emit(
                 [("event", .string("download_skipped"))] + EventJSON.downloadFields(target) + [
                     ("reason", .string(DownloadText.reason(skip))), ("retry_after", .date(Self.retryAfter(skip))),
+                    ("kind", .string(DownloadText.skipKind(skip))),
                 ])
         case .problem(let feed, let problem):
             emit([

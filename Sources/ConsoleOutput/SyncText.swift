@@ -24,6 +24,23 @@ public enum SyncText {
             var parts = ["\(pushed.added) added", "\(pushed.removed) removed"]
             if pushed.rewritten > 0 { parts.append("\(pushed.rewritten) renamed as the server spells them") }
             return ("sync: sent the server " + parts.joined(separator: ", "), false)
+        case .actionsPulled(let summary):
+            guard summary.applied > 0 || summary.unmatched > 0 || summary.waiting > 0 else { return nil }
+            var parts = ["\(count(summary.applied, "episode")) changed"]
+            if summary.played > 0 { parts.append("\(summary.played) played to the end") }
+            if summary.waiting > 0 { parts.append("\(summary.waiting) kept until their episodes are fetched") }
+            if summary.unmatched > 0 { parts.append("\(summary.unmatched) for feeds not here (ignored)") }
+            return (
+                "sync: \(count(summary.received, "episode action")) from the server: " + parts.joined(separator: ", "),
+                false
+            )
+        case .actionsPushed(let pushed):
+            var text = "sync: sent the server \(count(pushed.pushed, "download"))"
+            if pushed.withheld > 0 {
+                text +=
+                    " (\(pushed.withheld) withheld: the server keeps one action per episode, and another device's is newer news)"
+            }
+            return (text, false)
         case .failed(let failure):
             return ("sync: " + TerminalText.sanitize(failureLine(failure)), true)
         case .storeFailed(let error):
@@ -56,6 +73,18 @@ public enum SyncText {
                 ("event", .string("sync_pushed")), ("added", .int(pushed.added)), ("removed", .int(pushed.removed)),
                 ("rewritten", .int(pushed.rewritten)),
             ]
+        case .actionsPulled(let summary):
+            return [
+                ("event", .string("sync_actions_pulled")), ("received", .int(summary.received)),
+                ("applied", .int(summary.applied)), ("played", .int(summary.played)),
+                ("unmatched", .int(summary.unmatched)), ("waiting", .int(summary.waiting)),
+                ("unchanged", .int(summary.unchanged)),
+            ]
+        case .actionsPushed(let pushed):
+            return [
+                ("event", .string("sync_actions_pushed")), ("pushed", .int(pushed.pushed)),
+                ("withheld", .int(pushed.withheld)),
+            ]
         case .failed(let failure):
             return [
                 ("event", .string("sync_failed")), ("server", .string(failure.server)),
@@ -81,6 +110,8 @@ public enum SyncText {
         case .register: step = "setting up this device with"
         case .pull: step = "reading the subscriptions from"
         case .push: step = "sending the subscriptions to"
+        case .pullActions: step = "reading the episode actions from"
+        case .pushActions: step = "sending the episode actions to"
         case .store: step = "recording the sync with"
         }
         let cause: String
@@ -130,7 +161,7 @@ public enum SyncText {
                     "last sync:    \(RFC3339.string(from: at)) failed: \(TerminalText.sanitize(failureLine(failure)))")
             } else {
                 lines.append(
-                    "last sync:    \(RFC3339.string(from: at)) ok: \(outcome.pulledAdded) added and \(outcome.pulledRemoved) removed here, \(outcome.pushedAdded) added and \(outcome.pushedRemoved) removed on the server"
+                    "last sync:    \(RFC3339.string(from: at)) ok: \(outcome.pulledAdded) added and \(outcome.pulledRemoved) removed here, \(outcome.pushedAdded) added and \(outcome.pushedRemoved) removed on the server; \(outcome.actions.received) episode actions read (\(outcome.actions.applied) applied, \(outcome.actions.unmatched) not here), \(outcome.actionsPushed) sent"
                 )
             }
         } else {
@@ -152,6 +183,9 @@ public enum SyncText {
                 ("last_outcome", .string(outcome.failure == nil ? "ok" : "failed")),
                 ("pulled_added", .int(outcome.pulledAdded)), ("pulled_removed", .int(outcome.pulledRemoved)),
                 ("pushed_added", .int(outcome.pushedAdded)), ("pushed_removed", .int(outcome.pushedRemoved)),
+                ("actions_received", .int(outcome.actions.received)),
+                ("actions_applied", .int(outcome.actions.applied)),
+                ("actions_unmatched", .int(outcome.actions.unmatched)), ("actions_pushed", .int(outcome.actionsPushed)),
                 ("message", .string(outcome.failure.map { failureLine($0) })),
             ]
         } else {
@@ -186,7 +220,7 @@ public enum SyncText {
 
     /// `podfresh sync`'s closing line.
     public static func summary(_ outcome: SyncOutcome, server: String) -> String {
-        "synced with \(TerminalText.sanitize(server)): \(outcome.pulledAdded) subscribed and \(outcome.pulledRemoved) unsubscribed here, \(outcome.pushedAdded) added and \(outcome.pushedRemoved) removed on the server"
+        "synced with \(TerminalText.sanitize(server)): \(outcome.pulledAdded) subscribed and \(outcome.pulledRemoved) unsubscribed here, \(outcome.pushedAdded) added and \(outcome.pushedRemoved) removed on the server; \(outcome.actions.received) episode actions read (\(outcome.actions.applied) applied, \(outcome.actions.played) played to the end, \(outcome.actions.unmatched) not here), \(outcome.actionsPushed) downloads sent"
     }
 
     /// Another worker holds the lease.

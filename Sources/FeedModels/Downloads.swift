@@ -22,16 +22,20 @@ public struct DownloadSettings: Sendable, Hashable {
     public var directory: SettingChange<String>?
     /// How this feed's files are named; `.reset` means the default template; nil: unchanged.
     public var fileNameTemplate: SettingChange<String>?
+    /// Delete a file once its episode was played to the end on any device; nil: unchanged.
+    public var deletePlayed: Bool?
 
     /// - Parameters:
     ///   - enabled: Downloads on or off; nil leaves it.
     ///   - keepNewest: How many files to keep, or `.reset` for all; nil leaves it.
     ///   - directory: A directory, or `.reset` for the default; nil leaves it.
     ///   - fileNameTemplate: A file-name template, or `.reset` for the default; nil leaves it.
+    ///   - deletePlayed: Delete played episodes' files, on or off; nil leaves it.
     public init(
         enabled: Bool? = nil, keepNewest: SettingChange<Int>? = nil, directory: SettingChange<String>? = nil,
-        fileNameTemplate: SettingChange<String>? = nil
+        fileNameTemplate: SettingChange<String>? = nil, deletePlayed: Bool? = nil
     ) {
+        self.deletePlayed = deletePlayed
         self.enabled = enabled
         self.keepNewest = keepNewest
         self.directory = directory
@@ -39,7 +43,12 @@ public struct DownloadSettings: Sendable, Hashable {
     }
 
     /// True when no field is given: applying it changes nothing.
-    public var isEmpty: Bool { enabled == nil && keepNewest == nil && directory == nil && fileNameTemplate == nil }
+    public var isEmpty: Bool {
+        enabled == nil && keepNewest == nil && directory == nil && fileNameTemplate == nil && deletePlayed == nil
+    }
+
+    /// Whether a played episode's file is deleted, after this change to `subscription`.
+    public func deletesPlayed(_ subscription: Subscription) -> Bool { deletePlayed ?? subscription.deletePlayed }
 
     /// The values to store for each column, from the current ones: (enabled, keep newest, directory, template).
     public func applied(to subscription: Subscription) -> (Bool, Int?, String?, String?) {
@@ -184,11 +193,14 @@ public struct DownloadCompletion: Sendable, Hashable {
     public var etag: String?
     public var lastModified: String?
     public var downloadedAt: Date
+    /// The enclosure URL as the feed gives it (before redirects): the episode URL a synced `download` action names.
+    public var episodeURL: URL?
 
     public init(
         subscriptionID: Int64, episodeKey: String, filePath: String, bytes: Int64, url: URL, etag: String? = nil,
-        lastModified: String? = nil, downloadedAt: Date
+        lastModified: String? = nil, downloadedAt: Date, episodeURL: URL? = nil
     ) {
+        self.episodeURL = episodeURL
         self.subscriptionID = subscriptionID
         self.episodeKey = episodeKey
         self.filePath = filePath

@@ -8,8 +8,14 @@ public struct EpisodeQuery: Sendable, Hashable {
     /// Only episodes first seen in this run.
     public var runID: Int64?
     public var limit: Int?
+    /// Only episodes not played to the end on any device (synced episode actions).
+    public var unplayedOnly: Bool
 
-    public init(subscriptionID: Int64? = nil, since: Date? = nil, runID: Int64? = nil, limit: Int? = nil) {
+    public init(
+        subscriptionID: Int64? = nil, since: Date? = nil, runID: Int64? = nil, limit: Int? = nil,
+        unplayedOnly: Bool = false
+    ) {
+        self.unplayedOnly = unplayedOnly
         self.subscriptionID = subscriptionID
         self.since = since
         self.runID = runID

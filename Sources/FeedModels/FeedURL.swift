@@ -15,6 +15,7 @@ public enum FeedURL {
 
     /// ``normalized(_:)`` on the URL's text.
     public static func normalizedString(_ text: String) -> String {
+        if isNormalized(text) { return text }
         var text = Substring(text)
         if let hash = text.firstIndex(of: "#") { text = text[..<hash] }
         guard let colon = text.firstIndex(of: ":") else { return String(text) }
@@ -33,5 +34,33 @@ public enum FeedURL {
         let hostStart = authority.lastIndex(of: "@").map(authority.index(after:)) ?? authority.startIndex
         result += "//" + authority[..<hostStart] + authority[hostStart...].lowercased()
         return result + rest[authorityEnd...]
+    }
+
+    /// Whether `text` is already in ``normalizedString(_:)``'s spelling: no fragment, and no capital letter in its
+    /// scheme or (for a URL with `//`) its authority. A byte scan, so comparing many URLs (a sync's episode actions)
+    /// costs no copies for the usual lowercase ones.
+    static func isNormalized(_ text: String) -> Bool {
+        var phase = 0  // 0: scheme, 1: after ':', 2: after ':/', 3: authority, 4: the rest
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "#") { return false }
+            switch phase {
+            case 0:
+                if byte == UInt8(ascii: ":") {
+                    phase = 1
+                } else if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") {
+                    return false
+                }
+            case 1: phase = byte == UInt8(ascii: "/") ? 2 : 4
+            case 2: phase = byte == UInt8(ascii: "/") ? 3 : 4
+            case 3:
+                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") {
+                    phase = 4
+                } else if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") {
+                    return false
+                }
+            default: break
+            }
+        }
+        return true
     }
 }

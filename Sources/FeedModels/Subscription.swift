@@ -63,6 +63,9 @@ public struct Subscription: Sendable, Hashable, Identifiable {
     public var downloadDirectory: String?
     /// How this feed's files are named (`--name-template`); nil means the default template.
     public var fileNameTemplate: String?
+    /// Delete a downloaded file once its episode was played to the end on any device (`--delete-played on`; synced
+    /// episode actions); off by default.
+    public var deletePlayed: Bool
 
     public init(
         id: Int64,
@@ -98,8 +101,10 @@ public struct Subscription: Sendable, Hashable, Identifiable {
         downloadsEnabled: Bool = false,
         keepNewest: Int? = nil,
         downloadDirectory: String? = nil,
-        fileNameTemplate: String? = nil
+        fileNameTemplate: String? = nil,
+        deletePlayed: Bool = false
     ) {
+        self.deletePlayed = deletePlayed
         self.downloadsEnabled = downloadsEnabled
         self.keepNewest = keepNewest
         self.downloadDirectory = downloadDirectory

@@ -36,6 +36,9 @@ public struct SyncFailure: Sendable, Hashable, Codable, Error {
     /// The step that failed.
     public enum Step: String, Sendable, Hashable, Codable {
         case register, pull, push, store
+        /// Reading the episode actions from the server, and sending them.
+        case pullActions = "pull_actions"
+        case pushActions = "push_actions"
     }
 
     /// What kind of failure.
@@ -90,19 +93,40 @@ public struct SyncOutcome: Sendable, Hashable, Codable {
     public var pushedRemoved: Int
     /// URLs the server rewrote (`update_urls`) and podfresh adopted.
     public var rewritten: Int
+    /// What the pull of episode actions did (zeros when none was pulled).
+    public var actions: PulledActionsSummary
+    /// Episode actions pushed to the server (downloads completed here).
+    public var actionsPushed: Int
     /// Nil when the sync succeeded.
     public var failure: SyncFailure?
 
     public init(
         pulledAdded: Int = 0, pulledRemoved: Int = 0, pushedAdded: Int = 0, pushedRemoved: Int = 0,
-        rewritten: Int = 0, failure: SyncFailure? = nil
+        rewritten: Int = 0, actions: PulledActionsSummary = PulledActionsSummary(), actionsPushed: Int = 0,
+        failure: SyncFailure? = nil
     ) {
         self.pulledAdded = pulledAdded
         self.pulledRemoved = pulledRemoved
         self.pushedAdded = pushedAdded
         self.pushedRemoved = pushedRemoved
         self.rewritten = rewritten
+        self.actions = actions
+        self.actionsPushed = actionsPushed
         self.failure = failure
+    }
+
+    /// Reads an outcome stored by any version: the episode-action counts default to zero (an outcome stored before
+    /// they existed has none).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        pulledAdded = try c.decodeIfPresent(Int.self, forKey: .pulledAdded) ?? 0
+        pulledRemoved = try c.decodeIfPresent(Int.self, forKey: .pulledRemoved) ?? 0
+        pushedAdded = try c.decodeIfPresent(Int.self, forKey: .pushedAdded) ?? 0
+        pushedRemoved = try c.decodeIfPresent(Int.self, forKey: .pushedRemoved) ?? 0
+        rewritten = try c.decodeIfPresent(Int.self, forKey: .rewritten) ?? 0
+        actions = try c.decodeIfPresent(PulledActionsSummary.self, forKey: .actions) ?? PulledActionsSummary()
+        actionsPushed = try c.decodeIfPresent(Int.self, forKey: .actionsPushed) ?? 0
+        failure = try c.decodeIfPresent(SyncFailure.self, forKey: .failure)
     }
 
     /// The outcome as both stores write it (JSON).
@@ -125,6 +149,9 @@ public struct SyncState: Sendable, Hashable {
     /// The `timestamp` the server returned with the last pull applied here; nil before the first sync, which takes
     /// the union of both lists.
     public var subscriptionsCursor: Int64?
+    /// The `timestamp` the server returned with the last pull of episode actions applied here; nil before the first,
+    /// which reads every action the server holds.
+    public var actionsCursor: Int64?
     /// When the last sync ended, and how.
     public var lastSyncAt: Date?
     public var lastOutcome: SyncOutcome?
@@ -133,11 +160,12 @@ public struct SyncState: Sendable, Hashable {
     public var leaseExpiresAt: Date?
 
     public init(
-        setup: SyncSetup, subscriptionsCursor: Int64? = nil, lastSyncAt: Date? = nil, lastOutcome: SyncOutcome? = nil,
-        holder: String? = nil, leaseExpiresAt: Date? = nil
+        setup: SyncSetup, subscriptionsCursor: Int64? = nil, actionsCursor: Int64? = nil, lastSyncAt: Date? = nil,
+        lastOutcome: SyncOutcome? = nil, holder: String? = nil, leaseExpiresAt: Date? = nil
     ) {
         self.setup = setup
         self.subscriptionsCursor = subscriptionsCursor
+        self.actionsCursor = actionsCursor
         self.lastSyncAt = lastSyncAt
         self.lastOutcome = lastOutcome
         self.holder = holder
@@ -161,13 +189,13 @@ public enum SyncClaim: Sendable, Hashable {
 public protocol SyncRepository: Sendable {
     /// The set-up and its state; nil when sync is not set up.
     func syncState() async throws -> SyncState?
-    /// Sets sync up, or anew: the cursor, the known list and the last outcome are forgotten, so the next sync is a
-    /// first one (the union of both lists); `password` is kept in the store when given (PostgreSQL, whose workers
+    /// Sets sync up, or anew: the cursors, the known list, the outbox of episode actions and the last outcome are
+    /// forgotten (play states pulled earlier stay), so the next sync is a first one (the union of both lists); `password` is kept in the store when given (PostgreSQL, whose workers
     /// share it), never on SQLite, whose caller keeps it in a file of its own.
     func setUpSync(_ setup: SyncSetup, password: String?) async throws
     /// The password kept with the set-up, if the store keeps it.
     func syncPassword() async throws -> String?
-    /// Forgets the set-up and everything synced; subscriptions stay.
+    /// Forgets the set-up, the cursors, the known list and the outbox; subscriptions and play states stay.
     func removeSync() async throws
     /// The feeds the server is known to hold for this device.
     func knownSyncedFeeds() async throws -> Set<String>

@@ -12,10 +12,10 @@ extension FeedStore {
             try db.execute(
                 sql: """
                     UPDATE subscription SET downloadsEnabled = ?, keepNewest = ?, downloadDirectory = ?,
-                      fileNameTemplate = ?
+                      fileNameTemplate = ?, deletePlayed = ?
                     WHERE id = ?
                     """,
-                arguments: [enabled, keep, directory, template, id])
+                arguments: [enabled, keep, directory, template, settings.deletesPlayed(current), id])
             return try Self.existingSubscription(id: id, db: db)
         }
     }
@@ -125,6 +125,9 @@ extension FeedStore {
                     record.lastError, record.deletedByUser, record.removedByRetention, record.permanentFailures,
                     record.retryAfter?.timeIntervalSince1970, record.permanentError,
                 ])
+            if case .completed(let completion) = change {
+                try Self.queueDownloadAction(completion, db: db)
+            }
             return try Row.fetchOne(
                 db, sql: "SELECT * FROM download WHERE subscriptionId = ? AND episodeKey = ?",
                 arguments: [subscriptionID, episodeKey]

@@ -37,6 +37,11 @@ extension FeedStore {
             conditions.append("firstSeenRunId = ?")
             arguments += [runID]
         }
+        if query.unplayedOnly {
+            conditions.append(
+                "NOT EXISTS (SELECT 1 FROM episodePlay AS p WHERE p.subscriptionId = episode.subscriptionId AND p.episodeKey = episode.key AND p.played)"
+            )
+        }
         var sql = "SELECT \(columns) FROM episode"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         return (sql, arguments)

@@ -16,7 +16,7 @@ extension FeedStore: SyncRepository {
             let api = SyncAPI(rawValue: row["api"] as String? ?? "") ?? .gpodder
             return SyncState(
                 setup: SyncSetup(server: server, user: row["user"], device: row["device"], api: api),
-                subscriptionsCursor: row["subscriptionsCursor"],
+                subscriptionsCursor: row["subscriptionsCursor"], actionsCursor: row["actionsCursor"],
                 lastSyncAt: (row["lastSyncAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
                 lastOutcome: SyncOutcome.fromStored(row["lastOutcome"]), holder: row["holder"],
                 leaseExpiresAt: (row["leaseExpiresAt"] as Double?).map(Date.init(timeIntervalSince1970:)))
@@ -26,6 +26,7 @@ extension FeedStore: SyncRepository {
     public func setUpSync(_ setup: SyncSetup, password: String?) async throws {
         try await write { db in
             try db.execute(sql: "DELETE FROM syncKnownFeed")
+            try db.execute(sql: "DELETE FROM syncActionOutbox")
             try db.execute(sql: "DELETE FROM syncAccount")
             try db.execute(
                 sql: "INSERT INTO syncAccount (singleton, server, user, device, api) VALUES (1, ?, ?, ?, ?)",
@@ -38,6 +39,7 @@ extension FeedStore: SyncRepository {
     public func removeSync() async throws {
         try await write { db in
             try db.execute(sql: "DELETE FROM syncKnownFeed")
+            try db.execute(sql: "DELETE FROM syncActionOutbox")
             try db.execute(sql: "DELETE FROM syncAccount")
         }
     }

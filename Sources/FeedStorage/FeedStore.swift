@@ -450,7 +450,8 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
             backlog: row["backlog"],
             refusedMoveTarget: (row["refusedMoveTarget"] as String?).flatMap(URL.init(string:)),
             downloadsEnabled: row["downloadsEnabled"] ?? false, keepNewest: row["keepNewest"],
-            downloadDirectory: row["downloadDirectory"], fileNameTemplate: row["fileNameTemplate"]
+            downloadDirectory: row["downloadDirectory"], fileNameTemplate: row["fileNameTemplate"],
+            deletePlayed: row["deletePlayed"] ?? false
         )
     }
 

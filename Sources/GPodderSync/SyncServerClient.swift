@@ -163,7 +163,7 @@ public struct SyncServerClient: Sendable {
 
     // MARK: - HTTP
 
-    private func send(
+    func send(
         _ method: HTTPNetwork.Request.Method, path: String, query: String?, body: Data?, step: SyncFailure.Step
     ) async throws(SyncFailure) -> [UInt8] {
         var base = setup.server.absoluteString
@@ -239,7 +239,7 @@ public struct SyncServerClient: Sendable {
         }
     }
 
-    private func failure(
+    func failure(
         _ step: SyncFailure.Step, _ kind: SyncFailure.Kind, status: Int? = nil, detail: String? = nil
     ) -> SyncFailure {
         // A message never carries the password, even where a library's text would quote the request.
@@ -247,7 +247,7 @@ public struct SyncServerClient: Sendable {
         return SyncFailure(step: step, kind: kind, server: serverName, status: status, detail: detail)
     }
 
-    private func encode<T: Encodable>(_ value: T, step: SyncFailure.Step) throws(SyncFailure) -> Data {
+    func encode<T: Encodable>(_ value: T, step: SyncFailure.Step) throws(SyncFailure) -> Data {
         do {
             return try JSONEncoder().encode(value)
         } catch {
@@ -255,7 +255,7 @@ public struct SyncServerClient: Sendable {
         }
     }
 
-    private func decode<T: Decodable>(_ bytes: [UInt8], step: SyncFailure.Step) throws(SyncFailure) -> T {
+    func decode<T: Decodable>(_ bytes: [UInt8], step: SyncFailure.Step) throws(SyncFailure) -> T {
         do {
             return try JSONDecoder().decode(T.self, from: Data(bytes))
         } catch let error as DecodingError {
@@ -265,7 +265,7 @@ public struct SyncServerClient: Sendable {
         }
     }
 
-    private func segment(_ text: String) -> String {
+    func segment(_ text: String) -> String {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "/?#")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text

@@ -16,10 +16,11 @@ extension PostgresFeedStore: DownloadRecordStore {
         try await transaction { connection in
             let current = try await Self.lockedSubscription(id: id, on: connection, store: self)
             let (enabled, keep, directory, template) = settings.applied(to: current)
+            let deletePlayed = settings.deletesPlayed(current)
             try await connection.query(
                 """
                 UPDATE subscription SET downloads_enabled = \(enabled), keep_newest = \(keep),
-                  download_directory = \(directory), file_name_template = \(template)
+                  download_directory = \(directory), file_name_template = \(template), delete_played = \(deletePlayed)
                 WHERE id = \(id)
                 """, logger: logger)
             return try await Self.lockedSubscription(id: id, on: connection, store: self)
@@ -138,7 +139,14 @@ extension PostgresFeedStore: DownloadRecordStore {
                   permanent_error = excluded.permanent_error
                 RETURNING \(unescaped: Self.downloadColumns)
                 """, logger: logger)
-            for try await row in rows { return AppliedDownloadChange(record: try Self.download(from: row), plan: plan) }
+            var applied: AppliedDownloadChange?
+            for try await row in rows {
+                applied = AppliedDownloadChange(record: try Self.download(from: row), plan: plan)
+            }
+            if applied != nil, case .completed(let completion) = change {
+                try await Self.queueDownloadAction(completion, on: connection, logger: logger)
+            }
+            if let applied { return applied }
             return nil
         }
     }

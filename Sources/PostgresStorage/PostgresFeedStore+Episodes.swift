@@ -41,6 +41,11 @@ extension PostgresFeedStore {
             binds.append(runID)
             conditions.append("first_seen_run_id = $\(binds.count)")
         }
+        if query.unplayedOnly {
+            conditions.append(
+                "NOT EXISTS (SELECT 1 FROM episode_play AS p WHERE p.subscription_id = episode.subscription_id AND p.episode_key = episode.key AND p.played)"
+            )
+        }
         var sql = "SELECT \(columns) FROM episode"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         return (sql, binds)

@@ -45,18 +45,23 @@ extension PostgresFeedStore {
     ///   - source: The store to copy: the SQLite store (open it with `FeedStore.openForReading(path:)` to be sure it is
     ///     never written).
     ///   - merge: Whether to merge into a target that already holds subscriptions.
-    ///   - batchSize: Rows per page read and per `INSERT` (at most 1500: a subscription row binds 34 values, and
+    ///   - batchSize: Rows per page read and per `INSERT` (at most 1500: a subscription row binds 35 values, and
     ///     PostgreSQL takes 65 535 bound values in one statement).
+    ///   - syncPassword: The sync password kept beside the SQLite file, moved into this database with the set-up.
+    ///
+    /// The sync set-up goes too (in the same transaction), with its cursors, the list the server is known to hold,
+    /// the play states, the outbox of actions to push and the actions waiting for their episode, so the next sync
+    /// here goes on where the SQLite store's left off; unless this database has a set-up of its own, which it keeps.
     /// - Returns: What was copied and what was already present.
     /// - Throws: ``MigrationRefusedError`` when the target holds subscriptions and `merge` is false (nothing
     ///   written); ``StoreError`` `.database` when the counts do not check out (naming them), or for any error of
     ///   either database. Whatever is thrown, the target is left as it was.
     public func importStore(
-        _ source: any ExportableStore, merge: Bool, batchSize: Int = 500
+        _ source: any ExportableStore, merge: Bool, batchSize: Int = 500, syncPassword: String? = nil
     ) async throws -> MigrationSummary {
         let importer = StoreImporter(
             source: source, merge: merge, batchSize: max(1, min(batchSize, 1500)), location: location,
-            logger: logger)
+            logger: logger, syncPassword: syncPassword)
         do {
             return try await client.withTransaction(logger: logger) { connection in
                 try await importer.run(on: connection)
@@ -77,6 +82,7 @@ private struct StoreImporter: Sendable {
     let batchSize: Int
     let location: PostgresLocation
     let logger: Logger
+    let syncPassword: String?
 
     /// Rows in each of the four tables.
     typealias TableCounts = StoreError.TableCounts
@@ -176,10 +182,81 @@ private struct StoreImporter: Sendable {
                         expected: expected, read: read, accounted: accounted, before: before, after: now,
                         grown: grown)))
         }
-        return MigrationSummary(
+        var summary = MigrationSummary(
             subscriptions: subscriptions, episodes: episodes, runs: runs, downloads: downloads,
             merged: before.subscriptions > 0,
             keptIDs: keepSubscriptionIDs && keepRunIDs)
+        summary.sync = try await copySync(subscriptionIDs: subscriptionIDs, on: connection)
+        return summary
+    }
+
+    /// Copies the source's sync set-up and everything synced, unless the target has a set-up of its own.
+    func copySync(
+        subscriptionIDs: [Int64: Int64], on connection: PostgresConnection
+    ) async throws -> MigrationSummary.SyncCarried {
+        guard let export = try await source.exportSync() else { return .none }
+        for try await count in try await connection.query("SELECT count(*) FROM sync_account", logger: logger)
+            .decode(Int.self) where count > 0
+        {
+            return .targetHasOne
+        }
+        let state = export.state
+        try await connection.query(
+            """
+            INSERT INTO sync_account (server, username, device, api, password, subscriptions_cursor, actions_cursor,
+              last_sync_at, last_outcome)
+            VALUES (\(state.setup.server.absoluteString), \(state.setup.user), \(state.setup.device),
+              \(state.setup.api.rawValue), \(syncPassword), \(state.subscriptionsCursor), \(state.actionsCursor),
+              \(state.lastSyncAt?.timeIntervalSince1970), \(state.lastOutcome?.storedText))
+            """, logger: logger)
+        if !export.knownFeeds.isEmpty {
+            try await connection.query(
+                "INSERT INTO sync_known_feed (url) SELECT unnest(\(export.knownFeeds)::text[]) ON CONFLICT DO NOTHING",
+                logger: logger)
+        }
+        let plays = export.playStates.compactMap { ref, state -> (Int64, String, EpisodePlayState)? in
+            subscriptionIDs[ref.subscriptionID].map { ($0, ref.episodeKey, state) }
+        }
+        if !plays.isEmpty {
+            try await connection.query(
+                """
+                INSERT INTO episode_play (\(unescaped: PostgresFeedStore.playColumns))
+                SELECT * FROM unnest(
+                  \(NullableArray.int8(plays.map(\.0)))::bigint[], \(NullableArray.text(plays.map(\.1)))::text[],
+                  \(NullableArray.int8(plays.map { $0.2.position.map(Int64.init) }))::bigint[],
+                  \(NullableArray.int8(plays.map { $0.2.total.map(Int64.init) }))::bigint[],
+                  \(NullableArray.bool(plays.map(\.2.played)))::boolean[],
+                  \(NullableArray.float8(plays.map { $0.2.playedAt?.timeIntervalSince1970 }))::float8[],
+                  \(NullableArray.text(plays.map(\.2.lastAction.rawValue)))::text[],
+                  \(NullableArray.float8(plays.map(\.2.actionAt.timeIntervalSince1970)))::float8[],
+                  \(NullableArray.text(plays.map(\.2.device)))::text[])
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
+        }
+        for pending in export.outbox {
+            let a = pending.action
+            try await connection.query(
+                """
+                INSERT INTO sync_action_outbox (subscription_id, episode_key, podcast, episode, guid, action, timestamp,
+                  position, total)
+                VALUES (\(pending.ref.flatMap { subscriptionIDs[$0.subscriptionID] }), \(pending.ref?.episodeKey),
+                  \(a.podcast), \(a.episode), \(a.guid), \(a.kind.rawValue), \(a.timestamp?.timeIntervalSince1970 ?? 0),
+                  \(a.position.map(Int64.init)), \(a.total.map(Int64.init)))
+                """, logger: logger)
+        }
+        for waiting in export.waiting {
+            guard let id = subscriptionIDs[waiting.subscriptionID] else { continue }
+            let a = waiting.action
+            try await connection.query(
+                """
+                INSERT INTO episode_action_waiting (subscription_id, podcast, episode, guid, action, timestamp, started,
+                  position, total, device)
+                VALUES (\(id), \(a.podcast), \(a.episode), \(a.guid), \(a.kind.rawValue),
+                  \(a.timestamp?.timeIntervalSince1970), \(a.started.map(Int64.init)), \(a.position.map(Int64.init)),
+                  \(a.total.map(Int64.init)), \(a.device))
+                """, logger: logger)
+        }
+        return syncPassword == nil ? .carriedWithoutPassword : .carried
     }
 
     func counts(on connection: PostgresConnection) async throws -> TableCounts {
@@ -291,6 +368,7 @@ private struct StoreImporter: Sendable {
                     b.append(s.keepNewest)
                     b.append(s.downloadDirectory)
                     b.append(s.fileNameTemplate)
+                    b.append(s.deletePlayed)
                 })
         }
         try await connection.query(

@@ -10,7 +10,7 @@ extension PostgresFeedStore {
         last_success_at, last_unconditional_at, last_status, failure_count, last_error_kind, last_error, is_gone,
         is_complete, next_check_at, next_check_reason, moved_from, last_body_bytes, ttl_minutes,
         syndication_update_period, syndication_update_frequency, podcast_update_frequency, backlog,
-        refused_move_target, downloads_enabled, keep_newest, download_directory, file_name_template
+        refused_move_target, downloads_enabled, keep_newest, download_directory, file_name_template, delete_played
         """
 
     public func addSubscription(url: URL, title: String?, at date: Date, backlog: Int?) async throws -> Subscription {
@@ -148,6 +148,7 @@ extension PostgresFeedStore {
             podcastUpdateFrequency: try r.text("podcast_update_frequency"), backlog: try r.integer("backlog"),
             refusedMoveTarget: try r.url("refused_move_target"),
             downloadsEnabled: try r.bool("downloads_enabled") ?? false, keepNewest: try r.integer("keep_newest"),
-            downloadDirectory: try r.text("download_directory"), fileNameTemplate: try r.text("file_name_template"))
+            downloadDirectory: try r.text("download_directory"), fileNameTemplate: try r.text("file_name_template"),
+            deletePlayed: try r.bool("delete_played") ?? false)
     }
 }

@@ -12,8 +12,8 @@ extension PostgresFeedStore: SyncRepository {
         guard
             let row = try await rows(
                 """
-                SELECT server, username, device, api, subscriptions_cursor, last_sync_at, last_outcome, holder,
-                  lease_expires_at FROM sync_account
+                SELECT server, username, device, api, subscriptions_cursor, actions_cursor, last_sync_at, last_outcome,
+                  holder, lease_expires_at FROM sync_account
                 """
             ).first
         else { return nil }
@@ -23,7 +23,8 @@ extension PostgresFeedStore: SyncRepository {
             setup: SyncSetup(
                 server: server, user: try r.text("username") ?? "", device: try r.text("device") ?? "",
                 api: SyncAPI(rawValue: try r.text("api") ?? "") ?? .gpodder),
-            subscriptionsCursor: try r.int64("subscriptions_cursor"), lastSyncAt: try r.date("last_sync_at"),
+            subscriptionsCursor: try r.int64("subscriptions_cursor"), actionsCursor: try r.int64("actions_cursor"),
+            lastSyncAt: try r.date("last_sync_at"),
             lastOutcome: SyncOutcome.fromStored(try r.text("last_outcome")), holder: try r.text("holder"),
             leaseExpiresAt: try r.date("lease_expires_at"))
     }
@@ -32,6 +33,7 @@ extension PostgresFeedStore: SyncRepository {
         let store = self
         try await transaction { connection in
             try await connection.query("DELETE FROM sync_known_feed", logger: store.logger)
+            try await connection.query("DELETE FROM sync_action_outbox", logger: store.logger)
             try await connection.query("DELETE FROM sync_account", logger: store.logger)
             try await connection.query(
                 """
@@ -49,6 +51,7 @@ extension PostgresFeedStore: SyncRepository {
         let store = self
         try await transaction { connection in
             try await connection.query("DELETE FROM sync_known_feed", logger: store.logger)
+            try await connection.query("DELETE FROM sync_action_outbox", logger: store.logger)
             try await connection.query("DELETE FROM sync_account", logger: store.logger)
         }
     }

@@ -200,6 +200,46 @@ enum PostgresSchema {
             """,
             "CREATE TABLE sync_known_feed (url text PRIMARY KEY)",
         ],
+        // 11: episode actions (issue #35, part 3). The cursor of the server's episode actions; per episode, where it
+        // stands on the user's other devices (the latest action applied; gone with its episode); the outbox of
+        // actions to push (a download completed here), each deleted in the transaction that records the server took
+        // it; the actions waiting for their episode to be stored; and the per-feed switch that deletes a played
+        // episode's file.
+        [
+            "ALTER TABLE sync_account ADD COLUMN actions_cursor bigint",
+            "ALTER TABLE subscription ADD COLUMN delete_played boolean NOT NULL DEFAULT false",
+            """
+            CREATE TABLE episode_play (
+              subscription_id bigint NOT NULL,
+              episode_key text NOT NULL,
+              position bigint, total bigint,
+              played boolean NOT NULL DEFAULT false,
+              played_at double precision,
+              last_action text NOT NULL,
+              action_at double precision NOT NULL,
+              device text,
+              PRIMARY KEY (subscription_id, episode_key),
+              FOREIGN KEY (subscription_id, episode_key) REFERENCES episode (subscription_id, key)
+                ON DELETE CASCADE ON UPDATE CASCADE
+            )
+            """,
+            """
+            CREATE TABLE sync_action_outbox (
+              id bigserial PRIMARY KEY,
+              subscription_id bigint, episode_key text,
+              podcast text NOT NULL, episode text NOT NULL, guid text, action text NOT NULL,
+              timestamp double precision NOT NULL, position bigint, total bigint
+            )
+            """,
+            """
+            CREATE TABLE episode_action_waiting (
+              id bigserial PRIMARY KEY,
+              subscription_id bigint NOT NULL REFERENCES subscription (id) ON DELETE CASCADE,
+              podcast text NOT NULL, episode text NOT NULL, guid text, action text NOT NULL,
+              timestamp double precision, started bigint, position bigint, total bigint, device text
+            )
+            """,
+        ],
     ]
 
     /// The version this binary writes and understands.

@@ -86,7 +86,7 @@ struct RefreshEnvironment: Sendable {
             settings: SyncSettings(
                 client: client, interval: interval, worker: FleetSettings.thisProcess, unusable: unusable),
             store: syncStore, subscriptions: store, clock: clock,
-            publish: events.publish)
+            publish: events.publish, publishDownload: events.publish)
     }
 
     /// The podping reader for `settings`, publishing to the command's events.

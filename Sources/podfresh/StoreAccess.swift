@@ -15,6 +15,8 @@ struct OpenStore: Sendable {
     var podping: any PodpingRepository
     /// The sync set-up, its cursor and the feeds the server is known to hold.
     var sync: any SyncRepository
+    /// Play states pulled from the server, and the outbox of episode actions.
+    var episodeActions: any EpisodeActionRepository
 }
 
 /// How a command uses the store.
@@ -43,10 +45,14 @@ func withStore<Result: Sendable>(
                 forReadingAt: path, upgradingOlderSchema: true)
         }
         return try await body(
-            OpenStore(repositories: store, claims: nil, sqlitePath: path, podping: store, sync: store))
+            OpenStore(
+                repositories: store, claims: nil, sqlitePath: path, podping: store, sync: store, episodeActions: store))
     case .postgres(let url):
         return try await PostgresFeedStore.withStore(url: url) { store in
-            try await body(OpenStore(repositories: store, claims: store, sqlitePath: nil, podping: store, sync: store))
+            try await body(
+                OpenStore(
+                    repositories: store, claims: store, sqlitePath: nil, podping: store, sync: store,
+                    episodeActions: store))
         }
     }
 }

@@ -70,16 +70,18 @@ enum SyncCredentials {
             return password
         }
         guard isatty(STDIN_FILENO) == 1 else { return nil }
-        write(prompt)
+        // Echo goes off before the prompt shows: what is typed once the prompt is there is never echoed, and never
+        // discarded (TCSANOW: a password typed ahead is kept, not flushed).
         var settings = termios()
         let haveSettings = tcgetattr(STDIN_FILENO, &settings) == 0
         if haveSettings {
             var silent = settings
             silent.c_lflag &= ~tcflag_t(ECHO)
-            tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+            tcsetattr(STDIN_FILENO, TCSANOW, &silent)
         }
+        write(prompt)
         defer {
-            if haveSettings { tcsetattr(STDIN_FILENO, TCSAFLUSH, &settings) }
+            if haveSettings { tcsetattr(STDIN_FILENO, TCSANOW, &settings) }
             write("\n")
         }
         guard let line = readLine(strippingNewline: true), !line.isEmpty else { return nil }

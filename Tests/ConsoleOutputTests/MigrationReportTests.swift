@@ -24,13 +24,13 @@ struct MigrationReportTests {
             ])
     }
 
-    @Test func theJSONReportEndsWithTheDownloads() {
+    @Test func theJSONReportEndsWithTheDownloadsAndTheSync() {
         let json = MigrationReport(summary: merged, source: "/data/podfresh.sqlite", target: "postgres://db/pods")
             .json()
 
         #expect(
             json
-                == #"{"source":"/data/podfresh.sqlite","target":"postgres://db/pods","merged":true,"kept_ids":false,"subscriptions":{"source":5,"copied":4,"already_present":1},"episodes":{"source":12,"copied":9,"already_present":3},"runs":{"source":3,"copied":3,"already_present":0},"downloads":{"source":4,"copied":3,"already_present":1}}"#
+                == #"{"source":"/data/podfresh.sqlite","target":"postgres://db/pods","merged":true,"kept_ids":false,"subscriptions":{"source":5,"copied":4,"already_present":1},"episodes":{"source":12,"copied":9,"already_present":3},"runs":{"source":3,"copied":3,"already_present":0},"downloads":{"source":4,"copied":3,"already_present":1},"sync":"none"}"#
         )
     }
 }

@@ -110,16 +110,17 @@ struct PostgresSchemaTests {
             return feed
         }
         // Given the database as schema version 3 left it (no download columns, no download table, no podping
-        // tables, no sync tables) …
+        // tables, no sync tables, no episode actions) …
         try await cluster.psql(
             database: database,
             """
+            DROP TABLE episode_play, sync_action_outbox, episode_action_waiting;
             DROP TABLE sync_account, sync_known_feed;
             DROP TABLE podping_feed, podping_cursor;
             DROP TABLE download_lease, check_pass, download;
             ALTER TABLE subscription DROP COLUMN downloads_enabled, DROP COLUMN keep_newest,
               DROP COLUMN download_directory, DROP COLUMN file_name_template, DROP COLUMN podping_recheck_before,
-              DROP COLUMN podping_cooldown;
+              DROP COLUMN podping_cooldown, DROP COLUMN delete_played;
             UPDATE podfresh_schema SET version = 3;
             """)
         // … the next start upgrades it, losing nothing.

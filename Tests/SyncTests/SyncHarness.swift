@@ -11,12 +11,20 @@ import Testing
 /// The events a sync published, in order.
 final class PublishedEvents: Sendable {
     private let events = Mutex<[SyncEvent]>([])
+    private let removed = Mutex<[DownloadRemoval]>([])
 
     func publish(_ event: SyncEvent) {
         events.withLock { $0.append(event) }
     }
 
+    func publishDownload(_ event: DownloadEvent) {
+        if case .removed(let removal) = event { removed.withLock { $0.append(removal) } }
+    }
+
     var all: [SyncEvent] { events.withLock { $0 } }
+
+    /// The files deleted (`downloadRemoved`), in order.
+    var removals: [DownloadRemoval] { removed.withLock { $0 } }
 
     var failures: [SyncFailure] {
         all.compactMap {
@@ -46,7 +54,7 @@ struct SyncHarness {
     func sync(timeout: Duration = .seconds(10)) -> SubscriptionSync {
         SubscriptionSync(
             settings: SyncSettings(client: client(timeout: timeout), worker: "test"), store: store,
-            subscriptions: store, publish: events.publish)
+            subscriptions: store, publish: events.publish, publishDownload: events.publishDownload)
     }
 
     /// Registers the device (and groups it with the phone on gpodder.net) and sets sync up in the store.

@@ -115,6 +115,47 @@ public struct SyncTestServer: Sendable {
         return Set(object?["add"] as? [String] ?? [])
     }
 
+    /// The phone uploads episode actions (each a JSON object of the API: podcast, episode, guid, action, timestamp,
+    /// position, total); on gpodder each is stamped `device`.
+    public func phoneActions(_ actions: [[String: Any]], device: String = "phone") async throws {
+        var list = actions
+        if kind == .gpodder {
+            list = list.map {
+                var action = $0
+                action["device"] = device
+                return action
+            }
+        }
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: list), as: UTF8.self)
+        let path =
+            kind == .gpodder
+            ? "/api/2/episodes/\(user).json" : "/index.php/apps/gpoddersync/episode_action/create"
+        _ = try await curl(
+            [
+                "-u", "\(user):\(password)", "-X", "POST", "-H", "Content-Type: application/json", "-d", body,
+                "\(url)\(path)",
+            ])
+    }
+
+    /// Every episode action the server holds, as the phone reads them (`since=0`).
+    public func serverActions() async throws -> [[String: Any]] {
+        let path =
+            kind == .gpodder
+            ? "/api/2/episodes/\(user).json?since=0" : "/index.php/apps/gpoddersync/episode_action?since=0"
+        let text = try await curl(["-u", "\(user):\(password)", "\(url)\(path)"])
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        return object?["actions"] as? [[String: Any]] ?? []
+    }
+
+    /// `date` as the API writes a timestamp (UTC `YYYY-MM-DDTHH:MM:SS`).
+    public static func apiTimestamp(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
+        return formatter.string(from: date)
+    }
+
     /// Registers `device` with the server (gpodder only; a phone does this once).
     public func registerPhone(_ device: String = "phone") async throws {
         guard kind == .gpodder else { return }

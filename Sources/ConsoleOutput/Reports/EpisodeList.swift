@@ -72,13 +72,25 @@ public struct EpisodeList: Sendable {
             guard case .object(var fields) = value else { return value.serialized() }
             // Before `file` and `downloaded_at`, which stay last.
             let at = fields.firstIndex { $0.0 == "file" } ?? fields.endIndex
-            fields.insert(contentsOf: PodpingReport.episodeFields(podping[$0.subscriptionID]), at: at)
+            fields.insert(
+                contentsOf: PodpingReport.episodeFields(podping[$0.subscriptionID])
+                    + Self.playFields(playStates[EpisodeRef(subscriptionID: $0.subscriptionID, episodeKey: $0.key)]),
+                at: at)
             return JSONValue.object(fields).serialized()
         }
     }
 
     /// Each feed's podping state, for `--json`: `feed_host_pings` and `feed_last_ping_at` on each episode.
     public var podping: [Int64: PodpingFeedState] = [:]
+
+    /// Where each episode stands on the user's other devices (synced episode actions), for `--json`: `played` and
+    /// `position` on each episode.
+    public var playStates: [EpisodeRef: EpisodePlayState] = [:]
+
+    /// `played` (played to the end on some device) and `position` (seconds where playing stopped, or null).
+    static func playFields(_ state: EpisodePlayState?) -> [(String, JSONValue)] {
+        [("played", .bool(state?.played ?? false)), ("position", .int(state?.position))]
+    }
 
     /// One stored episode as `episodes --json` prints it: the `new_episode` event's keys first (unchanged), then
     /// every other stored field — show notes, all enclosures, transcripts, persons, alternate enclosures — and

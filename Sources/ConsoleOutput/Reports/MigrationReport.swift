@@ -32,6 +32,19 @@ public struct MigrationReport: Sendable {
         lines.append("  episodes:      \(Self.counts(summary.episodes))")
         lines.append("  refresh runs:  \(Self.counts(summary.runs))")
         lines.append("  downloads:     \(Self.counts(summary.downloads))")
+        switch summary.sync {
+        case .none: break
+        case .carried:
+            lines.append(
+                "  sync:          the set-up, its cursors, play states and actions to push; the password is now kept in the database, for every worker"
+            )
+        case .carriedWithoutPassword:
+            lines.append(
+                "  sync:          the set-up, its cursors, play states and actions to push, but no password was kept beside the SQLite file: run `podfresh sync setup` against the new database"
+            )
+        case .targetHasOne:
+            lines.append("  sync:          not carried: the target has a sync set-up of its own, which it keeps")
+        }
         lines.append(
             "counts checked: the target holds all \(summary.subscriptions.source) subscriptions, \(summary.episodes.source) episodes, \(summary.runs.source) runs and \(summary.downloads.source) download records of the source; the source was not changed"
         )
@@ -62,7 +75,7 @@ public struct MigrationReport: Sendable {
             ("source", .string(source)), ("target", .string(target)), ("merged", .bool(summary.merged)),
             ("kept_ids", .bool(summary.keptIDs)), ("subscriptions", object(summary.subscriptions)),
             ("episodes", object(summary.episodes)), ("runs", object(summary.runs)),
-            ("downloads", object(summary.downloads)),
+            ("downloads", object(summary.downloads)), ("sync", .string(summary.sync.rawValue)),
         ])
     }
 

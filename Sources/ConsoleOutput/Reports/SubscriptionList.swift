@@ -90,7 +90,8 @@ public struct SubscriptionList: Sendable {
     }
 
     /// A subscription's download settings in a few words: "off", or "on", then "keep N" when retention is set and
-    /// "dir"/"template" when its own directory or file-name template is set ("on, keep 5, dir").
+    /// "dir"/"template" when its own directory or file-name template is set, "delete played" when played episodes'
+    /// files go (`--delete-played on`): "on, keep 5, dir".
     ///
     /// Not sanitised.
     public static func downloads(of subscription: Subscription) -> String {
@@ -98,6 +99,7 @@ public struct SubscriptionList: Sendable {
         if let keep = subscription.keepNewest { parts.append("keep \(keep)") }
         if subscription.downloadDirectory != nil { parts.append("dir") }
         if subscription.fileNameTemplate != nil { parts.append("template") }
+        if subscription.deletePlayed { parts.append("delete played") }
         return parts.joined(separator: ", ")
     }
 
@@ -165,6 +167,7 @@ public struct SubscriptionList: Sendable {
             ("keep", .int(subscription.keepNewest)),
             ("download_dir", .string(subscription.downloadDirectory)),
             ("name_template", .string(subscription.fileNameTemplate)),
+            ("delete_played", .bool(subscription.deletePlayed)),
         ])
     }
 }

@@ -17,4 +17,33 @@ public protocol ExportableStore: Sendable {
     func exportDownloads(
         after position: DownloadRecord.Position?, through lastRowID: Int64, limit: Int
     ) async throws -> [DownloadRecord]
+    /// The sync set-up with everything synced (cursors, the known list, play states, the outbox, actions waiting for
+    /// their episode); nil when sync is not set up.
+    func exportSync() async throws -> SyncExport?
+}
+
+/// Everything about syncing that `migrate` carries to another store (the password comes apart: on SQLite it is a
+/// file of its own).
+public struct SyncExport: Sendable {
+    /// The set-up, its cursors and its last outcome.
+    public var state: SyncState
+    /// The feeds the server is known to hold for this device.
+    public var knownFeeds: [String]
+    /// Play states, by the source's episode identities.
+    public var playStates: [EpisodeRef: EpisodePlayState]
+    /// Actions waiting to be pushed, in order.
+    public var outbox: [PendingEpisodeAction]
+    /// Actions waiting for their episode to be stored.
+    public var waiting: [WaitingEpisodeAction]
+
+    public init(
+        state: SyncState, knownFeeds: [String], playStates: [EpisodeRef: EpisodePlayState],
+        outbox: [PendingEpisodeAction], waiting: [WaitingEpisodeAction]
+    ) {
+        self.state = state
+        self.knownFeeds = knownFeeds
+        self.playStates = playStates
+        self.outbox = outbox
+        self.waiting = waiting
+    }
 }

@@ -34,6 +34,20 @@ public struct MigrationSummary: Sendable, Hashable {
     public var merged: Bool
     /// True when the rows kept the source's ids (the target held none before).
     public var keptIDs: Bool
+    /// What became of the source's sync set-up.
+    public var sync: SyncCarried = .none
+
+    /// What `migrate` did with the source's sync set-up.
+    public enum SyncCarried: String, Sendable, Hashable {
+        /// The source has none.
+        case none
+        /// Carried with its cursors, known list, play states and outbox, and the password.
+        case carried
+        /// Carried, but the source had no password to carry: `sync setup` must be run again.
+        case carriedWithoutPassword = "carried_without_password"
+        /// The target has a set-up of its own, which it keeps.
+        case targetHasOne = "target_has_one"
+    }
 
     /// A summary of these counts.
     public init(

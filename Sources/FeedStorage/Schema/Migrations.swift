@@ -203,6 +203,60 @@ enum Migrations {
                 t.primaryKey("url", .text)
             }
         }
+        migrator.registerMigration("sync: episode actions") { db in
+            // Issue #35, part 3: the cursor of the server's episode actions; per episode, where it stands on the
+            // user's other devices (the latest action applied; gone with its episode); the outbox of actions to push
+            // (a download completed here), each deleted in the transaction that records the server took it; and the
+            // per-feed switch that deletes a played episode's file.
+            try db.alter(table: "syncAccount") { t in
+                t.add(column: "actionsCursor", .integer)
+            }
+            try db.alter(table: "subscription") { t in
+                t.add(column: "deletePlayed", .boolean).notNull().defaults(to: false)
+            }
+            try db.create(table: "episodePlay") { t in
+                t.column("subscriptionId", .integer).notNull()
+                t.column("episodeKey", .text).notNull()
+                t.column("position", .integer)
+                t.column("total", .integer)
+                t.column("played", .boolean).notNull().defaults(to: false)
+                t.column("playedAt", .double)
+                t.column("lastAction", .text).notNull()
+                t.column("actionAt", .double).notNull()
+                t.column("device", .text)
+                t.primaryKey(["subscriptionId", "episodeKey"])
+                t.foreignKey(
+                    ["subscriptionId", "episodeKey"], references: "episode", columns: ["subscriptionId", "key"],
+                    onDelete: .cascade, onUpdate: .cascade)
+            }
+            try db.create(table: "syncActionOutbox") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("subscriptionId", .integer)
+                t.column("episodeKey", .text)
+                t.column("podcast", .text).notNull()
+                t.column("episode", .text).notNull()
+                t.column("guid", .text)
+                t.column("action", .text).notNull()
+                t.column("timestamp", .double).notNull()
+                t.column("position", .integer)
+                t.column("total", .integer)
+            }
+            // Actions the server gave for a feed subscribed here but an episode not stored yet: matched again at each
+            // sync and before downloads, applied once the episode is stored; gone with their feed.
+            try db.create(table: "episodeActionWaiting") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("subscriptionId", .integer).notNull().references("subscription", onDelete: .cascade)
+                t.column("podcast", .text).notNull()
+                t.column("episode", .text).notNull()
+                t.column("guid", .text)
+                t.column("action", .text).notNull()
+                t.column("timestamp", .double)
+                t.column("started", .integer)
+                t.column("position", .integer)
+                t.column("total", .integer)
+                t.column("device", .text)
+            }
+        }
         return migrator
     }
 

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// What fetching feeds did: published by the ``DataFetchCoordinator`` (and the refresh that runs it) to the command's
 /// ``EventHub`` as ``EngineEvent/fetch(_:)``, in order.

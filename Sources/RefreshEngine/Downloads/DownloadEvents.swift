@@ -68,6 +68,8 @@ public enum DownloadSkip: Sendable, Hashable {
     case claimedByAnotherWorker
     /// Another worker of the fleet downloaded it while this run waited for a slot.
     case completedByAnotherWorker
+    /// It was played to the end on another device (synced episode actions), at `at` when known.
+    case playedElsewhere(at: Date?, device: String?)
 }
 
 /// Something about a feed's downloads that went wrong outside any one download (the console words it).
@@ -78,6 +80,10 @@ public enum DownloadProblem: Sendable, Hashable {
     case cannotDelete(path: String, keepNewest: Int, reason: String)
     /// Retention could not be applied: the store failed.
     case retentionNotApplied(keepNewest: Int, StoreError)
+    /// A played episode's file could not be deleted (`--delete-played`; the OS's reason text).
+    case cannotDeletePlayed(path: String, reason: String)
+    /// Played episodes' files could not be deleted: the store failed.
+    case playedNotDeleted(StoreError)
 }
 
 /// Why a download failed: the typed cause (ConsoleOutput words it) and what the queue made of it.
@@ -197,20 +203,31 @@ public struct DownloadOutcome: Sendable, Hashable {
     }
 }
 
-/// A file podfresh downloaded and then deleted, because the feed keeps only its newest N (`podfresh set --keep`).
+/// A file podfresh downloaded and then deleted: the feed keeps only its newest N (`podfresh set --keep`), or deletes
+/// what was played (`podfresh set --delete-played on`).
 public struct DownloadRemoval: Sendable, Hashable {
+    /// Why a file was deleted.
+    public enum Reason: String, Sendable, Hashable {
+        /// Past the feed's newest N.
+        case retention
+        /// Its episode was played to the end on some device.
+        case played
+    }
+
     public var feed: FeedTarget
     public var episodeKey: String
     /// The file deleted.
     public var file: String
-    /// The feed's setting: how many files it keeps.
-    public var keepNewest: Int
+    /// The feed's setting: how many files it keeps (retention only).
+    public var keepNewest: Int?
+    public var reason: Reason
 
-    public init(feed: FeedTarget, episodeKey: String, file: String, keepNewest: Int) {
+    public init(feed: FeedTarget, episodeKey: String, file: String, keepNewest: Int?, reason: Reason = .retention) {
         self.feed = feed
         self.episodeKey = episodeKey
         self.file = file
         self.keepNewest = keepNewest
+        self.reason = reason
     }
 }
 

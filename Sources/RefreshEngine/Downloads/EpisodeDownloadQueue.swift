@@ -176,6 +176,14 @@ public final class EpisodeDownloadQueue: Sendable {
         _ subscription: Subscription, newest: Int?, again: Bool = false, retry: Bool = false
     ) async throws -> [StoredEpisode] {
         await applyRetention(subscription)
+        let actions = store as? any EpisodeActionRepository
+        if let actions {
+            // Plays pulled before this feed's episodes were stored (a feed the same sync subscribed) apply now.
+            _ = try await actions.applyWaitingEpisodeActions(subscriptionID: subscription.id, at: now())
+            let removed = await PlayedFiles.delete(
+                of: subscription, downloads: store, actions: actions, publish: publish)
+            state.withLock { $0.removed += removed }
+        }
         let feed = FeedTarget(subscription: subscription)
         var records = try await store.downloads(subscriptionID: subscription.id)
         var deleted: Set<String> = []
@@ -232,7 +240,20 @@ public final class EpisodeDownloadQueue: Sendable {
             $0.withoutMedia += window.withoutMedia
             $0.waiting += waiting
         }
-        return episodes.filter { keys.contains($0.key) }
+        // Played to the end on another device (synced episode actions): said, not downloaded, unless `again`.
+        let played = try await actions?.playStates(subscriptionID: subscription.id).filter(\.value.played) ?? [:]
+        return episodes.filter { episode in
+            guard keys.contains(episode.key) else { return false }
+            guard !again, let state = played[EpisodeRef(subscriptionID: subscription.id, episodeKey: episode.key)]
+            else { return true }
+            publish(
+                .skipped(
+                    DownloadTarget(
+                        feed: feed, episodeKey: episode.key, title: episode.episode.title,
+                        url: Self.enclosure(of: episode.episode)?.url ?? subscription.url, file: ""),
+                    .playedElsewhere(at: state.playedAt, device: state.device)))
+            return false
+        }
     }
 
     /// A feed's newest `count` episodes with media (every one when `count` is nil), newest first; how deep into its
@@ -462,7 +483,7 @@ public final class EpisodeDownloadQueue: Sendable {
                     DownloadCompletion(
                         subscriptionID: job.subscription.id, episodeKey: job.episode.key, filePath: media.file.path,
                         bytes: media.byteCount, url: media.finalURL, etag: media.etag,
-                        lastModified: media.lastModified, downloadedAt: now()))
+                        lastModified: media.lastModified, downloadedAt: now(), episodeURL: enclosure.url))
                 let outcome = DownloadOutcome(
                     target: target, result: .completed(bytes: media.byteCount, resumedFrom: media.resumedFrom),
                     seconds: seconds(), container: media.container)

@@ -42,17 +42,21 @@ public struct SyncSettings: Sendable {
 ///   changes since the cursor: a removal there unsubscribes here (the store never touches downloaded files), an
 ///   addition subscribes here, due at once so the same run fetches it; the cursor moves only after they were applied.
 /// - The server's `update_urls` rewrites are adopted: the subscription moves to the server's spelling.
+/// - Then the episode actions (``syncEpisodeActions(_:since:into:)``): the server's are pulled and applied, and the
+///   outbox (downloads completed here) is pushed.
 /// - URLs are compared as the store compares them (``FeedURL``). Only http(s) subscriptions are synced.
 ///
 /// A step that fails ends the sync there: what was done before it stays recorded, nothing after it is done, and the
 /// failure is an event (the refresh goes on with the local list). Only the store's own failures are thrown.
 public struct SubscriptionSync: Sendable {
-    private let settings: SyncSettings
-    private let store: any SyncRepository
-    private let subscriptions: any SubscriptionRepository
+    let settings: SyncSettings
+    let store: any SyncRepository
+    let subscriptions: any SubscriptionRepository
     private let clock: AppClock
-    private let now: @Sendable () -> Date
-    private let publish: @Sendable (SyncEvent) -> Void
+    let now: @Sendable () -> Date
+    let publish: @Sendable (SyncEvent) -> Void
+    /// Files `--delete-played` removed while syncing are download events.
+    let publishDownload: @Sendable (DownloadEvent) -> Void
     private let last = LastOutcome()
 
     /// The outcome of the last sync this value ran, if it ran one.
@@ -60,7 +64,8 @@ public struct SubscriptionSync: Sendable {
 
     public init(
         settings: SyncSettings, store: any SyncRepository, subscriptions: any SubscriptionRepository,
-        clock: AppClock = .system, publish: @escaping @Sendable (SyncEvent) -> Void
+        clock: AppClock = .system, publish: @escaping @Sendable (SyncEvent) -> Void,
+        publishDownload: @escaping @Sendable (DownloadEvent) -> Void
     ) {
         self.settings = settings
         self.store = store
@@ -68,9 +73,10 @@ public struct SubscriptionSync: Sendable {
         self.clock = clock
         self.now = { clock.date }
         self.publish = publish
+        self.publishDownload = publishDownload
     }
 
-    private var client: SyncServerClient { settings.client }
+    var client: SyncServerClient { settings.client }
 
     /// The server as messages name it (no user information).
     public var serverName: String { settings.client.serverName }
@@ -121,6 +127,9 @@ public struct SubscriptionSync: Sendable {
                 try await pull(since: cursor, into: &outcome)
             } else {
                 try await firstSync(into: &outcome)
+            }
+            if let actions = store as? any EpisodeActionRepository {
+                try await syncEpisodeActions(actions, since: state.actionsCursor, into: &outcome)
             }
         } catch let failure as SyncFailure {
             outcome.failure = failure

@@ -10,6 +10,10 @@ public enum SyncEvent: Sendable, Hashable {
     case pulled(SyncPulled)
     /// Changes made here were pushed to the server.
     case pushed(SyncPushed)
+    /// The server's episode actions were applied here (played, positions; counts).
+    case actionsPulled(PulledActionsSummary)
+    /// Episode actions made here (downloads completed) were pushed to the server.
+    case actionsPushed(SyncActionsPushed)
     /// The sync stopped at a step; nothing after it was done, and nothing done is undone or lost.
     case failed(SyncFailure)
     /// The store failed while syncing in `watch`; the next interval tries again.
@@ -45,5 +49,19 @@ public struct SyncPushed: Sendable, Hashable {
         self.added = added
         self.removed = removed
         self.rewritten = rewritten
+    }
+}
+
+/// Episode actions pushed to the server.
+public struct SyncActionsPushed: Sendable, Hashable {
+    /// Actions the server took.
+    public var pushed: Int
+    /// Downloads not sent because the server keeps one action per episode (Nextcloud) and already holds another
+    /// device's play, delete or new for it, which a download would overwrite.
+    public var withheld: Int
+
+    public init(pushed: Int, withheld: Int = 0) {
+        self.pushed = pushed
+        self.withheld = withheld
     }
 }

@@ -11,7 +11,9 @@ extension RootCommand {
             abstract: "Copy the SQLite database into PostgreSQL, to move up to a fleet of workers.",
             discussion: """
                 Copies every subscription (with its validators, schedule, error state, moves, backlog and download \
-                settings), every episode, every refresh run and every download record of the SQLite database \
+                settings), every episode, every refresh run, every download record and the sync set-up (its cursors, \
+                play states and actions to push; the password from the file beside the SQLite database moves into \
+                PostgreSQL) of the SQLite database \
                 (--database, PODFRESH_DATABASE or the default file) into the PostgreSQL database given with --to, in \
                 one transaction: an interrupted copy leaves the target as it was. The SQLite file is only read, never changed. Into a database without \
                 subscriptions every row keeps its id. The counts are checked before the copy commits; a mismatch \
@@ -82,8 +84,14 @@ extension RootCommand {
         /// released (its connection closed) before this returns.
         static func copy(from path: String, to url: String, merge: Bool) async throws -> (MigrationSummary, String) {
             let source = try await FeedStore.open(forReadingAt: path)
+            // The sync password beside the SQLite file moves into the database with the set-up (every worker needs
+            // it); the file itself is left, as the SQLite file is.
+            let password = try SyncCredentials.read(from: SyncCredentials.passwordPath(forDatabaseAt: path))
             return try await PostgresFeedStore.withStore(url: url, maximumConnections: 1) { store in
-                (try await store.importStore(source, merge: merge), store.location.description)
+                (
+                    try await store.importStore(source, merge: merge, syncPassword: password),
+                    store.location.description
+                )
             }
         }
     }

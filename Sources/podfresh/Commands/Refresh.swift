@@ -3,6 +3,7 @@ import ConsoleOutput
 import FeedModels
 import FeedStorage
 import Foundation
+import Measures
 import RefreshEngine
 import UnixSignals
 
@@ -138,7 +139,12 @@ func runRefresh(
         },
         work: {
             for source in sources { try await source.readSinceLast() }
-            return try await environment.service.refresh(policy: policy, feedIDs: feedIDs)
+            let summary = try await environment.service.refresh(policy: policy, feedIDs: feedIDs)
+            // Plays the sync pulled for episodes of feeds it subscribed apply now that those feeds were fetched.
+            if sync != nil, let actions = environment.syncStore as? any EpisodeActionRepository {
+                _ = try await actions.applyWaitingEpisodeActions(subscriptionID: nil, at: environment.clock.date)
+            }
+            return summary
         })
     // Every event is drawn, whether the run ended, was stopped or failed.
     try await environment.withEvents { try await shutdown.run(refresh) }

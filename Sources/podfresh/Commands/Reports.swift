@@ -51,6 +51,9 @@ extension RootCommand {
         @Flag(help: "Only episodes first seen in the last refresh run.")
         var new = false
 
+        @Flag(help: "Only episodes not played to the end on any device (synced episode actions; see `podfresh sync`).")
+        var unplayed = false
+
         @Option(help: "At most this many episodes (when more match, stderr says how many).")
         var limit: Int = 20
 
@@ -76,7 +79,7 @@ extension RootCommand {
             try await withStore(global, access: .reading) { open in
                 let store = open.repositories
                 let subscriptions = try await store.subscriptions()
-                var query = EpisodeQuery(limit: limit)
+                var query = EpisodeQuery(limit: limit, unplayedOnly: unplayed)
                 if let feed {
                     do {
                         query.subscriptionID = try FeedSelector.resolve([feed], in: subscriptions).first?.id
@@ -98,7 +101,10 @@ extension RootCommand {
                 let episodes = try await store.episodes(query)
                 let downloads = json ? try await store.downloads(subscriptionID: query.subscriptionID) : []
                 var list = EpisodeList(episodes: episodes, subscriptions: subscriptions, downloads: downloads)
-                if json { list.podping = try await open.podping.podpingStates() }
+                if json {
+                    list.podping = try await open.podping.podpingStates()
+                    list.playStates = try await open.episodeActions.playStates(subscriptionID: query.subscriptionID)
+                }
                 Console.standard.lines(json ? list.jsonLines() : list.lines())
                 if episodes.count == limit {
                     let total = try await store.countEpisodes(query)

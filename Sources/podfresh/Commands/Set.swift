@@ -9,7 +9,7 @@ extension RootCommand {
         static let configuration = CommandConfiguration(
             commandName: "set",
             abstract:
-                "Set a feed's download settings: downloads on or off, how many files to keep, where, and named how.",
+                "Set a feed's download settings: downloads on or off, how many files to keep, where, named how, and whether played episodes' files go.",
             discussion: """
                 Only the options given change; without any, the feed's settings are printed. `--keep all` keeps every \
                 file; `--dir ""` and `--name-template ""` go back to the defaults. A template names the file from \
@@ -39,6 +39,12 @@ extension RootCommand {
 
         @Option(help: ArgumentHelp("How this feed's files are named (\"\" for the default).", valueName: "template"))
         var nameTemplate: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "Delete a downloaded file once its episode was played to the end on any device (synced with `podfresh sync`; only files podfresh wrote).",
+                valueName: "on|off"))
+        var deletePlayed: Switch?
 
         func validate() throws {
             if let keep, Self.keepChange(keep) == nil {
@@ -86,7 +92,8 @@ extension RootCommand {
                 enabled: download.map { $0 == .on },
                 keepNewest: keep.flatMap(Self.keepChange),
                 directory: dir.map { $0.isEmpty ? .reset : .set(Self.absolute($0)) },
-                fileNameTemplate: nameTemplate.map { $0.isEmpty ? .reset : .set($0) })
+                fileNameTemplate: nameTemplate.map { $0.isEmpty ? .reset : .set($0) },
+                deletePlayed: deletePlayed.map { $0 == .on })
         }
 
         /// A directory as stored: absolute (relative to the current directory), so that it means the same to every

@@ -11,11 +11,14 @@ extension RootCommand {
     struct Sync: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "sync",
-            abstract: "Sync subscriptions with a gPodder server (gpodder.net API, Nextcloud gPodder Sync).",
+            abstract:
+                "Sync subscriptions and episode actions with a gPodder server (gpodder.net API, Nextcloud gPodder Sync).",
             discussion: """
                 Once set up (podfresh sync setup), refresh and watch sync first (--no-sync skips it), and watch syncs \
                 every --sync-interval. Subscriptions added or removed here are sent to the server; those added or \
-                removed on another device (a phone) are taken here. See docs/sync.md.
+                removed on another device (a phone) are taken here. Downloads completed here are sent as episode \
+                actions; what was played on another device is taken here (episodes --unplayed, download skips it, \
+                set FEED --delete-played on deletes its file). See docs/sync.md.
                 """,
             subcommands: [Now.self, Setup.self],
             defaultSubcommand: Now.self)
