@@ -16,6 +16,8 @@ extension RootCommand {
         @Flag(help: "Print one JSON object.")
         var json = false
 
+        @OptionGroup var wide: WideOption
+
         func run() async throws {
             try await withStore(global, access: .reading) { open in
                 let store = open.repositories
@@ -31,7 +33,7 @@ extension RootCommand {
                 if json {
                     Console.standard.line(report.json())
                 } else {
-                    Console.standard.lines(report.lines())
+                    Console.standard.lines(report.lines(width: wide.width))
                 }
             }
         }
@@ -56,6 +58,8 @@ extension RootCommand {
 
         @Flag(help: "Print JSON Lines, one episode per line.")
         var json = false
+
+        @OptionGroup var wide: WideOption
 
         func validate() throws {
             guard limit > 0 else { throw ValidationError("Please give a --limit of at least 1.") }
@@ -99,7 +103,7 @@ extension RootCommand {
                 let downloads = json ? try await store.downloads(subscriptionID: query.subscriptionID) : []
                 var list = EpisodeList(episodes: episodes, subscriptions: subscriptions, downloads: downloads)
                 if json { list.podping = try await open.podping.podpingStates() }
-                Console.standard.lines(json ? list.jsonLines() : list.lines())
+                Console.standard.lines(json ? list.jsonLines() : list.lines(width: wide.width))
                 if episodes.count == limit {
                     let total = try await store.countEpisodes(query)
                     if total > limit {
