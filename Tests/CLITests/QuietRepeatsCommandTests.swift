@@ -69,7 +69,7 @@ struct QuietRepeatsCommandTests {
             let recovered = try await cron()
             #expect(recovered.status == 0, "\(recovered)")
             #expect(recovered.stdoutLines.filter { $0.hasPrefix("recovered ") }.count == 1, "\(recovered.stdout)")
-            #expect(recovered.stdout.contains("after 2 failed checks (last: HTTP 500"), "\(recovered.stdout)")
+            #expect(recovered.stdout.contains("after 4 failed checks (last: HTTP 500"), "\(recovered.stdout)")
             let later = try await cron()
             #expect(later.status == 0 && later.stdout.isEmpty && later.stderr.isEmpty, "\(later)")
         }

@@ -17,12 +17,13 @@ enum TerminalSupport {
         return try FileManager.default.contentsOfDirectory(atPath: corpus.path).filter { $0 != "MANIFEST.tsv" }.sorted()
     }
 
-    /// Serves every corpus file at `/NAME` and returns their URLs.
+    /// Serves every corpus file at `/NAME` (with an ETag) and returns their URLs.
     static func serveCorpus(_ server: TestHTTPServer) throws -> [String] {
         guard let corpus else { return [] }
         return try corpusFiles().map { name in
             let bytes = try [UInt8](Data(contentsOf: corpus.appendingPathComponent(name)))
-            server.setRoute("/" + name, TestResponse(status: 200, headers: [("Content-Type", "text/xml")], body: bytes))
+            // With an ETag, as real servers give one: a second check is answered 304.
+            server.serveVersioned("/" + name, bytes, etag: "\"v1-\(name)\"", contentType: "text/xml")
             return server.url("/" + name).absoluteString
         }
     }
@@ -49,7 +50,8 @@ enum TerminalSupport {
     /// The lines as a terminal shows them: escape sequences removed, each carriage return starting the line over
     /// (every stretch drawn is returned, the progress line's too).
     static func screenLines(_ text: String) -> [String] {
-        let plain = text.replacing(/\x{1B}\[[0-9;?]*[A-Za-z]/, with: "")
+        // "\r\n" is one Character to Swift: turned into "\n" first, so that lines split where the terminal's do.
+        let plain = text.replacing(/\x{1B}\[[0-9;?]*[A-Za-z]/, with: "").replacingOccurrences(of: "\r\n", with: "\n")
         return plain.split(separator: "\n", omittingEmptySubsequences: false).flatMap {
             $0.split(separator: "\r", omittingEmptySubsequences: true).map(String.init)
         }
