@@ -71,7 +71,7 @@ enum EventText {
 
     /// The feeds whose failure repeats their last, counted instead of printed again (`watch`, cron mode).
     static func stillFailing(_ count: Int) -> String {
-        "\(count) feed\(count == 1 ? "" : "s") still failing as before (not repeated); `podfresh status` shows why"
+        "\(count) feed\(count == 1 ? "" : "s") still failing as before; `podfresh status` shows why"
     }
 
     /// How many of a feed's parser warnings are printed under its line.
