@@ -75,10 +75,12 @@ public struct RefreshOutcome: Sendable, Hashable {
     public struct Recovery: Sendable, Hashable {
         /// Its failed checks in a row before this one.
         public var failures: Int
-        /// Its last failure's stable kind and cause, as stored with the subscription.
+        /// Its last failure's stable kind (``RefreshFailure/Kind/rawValue``), as stored with the subscription.
         public var lastErrorKind: String?
+        /// Its last failure's cause, as stored with the subscription (``RefreshFailure/storedCause``).
         public var lastError: String?
 
+        /// A recovery after `failures` failed checks, the last of which stored `lastErrorKind` and `lastError`.
         public init(failures: Int, lastErrorKind: String?, lastError: String?) {
             self.failures = failures
             self.lastErrorKind = lastErrorKind
