@@ -188,8 +188,11 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            plugins: ["GitCommitStamp"]
         ),
+        /// Names the git commit for `podfresh --version` before each build (GitCheckout.commit; nil from a tarball).
+        .plugin(name: "GitCommitStamp", capability: .buildTool()),
 
         /// Parse throughput benchmark (Scripts/bench-parse.sh), not part of the product.
         .executableTarget(

@@ -18,17 +18,30 @@ public final class ConsoleRenderer: @unchecked Sendable {
     ///   - out: Standard output.
     ///   - err: Standard error.
     ///   - now: The clock used to throttle redraws and to say when the next check is.
+    ///   - quietRepeats: `watch`: a feed's failure that repeats its last is counted, not printed again, and a
+    ///     recovery is printed once. Cron mode (``OutputMode/quiet``) always does this; JSON Lines never leaves an
+    ///     event out.
+    ///   - wide: `--wide`: the live terminal prints every line whole, media URLs included, as a pipe gets them.
+    ///   - width: The terminal's width, for the live terminal (default: asked of standard output each time, else
+    ///     `$COLUMNS`, else 80).
     public init(
         mode: OutputMode,
         out: any TextSink = StandardStream.output,
         err: any TextSink = StandardStream.error,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() },
+        quietRepeats: Bool = false,
+        wide: Bool = false,
+        width: @escaping @Sendable () -> Int = {
+            TerminalWidth.columns(environment: ProcessInfo.processInfo.environment)
+        }
     ) {
         self.mode = mode
         switch mode {
-        case .tty: style = LiveTerminalOutput(out: out, err: err, now: now)
-        case .plain: style = PlainLinesOutput(out: out, err: err, now: now)
-        case .quiet: style = QuietOutput(out: out, err: err, now: now)
+        case .tty:
+            style = LiveTerminalOutput(
+                out: out, err: err, now: now, quietRepeats: quietRepeats, wide: wide, width: width)
+        case .plain: style = PlainLinesOutput(out: out, err: err, now: now, quietRepeats: quietRepeats)
+        case .quiet: style = QuietOutput(out: out, err: err, now: now, quietRepeats: true)
         case .json: style = JSONLinesOutput(out: out, err: err)
         }
     }

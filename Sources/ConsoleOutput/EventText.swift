@@ -42,11 +42,36 @@ enum EventText {
     }
 
     /// A new episode: feed, title, date and media (or web page) address.
-    static func episodeLine(_ episode: EpisodeAnnouncement, of feed: FeedTarget, prefix: String) -> String {
-        var line = prefix + safe(feed.displayName) + ": " + safe(episode.title ?? "(untitled episode)")
-        if let published = episode.published { line += " (" + String(RFC3339.string(from: published).prefix(10)) + ")" }
-        if let url = episode.enclosure?.urlString ?? episode.linkString { line += " " + safe(url) }
-        return line
+    ///
+    /// With a `width` (a terminal, not `--wide`) the line fits it and leaves the address out: the feed's name takes
+    /// at most a third of it, the title what is left, the date stays whole.
+    static func episodeLine(
+        _ episode: EpisodeAnnouncement, of feed: FeedTarget, prefix: String, width: Int? = nil
+    ) -> String {
+        let date = episode.published.map { " (" + String(RFC3339.string(from: $0).prefix(10)) + ")" } ?? ""
+        let title = safe(episode.title ?? "(untitled episode)")
+        guard let width else {
+            var line = prefix + safe(feed.displayName) + ": " + title + date
+            if let url = episode.enclosure?.urlString ?? episode.linkString { line += " " + safe(url) }
+            return line
+        }
+        let name = TerminalWidth.fit(safe(feed.displayName), to: max(8, width / 3))
+        let head = prefix + name + ": "
+        let room = width - TerminalWidth.of(head) - TerminalWidth.of(date)
+        return TerminalWidth.fit(head + TerminalWidth.fit(title, to: max(1, room)) + date, to: width)
+    }
+
+    /// A feed that answers again after failing (`watch`, cron mode), once:
+    /// `recovered Name: answers again after 3 failed checks (last: HTTP 503 Service Unavailable)`.
+    static func recovered(_ feed: FeedTarget, _ recovery: RefreshOutcome.Recovery) -> String {
+        let checks = recovery.failures == 1 ? "1 failed check" : "\(recovery.failures) failed checks"
+        let last = FeedFailureText.stored(recovery.lastError).map { " (last: \(safe($0)))" } ?? ""
+        return "recovered \(safe(feed.displayName)): answers again after \(checks)\(last)"
+    }
+
+    /// The feeds whose failure repeats their last, counted instead of printed again (`watch`, cron mode).
+    static func stillFailing(_ count: Int) -> String {
+        "\(count) feed\(count == 1 ? "" : "s") still failing as before; `podfresh status` shows why"
     }
 
     /// How many of a feed's parser warnings are printed under its line.

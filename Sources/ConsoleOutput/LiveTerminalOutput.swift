@@ -1,31 +1,43 @@
 import Foundation
 import RefreshEngine
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// A capable terminal: a status area redrawn in place (at most ten times a second) under the lines printed above it
 /// (new episodes, files downloaded, problems), and a summary at the end. The area holds the refresh's progress line
 /// and, while files download, a line per download (bytes, rate, time left) and a total.
 final class LiveTerminalOutput: HumanStyle {
+    /// The terminal's width now (read at each line: a terminal may be resized).
+    private let width: @Sendable () -> Int
+    /// `--wide`: every line whole, as a pipe gets it (the terminal wraps what is too long).
+    private let wide: Bool
     private var progress = BatchProgress(total: 0)
     private var idleText: String?
     private var areaLines = 0
     private var lastDraw: Date = .distantPast
     private var downloads = DownloadBoard()
 
+    init(
+        out: any TextSink, err: any TextSink, now: @escaping @Sendable () -> Date, quietRepeats: Bool, wide: Bool,
+        width: @escaping @Sendable () -> Int
+    ) {
+        self.width = width
+        self.wide = wide
+        super.init(out: out, err: err, now: now, quietRepeats: quietRepeats)
+    }
+
+    override var episodeWidth: Int? { wide ? nil : width() }
+
+    /// A line printed above the status area fits the terminal, cut with "…" (unless `--wide`).
     override func printLine(_ line: String) {
         clearArea()
-        out.write(line + "\n")
+        out.write((wide ? line : TerminalWidth.fit(line, to: width())) + "\n")
         redraw(force: true)
     }
 
+    /// An error is wrapped to the terminal's width, never cut (unless `--wide`: whole).
     override func printError(_ message: String) {
         clearArea()
-        err.write("podfresh: \(message)\n")
+        let text = "podfresh: \(message)"
+        err.write((wide ? [text] : TerminalWidth.wrap(text, to: width(), indent: 2)).joined(separator: "\n") + "\n")
         // The idle line is not drawn again: an error while idle may be the last thing before the process exits.
         idleText = nil
         redraw(force: true)
@@ -47,6 +59,7 @@ final class LiveTerminalOutput: HumanStyle {
                 for line in EventText.warningLines(outcome) { printLine(line) }
             default: break
             }
+            recoveryLine(outcome)
             movedLines(outcome, showMove: true)
             episodeLines(outcome, prefix: "  + ")
         case .batchProgress(let progress):
@@ -54,7 +67,8 @@ final class LiveTerminalOutput: HumanStyle {
             redraw(force: false)
         case .batchCompleted(let summary):
             clearArea()
-            out.write(EventText.summaryLine(summary) + "\n")
+            let line = EventText.summaryLine(summary)
+            out.write((wide ? [line] : TerminalWidth.wrap(line, to: width())).joined(separator: "\n") + "\n")
         default:
             super.drawFetch(event)
         }
@@ -83,7 +97,10 @@ final class LiveTerminalOutput: HumanStyle {
         case .finished(let summary):
             downloads = DownloadBoard()
             clearArea()
-            if DownloadText.worthSaying(summary) { out.write(DownloadText.summaryLine(summary) + "\n") }
+            if DownloadText.worthSaying(summary) {
+                let line = DownloadText.summaryLine(summary)
+                out.write((wide ? [line] : TerminalWidth.wrap(line, to: width())).joined(separator: "\n") + "\n")
+            }
         default:
             super.drawDownload(event)
         }
@@ -103,7 +120,7 @@ final class LiveTerminalOutput: HumanStyle {
         let time = now()
         guard force || time.timeIntervalSince(lastDraw) >= 0.1 || progress.finished == progress.total else { return }
         lastDraw = time
-        let width = Self.terminalWidth()
+        let width = max(20, self.width())
         var lines: [String] = []
         if progress.total > 0 && progress.finished < progress.total {
             lines.append(EventText.progressLine(progress))
@@ -114,18 +131,8 @@ final class LiveTerminalOutput: HumanStyle {
         clearArea()
         guard !lines.isEmpty else { return }
         // A line that wrapped would throw the count of lines to move up off: every line fits the width.
-        out.write(lines.map { TerminalText.truncate($0, to: width - 1) }.joined(separator: "\n"))
+        out.write(lines.map { TerminalWidth.fit($0, to: width - 1) }.joined(separator: "\n"))
         areaLines = lines.count
-    }
-
-    /// Columns of the terminal on standard output (100 when it cannot tell).
-    static func terminalWidth() -> Int {
-        var size = winsize()
-        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col >= 20 { return Int(size.ws_col) }
-        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns >= 20 {
-            return columns
-        }
-        return 100
     }
 }
 

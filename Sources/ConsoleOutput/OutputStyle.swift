@@ -20,25 +20,48 @@ class HumanStyle: OutputStyle {
     let out: any TextSink
     let err: any TextSink
     let now: @Sendable () -> Date
+    /// `watch` and cron mode: a feed's failure that repeats its last one is counted, not printed again; a recovery
+    /// is printed once.
+    let quietRepeats: Bool
+    /// Failures of this batch not printed again (``quietRepeats``).
+    private var repeatsHeld = 0
+    /// Whether this batch printed a line yet (cron mode counts its repeats only under other news).
+    private(set) var printedThisBatch = false
 
-    init(out: any TextSink, err: any TextSink, now: @escaping @Sendable () -> Date) {
+    init(out: any TextSink, err: any TextSink, now: @escaping @Sendable () -> Date, quietRepeats: Bool = false) {
         self.out = out
         self.err = err
         self.now = now
+        self.quietRepeats = quietRepeats
     }
 
     /// Writes a line to standard output (the live style first clears its progress line).
-    func printLine(_ line: String) { out.write(line + "\n") }
+    func printLine(_ line: String) {
+        printedThisBatch = true
+        out.write(line + "\n")
+    }
 
     /// Writes a whole line to standard error.
-    func printError(_ message: String) { err.write("podfresh: \(message)\n") }
+    func printError(_ message: String) {
+        printedThisBatch = true
+        err.write("podfresh: \(message)\n")
+    }
+
+    /// Whether a batch's held repeats are counted in a line even when it printed nothing else (cron mode: not).
+    var countsRepeatsAlways: Bool { true }
+
+    /// The width a new episode's line fits (it then leaves out the media URL); nil prints it whole.
+    var episodeWidth: Int? { nil }
 
     func error(_ message: String) { printError(message) }
 
     /// Hands each part's events to the function that draws them; each style overrides those it draws differently.
     func draw(_ event: EngineEvent) {
         switch event {
-        case .fetch(let event): drawFetch(event)
+        case .fetch(let event):
+            if case .batchStarted = event { beginBatch() }
+            drawFetch(event)
+            if case .batchCompleted = event { endBatch(always: countsRepeatsAlways) }
         case .download(let event): drawDownload(event)
         case .hookFailed(let feed, let failure):
             printError(
@@ -56,17 +79,46 @@ class HumanStyle: OutputStyle {
         case .fetchFailed(let outcome):
             // A failure that awaits the network verdict is only final once `failuresConfirmed` says so.
             if let failure = outcome.failure, !failure.awaitsNetworkVerdict {
-                printError(EventText.failure(outcome.feed, failure))
+                failureLine(outcome.feed, failure)
             }
         case .failuresConfirmed(let outcomes):
             for outcome in outcomes {
-                if let failure = outcome.failure { printError(EventText.failure(outcome.feed, failure)) }
+                if let failure = outcome.failure { failureLine(outcome.feed, failure) }
             }
         case .networkOffline(let fetches):
             printError("offline: " + EventText.offline(fetches: fetches))
         case .batchStarted, .fetchStarted, .fetchCompleted, .fetchCancelled, .batchProgress, .batchCompleted:
             break
         }
+    }
+
+    /// A feed's failure on standard error; with ``quietRepeats`` one that repeats its last is only counted.
+    private func failureLine(_ feed: FeedTarget, _ failure: RefreshFailure) {
+        if quietRepeats && failure.isRepeat {
+            repeatsHeld += 1
+        } else {
+            printError(EventText.failure(feed, failure))
+        }
+    }
+
+    /// With ``quietRepeats``: a feed that answers again after failing says so, once.
+    func recoveryLine(_ outcome: RefreshOutcome) {
+        guard quietRepeats, let recovery = outcome.recovered else { return }
+        printLine(EventText.recovered(outcome.feed, recovery))
+    }
+
+    /// A batch begins: nothing printed and no repeat held yet.
+    func beginBatch() {
+        repeatsHeld = 0
+        printedThisBatch = false
+    }
+
+    /// A batch ends: how many feeds still fail as they did, not printed again (when `always`, or else only when the
+    /// batch printed something else: cron mode stays silent when nothing else happened).
+    func endBatch(always: Bool) {
+        defer { beginBatch() }
+        guard repeatsHeld > 0, always || printedThisBatch else { return }
+        printError(EventText.stillFailing(repeatsHeld))
     }
 
     /// What the three human styles draw alike of the downloads: files done, failed, removed and skipped, problems,
@@ -116,7 +168,7 @@ class HumanStyle: OutputStyle {
     /// The lines of a new episode of `feed`, one each.
     func episodeLines(_ outcome: RefreshOutcome, prefix: String) {
         for episode in outcome.newEpisodes {
-            printLine(EventText.episodeLine(episode, of: outcome.feed, prefix: prefix))
+            printLine(EventText.episodeLine(episode, of: outcome.feed, prefix: prefix, width: episodeWidth))
         }
     }
 

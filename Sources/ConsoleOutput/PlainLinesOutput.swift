@@ -9,6 +9,7 @@ final class PlainLinesOutput: HumanStyle {
         case .fetchCompleted(let outcome),
             .fetchFailed(let outcome) where outcome.failure == nil:
             printLine(EventText.outcomeLine(outcome))
+            recoveryLine(outcome)
             for line in EventText.warningLines(outcome) { printLine(line) }
             movedLines(outcome, showMove: true)
             episodeLines(outcome, prefix: "  + ")

@@ -2,9 +2,13 @@ import Foundation
 import RefreshEngine
 
 /// Cron mode: one line per new episode on standard output, problems on standard error, and nothing at all when
-/// nothing happened.
+/// nothing happened. A feed's failure is said once, and again only when it changes; its recovery once.
 final class QuietOutput: HumanStyle {
     override var showsPodpingNews: Bool { false }
+
+    /// A cron job that has nothing else to say stays silent: feeds still failing as before are counted only under
+    /// other news.
+    override var countsRepeatsAlways: Bool { false }
 
     /// Cron hears of podping only when it cannot be read at all, or skipped blocks; not of one node failing over.
     override func drawPodping(_ event: PodpingEvent) {
@@ -20,6 +24,7 @@ final class QuietOutput: HumanStyle {
         case .fetchCompleted(let outcome),
             .fetchFailed(let outcome) where outcome.failure == nil:
             movedLines(outcome, showMove: false)
+            recoveryLine(outcome)
             let name = TerminalText.sanitize(outcome.feed.displayName)
             if case .gone(let error) = outcome.result {
                 printError(

@@ -216,3 +216,18 @@ struct RunLockOptions: ParsableArguments {
             valueName: "duration"))
     var wait: DurationArgument?
 }
+
+/// `--wide`: on a terminal, every column and line whole, as a pipe or a file gets them.
+struct WideOption: ParsableArguments {
+    @Flag(
+        help: """
+            Print every column and line whole, as in a pipe or a file (on a terminal, output is fitted to its \
+            width: titles cut with "…", short statuses, no media URLs).
+            """)
+    var wide = false
+
+    /// The width output is fitted to: the terminal's, or nil (not a terminal, or `--wide`) for every column whole.
+    var width: Int? {
+        wide ? nil : TerminalWidth.ofStandardOutput(environment: ProcessInfo.processInfo.environment)
+    }
+}

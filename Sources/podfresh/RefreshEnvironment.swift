@@ -97,6 +97,14 @@ struct RefreshEnvironment: Sendable {
     }
 }
 
+/// How a refresh's lines are laid out, beside the ``OutputMode``.
+struct OutputLayout: Sendable {
+    /// `watch`: a feed's failure that repeats its last is not printed again (cron mode always does this).
+    var quietRepeats = false
+    /// `--wide`: on a terminal every line whole, media URLs included.
+    var wide = false
+}
+
 /// The composition root: opens the store, creates the HTTP client and the engine, runs `body`, and shuts down.
 /// `lease` is how long a worker's claim on a feed lasts on a shared store (`--lease`).
 func withRefreshEnvironment<Result: Sendable>(
@@ -104,6 +112,7 @@ func withRefreshEnvironment<Result: Sendable>(
     fetch: FetchOptions,
     schedule: ScheduleOptions? = nil,
     output: OutputMode,
+    layout: OutputLayout = OutputLayout(),
     hook: String? = nil,
     hookTimeout: Duration = NewEpisodeHook.defaultTimeout,
     lease: Duration = .seconds(300),
@@ -113,7 +122,8 @@ func withRefreshEnvironment<Result: Sendable>(
     // A StoreError escaping from here exits 70 through ExitStatus.mapping, like every command's.
     try await withStore(global) { store in
         try await withEnvironment(
-            store: store, fetch: fetch, schedule: schedule, output: output, hook: hook, hookTimeout: hookTimeout,
+            store: store, fetch: fetch, schedule: schedule, output: output, layout: layout, hook: hook,
+            hookTimeout: hookTimeout,
             lease: lease, downloads: downloads, body: body)
     }
 }
@@ -123,6 +133,7 @@ private func withEnvironment<Result: Sendable>(
     fetch: FetchOptions,
     schedule: ScheduleOptions?,
     output: OutputMode,
+    layout: OutputLayout,
     hook: String?,
     hookTimeout: Duration,
     lease: Duration,
@@ -135,7 +146,7 @@ private func withEnvironment<Result: Sendable>(
         let coordinator = DataFetchCoordinator(
             maxConcurrent: fetch.jobs, maxPerHost: fetch.perHost, events: events, clock: clock)
         let updates = UIUpdateService()
-        let renderer = ConsoleRenderer(mode: output)
+        let renderer = ConsoleRenderer(mode: output, quietRepeats: layout.quietRepeats, wide: layout.wide)
         renderer.attach(to: updates)
         let policy =
             schedule.map {

@@ -83,9 +83,11 @@ struct RootCommand: AsyncParsableCommand {
 enum PodfreshVersion: BuildStamped {
     static let current = "0.1.0"
     static let userAgent = "podfresh/\(current) (+https://github.com/podfresh/podfresh)"
-    /// What `--version` prints: the version and the commit built from, `0.1.0 (commit 3afec98c1d2e)`, or
-    /// `0.1.0 (commit unknown)` from a build that was not stamped. `Scripts/package.sh` reads the version from here.
-    static var versionLine: String { "\(current) (commit \(stampedCommit ?? "unknown"))" }
+    /// What `--version` prints: the version and the commit built from, `0.1.0 (commit 3afec98c1d2e)`: the one
+    /// `Scripts/package.sh` stamped, else the git checkout's the build came from (`GitCheckout`, written before each
+    /// build by the GitCommitStamp plugin, `-dirty` when tracked files had changed), else `0.1.0 (commit unknown)`
+    /// (a build from a tarball). `Scripts/package.sh` reads the version from here.
+    static var versionLine: String { "\(current) (commit \(stampedCommit ?? GitCheckout.commit ?? "unknown"))" }
 }
 
 /// The commit a binary was built from, when its build was stamped.
@@ -93,8 +95,8 @@ enum PodfreshVersion: BuildStamped {
 /// `Scripts/package.sh` writes `Sources/podfresh/BuildStamp.generated.swift` (git-ignored) before its release build
 /// and removes it after: `extension PodfreshVersion { static var stampedCommit: String? { "3afec98c1d2e" } }`. A
 /// member declared on the type itself is chosen over this protocol extension's default, so with the file the stamp is
-/// used, and without it (a plain `swift build`, a clean clone) the commit is `nil`. Only this module is recompiled when
-/// the stamp changes; no compiler flag or package plugin is involved.
+/// used, and without it (a plain `swift build`) the commit is `nil` and the git checkout's is used, when there is
+/// one. Only this module is recompiled when the stamp changes.
 protocol BuildStamped {}
 
 extension BuildStamped {

@@ -24,7 +24,8 @@ struct DownloadOutputTests {
         let service = UIUpdateService(notificationCenter: nil)
         // Each redraw is a second after the last, so none is throttled away.
         let clock = Clock()
-        let renderer = ConsoleRenderer(mode: mode, out: out, err: err, now: { clock.tick() })
+        // A terminal of 100 columns, whatever runs the tests: every line here fits it whole.
+        let renderer = ConsoleRenderer(mode: mode, out: out, err: err, now: { clock.tick() }, width: { 100 })
         renderer.attach(to: service)
         for event in events { service.deliver(event) }
         return (out, err)

@@ -14,7 +14,9 @@ struct PodpingOutputTests {
         let out = Buffer()
         let err = Buffer()
         let service = UIUpdateService(notificationCenter: nil)
-        let renderer = ConsoleRenderer(mode: mode, out: out, err: err, now: { Date(timeIntervalSince1970: 0) })
+        // A terminal of 100 columns, whatever runs the tests.
+        let renderer = ConsoleRenderer(
+            mode: mode, out: out, err: err, now: { Date(timeIntervalSince1970: 0) }, width: { 100 })
         renderer.attach(to: service)
         for event in events { service.deliver(.podping(event)) }
         return (out, err)

@@ -240,4 +240,50 @@ struct SubscriptionListTests {
     @Test func noSubscriptionsIsAnEmptyJSONArray() {
         #expect(list([]).json() == "[]")
     }
+
+    // MARK: - On a terminal
+
+    @Test(arguments: [80, 120])
+    func onATerminalStatusesAreShortNextChecksCompactAndWideTitlesFit(width: Int) {
+        let failing = subscription(1, title: "日本語のポッドキャスト・とても長いタイトルです 🎙️ 🇯🇵") {
+            $0.lastCheckedAt = self.now
+            $0.failureCount = 3
+            $0.lastError = "not a usable feed: the document is an OPML subscription list, not a feed"
+            $0.nextCheckAt = self.now.addingTimeInterval(23 * 3600 + 19 * 60)
+            $0.nextCheckReason = .backoff(failures: 3)
+        }
+        let moved = subscription(2, title: "Moved") {
+            $0.lastCheckedAt = self.now
+            $0.lastSuccessAt = self.now.addingTimeInterval(-(2 * 3600 + 30 * 60))
+            $0.movedFrom = URL(string: "https://old.example/a-very-long-address-of-the-old-feed/rss.xml")!
+        }
+        let gone = subscription(3, title: "Gone") { $0.isGone = true }
+        let text = list([failing, moved, gone], counts: [1: 12]).text(width: width)
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.allSatisfy { TerminalWidth.of($0) <= width }, "\(text)")
+        #expect(lines[1].contains("failing ×3") && !lines[1].contains("OPML"), "\(text)")
+        #expect(lines[1].contains("in 23h") && !lines[1].contains("19m"), "\(text)")
+        #expect(lines[2].contains("moved") && !lines[2].contains("old.example"), "\(text)")
+        #expect(lines[2].contains("2h ago"), "\(text)")
+        #expect(lines[3].contains("gone") && lines[3].contains("never"), "\(text)")
+        // A pipe, a file or --wide: every column whole, as before.
+        let whole = list([failing, moved, gone], counts: [1: 12]).text(width: nil)
+        #expect(whole.contains("failing ×3: not a usable feed") && whole.contains("moved from https://old.example"))
+    }
+
+    @Test func listFeedGivesTheCauseAndTheReasonWrappedUnderThemselves() {
+        let failing = subscription(7, title: "Failing") {
+            $0.lastCheckedAt = self.now
+            $0.failureCount = 2
+            $0.lastError = "HTTP 503 Service Unavailable, and a long explanation that goes on past any terminal's width"
+            $0.nextCheckAt = self.now.addingTimeInterval(3600)
+            $0.nextCheckReason = .backoff(failures: 2)
+        }
+        let lines = list([failing]).detail(of: failing, width: 60)
+        #expect(lines.allSatisfy { TerminalWidth.of($0) <= 60 }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("status:") && $0.contains("failing ×2: HTTP 503") })
+        #expect(lines.contains { $0.hasPrefix("next check:") && $0.contains("(") }, "the reason: \(lines)")
+        let whole = list([failing]).detail(of: failing, width: nil)
+        #expect(whole.contains { $0.hasSuffix("past any terminal's width") })
+    }
 }

@@ -50,14 +50,21 @@ public struct EpisodeList: Sendable {
 
     /// One line per episode — the publication day (blank when unknown), the feed's title (cut to 30 characters) and the
     /// episode's title, all safe to print on a terminal — or ``noneMatch`` when there are none.
-    public func lines() -> [String] {
+    ///
+    /// - Parameter width: The terminal's width: each line fits it, the feed's title taking at most a third and the
+    ///   episode's title cut with "…". Nil (a pipe, a file, `--wide`): the episode's title whole.
+    public func lines(width: Int? = nil) -> [String] {
         guard !episodes.isEmpty else { return [Self.noneMatch] }
         return episodes.map { stored in
             let episode = stored.episode
             let date = episode.published.map { String(RFC3339.string(from: $0).prefix(10)) } ?? "          "
-            let feedTitle = TerminalText.truncate(
-                TerminalText.sanitize(feedTitles[stored.subscriptionID] ?? ""), to: Self.feedTitleWidth)
-            return "\(date)  \(feedTitle): \(TerminalText.sanitize(episode.title ?? "(untitled)"))"
+            let title = TerminalText.sanitize(episode.title ?? "(untitled)")
+            let feed = TerminalText.sanitize(feedTitles[stored.subscriptionID] ?? "")
+            guard let width else {
+                return "\(date)  \(TerminalText.truncate(feed, to: Self.feedTitleWidth)): \(title)"
+            }
+            let head = "\(date)  \(TerminalWidth.fit(feed, to: min(Self.feedTitleWidth, max(8, width / 3)))): "
+            return TerminalWidth.fit(head + title, to: width)
         }
     }
 

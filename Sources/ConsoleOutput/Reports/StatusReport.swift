@@ -59,6 +59,16 @@ public struct StatusReport: Sendable {
     // MARK: - Text
 
     /// The counts, then one line per failing, gone and moved subscription, then the last run.
+    ///
+    /// - Parameter width: The terminal's width: a longer line wraps (under the feed's name for a feed's line), so the
+    ///   cause of a failure is read whole. Nil (a pipe, a file, `--wide`): one line each.
+    public func lines(width: Int?) -> [String] {
+        let whole = self.lines()
+        guard let width else { return whole }
+        return whole.flatMap { TerminalWidth.wrap($0, to: width, indent: $0.hasPrefix("  ") ? 11 : 2) }
+    }
+
+    /// The counts, then one line per failing, gone and moved subscription, then the last run: each whole.
     public func lines() -> [String] {
         let failing = self.failing
         let gone = self.gone

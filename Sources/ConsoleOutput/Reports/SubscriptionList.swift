@@ -45,14 +45,15 @@ public struct SubscriptionList: Sendable {
 
     /// The table under ``headers``, or ``noSubscriptions`` when there are none.
     ///
-    /// - Parameter width: The terminal's width: titles, status and next check give way (with "…") to fit it. Nil (a
-    ///   pipe or a file) cuts nothing.
+    /// - Parameter width: The terminal's width: the table fits it, with short statuses ("failing ×3", "moved") and
+    ///   next checks ("in 23h"), and titles cut with "…" (`list FEED` and `--wide` give the rest). Nil (a pipe, a
+    ///   file, `--wide`) gives every column whole.
     /// - Returns: The lines joined with newlines, without a final newline.
     public func text(width: Int?) -> String {
         guard !subscriptions.isEmpty else { return Self.noSubscriptions }
         return TextTable.render(
-            headers: Self.headers, rows: rows(), width: width, shrinkable: Self.shrinkable,
-            minimumWidth: Self.minimumWidth)
+            headers: Self.headers, rows: width == nil ? rows() : shortRows(), width: width,
+            shrinkable: Self.shrinkable, minimumWidth: Self.minimumWidth)
     }
 
     /// One row of cells per subscription, in ``headers`` order, every cell safe to print on a terminal.
@@ -67,6 +68,86 @@ public struct SubscriptionList: Sendable {
                 Self.nextCheck(of: subscription, now: now),
                 TerminalText.sanitize(Self.downloads(of: subscription)),
             ]
+        }
+    }
+
+    /// ``rows()`` for a terminal: the short status, the next check without its reason, times in their largest unit.
+    func shortRows() -> [[String]] {
+        subscriptions.map { subscription in
+            [
+                String(subscription.id),
+                TerminalText.sanitize(subscription.title ?? subscription.url.absoluteString),
+                String(episodeCounts[subscription.id] ?? 0),
+                subscription.lastSuccessAt.map { Self.shortAgo($0, now: now) } ?? "never",
+                Self.shortStatus(of: subscription),
+                Self.shortNextCheck(of: subscription, now: now),
+                TerminalText.sanitize(Self.downloads(of: subscription)),
+            ]
+        }
+    }
+
+    /// A subscription's state in a word or two, for a terminal: "gone", "failing ×3", "moved", "new", "complete" or
+    /// "ok". `status` and `list FEED` give the cause.
+    public static func shortStatus(of subscription: Subscription) -> String {
+        if subscription.isGone { return "gone" }
+        if subscription.failureCount > 0 { return "failing ×\(subscription.failureCount)" }
+        if subscription.lastCheckedAt == nil { return "new" }
+        if subscription.movedFrom != nil { return "moved" }
+        return subscription.isComplete ? "complete" : "ok"
+    }
+
+    /// When a subscription is next checked, for a terminal: "now", "in 23h", "never"; `list FEED` and `--wide` say
+    /// why.
+    public static func shortNextCheck(of subscription: Subscription, now: Date) -> String {
+        if subscription.isGone { return "never" }
+        guard let next = subscription.nextCheckAt, next > now else { return "now" }
+        if next > now.addingTimeInterval(neverAfter) { return "never" }
+        return "in " + largestUnit(next.timeIntervalSince(now))
+    }
+
+    /// "5m ago", "2h ago", "3d ago": how long ago, in its largest unit.
+    static func shortAgo(_ date: Date, now: Date) -> String {
+        let seconds = now.timeIntervalSince(date)
+        return seconds < 60 ? "just now" : largestUnit(seconds) + " ago"
+    }
+
+    /// A duration in its largest whole unit: "45s", "12m", "23h", "3d".
+    static func largestUnit(_ seconds: TimeInterval) -> String {
+        let seconds = Int(seconds.rounded())
+        if seconds < 60 { return "\(max(0, seconds))s" }
+        if seconds < 3_600 { return "\(seconds / 60)m" }
+        if seconds < 86_400 { return "\(seconds / 3_600)h" }
+        return "\(seconds / 86_400)d"
+    }
+
+    // MARK: - One feed
+
+    /// `list FEED`: one subscription, a line per fact, with its status's cause and its next check's reason in full.
+    ///
+    /// - Parameters:
+    ///   - subscription: The subscription.
+    ///   - width: The terminal's width: long values wrap under themselves. Nil (a pipe, `--wide`): one line each.
+    /// - Returns: The lines.
+    public func detail(of subscription: Subscription, width: Int?) -> [String] {
+        let facts: [(String, String)] = [
+            ("id", String(subscription.id)),
+            ("title", TerminalText.sanitize(subscription.title ?? "(none)")),
+            ("url", TerminalText.sanitize(subscription.url.absoluteString)),
+            ("episodes", String(episodeCounts[subscription.id] ?? 0)),
+            (
+                "last success",
+                subscription.lastSuccessAt.map { Self.ago($0, now: now) + " (" + RFC3339.string(from: $0) + ")" }
+                    ?? "never"
+            ),
+            ("status", TerminalText.sanitize(Self.status(of: subscription))),
+            ("next check", Self.nextCheck(of: subscription, now: now)),
+            ("downloads", TerminalText.sanitize(Self.downloads(of: subscription))),
+        ]
+        let labelWidth = 14
+        return facts.flatMap { label, value in
+            let line = (label + ":").padding(toLength: labelWidth, withPad: " ", startingAt: 0) + value
+            guard let width else { return [line] }
+            return TerminalWidth.wrap(line, to: width, indent: labelWidth)
         }
     }
 

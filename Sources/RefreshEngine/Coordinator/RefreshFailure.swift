@@ -65,6 +65,9 @@ public struct RefreshFailure: Error, Sendable, Hashable {
 
     /// What happened.
     public var cause: Cause
+    /// The same failure as the feed's last check (``identity`` matches the one stored with the subscription, which
+    /// was failing): `watch` and cron mode (`--quiet`) do not say it again, as they do not repeat a broken link's.
+    public var isRepeat = false
     /// True while the failure waits for the batch's verdict on the network: the host could not be reached, and if no
     /// host could, the network is down and the feed is not blamed. The batch ends with either
     /// ``DataFetchEvent/networkOffline(fetches:)`` or ``DataFetchEvent/failuresConfirmed(_:)``.
@@ -119,6 +122,38 @@ public struct RefreshFailure: Error, Sendable, Hashable {
         encoder.dateEncodingStrategy = .secondsSince1970
         guard let data = try? encoder.encode(cause) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// What makes two failures the same one: the kind and the cause's facts, without the times and byte counts
+    /// that differ from one check to the next (a `Retry-After` date, how long a limit took to strike, the bytes
+    /// received before a cut). Nil for text stored by a podfresh from before causes were typed.
+    ///
+    /// - Parameters:
+    ///   - kind: The failure's stable kind (``Kind/rawValue``), as stored.
+    ///   - storedCause: The cause as stored (``storedCause``).
+    public static func identity(kind: String?, storedCause: String?) -> String? {
+        guard let kind, let storedCause, storedCause.hasPrefix("{"),
+            let object = try? JSONSerialization.jsonObject(with: Data(storedCause.utf8))
+        else { return nil }
+        guard
+            let data = try? JSONSerialization.data(
+                withJSONObject: withoutTimes(object), options: [.sortedKeys, .fragmentsAllowed])
+        else { return nil }
+        return kind + " " + String(decoding: data, as: UTF8.self)
+    }
+
+    /// This failure's ``identity(kind:storedCause:)``.
+    public var identity: String? { Self.identity(kind: kind.rawValue, storedCause: storedCause) }
+
+    /// The keys of a stored cause that say when or how much rather than what: left out of an ``identity``.
+    static let timeKeys: Set<String> = ["retryAfter", "after", "receivedBytes"]
+
+    private static func withoutTimes(_ value: Any) -> Any {
+        if let object = value as? [String: Any] {
+            return object.filter { !timeKeys.contains($0.key) }.mapValues(withoutTimes)
+        }
+        if let array = value as? [Any] { return array.map(withoutTimes) }
+        return value
     }
 
     /// The cause stored by ``storedCause``; nil for text stored by a podfresh from before causes were typed (that

@@ -67,6 +67,27 @@ public struct RefreshOutcome: Sendable, Hashable {
     /// True when the feed failed.
     public var isFailure: Bool { failure != nil }
 
+    /// The feed answered again after failing: how often, and its last failure as stored. Nil when its last check
+    /// did not fail (or the feed failed now).
+    public var recovered: Recovery?
+
+    /// A feed that answers again after failed checks.
+    public struct Recovery: Sendable, Hashable {
+        /// Its failed checks in a row before this one.
+        public var failures: Int
+        /// Its last failure's stable kind (``RefreshFailure/Kind/rawValue``), as stored with the subscription.
+        public var lastErrorKind: String?
+        /// Its last failure's cause, as stored with the subscription (``RefreshFailure/storedCause``).
+        public var lastError: String?
+
+        /// A recovery after `failures` failed checks, the last of which stored `lastErrorKind` and `lastError`.
+        public init(failures: Int, lastErrorKind: String?, lastError: String?) {
+            self.failures = failures
+            self.lastErrorKind = lastErrorKind
+            self.lastError = lastError
+        }
+    }
+
     /// Episodes stored for the first time as the back catalogue of a new subscription, without being announced.
     public var backlogCount = 0
 

@@ -54,11 +54,13 @@ struct FeedRefresh: Sendable {
                 let merge = try await episodes.apply(check)
                 tally.addSaved(subscription.lastBodyBytes ?? 0)
                 await after.merged(subscription, as: target, announced: [], feedTitle: nil)
-                return RefreshOutcome(
+                var outcome = RefreshOutcome(
                     feed: target, result: .notModified, movedTo: merge.movedTo,
                     moveRefused: merge.moveRefused.map(MoveRefusal.taken),
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason,
                     bytesSaved: subscription.lastBodyBytes ?? 0)
+                outcome.recovered = Self.recovery(of: subscription)
+                return outcome
             case .fetched(let head, let consumer, let byteCount):
                 tally.addDownloaded(byteCount)
                 let feed = try consumer.finish()
@@ -87,6 +89,7 @@ struct FeedRefresh: Sendable {
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason)
                 outcome.backlogCount = merge.backlogCount
                 outcome.bytesFetched = byteCount
+                outcome.recovered = Self.recovery(of: subscription)
                 return outcome
             }
         } catch is CancellationError {
@@ -176,6 +179,8 @@ struct FeedRefresh: Sendable {
         _ target: FeedTarget, _ subscription: Subscription, _ failure: RefreshFailure,
         now: Date, lease: FeedLease?, record: Bool = true, retryAfter: Date? = nil
     ) async -> RefreshOutcome {
+        var failure = failure
+        failure.isRepeat = Self.repeats(failure, of: subscription)
         let check = failureCheck(subscription, failure, now: now, lease: lease, retryAfter: retryAfter)
         if record {
             do {
@@ -189,6 +194,23 @@ struct FeedRefresh: Sendable {
         return RefreshOutcome(
             feed: target, result: .failed(failure), nextCheckAt: check.nextCheckAt,
             nextCheckReason: check.nextCheckReason)
+    }
+
+    /// Whether `failure` is the one the subscription's last check stored (it was failing, with the same
+    /// ``RefreshFailure/identity``): what was last reported of the feed, since every failure is stored as it is
+    /// reported. Decided from the subscription as read for this check, which on a shared store is the claimed row.
+    static func repeats(_ failure: RefreshFailure, of subscription: Subscription) -> Bool {
+        guard subscription.failureCount > 0, !subscription.isGone, let identity = failure.identity else { return false }
+        return identity
+            == RefreshFailure.identity(kind: subscription.lastErrorKind, storedCause: subscription.lastError)
+    }
+
+    /// The recovery a successful check of `subscription` is, when its last checks failed.
+    static func recovery(of subscription: Subscription) -> RefreshOutcome.Recovery? {
+        guard subscription.failureCount > 0, !subscription.isGone else { return nil }
+        return RefreshOutcome.Recovery(
+            failures: subscription.failureCount, lastErrorKind: subscription.lastErrorKind,
+            lastError: subscription.lastError)
     }
 
     private func scheduleAfterSuccess(

@@ -14,7 +14,9 @@ extension RootCommand {
             discussion: """
                 By default only feeds that are due are checked, with conditional GET. Name feeds (id, URL or part of \
                 a title) to check just those now. For cron, use --quiet: it prints new episodes only (one line each) \
-                and errors on stderr, and nothing at all when nothing happened.
+                and errors on stderr, and nothing at all when nothing happened; a feed's failure is printed once, \
+                again only when it changes, and its recovery once (the exit status is still 1 while a feed fails). \
+                On a terminal every line fits its width (an episode without its media URL); --wide prints them whole.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -36,11 +38,16 @@ extension RootCommand {
         var offline = false
 
         @Flag(
-            name: .shortAndLong, help: "Cron mode: print only new episodes and errors; nothing when nothing happened.")
+            name: .shortAndLong,
+            help:
+                "Cron mode: print only new episodes and errors (a feed's failure once, again when it changes); nothing when nothing happened."
+        )
         var quiet = false
 
         @Flag(help: "Print JSON Lines: one object per event and per new episode.")
         var json = false
+
+        @OptionGroup var wide: WideOption
 
         @Option(help: "Run this command once per new episode, with the episode in PODFRESH_* environment variables.")
         var exec: String?
@@ -78,7 +85,8 @@ extension RootCommand {
             let runLock = try await acquireRunLock(global, wait: lock.wait)
             defer { runLock?.release() }
             let status = try await withRefreshEnvironment(
-                global, fetch: fetch, schedule: schedule, output: mode, hook: exec,
+                global, fetch: fetch, schedule: schedule, output: mode, layout: OutputLayout(wide: wide.wide),
+                hook: exec,
                 hookTimeout: hookTimeout.execTimeout.duration,
                 lease: fleet.lease.duration,
                 downloads: downloading.settings(perHost: fetch.perHost, firstByte: fetch.firstByteTimeout.duration)

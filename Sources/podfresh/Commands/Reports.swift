@@ -16,6 +16,8 @@ extension RootCommand {
         @Flag(help: "Print one JSON object.")
         var json = false
 
+        @OptionGroup var wide: WideOption
+
         func run() async throws {
             try await withStore(global, access: .reading) { open in
                 let store = open.repositories
@@ -31,7 +33,7 @@ extension RootCommand {
                 if json {
                     Console.standard.line(report.json())
                 } else {
-                    Console.standard.lines(report.lines())
+                    Console.standard.lines(report.lines(width: wide.width))
                 }
             }
         }
@@ -59,6 +61,8 @@ extension RootCommand {
 
         @Flag(help: "Print JSON Lines, one episode per line.")
         var json = false
+
+        @OptionGroup var wide: WideOption
 
         func validate() throws {
             guard limit > 0 else { throw ValidationError("Please give a --limit of at least 1.") }
@@ -105,7 +109,7 @@ extension RootCommand {
                     list.podping = try await open.podping.podpingStates()
                     list.playStates = try await open.episodeActions.playStates(subscriptionID: query.subscriptionID)
                 }
-                Console.standard.lines(json ? list.jsonLines() : list.lines())
+                Console.standard.lines(json ? list.jsonLines() : list.lines(width: wide.width))
                 if episodes.count == limit {
                     let total = try await store.countEpisodes(query)
                     if total > limit {

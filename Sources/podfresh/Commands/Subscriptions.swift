@@ -101,28 +101,50 @@ extension RootCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show subscriptions: episodes, last success, status and next check.")
+            abstract: "Show subscriptions: episodes, last success, status and next check.",
+            discussion: """
+                On a terminal the table fits its width: titles are cut with "…", the status is short ("failing ×3", \
+                "moved") and the next check compact ("in 23h"); `list FEED` shows one feed with the cause and the \
+                reason, and --wide (or a pipe, a file) prints every column whole.
+                """)
 
         @OptionGroup var global: GlobalOptions
+
+        @Argument(
+            help: "One feed to show in full (id, URL or part of a title): its status's cause, its next check's reason.")
+        var feed: String?
 
         @Flag(help: "Print a JSON array.")
         var json = false
 
+        @OptionGroup var wide: WideOption
+
         func run() async throws {
             try await withStore(global, access: .reading) { open in
                 let store = open.repositories
+                var subscriptions = try await store.subscriptions()
+                if let feed {
+                    do {
+                        subscriptions = try FeedSelector.resolve([feed], in: subscriptions)
+                    } catch let error as FeedSelector.SelectionError {
+                        Console.standard.error(error.message)
+                        throw ExitCode.validationFailure
+                    }
+                }
                 var list = SubscriptionList(
-                    subscriptions: try await store.subscriptions(), episodeCounts: try await store.episodeCounts(),
-                    now: Date())
+                    subscriptions: subscriptions, episodeCounts: try await store.episodeCounts(), now: Date())
                 if json {
                     list.podping = try await open.podping.podpingStates()
                     Console.standard.line(list.json())
                     return
                 }
-                // On a terminal the table fits its width (titles, status and next check give way, with "…"); in a pipe
-                // or a file nothing is cut.
-                Console.standard.line(
-                    list.text(width: TextTable.terminalWidth(environment: ProcessInfo.processInfo.environment)))
+                if feed != nil, let subscription = subscriptions.first {
+                    Console.standard.lines(list.detail(of: subscription, width: wide.width))
+                    return
+                }
+                // On a terminal the table fits its width (short statuses and next checks, titles cut with "…"); in
+                // a pipe, a file or with --wide nothing is cut.
+                Console.standard.line(list.text(width: wide.width))
             }
         }
     }

@@ -14,7 +14,9 @@ extension RootCommand {
             discussion: """
                 Runs until stopped. SIGINT or SIGTERM stops starting fetches, lets in-flight merges commit and exits \
                 0; a second signal exits at once. When the network is down it says so once, blames no feed, and \
-                tries again later.
+                tries again later. A feed's failure is printed once, not every cycle (each cycle counts those still \
+                failing as before), a changed cause once more, and a recovery once. On a terminal every line fits \
+                its width; --wide prints them whole.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -27,11 +29,15 @@ extension RootCommand {
             help: "Check every feed on a fixed cycle of this length instead of each feed's own schedule (e.g. 30m).")
         var interval: DurationArgument?
 
-        @Flag(name: .shortAndLong, help: "Print only new episodes and errors.")
+        @Flag(
+            name: .shortAndLong,
+            help: "Print only new episodes and errors (a feed's failure once, and again only when it changes).")
         var quiet = false
 
         @Flag(help: "Print JSON Lines: one object per event and per new episode.")
         var json = false
+
+        @OptionGroup var wide: WideOption
 
         @Option(help: "Run this command once per new episode, with the episode in PODFRESH_* environment variables.")
         var exec: String?
@@ -75,7 +81,8 @@ extension RootCommand {
             defer { runLock?.release() }
             let interval = self.interval
             try await withRefreshEnvironment(
-                global, fetch: fetch, schedule: schedule, output: mode, hook: exec,
+                global, fetch: fetch, schedule: schedule, output: mode,
+                layout: OutputLayout(quietRepeats: true, wide: wide.wide), hook: exec,
                 hookTimeout: hookTimeout.execTimeout.duration,
                 lease: fleet.lease.duration,
                 downloads: downloading.settings(perHost: fetch.perHost, firstByte: fetch.firstByteTimeout.duration)
