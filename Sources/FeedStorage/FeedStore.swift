@@ -21,6 +21,8 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     DownloadRecordStore, ExportableStore
 {
     private let writer: any DatabaseWriter
+    /// Where this store's blocking work runs (``DatabaseThreads``).
+    private let threads = DatabaseThreads.forOneStore()
     /// True for a store opened with ``openForReading(path:upgradingOlderSchema:)``: every write is refused before it reaches SQLite.
     private var readsOnly = false
 
@@ -132,24 +134,26 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     /// Opens the database at `path` as ``init(path:)`` does, on a thread of its own: opening migrates, and may wait
     /// for another process's writer, so no thread of the cooperative pool is held meanwhile.
     public static func open(path: String) async throws -> FeedStore {
-        try await offThePool { try FeedStore(path: path) }.get()
+        try await offThePool(on: DatabaseThreads.forOneStore()) { try FeedStore(path: path) }.get()
     }
 
     /// Opens the database at `path` for reading as ``openForReading(path:upgradingOlderSchema:)`` does, on a thread
     /// of its own (it may upgrade an older file, and wait for a writer to do so).
     public static func open(forReadingAt path: String, upgradingOlderSchema: Bool = false) async throws -> FeedStore {
-        try await offThePool { try openForReading(path: path, upgradingOlderSchema: upgradingOlderSchema) }.get()
+        try await offThePool(on: DatabaseThreads.forOneStore()) {
+            try openForReading(path: path, upgradingOlderSchema: upgradingOlderSchema)
+        }.get()
     }
 
-    /// Runs blocking `work` on one of ``DatabaseThreads`` and returns its result. The caller resumes only after `work`, and everything
+    /// Runs blocking `work` on one of `threads` and returns its result. The caller resumes only after `work`, and everything
     /// it captured, was released, and the result is handed over rather than copied: a store its caller lets go of
     /// closes its file at once (SQLite then removes the `-wal`/`-shm` files), as a synchronous call would.
     private static func offThePool<T: Sendable>(
-        _ work: @escaping @Sendable () throws -> T
+        on threads: BlockingThreads, _ work: @escaping @Sendable () throws -> T
     ) async -> Result<T, any Error> {
         let box = Work(work)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DatabaseThreads.shared.run {
+            threads.run {
                 box.run()
                 continuation.resume()
             }
@@ -287,13 +291,13 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try refuseWritesWhenReading()
         let writer = self.writer
-        return try value(await Self.offThePool { try writer.write(body) })
+        return try value(await Self.offThePool(on: threads) { try writer.write(body) })
     }
 
     /// Runs `body` in a read transaction, the calling task waiting without holding a thread of the cooperative pool.
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let writer = self.writer
-        return try value(await Self.offThePool { try writer.read(body) })
+        return try value(await Self.offThePool(on: threads) { try writer.read(body) })
     }
 
     private func refuseWritesWhenReading() throws {
