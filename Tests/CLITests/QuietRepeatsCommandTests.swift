@@ -20,17 +20,9 @@ struct QuietRepeatsCommandTests {
             "<rss version=\"2.0\"><channel><title>Flaky</title><item><title>One</title><guid>one</guid></item></channel></rss>"
     )
 
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(5)), TerminalSupport.needsCorpus)
     func twoQuietRefreshesOfTheCorpusSayTheOPMLFailuresOnceAndBothExitOne() async throws {
-        guard TerminalSupport.corpus != nil else {
-            print("skipping: ../shared/corpus/real is absent")
-            return
-        }
-        let podfresh = try Podfresh()
-        defer { podfresh.cleanUp() }
-        try await withTestHTTPServer { server in
-            let urls = try TerminalSupport.serveCorpus(server)
-            #expect(try await podfresh.run(["add", "--no-fetch"] + urls).status == 0)
+        try await TerminalSupport.withSubscribedCorpus { podfresh in
             let first = try await podfresh.run(["refresh", "--quiet"], timeout: 240)
             #expect(first.status == 1)
             for name in TerminalWidthCommandTests.opmlNames {

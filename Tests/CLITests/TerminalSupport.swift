@@ -11,6 +11,20 @@ enum TerminalSupport {
         return FileManager.default.fileExists(atPath: url.path) ? url : nil
     }()
 
+    /// Skips a test, saying why, where the corpus is absent.
+    static let needsCorpus: ConditionTrait = .enabled(if: corpus != nil, "../shared/corpus/real is absent")
+
+    /// Runs `body` with a fresh `podfresh` subscribed (`add --no-fetch`) to every corpus file, served by a test server.
+    static func withSubscribedCorpus(_ body: (Podfresh) async throws -> Void) async throws {
+        let podfresh = try Podfresh()
+        defer { podfresh.cleanUp() }
+        try await withTestHTTPServer { server in
+            let urls = try serveCorpus(server)
+            #expect(try await podfresh.run(["add", "--no-fetch"] + urls).status == 0)
+            try await body(podfresh)
+        }
+    }
+
     /// The corpus's files (every feed and the three OPML files that are not feeds), by name.
     static func corpusFiles() throws -> [String] {
         guard let corpus else { return [] }

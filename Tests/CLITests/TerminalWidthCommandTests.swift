@@ -11,17 +11,9 @@ struct TerminalWidthCommandTests {
         "feeder__antennapod-feeds.opml", "gnome-podcasts__export_test.opml", "picofeed__subscriptionList.opml",
     ]
 
-    @Test(.timeLimit(.minutes(5)), arguments: [80, 120])
+    @Test(.timeLimit(.minutes(5)), TerminalSupport.needsCorpus, arguments: [80, 120])
     func everyLineFitsTheTerminal(columns: Int) async throws {
-        guard TerminalSupport.corpus != nil else {
-            print("skipping: ../shared/corpus/real is absent")
-            return
-        }
-        let podfresh = try Podfresh()
-        defer { podfresh.cleanUp() }
-        try await withTestHTTPServer { server in
-            let urls = try TerminalSupport.serveCorpus(server)
-            #expect(try await podfresh.run(["add", "--no-fetch"] + urls).status == 0)
+        try await TerminalSupport.withSubscribedCorpus { podfresh in
             let terminal = TerminalSupport.inTerminal(podfresh, columns: columns)
 
             let refresh = try await terminal.run(["refresh"], timeout: 240)
@@ -56,17 +48,9 @@ struct TerminalWidthCommandTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(5)), TerminalSupport.needsCorpus)
     func watchFitsTheTerminalAndSaysEachFailureOnce() async throws {
-        guard TerminalSupport.corpus != nil else {
-            print("skipping: ../shared/corpus/real is absent")
-            return
-        }
-        let podfresh = try Podfresh()
-        defer { podfresh.cleanUp() }
-        try await withTestHTTPServer { server in
-            let urls = try TerminalSupport.serveCorpus(server)
-            #expect(try await podfresh.run(["add", "--no-fetch"] + urls).status == 0)
+        try await TerminalSupport.withSubscribedCorpus { podfresh in
             let terminal = TerminalSupport.inTerminal(podfresh, columns: 80)
             try await terminal.withRunning(["watch", "--interval", "2s"]) { watch in
                 // The second and third cycles end with the count of the failures they did not repeat.

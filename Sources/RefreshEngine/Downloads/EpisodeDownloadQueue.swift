@@ -176,13 +176,15 @@ public final class EpisodeDownloadQueue: Sendable {
         _ subscription: Subscription, newest: Int?, again: Bool = false, retry: Bool = false
     ) async throws -> [StoredEpisode] {
         await applyRetention(subscription)
-        let actions = store as? any EpisodeActionRepository
-        if let actions {
+        var played: [EpisodeRef: EpisodePlayState] = [:]
+        if let actions = store as? any EpisodeActionRepository {
             // Plays pulled before this feed's episodes were stored (a feed the same sync subscribed) apply now.
             _ = try await actions.applyWaitingEpisodeActions(subscriptionID: subscription.id, at: now())
+            let states = try await actions.playStates(subscriptionID: subscription.id)
             let removed = await PlayedFiles.delete(
-                of: subscription, downloads: store, actions: actions, publish: publish)
+                of: subscription, downloads: store, actions: actions, states: states, publish: publish)
             state.withLock { $0.removed += removed }
+            played = states.filter(\.value.played)
         }
         let feed = FeedTarget(subscription: subscription)
         var records = try await store.downloads(subscriptionID: subscription.id)
@@ -241,7 +243,6 @@ public final class EpisodeDownloadQueue: Sendable {
             $0.waiting += waiting
         }
         // Played to the end on another device (synced episode actions): said, not downloaded, unless `again`.
-        let played = try await actions?.playStates(subscriptionID: subscription.id).filter(\.value.played) ?? [:]
         return episodes.filter { episode in
             guard keys.contains(episode.key) else { return false }
             guard !again, let state = played[EpisodeRef(subscriptionID: subscription.id, episodeKey: episode.key)]

@@ -13,18 +13,23 @@ import Glibc
 /// with the reason ``DownloadRemoval/Reason/played``.
 public enum PlayedFiles {
     /// Deletes `subscription`'s recorded files whose episodes were played to the end; does nothing when the feed does
-    /// not delete played files.
+    /// not delete played files. `states` are the feed's play states when the caller has read them already.
     /// - Returns: How many files were deleted (or found gone and marked).
     @discardableResult
     public static func delete(
         of subscription: Subscription, downloads: any DownloadRepository, actions: any EpisodeActionRepository,
-        publish: @Sendable (DownloadEvent) -> Void
+        states known: [EpisodeRef: EpisodePlayState]? = nil, publish: @Sendable (DownloadEvent) -> Void
     ) async -> Int {
         guard subscription.deletePlayed else { return 0 }
         let feed = FeedTarget(subscription: subscription)
         var removed = 0
         do {
-            let states = try await actions.playStates(subscriptionID: subscription.id)
+            let states: [EpisodeRef: EpisodePlayState]
+            if let known {
+                states = known
+            } else {
+                states = try await actions.playStates(subscriptionID: subscription.id)
+            }
             guard states.values.contains(where: \.played) else { return 0 }
             for record in try await downloads.downloads(subscriptionID: subscription.id) where record.isOnDisk {
                 guard let path = record.filePath,
