@@ -223,10 +223,12 @@ let package = Package(
 
         /// A real HTTP/1.1 server on 127.0.0.1 (port 0) for tests, able to inject faults, and a throwaway PostgreSQL
         /// cluster (`TestPostgres`).
+        /// Sets how many tests run at once before Swift Testing starts (Tests/TestParallelism/TestParallelism.c says why).
+        .target(name: "TestParallelism", path: "Tests/TestParallelism"),
         .target(
             name: "TestSupport",
             dependencies: [
-                "Measures",
+                "Measures", "TestParallelism",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -155,7 +155,7 @@ struct FleetTests {
                         delay: .seconds(60))
                 }
             }
-            let victim = ["refresh", "--jobs", "2", "--per-host", "2", "--lease", "5s", "--timeout", "3s"]
+            let victim = ["refresh", "--jobs", "2", "--per-host", "2", "--lease", "20s", "--timeout", "3s"]
             try await podfresh.withRunning(victim + hanging.map { server.url($0).absoluteString }) { victim in
                 let deadline = ContinuousClock.now + .seconds(20)
                 while hanging.contains(where: { server.requests(to: $0).isEmpty }) && ContinuousClock.now < deadline {
@@ -183,9 +183,15 @@ struct FleetTests {
                 #expect(server.requests(to: path).count == 1, "\(path) was fetched during the lease")
             }
             for path in paths.dropFirst(2) { #expect(server.requests(to: path).count == 1) }
+            // The lease is long enough for a loaded machine to start that worker well within it.
+            let held = "SELECT count(*) FROM subscription WHERE lease_expires_at > now()"
+            #expect(try await postgres.psql(database: name, held) == "2", "the leases outlived the second worker")
 
             // After the leases expired, a worker takes the feeds over and stores them once.
-            try await Task.sleep(for: .seconds(5.5))
+            let expiry = ContinuousClock.now + .seconds(60)
+            while try await postgres.psql(database: name, held) != "0" && ContinuousClock.now < expiry {
+                try await Task.sleep(for: .milliseconds(250))
+            }
             let after = try await podfresh.run(["refresh", "--quiet"])
             #expect(after.status == 0, "\(after.stderr)")
             for path in hanging { #expect(server.requests(to: path).count == 2) }
