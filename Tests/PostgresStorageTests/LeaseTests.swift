@@ -22,6 +22,18 @@ struct LeaseTests {
         ClaimRequest(selection: selection, limit: limit, perHost: perHost, worker: worker, lease: lease)
     }
 
+    /// Claims for `worker` until a feed is free (another worker's lease ran out), for up to a minute.
+    static func claimOnceFree(
+        _ store: PostgresFeedStore, worker: String
+    ) async throws -> (subscription: Subscription, lease: FeedLease)? {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            if let claimed = try await store.claimFeeds(request(worker)).claimed.first { return claimed }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
+    }
+
     static func withFleetStore(_ body: (PostgresFeedStore) async throws -> Void) async throws {
         let url = try await TestPostgres.shared().makeDatabase(prefix: "lease")
         try await PostgresFeedStore.withStore(url: url) { store in try await body(store) }
@@ -93,13 +105,14 @@ struct LeaseTests {
         try await Self.withFleetStore { store in
             let feed = try await store.addSubscription(
                 url: URL(string: "https://a.example/feed.xml")!, title: nil, at: Self.t0, backlog: nil)
-            // The lease is long enough for the next claim to come within it even on a loaded machine (with 700 ms it
-            // once did not, in a full parallel run on two cores).
+            // The lease is long enough for the next claim to come within it on a loaded machine (2 s once was not,
+            // at load 30); then the fast worker asks until the lease has run out.
+            let claimed = ContinuousClock.now
             let slow = try #require(
-                try await store.claimFeeds(Self.request("slow", lease: .seconds(2))).claimed.first)
+                try await store.claimFeeds(Self.request("slow", lease: .seconds(10))).claimed.first)
             #expect(try await store.claimFeeds(Self.request("fast")).claimed.isEmpty, "held by the slow worker")
-            try await Task.sleep(for: .milliseconds(2300))
-            let fast = try #require(try await store.claimFeeds(Self.request("fast")).claimed.first)
+            let fast = try #require(try await Self.claimOnceFree(store, worker: "fast"))
+            #expect(ContinuousClock.now - claimed >= .seconds(10), "taken over before the lease ran out")
             #expect(fast.lease.token != slow.lease.token)
 
             // The slow worker's check comes in late: refused, and the feed stays the fast worker's.
@@ -141,7 +154,7 @@ struct LeaseTests {
                     status: 200, headers: [("Content-Type", "application/rss+xml")],
                     text:
                         "<rss version=\"2.0\"><channel><title>Slow</title><item><guid>s1</guid></item></channel></rss>",
-                    delay: .milliseconds(1500))
+                    delay: .seconds(6))
             }
             try await Self.withFleetStore { store in
                 let feed = try await store.addSubscription(
@@ -153,11 +166,12 @@ struct LeaseTests {
                         store: store, claims: store, fleet: FleetSettings(worker: "ahead", lease: .seconds(1)),
                         source: source, coordinator: DataFetchCoordinator(), configuration: configuration)
                     async let run = service.refresh(policy: .due)
-                    // While the fetch runs, its lease ends a second after the claim by the database's clock, whatever
-                    // the worker's clock says; then another worker may take the feed.
-                    try await Task.sleep(for: .milliseconds(1200))
-                    let other = try await store.claimFeeds(Self.request("other", lease: .seconds(60)))
-                    #expect(other.claimed.map(\.subscription.id) == [feed.id])
+                    // While the fetch runs (the server holds its answer for 6 s), its lease ends a second after the
+                    // claim by the database's clock, whatever the worker's clock says; then another worker may take
+                    // the feed.
+                    #expect(await waitUntil { !server.requests(to: "/slow.xml").isEmpty }, "the fetch started")
+                    let other = try await Self.claimOnceFree(store, worker: "other")
+                    #expect(other?.subscription.id == feed.id)
                     return try await run
                 }
                 // The ahead worker's check came after its lease ran out: dropped, not stored, said so.
@@ -202,21 +216,26 @@ struct LeaseTests {
 
             // Given back: another worker may take it at once, and the old lease is no longer renewable.
             try await store.releaseDownloadLease(held)
+            let claimed = ContinuousClock.now
             let next = try #require(
                 try await store.claimDownload(
-                    subscriptionID: feed.id, episodeKey: "e1", worker: "b", lease: .seconds(1)))
+                    subscriptionID: feed.id, episodeKey: "e1", worker: "b", lease: .seconds(5)))
             #expect(next.token != held.token)
             #expect(try await !store.renewDownloadLease(held, lease: .seconds(60)))
             #expect(
                 try await store.claimDownload(
                     subscriptionID: feed.id, episodeKey: "e1", worker: "c", lease: .seconds(60)) == nil)
 
-            // Expired (by the database's clock): taken over.
-            try await Task.sleep(for: .milliseconds(1200))
-            #expect(
-                try await store.claimDownload(
+            // Expired (by the database's clock): taken over, and not before.
+            var taken: DownloadLease?
+            let deadline = ContinuousClock.now + .seconds(60)
+            while taken == nil && ContinuousClock.now < deadline {
+                taken = try await store.claimDownload(
                     subscriptionID: feed.id, episodeKey: "e1", worker: "c", lease: .seconds(60))
-                    != nil)
+                if taken == nil { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(taken != nil, "never taken over")
+            #expect(ContinuousClock.now - claimed >= .seconds(5), "taken over before the lease ran out")
         }
     }
 
