@@ -369,6 +369,8 @@ private struct StoreImporter: Sendable {
                     b.append(s.downloadDirectory)
                     b.append(s.fileNameTemplate)
                     b.append(s.deletePlayed)
+                    b.append(s.downloadFilter.storedText)
+                    b.append(s.extras)
                 })
         }
         try await connection.query(
