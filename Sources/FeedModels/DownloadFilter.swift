@@ -66,14 +66,16 @@ public struct DownloadFilter: Sendable, Hashable, Codable {
         self = filter
     }
 
-    /// Why `pattern` cannot be used as a filter (the regular-expression library's words), or nil when it can.
+    /// Why `pattern` cannot be used as a filter, or nil when it can: "is not a regular expression (expected ')')".
+    /// The patterns are matched by `NSRegularExpression` (ICU), which decides; Swift's own regex parser, when it
+    /// refuses the pattern too, says why (ICU's error names only the pattern).
     public static func problem(in pattern: String) -> String? {
+        guard (try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive])) == nil else { return nil }
         do {
-            _ = try NSRegularExpression(pattern: pattern, options: [.caseInsensitive])
-            return nil
+            _ = try Regex(pattern)
+            return "is not a regular expression"
         } catch {
-            let reason = (error as NSError).userInfo["NSInvalidValue"].map { "\($0)" }
-            return "is not a regular expression" + (reason.map { " (\($0))" } ?? "")
+            return "is not a regular expression (\(String(describing: error)))"
         }
     }
 }

@@ -60,7 +60,9 @@ extension EpisodeDownloadQueue {
         }
         guard let matcher = try? DownloadFilterMatcher(subscription.downloadFilter) else { return [] }
         let records = try await store.downloads(subscriptionID: subscription.id)
-        guard records.contains(where: \.isOnDisk) else { return [] }
+        // No more files on disk than kept: none is past retention, whatever the filters say (and the feed's episodes
+        // need not be read).
+        guard records.filter(\.isOnDisk).count > keepNewest else { return [] }
         let episodes = try await store.episodes(EpisodeQuery(subscriptionID: subscription.id))
         return DownloadPlan.pastRetention(
             records, episodesNewestFirst: episodes, matcher: matcher, keepNewest: keepNewest)
