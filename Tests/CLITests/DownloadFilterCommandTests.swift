@@ -142,7 +142,8 @@ struct DownloadFilterCommandTests {
 
         let bad = try await podfresh.run(["set", "1", "--include", "full episode", "--exclude", "(trailer"])
         #expect(bad.status == 64)
-        #expect(bad.stderr.contains(#"--exclude "(trailer" is not a regular expression (expected ')')."#), "\(bad.stderr)")
+        #expect(
+            bad.stderr.contains(#"--exclude "(trailer" is not a regular expression (expected ')')."#), "\(bad.stderr)")
         let short = try await podfresh.run(["set", "1", "--min-duration", "soon"])
         #expect(short.status == 64)
         #expect(short.stderr.contains(#"--min-duration takes a duration such as 10m"#), "\(short.stderr)")
