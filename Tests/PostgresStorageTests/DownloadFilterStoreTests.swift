@@ -51,4 +51,49 @@ struct DownloadFilterStoreTests {
             #expect(try await store.subscription(id: feed.id)?.downloadFilter == DownloadFilter.none)
         }
     }
+
+    @Test(arguments: Backend.allCases)
+    func anEpisodesExtraFilesAreStoredWithItsDownloadReadBackAndCleared(backend: Backend) async throws {
+        try await backend.withStore { store in
+            let feed = try await store.addSubscription(
+                url: URL(string: "https://a.example/feed")!, title: "Show", at: t0, backlog: nil)
+            let episode = ParsedEpisode(
+                id: "e1", guid: "e1", title: "One", published: t0,
+                enclosures: [Enclosure(url: URL(string: "https://cdn.example.com/e1.mp3")!, type: "audio/mpeg")])
+            _ = try await store.apply(
+                FeedCheck(
+                    subscriptionID: feed.id, checkedAt: t0, status: 200,
+                    result: .fetched(
+                        ParsedFeed(format: .rss2, title: "Show", episodes: [episode]), etag: nil, lastModified: nil,
+                        unconditional: true)))
+            let files = [
+                ExtraFile(
+                    kind: .transcript, url: URL(string: "https://cdn.example.com/e1.vtt")!, path: "/d/One.vtt",
+                    bytes: 120),
+                ExtraFile(kind: .chapters, url: URL(string: "https://cdn.example.com/e1.json")!)
+                    .failed(error: #"{"download":{}}"#, at: t0),
+            ]
+            // No download record yet: nothing to attach them to.
+            #expect(try await !store.recordExtraFiles(subscriptionID: feed.id, episodeKey: "e1", files))
+            #expect(try await store.extraFiles(subscriptionID: feed.id).isEmpty)
+
+            try await store.recordDownloadStarted(
+                DownloadStart(
+                    subscriptionID: feed.id, episodeKey: "e1", url: URL(string: "https://cdn.example.com/e1.mp3")!,
+                    partPath: "/d/One.mp3.part", filePath: "/d/One.mp3", startedAt: t0))
+            #expect(try await store.recordExtraFiles(subscriptionID: feed.id, episodeKey: "e1", files))
+            let stored = try await store.extraFiles(subscriptionID: feed.id)
+            #expect(stored == ["e1": files])
+            #expect(stored["e1"]?[1].retryAfter == t0.addingTimeInterval(DownloadBackoff.wait(afterFailures: 1)))
+
+            // A change of the download record keeps them; an empty list forgets them.
+            try await store.recordDownloadCompleted(
+                DownloadCompletion(
+                    subscriptionID: feed.id, episodeKey: "e1", filePath: "/d/One.mp3", bytes: 10,
+                    url: URL(string: "https://cdn.example.com/e1.mp3")!, downloadedAt: t0))
+            #expect(try await store.extraFiles(subscriptionID: feed.id) == ["e1": files])
+            #expect(try await store.recordExtraFiles(subscriptionID: feed.id, episodeKey: "e1", []))
+            #expect(try await store.extraFiles(subscriptionID: feed.id).isEmpty)
+        }
+    }
 }
