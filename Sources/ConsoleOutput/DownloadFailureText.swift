@@ -70,6 +70,12 @@ public enum DownloadFailureText {
             at + "not enough free space in \(directory): the file needs \(Measure.bytes(needed)) "
                 + "(\(Measure.bytes(required)) with the margin), \(Measure.bytes(available)) free"
         case .nameLeavesFolder(let file, let folder): "the file name \(file) would leave the download folder \(folder)"
+        case .tooLarge(let limit, let received):
+            at + "larger than the \(Measure.bytes(limit)) allowed"
+                + (received > limit ? " (\(Measure.bytes(received)) announced or received)" : "")
+        case .notTheExtra(let expected, let found, let contentType):
+            at + "not \(expected): the server sent "
+                + (found.map(documentName) ?? "something else") + (contentType.map { " (\($0))" } ?? "")
         }
     }
 
@@ -85,6 +91,9 @@ public enum DownloadFailureText {
             "cannot delete \(path) (played to the end; --delete-played is on): \(reason)"
         case .playedNotDeleted(let error):
             "played episodes' files not deleted (--delete-played): \(StoreErrorText.line(error))"
+        case .badFilter(let pattern, let reason):
+            "nothing downloaded: the filter \"\(pattern)\" \(reason); change it with `podfresh set FEED --include` or "
+                + "`--exclude`, or `--clear-filters`"
         }
     }
 

@@ -155,6 +155,17 @@ enum DownloadText {
         if summary.withoutMedia > 0 {
             parts.append("\(summary.withoutMedia) without a media file")
         }
+        if summary.extrasSaved > 0 {
+            parts.append("\(summary.extrasSaved) \(summary.extrasSaved == 1 ? "extra" : "extras") saved")
+        }
+        if summary.extrasFailed > 0 {
+            parts.append(
+                "\(summary.extrasFailed) \(summary.extrasFailed == 1 ? "extra" : "extras") not saved (tried again later)"
+            )
+        }
+        if summary.filteredOut > 0 {
+            parts.append("\(summary.filteredOut) left out by filters")
+        }
         if summary.waiting > 0 {
             parts.append("\(summary.waiting) waiting after a broken link (`podfresh download --retry` tries now)")
         }
@@ -169,5 +180,6 @@ enum DownloadText {
     /// True when a run's downloads are worth a summary line: something was queued, removed or found deleted.
     static func worthSaying(_ summary: DownloadSummary) -> Bool {
         !summary.outcomes.isEmpty || summary.removed > 0 || summary.deletedByUser > 0 || summary.waiting > 0
+            || summary.filteredOut > 0 || summary.extrasSaved > 0 || summary.extrasFailed > 0
     }
 }

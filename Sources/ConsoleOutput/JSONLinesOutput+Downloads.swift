@@ -1,4 +1,5 @@
 import EpisodeDownloads
+import FeedModels
 import FeedParsing
 import Foundation
 import RefreshEngine
@@ -54,6 +55,14 @@ extension JSONLinesOutput {
                     ("reason", .string(DownloadText.reason(skip))), ("retry_after", .date(Self.retryAfter(skip))),
                     ("kind", .string(DownloadText.skipKind(skip))),
                 ])
+        case .extraSaved(let outcome), .extraFailed(let outcome):
+            emit(ExtraText.json(outcome))
+        case .filtered(let feed, let counts):
+            emit([
+                ("event", .string("download_filtered")), ("feed_id", .int(Int(feed.id))),
+                ("count", .int(counts.total)), ("not_included", .int(counts.notIncluded)),
+                ("excluded", .int(counts.excluded)), ("too_short", .int(counts.tooShort)),
+            ])
         case .problem(let feed, let problem):
             emit([
                 ("event", .string("download_problem")), ("feed_id", .int(Int(feed.id))),
@@ -72,6 +81,8 @@ extension JSONLinesOutput {
                 ("cancelled", .bool(summary.wasCancelled)),
                 ("duration_seconds", .number((seconds * 1000).rounded() / 1000)),
                 ("waiting", .int(summary.waiting)), ("elsewhere", .int(summary.elsewhere)),
+                ("filtered_out", .int(summary.filteredOut)),
+                ("extras_saved", .int(summary.extrasSaved)), ("extras_failed", .int(summary.extrasFailed)),
             ])
         }
     }

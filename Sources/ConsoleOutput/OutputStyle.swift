@@ -139,6 +139,12 @@ class HumanStyle: OutputStyle {
             printLine(DownloadText.removed(removal))
         case .skipped(let target, let skip):
             printLine(DownloadText.skipped(target, skip))
+        case .filtered(let feed, let counts):
+            printLine(DownloadFilterText.filtered(feed, counts))
+        case .extraSaved(let outcome):
+            printLine(ExtraText.saved(outcome))
+        case .extraFailed(let outcome):
+            printError(ExtraText.failed(outcome))
         case .finished(let summary):
             if DownloadText.worthSaying(summary) { printLine(DownloadText.summaryLine(summary)) }
         case .queued, .started, .progressed:

@@ -9,7 +9,9 @@ extension DownloadError {
         switch kind {
         case .httpStatus: return status.map(Self.permanentStatuses.contains) ?? false
         // An empty body or an encoding podfresh cannot decode is what that URL serves, like a page instead of media.
-        case .notMedia, .emptyBody, .unsupportedEncoding, .unsupportedScheme, .tooManyRedirects: return true
+        case .notMedia, .emptyBody, .unsupportedEncoding, .unsupportedScheme, .tooManyRedirects, .tooLarge,
+            .wrongContent:
+            return true
         case .shortBody, .noResponse, .stalled, .tooSlow, .timeout, .notEnoughSpace, .diskFull, .io, .transport:
             return false
         }

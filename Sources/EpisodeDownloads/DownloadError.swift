@@ -40,6 +40,11 @@ public struct DownloadError: Error, Sendable, Hashable, Codable {
         case io
         /// A network error: refused, reset, unknown host, TLS.
         case transport
+        /// A file beside an episode (a transcript, chapters, artwork) was larger than its limit.
+        case tooLarge
+        /// A file beside an episode was not what it should be (chapters that are not chapters JSON, an image that is
+        /// not an image, an error page).
+        case wrongContent
     }
 
     /// What a file operation was doing when it failed.
@@ -87,6 +92,11 @@ public struct DownloadError: Error, Sendable, Hashable, Codable {
         case notEnoughSpace(directory: String, needed: Int64, required: Int64, available: Int64)
         /// A file name built from feed text would leave the download folder.
         case nameLeavesFolder(file: String, folder: String)
+        /// A file beside an episode is larger than `limit` bytes (`received` when the body said so or was cut there).
+        case tooLarge(limit: Int64, received: Int64)
+        /// A file beside an episode is not `expected` (its name, e.g. "WebVTT", "chapters JSON", "an image"); `found`:
+        /// the document it is instead, when it is one, and its `Content-Type`.
+        case notTheExtra(expected: String, found: DocumentKind?, contentType: String?)
     }
 
     /// What happened.
@@ -116,6 +126,8 @@ public struct DownloadError: Error, Sendable, Hashable, Codable {
             .nameLeavesFolder:
             .io
         case .notEnoughSpace: .notEnoughSpace
+        case .tooLarge: .tooLarge
+        case .notTheExtra: .wrongContent
         }
     }
 

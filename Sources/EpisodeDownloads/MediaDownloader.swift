@@ -30,7 +30,7 @@ import Darwin
 /// - the first-byte, stall, minimum-rate and total limits (``DownloadConfiguration``) are watched apart and each is
 ///   named when it ends a download; a disk that fills up mid-download has its `.part` removed.
 public struct MediaDownloader: Sendable {
-    private let network: HTTPNetwork
+    let network: HTTPNetwork
     /// The limits in force.
     public let configuration: DownloadConfiguration
 
@@ -308,7 +308,7 @@ public struct MediaDownloader: Sendable {
     }
 
     /// Renames the fsynced `part` to `destination`, then fsyncs the directory so the new name survives a crash.
-    private static func commit(_ part: URL, to destination: URL, url: URL) throws {
+    static func commit(_ part: URL, to destination: URL, url: URL) throws {
         guard rename(part.path, destination.path) == 0 else {
             throw DownloadError(
                 .cannotRename(
@@ -334,7 +334,7 @@ public struct MediaDownloader: Sendable {
     /// Sorts an error from the network into a ``DownloadError`` (HTTPTransport's one classification of a
     /// transfer's failure), or passes on a download's own error and cancellation. `source` is the URL that was
     /// talking (after redirects), `body` how far the body had come when it was being read.
-    private func classify(
+    func classify(
         _ error: any Error, url: URL, source: URL? = nil, body: TransportFailure.BodyProgress? = nil
     ) -> any Error {
         if error is DownloadError || error is CancellationError { return error }
@@ -456,7 +456,7 @@ struct ContentRange: Equatable {
 
 /// Runs a blocking file operation (open, write, fsync, rename) on NIO's thread pool, so that a slow disk never holds a
 /// thread of Swift's cooperative pool; the calling task waits for it.
-private func blockingIO<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+func blockingIO<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await NIOThreadPool.singleton.runIfActive(body)
 }
 

@@ -24,6 +24,18 @@ public struct DownloadSettings: Sendable, Hashable {
     public var fileNameTemplate: SettingChange<String>?
     /// Delete a file once its episode was played to the end on any device; nil: unchanged.
     public var deletePlayed: Bool?
+    /// The include patterns, in place of the feed's (empty: none); nil: unchanged.
+    public var include: [String]?
+    /// The exclude patterns, in place of the feed's (empty: none); nil: unchanged.
+    public var exclude: [String]?
+    /// What the patterns are matched against; nil: unchanged.
+    public var match: DownloadFilter.Field?
+    /// The shortest episode downloaded, in seconds, or `.reset` for any length; nil: unchanged.
+    public var minimumDuration: SettingChange<Int>?
+    /// Clear every filter first (the fields above then apply over none).
+    public var clearFilters = false
+    /// Save transcripts, chapters and artwork beside the media; nil: unchanged.
+    public var extras: Bool?
 
     /// - Parameters:
     ///   - enabled: Downloads on or off; nil leaves it.
@@ -45,7 +57,26 @@ public struct DownloadSettings: Sendable, Hashable {
     /// True when no field is given: applying it changes nothing.
     public var isEmpty: Bool {
         enabled == nil && keepNewest == nil && directory == nil && fileNameTemplate == nil && deletePlayed == nil
+            && include == nil && exclude == nil && match == nil && minimumDuration == nil && !clearFilters
+            && extras == nil
     }
+
+    /// The feed's download filter after this change to `subscription`.
+    public func filter(after subscription: Subscription) -> DownloadFilter {
+        var filter = clearFilters ? DownloadFilter.none : subscription.downloadFilter
+        if let include { filter.include = include }
+        if let exclude { filter.exclude = exclude }
+        if let match { filter.match = match }
+        switch minimumDuration {
+        case nil: break
+        case .set(let seconds)?: filter.minimumDuration = seconds
+        case .reset?: filter.minimumDuration = nil
+        }
+        return filter
+    }
+
+    /// Whether extras are saved, after this change to `subscription`.
+    public func savesExtras(_ subscription: Subscription) -> Bool { extras ?? subscription.extras }
 
     /// Whether a played episode's file is deleted, after this change to `subscription`.
     public func deletesPlayed(_ subscription: Subscription) -> Bool { deletePlayed ?? subscription.deletePlayed }
@@ -276,6 +307,13 @@ public protocol DownloadRepository: Sendable {
     func download(subscriptionID: Int64, episodeKey: String) async throws -> DownloadRecord?
     /// Every record, or one feed's, ordered by feed and key.
     func downloads(subscriptionID: Int64?) async throws -> [DownloadRecord]
+    /// A feed's extra files (transcripts, chapters, artwork) by episode key; episodes without any are left out.
+    func extraFiles(subscriptionID: Int64) async throws -> [String: [ExtraFile]]
+    /// Stores one episode's extra files in place of its earlier list (an empty list: none).
+    /// - Returns: false when the episode has no download record.
+    @discardableResult func recordExtraFiles(
+        subscriptionID: Int64, episodeKey: String, _ files: [ExtraFile]
+    ) async throws -> Bool
 }
 
 extension DownloadRepository {

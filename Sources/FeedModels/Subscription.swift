@@ -66,6 +66,11 @@ public struct Subscription: Sendable, Hashable, Identifiable {
     /// Delete a downloaded file once its episode was played to the end on any device (`--delete-played on`; synced
     /// episode actions); off by default.
     public var deletePlayed: Bool
+    /// Which episodes are downloaded, and which files `--keep` and `--delete-played` consider (`--include`,
+    /// `--exclude`, `--match`, `--min-duration`); ``DownloadFilter/none`` by default.
+    public var downloadFilter: DownloadFilter
+    /// Save an episode's transcripts, chapters and artwork beside its media file (`--extras on`); off by default.
+    public var extras: Bool
 
     public init(
         id: Int64,
@@ -102,8 +107,12 @@ public struct Subscription: Sendable, Hashable, Identifiable {
         keepNewest: Int? = nil,
         downloadDirectory: String? = nil,
         fileNameTemplate: String? = nil,
-        deletePlayed: Bool = false
+        deletePlayed: Bool = false,
+        downloadFilter: DownloadFilter = .none,
+        extras: Bool = false
     ) {
+        self.downloadFilter = downloadFilter
+        self.extras = extras
         self.deletePlayed = deletePlayed
         self.downloadsEnabled = downloadsEnabled
         self.keepNewest = keepNewest

@@ -12,10 +12,13 @@ extension FeedStore {
             try db.execute(
                 sql: """
                     UPDATE subscription SET downloadsEnabled = ?, keepNewest = ?, downloadDirectory = ?,
-                      fileNameTemplate = ?, deletePlayed = ?
+                      fileNameTemplate = ?, deletePlayed = ?, downloadFilter = ?, extras = ?
                     WHERE id = ?
                     """,
-                arguments: [enabled, keep, directory, template, settings.deletesPlayed(current), id])
+                arguments: [
+                    enabled, keep, directory, template, settings.deletesPlayed(current),
+                    settings.filter(after: current).storedText, settings.savesExtras(current), id,
+                ])
             return try Self.existingSubscription(id: id, db: db)
         }
     }
@@ -80,6 +83,33 @@ extension FeedStore {
             }
             return try Row.fetchAll(db, sql: "SELECT * FROM download ORDER BY subscriptionId, episodeKey")
                 .map(Self.download(from:))
+        }
+    }
+
+    public func extraFiles(subscriptionID: Int64) async throws -> [String: [ExtraFile]] {
+        try await read { db in
+            var files: [String: [ExtraFile]] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql: "SELECT episodeKey, extraFiles FROM download WHERE subscriptionId = ? AND extraFiles IS NOT NULL",
+                arguments: [subscriptionID])
+            {
+                let list = ExtraFile.files(stored: row["extraFiles"] as String?)
+                if !list.isEmpty { files[row["episodeKey"]] = list }
+            }
+            return files
+        }
+    }
+
+    @discardableResult
+    public func recordExtraFiles(
+        subscriptionID: Int64, episodeKey: String, _ files: [ExtraFile]
+    ) async throws -> Bool {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE download SET extraFiles = ? WHERE subscriptionId = ? AND episodeKey = ?",
+                arguments: [ExtraFile.storedText(files), subscriptionID, episodeKey])
+            return db.changesCount > 0
         }
     }
 

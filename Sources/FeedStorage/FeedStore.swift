@@ -455,7 +455,9 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
             refusedMoveTarget: (row["refusedMoveTarget"] as String?).flatMap(URL.init(string:)),
             downloadsEnabled: row["downloadsEnabled"] ?? false, keepNewest: row["keepNewest"],
             downloadDirectory: row["downloadDirectory"], fileNameTemplate: row["fileNameTemplate"],
-            deletePlayed: row["deletePlayed"] ?? false
+            deletePlayed: row["deletePlayed"] ?? false,
+            downloadFilter: DownloadFilter(storedText: row["downloadFilter"] as String?),
+            extras: row["extras"] ?? false
         )
     }
 

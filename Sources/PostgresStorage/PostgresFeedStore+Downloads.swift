@@ -17,10 +17,13 @@ extension PostgresFeedStore: DownloadRecordStore {
             let current = try await Self.lockedSubscription(id: id, on: connection, store: self)
             let (enabled, keep, directory, template) = settings.applied(to: current)
             let deletePlayed = settings.deletesPlayed(current)
+            let filter = settings.filter(after: current).storedText
+            let extras = settings.savesExtras(current)
             try await connection.query(
                 """
                 UPDATE subscription SET downloads_enabled = \(enabled), keep_newest = \(keep),
-                  download_directory = \(directory), file_name_template = \(template), delete_played = \(deletePlayed)
+                  download_directory = \(directory), file_name_template = \(template), delete_played = \(deletePlayed),
+                  download_filter = \(filter), extras = \(extras)
                 WHERE id = \(id)
                 """, logger: logger)
             return try await Self.lockedSubscription(id: id, on: connection, store: self)
@@ -91,6 +94,35 @@ extension PostgresFeedStore: DownloadRecordStore {
         return try await rows(
             "SELECT \(unescaped: Self.downloadColumns) FROM download ORDER BY subscription_id, episode_key"
         ).map(Self.download(from:))
+    }
+
+    public func extraFiles(subscriptionID: Int64) async throws -> [String: [ExtraFile]] {
+        var files: [String: [ExtraFile]] = [:]
+        for row in try await rows(
+            """
+            SELECT episode_key, extra_files FROM download
+            WHERE subscription_id = \(subscriptionID) AND extra_files IS NOT NULL
+            """)
+        {
+            let r = RowReader(row)
+            let list = ExtraFile.files(stored: try r.text("extra_files"))
+            if !list.isEmpty, let key = try r.text("episode_key") { files[key] = list }
+        }
+        return files
+    }
+
+    @discardableResult
+    public func recordExtraFiles(
+        subscriptionID: Int64, episodeKey: String, _ files: [ExtraFile]
+    ) async throws -> Bool {
+        let stored = ExtraFile.storedText(files)
+        let updated = try await rows(
+            """
+            UPDATE download SET extra_files = \(stored)
+            WHERE subscription_id = \(subscriptionID) AND episode_key = \(episodeKey)
+            RETURNING episode_key
+            """)
+        return !updated.isEmpty
     }
 
     // MARK: - The one write every change goes through (DownloadRecordStore)

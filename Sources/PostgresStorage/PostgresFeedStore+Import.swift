@@ -156,6 +156,7 @@ private struct StoreImporter: Sendable {
             downloads.copied += inserted
             downloads.alreadyPresent += page.count - inserted
         }
+        try await copyExtraFiles(subscriptionIDs: subscriptionIDs, on: connection)
 
         if keepSubscriptionIDs {
             try await moveSequencePastIDs(table: "subscription", on: connection)
@@ -369,6 +370,8 @@ private struct StoreImporter: Sendable {
                     b.append(s.downloadDirectory)
                     b.append(s.fileNameTemplate)
                     b.append(s.deletePlayed)
+                    b.append(s.downloadFilter.storedText)
+                    b.append(s.extras)
                 })
         }
         try await connection.query(
@@ -519,6 +522,24 @@ private struct StoreImporter: Sendable {
     }
 
     // MARK: - Downloads
+
+    /// Copies each download's extra files (transcripts, chapters, artwork podfresh saved beside it) onto the record
+    /// copied for it, unless the target's record has its own: without them, retention would not know those files as
+    /// podfresh's, and a later run would try to fetch them again over them.
+    func copyExtraFiles(subscriptionIDs: [Int64: Int64], on connection: PostgresConnection) async throws {
+        guard let downloads = source as? any DownloadRepository else { return }
+        for (sourceID, targetID) in subscriptionIDs.sorted(by: { $0.key < $1.key }) {
+            for (key, files) in try await downloads.extraFiles(subscriptionID: sourceID).sorted(by: { $0.key < $1.key })
+            {
+                let stored = ExtraFile.storedText(files)
+                try await connection.query(
+                    """
+                    UPDATE download SET extra_files = \(stored)
+                    WHERE subscription_id = \(targetID) AND episode_key = \(key) AND extra_files IS NULL
+                    """, logger: logger)
+            }
+        }
+    }
 
     /// Writes the page's download records the target does not have yet (same subscription, same episode key), under
     /// the subscription their episode was copied to; a record the target has is left as it is. - Returns: how many

@@ -10,7 +10,8 @@ extension PostgresFeedStore {
         last_success_at, last_unconditional_at, last_status, failure_count, last_error_kind, last_error, is_gone,
         is_complete, next_check_at, next_check_reason, moved_from, last_body_bytes, ttl_minutes,
         syndication_update_period, syndication_update_frequency, podcast_update_frequency, backlog,
-        refused_move_target, downloads_enabled, keep_newest, download_directory, file_name_template, delete_played
+        refused_move_target, downloads_enabled, keep_newest, download_directory, file_name_template, delete_played,
+        download_filter, extras
         """
 
     public func addSubscription(url: URL, title: String?, at date: Date, backlog: Int?) async throws -> Subscription {
@@ -149,6 +150,8 @@ extension PostgresFeedStore {
             refusedMoveTarget: try r.url("refused_move_target"),
             downloadsEnabled: try r.bool("downloads_enabled") ?? false, keepNewest: try r.integer("keep_newest"),
             downloadDirectory: try r.text("download_directory"), fileNameTemplate: try r.text("file_name_template"),
-            deletePlayed: try r.bool("delete_played") ?? false)
+            deletePlayed: try r.bool("delete_played") ?? false,
+            downloadFilter: DownloadFilter(storedText: try r.text("download_filter")),
+            extras: try r.bool("extras") ?? false)
     }
 }

@@ -240,6 +240,15 @@ enum PostgresSchema {
             )
             """,
         ],
+        // Next: download filters and extras (issue #37, items 3 and 4). A feed's filters (JSON; NULL: none) and its
+        // switch for the files beside an episode; per download, the extra files podfresh wrote or tried (JSON).
+        [
+            """
+            ALTER TABLE subscription ADD COLUMN download_filter text,
+              ADD COLUMN extras boolean NOT NULL DEFAULT false
+            """,
+            "ALTER TABLE download ADD COLUMN extra_files text",
+        ],
     ]
 
     /// The version this binary writes and understands.

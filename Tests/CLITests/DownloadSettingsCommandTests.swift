@@ -29,7 +29,7 @@ struct DownloadSettingsCommandTests {
         #expect(set.status == 0, "\(set.stderr)")
         #expect(
             set.stdout
-                == "set 1 Night Shift Radio: downloads on, keep newest 5, directory (default), name template (default), delete played off\n"
+                == "set 1 Night Shift Radio: downloads on, keep newest 5, directory (default), name template (default), delete played off, filters none, extras off\n"
         )
 
         let folder = podfresh.directory.appendingPathComponent("media").path

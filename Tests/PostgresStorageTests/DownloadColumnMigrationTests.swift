@@ -34,6 +34,9 @@ struct DownloadColumnMigrationTests {
                     subscriptionID: source.moved, episodeKey: "nsr-001", error: error, partialBytes: 4096,
                     at: failedAt.addingTimeInterval(Double(attempt)))
             }
+            // … and files beside it (`--extras on`), recorded with it.
+            try await store.recordExtraFiles(
+                subscriptionID: source.moved, episodeKey: "nsr-001", SourceDatabase.extraFiles)
             waiting = try #require(try await store.download(subscriptionID: source.moved, episodeKey: "nsr-001"))
         }
         #expect(waiting.permanentFailures == 2 && waiting.permanentError == "HTTP 410 Gone")

@@ -103,6 +103,8 @@ struct MigrationTests {
             #expect(neverFetched.downloadsEnabled && neverFetched.keepNewest == 4)
             #expect(neverFetched.downloadDirectory == "/srv/podcasts/new")
             #expect(neverFetched.fileNameTemplate == "{date} {title}.{ext}")
+            #expect(neverFetched.downloadFilter == DownloadFilter(include: ["full episode"], minimumDuration: 600))
+            #expect(neverFetched.extras)
 
             let lighthouse = try #require(
                 try await target.episodes(EpisodeQuery(subscriptionID: source.moved)).first { $0.key == "nsr-003" })
@@ -188,6 +190,7 @@ struct MigrationTests {
         try await PostgresFeedStore.withStore(url: url) { target in
             let copied = try await target.downloads(subscriptionID: nil)
             #expect(copied == source.downloads)
+            #expect(try await target.extraFiles(subscriptionID: source.moved) == ["nsr-003": SourceDatabase.extraFiles])
             #expect(try await target.downloadUsage() == sqlite.downloadUsage())
             for record in source.downloads {
                 #expect(

@@ -120,7 +120,8 @@ struct PostgresSchemaTests {
             DROP TABLE download_lease, check_pass, download;
             ALTER TABLE subscription DROP COLUMN downloads_enabled, DROP COLUMN keep_newest,
               DROP COLUMN download_directory, DROP COLUMN file_name_template, DROP COLUMN podping_recheck_before,
-              DROP COLUMN podping_cooldown, DROP COLUMN delete_played;
+              DROP COLUMN podping_cooldown, DROP COLUMN delete_played, DROP COLUMN download_filter,
+              DROP COLUMN extras;
             UPDATE podfresh_schema SET version = 3;
             """)
         // … the next start upgrades it, losing nothing.

@@ -142,6 +142,8 @@ public struct SubscriptionList: Sendable {
             ("status", TerminalText.sanitize(Self.status(of: subscription))),
             ("next check", Self.nextCheck(of: subscription, now: now)),
             ("downloads", TerminalText.sanitize(Self.downloads(of: subscription))),
+            ("filters", DownloadFilterText.line(subscription.downloadFilter)),
+            ("extras", subscription.extras ? "on (transcripts, chapters, artwork beside each file)" : "off"),
         ]
         let labelWidth = 14
         return facts.flatMap { label, value in
@@ -172,7 +174,8 @@ public struct SubscriptionList: Sendable {
 
     /// A subscription's download settings in a few words: "off", or "on", then "keep N" when retention is set and
     /// "dir"/"template" when its own directory or file-name template is set, "delete played" when played episodes'
-    /// files go (`--delete-played on`): "on, keep 5, dir".
+    /// files go (`--delete-played on`), "filters" when download filters are set, "extras" when transcripts, chapters
+    /// and artwork are saved: "on, keep 5, dir".
     ///
     /// Not sanitised.
     public static func downloads(of subscription: Subscription) -> String {
@@ -181,6 +184,8 @@ public struct SubscriptionList: Sendable {
         if subscription.downloadDirectory != nil { parts.append("dir") }
         if subscription.fileNameTemplate != nil { parts.append("template") }
         if subscription.deletePlayed { parts.append("delete played") }
+        if !subscription.downloadFilter.isEmpty { parts.append("filters") }
+        if subscription.extras { parts.append("extras") }
         return parts.joined(separator: ", ")
     }
 
@@ -249,6 +254,8 @@ public struct SubscriptionList: Sendable {
             ("download_dir", .string(subscription.downloadDirectory)),
             ("name_template", .string(subscription.fileNameTemplate)),
             ("delete_played", .bool(subscription.deletePlayed)),
+            ("filters", DownloadFilterText.json(subscription.downloadFilter)),
+            ("extras", .bool(subscription.extras)),
         ])
     }
 }

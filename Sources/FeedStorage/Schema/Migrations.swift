@@ -257,6 +257,18 @@ enum Migrations {
                 t.column("device", .text)
             }
         }
+        migrator.registerMigration("downloads: filters and extras") { db in
+            // Issue #37, items 3 and 4: a feed's download filters (JSON: include and exclude patterns, what they
+            // match, the shortest duration; NULL: none) and its switch for the files beside an episode; per download,
+            // the extra files podfresh wrote or tried (JSON: kind, URL, path, failures and backoff).
+            try db.alter(table: "subscription") { t in
+                t.add(column: "downloadFilter", .text)
+                t.add(column: "extras", .boolean).notNull().defaults(to: false)
+            }
+            try db.alter(table: "download") { t in
+                t.add(column: "extraFiles", .text)
+            }
+        }
         return migrator
     }
 

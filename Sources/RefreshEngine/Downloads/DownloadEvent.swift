@@ -1,3 +1,5 @@
+public import FeedModels
+
 /// What the download queue did, published as ``EngineEvent/download(_:)``: every step of every download, the files
 /// retention removed, and the run's totals.
 public enum DownloadEvent: Sendable, Hashable {
@@ -15,6 +17,14 @@ public enum DownloadEvent: Sendable, Hashable {
     case removed(DownloadRemoval)
     /// An episode is not downloaded, and why (the user deleted its file by hand).
     case skipped(DownloadTarget, DownloadSkip)
+    /// A feed's download filters left `FilteredCounts/total` of the episodes looked at out: they are not downloaded,
+    /// and their files are neither counted by `--keep` nor deleted by `--delete-played`.
+    case filtered(FeedTarget, FilteredCounts)
+    /// A file beside an episode (a transcript, the chapters, the artwork) was saved (`podfresh set FEED --extras on`).
+    case extraSaved(ExtraOutcome)
+    /// A file beside an episode could not be saved: nothing of it is kept, the episode's media file is untouched, and
+    /// it is tried again after the broken-link wait.
+    case extraFailed(ExtraOutcome)
     /// Something about a feed's downloads went wrong outside any one download (retention, the store).
     case problem(FeedTarget, DownloadProblem)
     /// Every queued download finished.

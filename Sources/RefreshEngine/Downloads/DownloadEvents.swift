@@ -84,6 +84,9 @@ public enum DownloadProblem: Sendable, Hashable {
     case cannotDeletePlayed(path: String, reason: String)
     /// Played episodes' files could not be deleted: the store failed.
     case playedNotDeleted(StoreError)
+    /// The feed's stored filter holds a pattern that is not a regular expression: nothing of the feed is downloaded
+    /// (rather than everything).
+    case badFilter(pattern: String, reason: String)
 }
 
 /// Why a download failed: the typed cause (ConsoleOutput words it) and what the queue made of it.
@@ -169,6 +172,8 @@ public struct DownloadFailure: Sendable, Hashable {
         case .notEnoughSpace: "not_enough_space"
         case .io: "io"
         case .transport: "transport"
+        case .tooLarge: "too_large"
+        case .wrongContent: "wrong_content"
         }
     }
 }
@@ -249,6 +254,12 @@ public struct DownloadSummary: Sendable, Hashable {
     public var waiting: Int
     /// Episodes another worker of the fleet was downloading, or downloaded meanwhile.
     public var elsewhere: Int
+    /// Files beside episodes saved (transcripts, chapters, artwork).
+    public var extrasSaved = 0
+    /// Files beside episodes that could not be saved (tried again later).
+    public var extrasFailed = 0
+    /// Episodes the feeds' download filters left out (`podfresh set FEED --include/--exclude/--min-duration`).
+    public var filteredOut = 0
 
     public init(
         outcomes: [DownloadOutcome] = [], removed: Int = 0, deletedByUser: Int = 0, withoutMedia: Int = 0,
@@ -275,5 +286,32 @@ public struct DownloadSummary: Sendable, Hashable {
             if case .completed(let bytes, let resumedFrom) = outcome.result { return total + bytes - resumedFrom }
             return total
         }
+    }
+}
+
+/// What became of one file beside an episode (`podfresh set FEED --extras on`).
+public struct ExtraOutcome: Sendable, Hashable {
+    /// The episode, with its media file.
+    public var target: DownloadTarget
+    public var kind: ExtraFile.Kind
+    /// Where it was fetched from.
+    public var url: URL
+    /// The file saved; nil when it failed.
+    public var file: String?
+    /// Its size, when saved.
+    public var bytes: Int64?
+    /// Why it failed, when it did.
+    public var failure: DownloadFailure?
+
+    public init(
+        target: DownloadTarget, kind: ExtraFile.Kind, url: URL, file: String? = nil, bytes: Int64? = nil,
+        failure: DownloadFailure? = nil
+    ) {
+        self.target = target
+        self.kind = kind
+        self.url = url
+        self.file = file
+        self.bytes = bytes
+        self.failure = failure
     }
 }

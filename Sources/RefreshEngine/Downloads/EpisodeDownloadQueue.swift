@@ -1,6 +1,6 @@
 import EpisodeDownloads
 public import FeedModels
-public import FeedParsing
+import FeedParsing
 import Foundation
 public import Measures
 import Synchronization
@@ -26,19 +26,28 @@ import Musl
 /// ## Why this class is `Sendable`
 /// Its mutable state (outcomes, names reserved in this run) is in a `Mutex`; the rest is set in `init`.
 public final class EpisodeDownloadQueue: Sendable {
-    private struct Job: Sendable {
+    struct Job: Sendable {
         /// Numbers the job for ``State/unrunHooks``.
         var id: Int
         var subscription: Subscription
         var episode: StoredEpisode
         var hook: HookEpisode?
+        /// Only the files beside an episode already on disk at this path (`--extras on`), not its media.
+        var extrasBeside: String?
+        /// Try now the files beside it that wait after a failure (`download --retry`).
+        var retryExtras = false
     }
 
-    private struct State: Sendable {
+    struct State: Sendable {
         var outcomes: [DownloadOutcome] = []
         var removed = 0
         var deletedByUser = 0
         var withoutMedia = 0
+        /// Episodes the feeds' filters left out.
+        var filteredOut = 0
+        /// Files beside episodes saved, and failed.
+        var extrasSaved = 0
+        var extrasFailed = 0
         /// Broken links left waiting, and episodes another worker had.
         var waiting = 0
         var elsewhere = 0
@@ -55,15 +64,15 @@ public final class EpisodeDownloadQueue: Sendable {
         var nextJobID = 0
     }
 
-    private let store: any FeedRepositories
+    let store: any FeedRepositories
     private let downloader: MediaDownloader
     private let settings: EpisodeDownloadSettings
-    private let publish: @Sendable (DownloadEvent) -> Void
+    let publish: @Sendable (DownloadEvent) -> Void
     private let hooks: HookQueue?
-    private let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
     private let slots: DownloadSlots
     private let startedAt: Date
-    private let state = Shared(State())
+    let state = Shared(State())
     private let continuation: AsyncStream<Job>.Continuation
     private let worker: Task<Void, Never>
 
@@ -160,141 +169,6 @@ public final class EpisodeDownloadQueue: Sendable {
         }
     }
 
-    // MARK: - Choosing episodes
-
-    /// Which of `subscription`'s newest `newest` episodes with media to download (every one when `newest` is nil; an
-    /// episode without an enclosure, a text post, takes no place), after looking at its recorded files: files past
-    /// the feed's retention are deleted, files the user deleted by hand are marked so and left alone (unless
-    /// `again`), and broken links waiting after a permanent failure are said and left alone (unless `retry`).
-    ///
-    /// - Parameters:
-    ///   - again: Download again files the user deleted, or retention removed, among the newest `newest`.
-    ///   - retry: Try now the downloads among them that wait after a permanent failure.
-    /// - Returns: The episodes to download, newest first.
-    /// - Throws: ``StoreError`` when the store cannot be read.
-    public func plan(
-        _ subscription: Subscription, newest: Int?, again: Bool = false, retry: Bool = false
-    ) async throws -> [StoredEpisode] {
-        await applyRetention(subscription)
-        var played: [EpisodeRef: EpisodePlayState] = [:]
-        if let actions = store as? any EpisodeActionRepository {
-            // Plays pulled before this feed's episodes were stored (a feed the same sync subscribed) apply now.
-            _ = try await actions.applyWaitingEpisodeActions(subscriptionID: subscription.id, at: now())
-            let states = try await actions.playStates(subscriptionID: subscription.id)
-            let removed = await PlayedFiles.delete(
-                of: subscription, downloads: store, actions: actions, states: states, publish: publish)
-            state.withLock { $0.removed += removed }
-            played = states.filter(\.value.played)
-        }
-        let feed = FeedTarget(subscription: subscription)
-        var records = try await store.downloads(subscriptionID: subscription.id)
-        var deleted: Set<String> = []
-        for record in records where record.isOnDisk {
-            guard let path = record.filePath, !FileManager.default.fileExists(atPath: path) else { continue }
-            if try await store.markDeletedByUser(subscriptionID: subscription.id, episodeKey: record.episodeKey) {
-                deleted.insert(record.episodeKey)
-                publish(
-                    .skipped(
-                        DownloadTarget(
-                            feed: feed, episodeKey: record.episodeKey, title: nil,
-                            url: record.url ?? subscription.url, file: path),
-                        .deletedByHand))
-            }
-        }
-        let window = try await newestWithMedia(subscription.id, count: newest)
-        let keys = Set(window.episodes.map(\.key))
-        if again {
-            for record in records
-            where keys.contains(record.episodeKey)
-                && (record.deletedByUser || record.removedByRetention || deleted.contains(record.episodeKey))
-            {
-                try await store.allowDownloadAgain(subscriptionID: subscription.id, episodeKey: record.episodeKey)
-            }
-        }
-        if retry {
-            for record in records where keys.contains(record.episodeKey) && record.retryAfter != nil {
-                try await store.allowRetryNow(subscriptionID: subscription.id, episodeKey: record.episodeKey)
-            }
-            records = try await store.downloads(subscriptionID: subscription.id)
-        }
-        // Broken links waiting in the window: said, not tried.
-        let moment = now()
-        let byKey = Dictionary(records.map { ($0.episodeKey, $0) }, uniquingKeysWith: { first, _ in first })
-        var waiting = 0
-        for episode in window.episodes {
-            guard let record = byKey[episode.key], record.isWaiting(at: moment), let retryAfter = record.retryAfter,
-                !record.deletedByUser, !record.removedByRetention
-            else { continue }
-            waiting += 1
-            publish(
-                .skipped(
-                    DownloadTarget(
-                        feed: feed, episodeKey: episode.key, title: episode.episode.title,
-                        url: Self.enclosure(of: episode.episode)?.url ?? record.url ?? subscription.url,
-                        file: record.filePath ?? ""),
-                    .waiting(
-                        retryAfter: retryAfter, failures: record.permanentFailures,
-                        error: record.permanentError ?? record.lastError)))
-        }
-        let episodes = try await store.episodesToDownload(subscriptionID: subscription.id, newest: window.depth)
-        state.withLock {
-            $0.deletedByUser += deleted.count
-            $0.withoutMedia += window.withoutMedia
-            $0.waiting += waiting
-        }
-        // Played to the end on another device (synced episode actions): said, not downloaded, unless `again`.
-        return episodes.filter { episode in
-            guard keys.contains(episode.key) else { return false }
-            guard !again, let state = played[EpisodeRef(subscriptionID: subscription.id, episodeKey: episode.key)]
-            else { return true }
-            publish(
-                .skipped(
-                    DownloadTarget(
-                        feed: feed, episodeKey: episode.key, title: episode.episode.title,
-                        url: Self.enclosure(of: episode.episode)?.url ?? subscription.url, file: ""),
-                    .playedElsewhere(at: state.playedAt, device: state.device)))
-            return false
-        }
-    }
-
-    /// A feed's newest `count` episodes with media (every one when `count` is nil), newest first; how deep into its
-    /// episodes (newest first) they reach; and how many episodes without media were passed over on the way.
-    private func newestWithMedia(
-        _ subscriptionID: Int64, count: Int?
-    ) async throws -> (
-        episodes: [StoredEpisode], depth: Int, withoutMedia: Int
-    ) {
-        guard let count else {
-            let all = try await store.episodes(EpisodeQuery(subscriptionID: subscriptionID))
-            let withMedia = all.filter { Self.enclosure(of: $0.episode) != nil }
-            return (withMedia, all.count, all.count - withMedia.count)
-        }
-        guard count > 0 else { return ([], 0, 0) }
-        var limit = count.multipliedReportingOverflow(by: 2).overflow ? Int.max : count * 2
-        while true {
-            let recent = try await store.episodes(EpisodeQuery(subscriptionID: subscriptionID, limit: limit))
-            var chosen: [StoredEpisode] = []
-            var depth = 0
-            for (index, episode) in recent.enumerated() where chosen.count < count {
-                if Self.enclosure(of: episode.episode) != nil {
-                    chosen.append(episode)
-                    depth = index + 1
-                }
-            }
-            if chosen.count == count || recent.count < limit || limit >= 4096 {
-                let examined = chosen.count == count ? depth : recent.count
-                return (chosen, depth, examined - chosen.count)
-            }
-            limit *= 4
-        }
-    }
-
-    /// The enclosure downloaded for an episode: the audio (else video) file a podcast app would play, never an
-    /// image (``EnclosureChoice``); always an http(s) URL.
-    public static func enclosure(of episode: ParsedEpisode) -> Enclosure? {
-        episode.chosenEnclosure?.enclosure
-    }
-
     /// Queues `episodes` of `subscription`; each starts when a slot is free. With `--exec`, the hook runs after each
     /// download (with `PODFRESH_FILE` when it completed): `hooks` maps an episode key to what the hook is told, and
     /// when it is nil every episode gets one.
@@ -332,6 +206,24 @@ public final class EpisodeDownloadQueue: Sendable {
         }
     }
 
+    /// Queues fetching the files beside episodes of `subscription` whose media files are on disk already (each with
+    /// its path), `--extras on`: what is missing of them, or what waits after a failure when `retry`.
+    public func enqueueExtras(
+        _ episodes: [(StoredEpisode, String)], of subscription: Subscription, retry: Bool = false
+    ) {
+        guard !episodes.isEmpty else { return }
+        for (episode, path) in episodes {
+            let id = state.withLock { state in
+                defer { state.nextJobID += 1 }
+                return state.nextJobID
+            }
+            continuation.yield(
+                Job(
+                    id: id, subscription: subscription, episode: episode, hook: nil, extrasBeside: path,
+                    retryExtras: retry))
+        }
+    }
+
     /// Starts the jobs held for `feedID`.
     public func release(feedID: Int64) {
         let jobs = state.withLock { $0.held.removeValue(forKey: feedID) } ?? []
@@ -359,10 +251,14 @@ public final class EpisodeDownloadQueue: Sendable {
         }
         for (hook, feed) in unrun { hooks?.enqueue(hook, of: feed) }
         let summary = state.withLock { state in
-            DownloadSummary(
+            var summary = DownloadSummary(
                 outcomes: state.outcomes, removed: state.removed, deletedByUser: state.deletedByUser,
                 withoutMedia: state.withoutMedia, startedAt: startedAt, endedAt: now(),
                 wasCancelled: worker.isCancelled, waiting: state.waiting, elsewhere: state.elsewhere)
+            summary.filteredOut = state.filteredOut
+            summary.extrasSaved = state.extrasSaved
+            summary.extrasFailed = state.extrasFailed
+            return summary
         }
         publish(.finished(summary))
         return summary
@@ -406,6 +302,12 @@ public final class EpisodeDownloadQueue: Sendable {
             // After a database failure nothing more is started: the command ends with 70.
             if state.withLock({ $0.databaseFailed }) {
                 if let hook = job.hook { hooks?.enqueue(hook, of: feed) }
+                return
+            }
+            if let path = job.extrasBeside {
+                var beside = target
+                beside.file = path
+                await fetchExtras(job, mediaPath: path, target: beside)
                 return
             }
             // On a store several workers share, the episode is claimed first: one worker downloads it.
@@ -490,6 +392,9 @@ public final class EpisodeDownloadQueue: Sendable {
                     seconds: seconds(), container: media.container)
                 state.withLock { $0.outcomes.append(outcome) }
                 publish(.completed(outcome))
+                if job.subscription.extras {
+                    await fetchExtras(job, mediaPath: media.file.path, target: target)
+                }
                 if var hook = job.hook {
                     hook.file = media.file.path
                     hooks?.enqueue(hook, of: feed)
@@ -501,6 +406,18 @@ public final class EpisodeDownloadQueue: Sendable {
                 state.withLock { $0.outcomes.append(outcome) }
                 publish(.failed(outcome))
                 if let hook = job.hook { hooks?.enqueue(hook, of: feed) }
+            }
+        }
+
+        /// Fetches the files beside `job`'s episode (its media at `mediaPath`) and counts them; their failures never
+        /// fail the episode.
+        private func fetchExtras(_ job: Job, mediaPath: String, target: DownloadTarget) async {
+            let extras = EpisodeExtras(store: store, downloader: downloader, publish: publish, now: now)
+            let (saved, failed) = await extras.fetch(
+                job.episode, of: job.subscription, mediaPath: mediaPath, target: target, retry: job.retryExtras)
+            state.withLock {
+                $0.extrasSaved += saved
+                $0.extrasFailed += failed
             }
         }
 
@@ -650,43 +567,6 @@ public final class EpisodeDownloadQueue: Sendable {
             await EpisodeDownloadQueue.applyRetention(
                 subscription, store: store, publish: publish, count: { count in state.withLock { $0.removed += count } }
             )
-        }
-    }
-
-    /// Deletes `subscription`'s recorded files past its "keep newest N" (a file already gone is only marked), and
-    /// publishes each removal. Does nothing when the feed keeps every file.
-    public func applyRetention(_ subscription: Subscription) async {
-        await Self.applyRetention(
-            subscription, store: store, publish: publish, count: { count in state.withLock { $0.removed += count } })
-    }
-
-    private static func applyRetention(
-        _ subscription: Subscription, store: any FeedRepositories, publish: @Sendable (DownloadEvent) -> Void,
-        count: (Int) -> Void
-    ) async {
-        guard let keep = subscription.keepNewest else { return }
-        let feed = FeedTarget(subscription: subscription)
-        do {
-            for record in try await store.filesPastRetention(subscriptionID: subscription.id, keepNewest: keep) {
-                guard let path = record.filePath else { continue }
-                if unlink(path) != 0 && errno != ENOENT {
-                    publish(
-                        .problem(
-                            feed, .cannotDelete(path: path, keepNewest: keep, reason: String(cString: strerror(errno))))
-                    )
-                    continue
-                }
-                if try await store.markRemovedByRetention(
-                    subscriptionID: subscription.id, episodeKey: record.episodeKey)
-                {
-                    count(1)
-                    publish(
-                        .removed(
-                            DownloadRemoval(feed: feed, episodeKey: record.episodeKey, file: path, keepNewest: keep)))
-                }
-            }
-        } catch {
-            publish(.problem(feed, .retentionNotApplied(keepNewest: keep, StoreError.wrapping(error))))
         }
     }
 }

@@ -9,11 +9,18 @@ extension RootCommand {
         static let configuration = CommandConfiguration(
             commandName: "set",
             abstract:
-                "Set a feed's download settings: downloads on or off, how many files to keep, where, named how, and whether played episodes' files go.",
+                "Set a feed's download settings: downloads on or off, how many files to keep, where, named how, whether played episodes' files go, which episodes (filters), and the files beside them.",
             discussion: """
                 Only the options given change; without any, the feed's settings are printed. `--keep all` keeps every \
                 file; `--dir ""` and `--name-template ""` go back to the defaults. A template names the file from \
                 {feed}, {title}, {date}, {ext}, {season}, {episode}, {key} and {guid}, e.g. "{feed}/{date} {title}.{ext}".
+
+                Filters decide which episodes `download` and `refresh --download` fetch, and which files `--keep` \
+                counts and `--delete-played` deletes: an episode is downloaded when its title (with `--match \
+                description`, also its description) matches one `--include` pattern (or none is set), matches no \
+                `--exclude` pattern, and is not shorter than `--min-duration`. Given again, `--include` and \
+                `--exclude` replace the feed's patterns; `--clear-filters` removes them all. A file downloaded before \
+                a filter left its episode out is kept, and neither counted nor deleted.
                 """)
 
         /// The placeholders a file-name template may use.
@@ -21,6 +28,11 @@ extension RootCommand {
 
         enum Switch: String, ExpressibleByArgument, CaseIterable {
             case on, off
+        }
+
+        /// `--match`: what the filters' patterns are matched against (``DownloadFilter/Field``).
+        enum MatchField: String, ExpressibleByArgument, CaseIterable {
+            case title, description
         }
 
         @OptionGroup var global: GlobalOptions
@@ -46,7 +58,50 @@ extension RootCommand {
                 valueName: "on|off"))
         var deletePlayed: Switch?
 
+        @Option(
+            name: .customLong("include"),
+            help: ArgumentHelp(
+                "Download only episodes whose title matches one of these regular expressions (case-insensitive; repeat it for several; \"\" for none). Replaces the feed's include patterns.",
+                valueName: "regex"))
+        var includes: [String] = []
+
+        @Option(
+            name: .customLong("exclude"),
+            help: ArgumentHelp(
+                "Never download episodes whose title matches one of these regular expressions (case-insensitive; repeat it for several; \"\" for none). Replaces the feed's exclude patterns.",
+                valueName: "regex"))
+        var excludes: [String] = []
+
+        @Option(help: "What --include and --exclude are matched against: the title, or the title and the description.")
+        var match: MatchField?
+
+        @Option(
+            help: ArgumentHelp(
+                "Download only episodes at least this long (e.g. 10m; \"off\" for any length). An episode whose feed gives no duration is downloaded.",
+                valueName: "duration"))
+        var minDuration: String?
+
+        @Flag(help: "Remove every download filter (--include, --exclude, --match, --min-duration) first.")
+        var clearFilters = false
+
+        @Option(
+            help: ArgumentHelp(
+                "Save each downloaded episode's transcripts, chapters and artwork beside its media file.",
+                valueName: "on|off"))
+        var extras: Switch?
+
         func validate() throws {
+            for (option, patterns) in [("--include", includes), ("--exclude", excludes)] {
+                for pattern in patterns where !pattern.isEmpty {
+                    if let problem = DownloadFilter.problem(in: pattern) {
+                        throw ValidationError("\(option) \"\(pattern)\" \(problem).")
+                    }
+                }
+            }
+            if let minDuration, Self.minimumDurationChange(minDuration) == nil {
+                throw ValidationError(
+                    "--min-duration takes a duration such as 10m, 90s or 1h, or \"off\", not \"\(minDuration)\".")
+            }
             if let keep, Self.keepChange(keep) == nil {
                 throw ValidationError("--keep takes a number of files (1 or more) or \"all\", not \"\(keep)\".")
             }
@@ -63,6 +118,22 @@ extension RootCommand {
             if text.lowercased() == "all" { return .reset }
             guard let count = Int(text), count >= 1 else { return nil }
             return .set(count)
+        }
+
+        /// `--min-duration DURATION|off` as a change, in whole seconds: nil when it is neither.
+        static func minimumDurationChange(_ text: String) -> SettingChange<Int>? {
+            let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+            if trimmed == "off" || trimmed == "none" { return .reset }
+            guard let duration = DurationArgument(argument: trimmed), duration.seconds.isFinite,
+                duration.seconds < 1e9
+            else { return nil }
+            let seconds = Int(duration.seconds.rounded())
+            return seconds == 0 ? .reset : .set(seconds)
+        }
+
+        /// Patterns as given: nil when the option was not given; an empty string clears them.
+        static func patterns(_ given: [String]) -> [String]? {
+            given.isEmpty ? nil : given.filter { !$0.isEmpty }
         }
 
         /// Why a template is unusable, or nil when it may be stored (empty means the default).
@@ -88,12 +159,19 @@ extension RootCommand {
 
         /// The settings the options ask for.
         var settings: DownloadSettings {
-            DownloadSettings(
+            var settings = DownloadSettings(
                 enabled: download.map { $0 == .on },
                 keepNewest: keep.flatMap(Self.keepChange),
                 directory: dir.map { $0.isEmpty ? .reset : .set(Self.absolute($0)) },
                 fileNameTemplate: nameTemplate.map { $0.isEmpty ? .reset : .set($0) },
                 deletePlayed: deletePlayed.map { $0 == .on })
+            settings.include = Self.patterns(includes)
+            settings.exclude = Self.patterns(excludes)
+            settings.match = match.map { $0 == .title ? .title : .description }
+            settings.minimumDuration = minDuration.flatMap(Self.minimumDurationChange)
+            settings.clearFilters = clearFilters
+            settings.extras = extras.map { $0 == .on }
+            return settings
         }
 
         /// A directory as stored: absolute (relative to the current directory), so that it means the same to every

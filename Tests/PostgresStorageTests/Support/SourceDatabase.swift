@@ -13,6 +13,15 @@ import Testing
 ///
 /// The store is closed when ``make()`` returns: the folder then holds the database file alone.
 struct SourceDatabase {
+    /// The extra files recorded with the complete download `nsr-003`.
+    static let extraFiles = [
+        ExtraFile(
+            kind: .transcript, url: URL(string: "https://media.example.net/night-shift/003.vtt")!,
+            path: "/srv/podcasts/Night Shift/003.vtt", bytes: 2048),
+        ExtraFile(kind: .chapters, url: URL(string: "https://media.example.net/night-shift/003.json")!)
+            .failed(error: "{}", at: Date(timeIntervalSince1970: 1_730_000_000)),
+    ]
+
     /// The folder holding the database and nothing else.
     let folder: URL
     /// Ids of the subscriptions, by what they show.
@@ -128,6 +137,11 @@ struct SourceDatabase {
             DownloadSettings(
                 enabled: true, keepNewest: .set(4), directory: .set("/srv/podcasts/new"),
                 fileNameTemplate: .set("{date} {title}.{ext}")))
+        var filtersAndExtras = DownloadSettings()
+        filtersAndExtras.include = ["full episode"]
+        filtersAndExtras.minimumDuration = .set(600)
+        filtersAndExtras.extras = true
+        _ = try await store.updateDownloadSettings(id: neverFetched.id, filtersAndExtras)
 
         // Download records: a complete file …
         let media = URL(string: "https://media.example.net/night-shift/003.mp3?token=a%20b&x=1")!
@@ -141,6 +155,8 @@ struct SourceDatabase {
                 subscriptionID: moved.id, episodeKey: "nsr-003", filePath: "/srv/podcasts/Night Shift/003.mp3",
                 bytes: 31_457_280, url: media, etag: "\"m-3\"", lastModified: "Wed, 13 Nov 2024 06:00:00 GMT",
                 downloadedAt: t1.addingTimeInterval(65.375)))
+        // … with a transcript saved beside it and its chapters waiting after a failure (`--extras on`) …
+        try await store.recordExtraFiles(subscriptionID: moved.id, episodeKey: "nsr-003", SourceDatabase.extraFiles)
         // … one in progress that failed part-way (its part file, bytes so far and validators kept for a resume) …
         try await store.recordDownloadStarted(
             DownloadStart(
