@@ -66,6 +66,11 @@ public struct Subscription: Sendable, Hashable, Identifiable {
     /// Delete a downloaded file once its episode was played to the end on any device (`--delete-played on`; synced
     /// episode actions); off by default.
     public var deletePlayed: Bool
+    /// The digest of the last body read whole (``BodyDigest`` in the engine), to tell a body identical to it without
+    /// parsing it; nil until a body was read whole.
+    public var lastBodyDigest: String?
+    /// When a body was last read to its end (not stopped at its known leading episodes, issue #36); nil never.
+    public var lastWholeReadAt: Date?
 
     public init(
         id: Int64,

@@ -240,6 +240,15 @@ enum PostgresSchema {
             )
             """,
         ],
+        // 12: the steady state (issue #36). The digest of the last body read whole and when a body was last read
+        // whole (a short read stops at the known leading episodes), and per run how many feeds were read short.
+        [
+            """
+            ALTER TABLE subscription ADD COLUMN last_body_digest text,
+              ADD COLUMN last_whole_read_at double precision
+            """,
+            "ALTER TABLE refresh_run ADD COLUMN feeds_read_short bigint NOT NULL DEFAULT 0",
+        ],
     ]
 
     /// The version this binary writes and understands.
