@@ -29,7 +29,7 @@ import sys, random, email.utils, datetime as dt
 path, mb, items = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 r = random.Random(36)
 words = "podcast episode interview guest story history science music culture market climate health city river".split()
-notes_bytes = max(200, (mb * 1_000_000) // items - 700)
+notes_bytes = max(200, (mb * 1_000_000) // items - 400)
 start = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
 with open(path, "w", encoding="utf-8") as f:
     f.write('<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0" '

@@ -149,6 +149,22 @@ struct SteadyStateTests {
         }
     }
 
+    @Test func manyFeedsOfOneHostReadShortOneAfterAnotherAllEnd() async throws {
+        try await SteadyHarness.with { h in
+            let names = (1...8).map { "/f\($0).xml" }
+            for name in names { h.serve(name, feed(known(400))) }
+            for name in names { _ = try await h.subscribe(name) }
+            _ = try await h.service.refresh(policy: .all)
+            await h.clock.advance(by: .seconds(3600))
+            let second = try await h.service.refresh(policy: .all)
+            #expect(second.failedCount == 0)
+            #expect(second.outcomes.allSatisfy { $0.readShort })
+            let third = try await h.service.refresh(policy: .all)
+            #expect(third.failedCount == 0)
+            #expect(third.outcomes.allSatisfy { $0.readShort })
+        }
+    }
+
     @Test func aFeedThatListsItsItemsOldestFirstIsReadWhole() async throws {
         try await SteadyHarness.with { h in
             h.serve("/f.xml", feed(known(20).reversed()))
