@@ -13,11 +13,11 @@ import Testing
 /// long its show notes are.
 private struct Item {
     var id: String
-    var daysAgo: Int?
+    var daysAgo: Double?
     var title: String?
     var notes = 400
 
-    init(_ id: String, _ daysAgo: Int?, title: String? = nil) {
+    init(_ id: String, _ daysAgo: Double?, title: String? = nil) {
         self.id = id
         self.daysAgo = daysAgo
         self.title = title
@@ -30,7 +30,7 @@ private let epoch = Date(timeIntervalSince1970: 1_793_491_200)  // 1 Nov 2026
 private func feed(_ items: [Item], buildDate: String = "Sun, 01 Nov 2026 00:00:00 GMT", extra: String = "") -> String {
     let body = items.map { item in
         let date = item.daysAgo.map {
-            "<pubDate>\(HTTPHeaderValues.string(from: epoch.addingTimeInterval(Double(-$0) * 86_400)))</pubDate>"
+            "<pubDate>\(HTTPHeaderValues.string(from: epoch.addingTimeInterval(-$0 * 86_400)))</pubDate>"
         }
         return """
             <item><title>\(item.title ?? item.id)</title><guid isPermaLink="false">\(item.id)</guid>\(date ?? "")
@@ -47,7 +47,7 @@ private func feed(_ items: [Item], buildDate: String = "Sun, 01 Nov 2026 00:00:0
 }
 
 /// Items k1 (newest, 1 day ago) … kN, newest first.
-private func known(_ count: Int) -> [Item] { (1...count).map { Item("k\($0)", $0) } }
+private func known(_ count: Int) -> [Item] { (1...count).map { Item("k\($0)", Double($0)) } }
 
 /// A store on a temporary file, the loopback test server and the engine, with the refresh's dates on a manual clock
 /// (so a test can let a day pass) and the transfer limits on the machine's (a body stalled by the server ends a
@@ -132,8 +132,8 @@ struct SteadyStateTests {
 
             // Two new items at the top and one between known ones; the server then sends the first 12 KB and never
             // the rest (about 140 KB), so only a read that stops early ends at all.
-            var items = [Item("n1", 0), Item("n2", 0)] + known(300)
-            items.insert(Item("n3", 2), at: 3)
+            var items = [Item("n1", 0.1), Item("n2", 0.2)] + known(300)
+            items.insert(Item("n3", 1.5), at: 3)
             let text = feed(items)
             h.serve("/f.xml", text, stallAfter: 12_000)
             let second = try await h.refresh()

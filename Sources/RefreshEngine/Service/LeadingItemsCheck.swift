@@ -8,7 +8,7 @@ import Foundation
 /// and every item so far came in newest-first order starting no older than the newest stored episode, what follows is
 /// older than what the store already holds from this feed, and reading it would find nothing new. Anything that
 /// breaks that reasoning makes the body be read whole:
-/// - an item without a date, or dated after the item before it (the order is not newest-first);
+/// - an item without a date, or not dated strictly before the item before it (the order is not shown newest-first);
 /// - a first item older than the newest stored episode (the feed is not in the order the store knows);
 /// - a known item whose fingerprint changed (an edit: more may have changed further down);
 /// - no run of known items within the first ``maxExamined`` items.
@@ -52,7 +52,8 @@ struct LeadingItemsCheck: Sendable {
         examined += 1
         guard examined <= Self.maxExamined, let published = episode.published else { return .readWhole }
         if let previous {
-            if published > previous { return .readWhole }
+            // Equal dates prove no order: a new item dated like the known ones may come after them.
+            if published >= previous { return .readWhole }
         } else if published < newestStored {
             return .readWhole
         }
