@@ -13,7 +13,12 @@
 #   PODFRESH_BIN=path     the binary to measure (default: a release build of this tree)
 #   PODFRESH_ARGS="..."   extra `podfresh refresh` arguments (default: none, so its own --jobs and --per-host)
 #   NETSIM_BIN=path       the simulator (default: a release build of this tree)
-#   WHOLE=0               skip podfresh's third run (`--force`: every feed sent whole again, unchanged)
+#   WHOLE=0               skip podfresh's third run (`--force --full`: every feed sent whole again, unchanged, and
+#                         read to its end: what a server without validators cost before issue #36)
+#   STEADY=0              skip issue #36's runs after it, each against the warm run: unconditional (every feed sent
+#                         again unchanged, validators never honoured), changed (5% of the feeds gained one new item at
+#                         the top, sent whole; the episodes stored are counted) and mixed (45% of the hosts send no
+#                         validators, a fifth of those a new lastBuildDate on every request)
 #   NEWSBOAT=0 READER=0   skip a peer;  NB_THREADS="1 5" newsboat reload-threads to measure
 #   REPS=1                repetitions (the table shows medians)
 #   PER_HOST=n            the per-host limit the floor is computed with (default: podfresh's --per-host default)
@@ -33,6 +38,7 @@ REPS="${REPS:-1}"
 NEWSBOAT="${NEWSBOAT:-1}"
 READER="${READER:-1}"
 WHOLE="${WHOLE:-1}"
+STEADY="${STEADY:-1}"
 NB_THREADS="${NB_THREADS:-1 5}"
 PODFRESH_ARGS="${PODFRESH_ARGS:-}"
 export BENCH_WORK="${BENCH_WORK:-${TMPDIR:-/tmp}/podfresh-internet-bench}"
@@ -93,10 +99,21 @@ for rep in $(seq "$REPS"); do
   "${M[@]}" --tool "podfresh" --case "2 warm" --rep "$rep" --count-cmd "$CNT" -- \
     "$BIN" refresh --database "$DB" --all $PODFRESH_ARGS || true
   if [ "$WHOLE" = 1 ]; then
-    # Every feed sent whole again and unchanged: a host without validators (--force asks unconditionally).
+    # Every feed sent whole again and unchanged: a host without validators (--force asks unconditionally), every
+    # body read to its end and parsed (--full), as before issue #36.
     # shellcheck disable=SC2086
     "${M[@]}" --tool "podfresh" --case "3 whole, unchanged" --rep "$rep" --count-cmd "$CNT" -- \
-      "$BIN" refresh --database "$DB" --force $PODFRESH_ARGS || true
+      "$BIN" refresh --database "$DB" --force --full $PODFRESH_ARGS || true
+  fi
+  if [ "$STEADY" = 1 ]; then
+    # Issue #36's steady state, each against the warm run: the simulator's mode says how the hosts answer.
+    for step in "4 unconditional:unconditional" "5 changed:changed" "6 mixed:mixed"; do
+      Scripts/netsim.sh stats "$NS" mode "${step#*:}" >/dev/null
+      # shellcheck disable=SC2086
+      "${M[@]}" --tool "podfresh" --case "${step%%:*}" --rep "$rep" --count-cmd "$CNT" -- \
+        "$BIN" refresh --database "$DB" --all $PODFRESH_ARGS || true
+    done
+    Scripts/netsim.sh stats "$NS" mode normal >/dev/null
   fi
 
   if [ "$NEWSBOAT" = 1 ]; then

@@ -106,6 +106,8 @@ def make_layout(a):
         for h in networks[:2]:
             h["feeds"][-1]["status"] = 404
 
+    steady = lay_steady_state(a, r, hosts, feed_of, names)
+
     # Live feeds and the floor.
     sizes = {}
     for name in names:
@@ -167,12 +169,97 @@ def make_layout(a):
         "broken": {"missing": [h["name"] for h in missing], "refused": [h["name"] for h in refused],
                    "silent": [h["name"] for h in silent], "status404": 2 if n >= 100 else 0},
         "tls_hosts": sum(h["tls"] for h in hosts), "h2_hosts": sum(h["h2"] for h in hosts),
+        "steady": {
+            "changed_live": sum(1 for f in live if feed_of[f["name"]][1].get("changedFile")),
+            "mixed_none_hosts": steady["none_hosts"], "mixed_stamped_hosts": steady["stamped_hosts"],
+            "mixed_none_feeds": steady["none_feeds"], "mixed_stamped_feeds": steady["stamped_feeds"],
+        },
     }
     with open(os.path.join(a.out, "plan.json"), "w") as f:
         json.dump(plan, f, indent=1)
     print(f"layout: {n} feeds over {len(hosts)} hosts ({plan['tls_hosts']} HTTPS, {plan['h2_hosts']} HTTP/2), "
           f"{len(live)} live; broken names: {len(missing)} NXDOMAIN, {len(refused)} refused, {len(silent)} silent; "
           f"floor cold {plan['floor']['cold']} s, warm {plan['floor']['warm']} s (per-host limit {a.per_host})")
+
+
+# ---------------------------------------------------------------------------------------------- steady state (#36)
+
+def variant(corpus, name, suffix, edit, source=None):
+    """Writes `source` (default feeds/NAME.xml, relative to the corpus) edited by `edit` (bytes -> bytes) as
+    variants/NAME.SUFFIX.xml and its .gz, once; returns its path relative to the corpus (what the simulator serves)."""
+    import gzip
+    rel = f"variants/{name}.{suffix}.xml"
+    path = os.path.join(corpus, rel)
+    if not os.path.exists(path + ".gz"):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        data = edit(open(os.path.join(corpus, source or f"feeds/{name}.xml"), "rb").read())
+        with open(path, "wb") as f:
+            f.write(data)
+        with gzip.open(path + ".gz", "wb", compresslevel=6) as f:
+            f.write(data)
+    return rel
+
+
+def with_new_item(data, name):
+    """The feed with one new episode at the top, a day newer than its newest."""
+    import email.utils
+    import re
+    first = data.index(b"<item>")
+    m = re.search(rb"<pubDate>([^<]+)</pubDate>", data[first:])
+    newest = email.utils.parsedate_to_datetime(m.group(1).decode()) if m else None
+    import datetime as dt
+    when = (newest or dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)) + dt.timedelta(days=1)
+    stamp = email.utils.format_datetime(when).encode()
+    item = (b"<item>\n<title>A new episode of " + name.encode() + b"</title>\n"
+            b"<guid isPermaLink=\"false\">steady-new-" + name.encode() + b"</guid>\n"
+            b"<pubDate>" + stamp + b"</pubDate>\n"
+            b"<enclosure url=\"http://127.0.0.1:18080/media/" + name.encode() + b"/new.mp3\" length=\"1000\" "
+            b"type=\"audio/mpeg\"/>\n<description>Gained since the last run.</description>\n</item>\n")
+    data = re.sub(rb"<lastBuildDate>[^<]*</lastBuildDate>", b"<lastBuildDate>" + stamp + b"</lastBuildDate>", data,
+                  count=1)
+    first = data.index(b"<item>")
+    return data[:first] + item + data[first:]
+
+
+def with_build_date(data, stamp):
+    import re
+    return re.sub(rb"<lastBuildDate>[^<]*</lastBuildDate>", b"<lastBuildDate>" + stamp + b"</lastBuildDate>", data,
+                  count=1)
+
+
+def lay_steady_state(a, r, hosts, feed_of, names):
+    """Issue #36's runs: 5% of the feeds gain one new item at the top (`changedFile`, served in the simulator's
+    `changed` mode); 45% of the hosts send no validators in its `mixed` mode, and a fifth of those (among hosts of at
+    most 6 feeds) change their `lastBuildDate` on every request (`stampedFiles`, served in turn)."""
+    s = random.Random(f"steady-{a.seed}-{len(names)}")
+    for name in sorted(s.sample(names, max(1, round(len(names) * 0.05)))):
+        feed_of[name][1]["changedFile"] = variant(a.corpus, name, "changed", lambda d, n=name: with_new_item(d, n))
+    candidates = [h for h in hosts if h.get("dns", "ok") == "ok" and not h.get("refuse")]
+    none = s.sample(candidates, round(len(candidates) * 0.45))
+    small = [h for h in none if len(h["feeds"]) <= 6]
+    stamped = s.sample(small, min(len(small), round(len(none) / 5)))
+    stamped_names = {h["name"] for h in stamped}
+    counts = {"none_hosts": len(none) - len(stamped), "stamped_hosts": len(stamped), "none_feeds": 0,
+              "stamped_feeds": 0}
+    for h in none:
+        for feed in h["feeds"]:
+            if feed.get("status"):
+                continue
+            name = feed["path"].rsplit("/", 1)[1][:-len(".xml")]
+            if h["name"] in stamped_names:
+                feed["mixed"] = "stamped"
+                # Stamped from the feed as it stands once the changed run gained it an item (the simulator serves
+                # the changed file from then on).
+                feed["stampedFiles"] = [
+                    variant(a.corpus, name, f"stamp{i}",
+                            lambda d, i=i: with_build_date(d, f"Sat, 0{i} Nov 2026 12:00:0{i} +0000".encode()),
+                            source=feed.get("changedFile"))
+                    for i in (1, 2)]
+                counts["stamped_feeds"] += 1
+            else:
+                feed["mixed"] = "none"
+                counts["none_feeds"] += 1
+    return counts
 
 
 # ---------------------------------------------------------------------------------------------------------- measure
@@ -272,21 +359,49 @@ def table(a):
     print()
     head = ["tool", "run", "wall s", "x floor", "CPU s", "peak RSS MB", "requests", "304s", "connections",
             "DNS queries", "most at once / host", "busiest host in flight", "most lookups in flight", "live fetched",
-            "exit"]
+            "exit", "episodes stored"]
     print("| " + " | ".join(head) + " |")
     print("|" + "|".join(["---"] * len(head)) + "|")
     for (tool, case), rs in groups.items():
         wall = med([r.get("wall_s") for r in rs])
-        floor = fw if "warm" in case else fc
+        # The steady-state runs (#36) start warm: their floor is the warm one.
+        floor = fc if "cold" in case or "whole" in case else fw
         sim = lambda k: med([r["sim"][k] for r in rs])
         cells = [tool, case, f"{wall:.2f}" if wall is not None else "-",
                  f"{wall / floor:.2f}" if wall is not None and floor else "-",
                  f"{med([r['cpu_s'] for r in rs]):.2f}", f"{med([r.get('maxrss_MB') for r in rs])}",
                  sim("requests"), sim("s304"), sim("connections"), sim("dns_queries"), sim("max_per_host"),
-                 med([r["sim"].get("busiest_in_flight") for r in rs]), sim("max_lookups"), f"{sim('live_fetched')}/{sim('live')}", med([r["rc"] for r in rs])]
+                 med([r["sim"].get("busiest_in_flight") for r in rs]), sim("max_lookups"), f"{sim('live_fetched')}/{sim('live')}", med([r["rc"] for r in rs]),
+                 med([r.get("entries") for r in rs])]
         print("| " + " | ".join(str(c) for c in cells) + " |")
+    steady_ratios(plan, groups, med)
     if any(len(rs) > 1 for rs in groups.values()):
         print(f"\nmedians of {max(len(rs) for rs in groups.values())} runs")
+
+
+def steady_ratios(plan, groups, med):
+    """Issue #36: each steady-state run against the all-304 warm run of the same tool, per repetition, and the changed
+    run's new episodes against the feeds that gained one."""
+    for tool in sorted({t for t, _ in groups}):
+        warm = {r["rep"]: r for r in groups.get((tool, "2 warm"), [])}
+        lines = []
+        for (t, case), rs in groups.items():
+            if t != tool or case[:1] not in "3456" or not warm:
+                continue
+            cpu = [r["cpu_s"] / warm[r["rep"]]["cpu_s"] for r in rs if r["rep"] in warm and warm[r["rep"]]["cpu_s"]]
+            wall = [r["wall_s"] / warm[r["rep"]]["wall_s"] for r in rs if r["rep"] in warm and r.get("wall_s")]
+            rss = [r.get("maxrss_MB") for r in rs]
+            lines.append(f"  {case}: CPU {', '.join(f'{x:.2f}' for x in cpu)}x the warm run's, wall "
+                         f"{', '.join(f'{x:.2f}' for x in wall)}x, peak RSS {', '.join(str(x) for x in rss)} MB")
+            if case.startswith("5"):
+                before = {r["rep"]: r.get("entries") for r in groups.get((tool, "4 unconditional"), [])}
+                for r in rs:
+                    if before.get(r["rep"]) is not None and r.get("entries") is not None:
+                        lines.append(f"    rep {r['rep']}: {r['entries'] - before[r['rep']]} episodes stored; "
+                                     f"{plan.get('steady', {}).get('changed_live')} live feeds gained one")
+        if lines:
+            print(f"\n{tool}, against its all-304 warm run:")
+            print("\n".join(lines))
 
 
 def run_with_test_ca(argv):

@@ -9,6 +9,9 @@
 #   Scripts/netsim.sh exec NAME CMD ARGS...            run CMD inside (test CA trusted, SSL_CERT_FILE and
 #                                                      REQUESTS_CA_BUNDLE set)
 #   Scripts/netsim.sh stats NAME [reset]               print the counters as JSON (reset: print, then zero them)
+#   Scripts/netsim.sh stats NAME mode MODE             switch how the hosts answer: normal, unconditional (validators
+#                                                      never honoured), changed (5% of the feeds gained an item), mixed
+#                                                      (45% of the hosts without validators, a fifth of those stamped)
 #   Scripts/netsim.sh down NAME                        stop the simulator (its counters go to STATE/stats.json), remove
 #                                                      the namespace and /etc/netns/podfresh-NAME
 #   Scripts/netsim.sh check                            exit 0 when namespaces can be made here (root, ip netns)
@@ -151,6 +154,8 @@ stats() {
   local ns st path=stats
   ns="$(ns_name "$1")"; st="$(state_dir "$ns")"
   [ "${2:-}" = reset ] && path=reset
+  # `mode NAME`: how the hosts answer from now on (normal, unconditional, changed, mixed; ServingMode.swift).
+  [ "${2:-}" = mode ] && path="mode/${3:?mode name}"
   local url
   # The control address is in the simulator's first log line: "... stats http://ADDR:PORT/stats".
   url="$(sed -n 's|.*stats \(http://[^ ]*\)/stats.*|\1|p' "$st/netsim.log" | head -1)"

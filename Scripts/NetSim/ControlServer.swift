@@ -4,7 +4,7 @@ import NIOHTTP1
 import NIOPosix
 
 /// Plain HTTP/1.1 on the control address: `GET /stats` returns the counters as JSON, `/reset` returns them and then
-/// zeroes them (between a cold and a warm run).
+/// zeroes them (between a cold and a warm run), `/mode/NAME` switches how the hosts answer (``ServingMode``).
 enum ControlServer {
     static func start(
         group: any EventLoopGroup, address: String, port: Int, statistics: Statistics
@@ -44,9 +44,17 @@ final class ControlHandler: ChannelInboundHandler {
             case "/reset":
                 body = statistics.json()
                 statistics.reset()
+            case let uri? where uri.hasPrefix("/mode/"):
+                // How the hosts answer from now on (ServingMode).
+                if ServingMode.shared.set(String(uri.dropFirst("/mode/".count))) {
+                    body = Data("{}".utf8)
+                } else {
+                    status = .badRequest
+                    body = Data("modes: normal, unconditional, changed, mixed\n".utf8)
+                }
             default:
                 status = .notFound
-                body = Data("GET /stats or /reset\n".utf8)
+                body = Data("GET /stats, /reset or /mode/NAME\n".utf8)
             }
             var headers = HTTPHeaders()
             headers.add(name: "content-type", value: "application/json")

@@ -89,6 +89,13 @@ struct Layout: Decodable, Sendable {
         var delayMs: Int?
         /// A fixed status (404, 500, ...) answered with a short body instead of the file.
         var status: Int?
+        /// Served instead of `file` in the `changed` mode (``ServingMode``): the feed with one new item at the top.
+        var changedFile: String?
+        /// How the feed answers in the `mixed` mode: nil with validators as usual, `none` without validators,
+        /// `stamped` without validators and with `stampedFiles` in turn.
+        var mixed: String?
+        /// The feed's files with another `lastBuildDate` each, served in turn in the `mixed` mode when `stamped`.
+        var stampedFiles: [String]?
     }
 
     enum CodingKeys: String, CodingKey { case dns, control, bytesPerSecond, hosts }

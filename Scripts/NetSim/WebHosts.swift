@@ -178,7 +178,8 @@ final class RequestHandler: ChannelInboundHandler {
         headers.add(name: "server", value: "podfresh-netsim")
         headers.add(name: "date", value: FileStore.httpDate(Date()))
         if !h2 { headers.add(name: "connection", value: keepAlive ? "keep-alive" : "close") }
-        guard let feed, feed.status == nil, let file = feed.file, let entry = context.files.entry(file) else {
+        let served = feed.flatMap(ServingMode.shared.served)
+        guard let feed, feed.status == nil, let served, let entry = context.files.entry(served.file) else {
             let status = HTTPResponseStatus(statusCode: feed?.status ?? 404)
             let body = ByteBuffer(string: "\(status.code) \(status.reasonPhrase)\n")
             headers.add(name: "content-type", value: "text/plain")
@@ -188,13 +189,17 @@ final class RequestHandler: ChannelInboundHandler {
                 channelContext)
             return
         }
-        headers.add(name: "etag", value: entry.etag)
-        headers.add(name: "last-modified", value: entry.lastModified)
+        if served.sendsValidators {
+            headers.add(name: "etag", value: entry.etag)
+            headers.add(name: "last-modified", value: entry.lastModified)
+        }
         headers.add(name: "cache-control", value: "max-age=0")
         headers.add(name: "vary", value: "Accept-Encoding")
         let ifNoneMatch = request.headers[canonicalForm: "if-none-match"]
         let notModified: Bool
-        if !ifNoneMatch.isEmpty {
+        if !served.honoursValidators {
+            notModified = false
+        } else if !ifNoneMatch.isEmpty {
             notModified = ifNoneMatch.contains { $0 == "*" || $0 == entry.etag || $0 == "W/" + entry.etag }
         } else if let since = request.headers.first(name: "if-modified-since").flatMap(FileStore.parseHTTPDate) {
             notModified = entry.modified <= since

@@ -51,6 +51,8 @@ public enum EventJSON {
             ("next_check", .date(outcome.nextCheckAt)),
             ("next_check_reason", .string(outcome.nextCheckReason.map(ScheduleReasonText.line))),
             ("backlog_episodes", .int(outcome.backlogCount)),
+            ("read_short", .bool(outcome.readShort)),
+            ("body_identical", .bool(outcome.bodyIdentical)),
         ]
     }
 

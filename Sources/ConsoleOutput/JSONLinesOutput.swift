@@ -79,6 +79,7 @@ final class JSONLinesOutput: OutputStyle {
                 ("feeds", .int(summary.outcomes.count)),
                 ("updated", .int(summary.updatedCount)),
                 ("not_modified", .int(summary.notModifiedCount)),
+                ("read_short", .int(summary.outcomes.count(where: \.readShort))),
                 ("failed", .int(summary.networkOffline ? 0 : summary.failedCount)),
                 ("new_episodes", .int(summary.newEpisodeCount)),
                 ("network_offline", .bool(summary.networkOffline)),

@@ -80,13 +80,23 @@ public struct FeedResponseHead: Sendable, Hashable {
 public protocol FeedBodyConsumer: AnyObject {
     /// Takes the next chunk. Throwing stops the download; the error is rethrown from ``FeedSource/fetch(_:consumer:)``.
     func consume(_ bytes: UnsafeRawBufferPointer) throws
+    /// False once the consumer has read all it needs (a feed whose leading episodes are all known, issue #36): the
+    /// source then stops reading the body (it closes the connection, or reads the rest without handing it on when
+    /// little is left) and returns ``FeedFetchResult/fetched(_:_:byteCount:)`` with the bytes handed on so far.
+    var wantsMoreBody: Bool { get }
+}
+
+extension FeedBodyConsumer {
+    /// Every byte, by default.
+    public var wantsMoreBody: Bool { true }
 }
 
 /// The outcome of a fetch that reached the server.
 public enum FeedFetchResult<Consumer> {
     /// 304: the stored copy is current.
     case notModified(FeedResponseHead)
-    /// 2xx: the whole body went through the consumer.
+    /// 2xx: the body went through the consumer, to its end or until the consumer wanted no more
+    /// (``FeedBodyConsumer/wantsMoreBody``).
     case fetched(FeedResponseHead, Consumer, byteCount: Int)
 }
 

@@ -49,7 +49,7 @@ public struct FetchConfiguration: Sendable {
     public init(
         connectTimeout: Duration = .seconds(10),
         totalTimeout: Duration = .seconds(60),
-        maxBodyBytes: Int = 50_000_000,
+        maxBodyBytes: Int = 75_000_000,
         maxRedirects: Int = 10,
         decompressionRatioLimit: Int = 1000,
         userAgent: String = "podfresh",

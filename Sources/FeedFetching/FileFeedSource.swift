@@ -7,7 +7,7 @@ public struct FileFeedSource: FeedSource {
     private let maxBodyBytes: Int
 
     /// - Parameter maxBodyBytes: The largest file accepted.
-    public init(maxBodyBytes: Int = 50_000_000) {
+    public init(maxBodyBytes: Int = 75_000_000) {
         self.maxBodyBytes = maxBodyBytes
     }
 
@@ -64,6 +64,7 @@ public struct FileFeedSource: FeedSource {
                 throw FeedFetchError(.fileOverLimit(path: path, limit: maxBodyBytes))
             }
             try data.withUnsafeBytes { try consumer.consume($0) }
+            if !consumer.wantsMoreBody { break }
         }
         return .fetched(head, consumer, byteCount: count)
     }

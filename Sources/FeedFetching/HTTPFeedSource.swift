@@ -49,6 +49,10 @@ public struct HTTPFeedSource: FeedSource {
             idleTimeout: configuration.idleConnectionTimeout, allowsHTTP2: false)
     }
 
+    /// The most bytes of a body read short that are still read (and dropped) to keep its connection: about what a
+    /// new TLS connection costs to set up; beyond it the connection is closed.
+    static let drainLimit = 64 * 1024
+
     public func fetch<Consumer: FeedBodyConsumer>(
         _ request: FeedRequest,
         consumer makeConsumer: (FeedResponseHead) async throws -> Consumer
@@ -149,14 +153,23 @@ public struct HTTPFeedSource: FeedSource {
                 }
             }
             do {
+                var draining = false
                 for try await chunk in response.body {
                     watch.received(chunk.count)
                     received += chunk.count
+                    if draining { continue }
                     try chunk.withUnsafeBytes { bytes in
                         if let inflater { try inflater.inflate(bytes, deliver) } else { try deliver(bytes) }
                     }
+                    if !consumer.wantsMoreBody {
+                        // Read short: the rest is not handed on. Little left is read and dropped, so the connection
+                        // serves the host's next feed; more, or an unknown length, closes it (leaving the loop drops
+                        // the body).
+                        guard let declared = declaredLength, declared - received <= Self.drainLimit else { break }
+                        draining = true
+                    }
                 }
-                try inflater?.finish()
+                if consumer.wantsMoreBody { try inflater?.finish() }
             } catch let error as FeedFetchError {
                 throw error
             } catch let error as FeedFetchConsumerError {

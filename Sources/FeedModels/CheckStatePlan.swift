@@ -39,6 +39,11 @@ public struct CheckStatePlan: Sendable, Hashable {
     public var nextCheckReason: ScheduleReason?
     /// What a fetched body says of the feed, written only when the check fetched one.
     public var fetched: Fetched?
+    /// When the body was last read to its end (``BodyRead/whole(digest:)`` or ``BodyRead/identical``); nil keeps
+    /// the stored one.
+    public var lastWholeReadAt: Date?
+    /// The digest of a body read whole; nil keeps the stored one (a short read, a 304, a failure).
+    public var lastBodyDigest: String?
 
     /// The feed's own fields from a fetched body.
     public struct Fetched: Sendable, Hashable {
@@ -65,6 +70,9 @@ public struct CheckStatePlan: Sendable, Hashable {
         /// What the feed says of podping (`podcast:podping`): written as it is, and nil forgets what an earlier body
         /// said (the feed dropped the element), so trust and `list` never go by a declaration the feed withdrew.
         public var podping: PodpingDeclaration?
+        /// False after a short read: the podping declaration may come after the items, unread, so the stored one
+        /// is kept.
+        public var podpingWasRead = true
     }
 
     /// The state `check` writes.
@@ -86,6 +94,7 @@ public struct CheckStatePlan: Sendable, Hashable {
                 syndicationUpdatePeriod: feed.syndicationUpdatePeriod,
                 syndicationUpdateFrequency: feed.syndicationUpdateFrequency,
                 podcastUpdateFrequency: feed.updateFrequency, podping: feed.podping)
+            if check.bodyRead == .short { fetched?.podpingWasRead = false }
         case .notModified:
             lastSuccessAt = check.checkedAt
             lastStatus = check.status ?? 304
@@ -104,6 +113,15 @@ public struct CheckStatePlan: Sendable, Hashable {
             isGone = true
             nextCheckAt = nil
             nextCheckReason = .gone
+        }
+        switch check.bodyRead {
+        case .whole(let digest):
+            lastWholeReadAt = check.checkedAt
+            lastBodyDigest = digest
+        case .identical:
+            lastWholeReadAt = check.checkedAt
+        case .short, nil:
+            break
         }
     }
 }

@@ -35,6 +35,8 @@ public struct FeedCheck: Sendable {
     /// The worker's lease on the feed, on a store shared by several workers (``FeedClaiming``): the check is stored
     /// only while this lease is still current. Nil on a store of one.
     public var lease: FeedLease?
+    /// How much of a fetched body was read (``BodyRead``); nil for a check that read no body.
+    public var bodyRead: BodyRead?
 
     public init(
         subscriptionID: Int64,
@@ -61,6 +63,17 @@ public struct FeedCheck: Sendable {
         self.nextCheckReason = nextCheckReason
         self.runID = runID
     }
+}
+
+/// How much of a fetched body a check read, which decides what it may say of the episodes it did not read.
+public enum BodyRead: Sendable, Hashable {
+    /// To its end; `digest` is the body's ``FeedCheck`` digest, stored to tell an identical body next time.
+    case whole(digest: String?)
+    /// Only up to its known leading episodes: nothing after them was read, so nothing is said of it (the feed's own
+    /// fields that come after the items keep their stored values, and the stored digest stays).
+    case short
+    /// To its end, and identical to the body read whole last time (same digest and length): it was not parsed.
+    case identical
 }
 
 /// What ``EpisodeRepository/apply(_:)`` changed.

@@ -13,6 +13,8 @@ public struct RefreshRun: Sendable, Hashable {
     public var bytesDownloaded: Int
     /// Bytes not downloaded thanks to 304s (each 304 counts the feed's last body size).
     public var bytesSaved: Int
+    /// Feeds whose body was read only up to their known leading episodes (the rest not read).
+    public var feedsReadShort = 0
 
     public init(
         id: Int64,

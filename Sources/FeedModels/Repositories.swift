@@ -44,6 +44,24 @@ public protocol EpisodeRepository: Sendable {
     func episodeCounts() async throws -> [Int64: Int]
     /// The published dates of a feed's newest stored episodes, newest first.
     func recentPublishedDates(subscriptionID: Int64, limit: Int) async throws -> [Date]
+    /// A feed's `limit` newest stored episodes by published date (newest first; undated ones are left out), with
+    /// their fingerprints: what a body is compared with to stop reading it once it holds nothing new
+    /// (``LeadingEpisode``).
+    func leadingEpisodes(subscriptionID: Int64, limit: Int) async throws -> [LeadingEpisode]
+}
+
+/// A stored episode as a body's leading items are compared with it: its identity key, the fingerprint of its stored
+/// fields (``EpisodeFields/fingerprint``) and its published date.
+public struct LeadingEpisode: Sendable, Hashable {
+    public var key: String
+    public var fingerprint: String
+    public var published: Date
+
+    public init(key: String, fingerprint: String, published: Date) {
+        self.key = key
+        self.fingerprint = fingerprint
+        self.published = published
+    }
 }
 
 /// Refresh runs, for stores whose calls wait on a server.

@@ -71,6 +71,11 @@ public struct Subscription: Sendable, Hashable, Identifiable {
     public var downloadFilter: DownloadFilter
     /// Save an episode's transcripts, chapters and artwork beside its media file (`--extras on`); off by default.
     public var extras: Bool
+    /// The digest of the last body read whole (``BodyDigest`` in the engine), to tell a body identical to it without
+    /// parsing it; nil until a body was read whole.
+    public var lastBodyDigest: String?
+    /// When a body was last read to its end (not stopped at its known leading episodes, issue #36); nil never.
+    public var lastWholeReadAt: Date?
 
     public init(
         id: Int64,

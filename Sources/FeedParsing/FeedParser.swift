@@ -122,6 +122,34 @@ public final class FeedParser {
         return try result()
     }
 
+    /// How many episodes have been read to their end so far (their closing tag parsed), in the order they ended.
+    ///
+    /// A caller that pushes bytes may look at them between pushes (``completedEpisode(at:)``) and stop with
+    /// ``finishEarly()`` once it has read enough: the hot path is unchanged, and nothing is read past the last push.
+    public var completedEpisodeCount: Int { state.pointee.episodes.count }
+
+    /// The episode that ended `index`-th (see ``completedEpisodeCount``).
+    public func completedEpisode(at index: Int) -> ParsedEpisode { state.pointee.episodes[index] }
+
+    /// True while the episodes ended in document order (false once an item nested in another ended first).
+    public var episodesEndedInOrder: Bool {
+        let ordinals = state.pointee.episodeOrdinals
+        return zip(ordinals, ordinals.dropFirst()).allSatisfy { $0 < $1 }
+    }
+
+    /// Ends the parse where it stands, without reading the rest of the document: the feed holds its channel's fields
+    /// read so far and the episodes read to their end; an item still open is left out (its fields are incomplete),
+    /// and nothing is said of what was not read (no warning for the document ending early).
+    ///
+    /// - Throws: ``FeedParseError`` when what was read is not a feed (as ``finish()`` would).
+    public func finishEarly() throws -> ParsedFeed {
+        guard !finished else { throw FeedParseError(.alreadyFinished) }
+        finished = true
+        if let context { xmlStopParser(context) }
+        state.pointee.dropOpenEpisodes()
+        return try result()
+    }
+
     /// Puts a warning first while keeping ``FeedParserOptions/maxWarnings``: when the list is full, its last warning
     /// moves into the "more warnings not shown" count.
     private func insertFirstWarning(_ warning: ParseWarning) {

@@ -69,4 +69,21 @@ extension FeedStore {
             ).map(Date.init(timeIntervalSince1970:))
         }
     }
+
+    public func leadingEpisodes(subscriptionID: Int64, limit: Int) async throws -> [LeadingEpisode] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT key, fingerprint, published FROM episode
+                    WHERE subscriptionId = ? AND published IS NOT NULL ORDER BY published DESC LIMIT ?
+                    """,
+                arguments: [subscriptionID, limit]
+            ).map {
+                LeadingEpisode(
+                    key: $0["key"], fingerprint: $0["fingerprint"],
+                    published: Date(timeIntervalSince1970: $0["published"]))
+            }
+        }
+    }
 }

@@ -16,12 +16,12 @@ extension FeedStore {
             try db.execute(
                 sql: """
                     UPDATE refreshRun SET endedAt = ?, feedsChecked = ?, feedsFailed = ?, feedsNotModified = ?, newEpisodes = ?,
-                      bytesDownloaded = ?, bytesSaved = ?
+                      bytesDownloaded = ?, bytesSaved = ?, feedsReadShort = ?
                     WHERE id = ?
                     """,
                 arguments: [
                     run.endedAt?.timeIntervalSince1970, run.feedsChecked, run.feedsFailed, run.feedsNotModified,
-                    run.newEpisodes, run.bytesDownloaded, run.bytesSaved, run.id,
+                    run.newEpisodes, run.bytesDownloaded, run.bytesSaved, run.feedsReadShort, run.id,
                 ])
         }
     }
@@ -43,11 +43,13 @@ extension FeedStore {
     }
 
     static func run(from row: Row) -> RefreshRun {
-        RefreshRun(
+        var run = RefreshRun(
             id: row["id"], startedAt: Date(timeIntervalSince1970: row["startedAt"]), endedAt: Self.date(row["endedAt"]),
             feedsChecked: row["feedsChecked"], feedsFailed: row["feedsFailed"],
             feedsNotModified: row["feedsNotModified"], newEpisodes: row["newEpisodes"],
             bytesDownloaded: row["bytesDownloaded"], bytesSaved: row["bytesSaved"])
+        run.feedsReadShort = row["feedsReadShort"] ?? 0
+        return run
     }
 
     /// Runs `PRAGMA integrity_check` and returns its answer (`ok` when the file is sound).

@@ -436,7 +436,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
 
     static func subscription(from row: Row) -> Subscription? {
         guard let url = URL(string: row["url"]) else { return nil }
-        return Subscription(
+        var subscription = Subscription(
             id: row["id"], url: url, title: row["title"],
             link: (row["link"] as String?).flatMap(URL.init(string:)),
             image: (row["image"] as String?).flatMap(URL.init(string:)), description: row["description"],
@@ -459,6 +459,9 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
             downloadFilter: DownloadFilter(storedText: row["downloadFilter"] as String?),
             extras: row["extras"] ?? false
         )
+        subscription.lastBodyDigest = row["lastBodyDigest"]
+        subscription.lastWholeReadAt = date(row["lastWholeReadAt"])
+        return subscription
     }
 
     static func date(_ value: Double?) -> Date? { value.map(Date.init(timeIntervalSince1970:)) }
@@ -522,14 +525,16 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                 UPDATE subscription SET lastCheckedAt = ?, lastSuccessAt = COALESCE(?, lastSuccessAt),
                   lastUnconditionalAt = COALESCE(?, lastUnconditionalAt), lastStatus = ?,
                   failureCount = CASE ? WHEN 'reset' THEN 0 WHEN 'increment' THEN failureCount + 1 ELSE failureCount END,
-                  lastErrorKind = ?, lastError = ?, isGone = COALESCE(?, isGone), nextCheckAt = ?, nextCheckReason = ?
+                  lastErrorKind = ?, lastError = ?, isGone = COALESCE(?, isGone), nextCheckAt = ?, nextCheckReason = ?,
+                  lastWholeReadAt = COALESCE(?, lastWholeReadAt), lastBodyDigest = COALESCE(?, lastBodyDigest)
                 WHERE id = ?
                 """,
             arguments: [
                 state.lastCheckedAt.timeIntervalSince1970, state.lastSuccessAt?.timeIntervalSince1970,
                 state.lastUnconditionalAt?.timeIntervalSince1970, state.lastStatus, state.failureCount.rawValue,
                 state.lastErrorKind, state.lastError, state.isGone, state.nextCheckAt?.timeIntervalSince1970,
-                state.nextCheckReason?.storedText, subscriptionID,
+                state.nextCheckReason?.storedText, state.lastWholeReadAt?.timeIntervalSince1970, state.lastBodyDigest,
+                subscriptionID,
             ])
         guard let feed = state.fetched else { return }
         try db.execute(
@@ -548,7 +553,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                 feed.syndicationUpdatePeriod, feed.syndicationUpdateFrequency, feed.podcastUpdateFrequency,
                 subscriptionID,
             ])
-        try writePodpingDeclaration(feed.podping, subscriptionID: subscriptionID, db: db)
+        if feed.podpingWasRead { try writePodpingDeclaration(feed.podping, subscriptionID: subscriptionID, db: db) }
     }
 
     /// Merges a feed's episodes by its ``MergePlan``: new ones inserted, changed ones updated, none deleted.

@@ -75,7 +75,7 @@ extension PostgresFeedStore: FeedClaiming {
                 UPDATE subscription s SET lease_owner = \(worker), lease_token = nextval('podfresh_lease_token'),
                   lease_expires_at = now() + \(leaseSeconds) * interval '1 second'
                 FROM locked WHERE s.id = locked.id
-                RETURNING \(unescaped: Self.subscriptionColumns.split(separator: ",").map { "s." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")), s.lease_token
+                RETURNING \(unescaped: Self.subscriptionReadColumns.split(separator: ",").map { "s." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")), s.lease_token
                 """, logger: store.logger)
             for try await row in rows {
                 guard let subscription = try Self.subscription(from: row),

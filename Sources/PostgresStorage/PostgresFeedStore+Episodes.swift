@@ -60,6 +60,22 @@ extension PostgresFeedStore {
         return counts
     }
 
+    public func leadingEpisodes(subscriptionID: Int64, limit: Int) async throws -> [LeadingEpisode] {
+        try await rows(
+            """
+            SELECT key, fingerprint, published FROM episode WHERE subscription_id = \(subscriptionID)
+              AND published IS NOT NULL
+            ORDER BY published DESC LIMIT \(limit)
+            """
+        ).compactMap { row in
+            let r = RowReader(row)
+            guard let key = try r.text("key"), let fingerprint = try r.text("fingerprint"),
+                let published = try r.date("published")
+            else { return nil }
+            return LeadingEpisode(key: key, fingerprint: fingerprint, published: published)
+        }
+    }
+
     public func recentPublishedDates(subscriptionID: Int64, limit: Int) async throws -> [Date] {
         try await rows(
             """
@@ -105,7 +121,8 @@ extension PostgresFeedStore {
             UPDATE refresh_run SET ended_at = \(run.endedAt?.timeIntervalSince1970),
               feeds_checked = \(run.feedsChecked), feeds_failed = \(run.feedsFailed),
               feeds_not_modified = \(run.feedsNotModified), new_episodes = \(run.newEpisodes),
-              bytes_downloaded = \(run.bytesDownloaded), bytes_saved = \(run.bytesSaved)
+              bytes_downloaded = \(run.bytesDownloaded), bytes_saved = \(run.bytesSaved),
+              feeds_read_short = \(run.feedsReadShort)
             WHERE id = \(run.id)
             """)
     }
@@ -114,10 +131,10 @@ extension PostgresFeedStore {
         let condition = checkedFeeds ? " AND feeds_checked > 0" : ""
         return try await rows(
             """
-            SELECT \(unescaped: Self.runColumns)
+            SELECT \(unescaped: Self.runColumns), feeds_read_short
             FROM refresh_run WHERE ended_at IS NOT NULL\(unescaped: condition) ORDER BY id DESC LIMIT 1
             """
-        ).first.map(Self.run(from:))
+        ).first.map(Self.runWithShortReads(from:))
     }
 
     /// The `refresh_run` table's columns, in the order ``run(from:)`` reads and a copy writes them.
@@ -134,5 +151,12 @@ extension PostgresFeedStore {
             feedsFailed: try r.integer("feeds_failed") ?? 0, feedsNotModified: try r.integer("feeds_not_modified") ?? 0,
             newEpisodes: try r.integer("new_episodes") ?? 0, bytesDownloaded: try r.integer("bytes_downloaded") ?? 0,
             bytesSaved: try r.integer("bytes_saved") ?? 0)
+    }
+
+    /// ``run(from:)`` with the count of feeds read short (issue #36), which ``runColumns`` leaves to the first run.
+    static func runWithShortReads(from row: PostgresRow) throws -> RefreshRun {
+        var run = try run(from: row)
+        run.feedsReadShort = try RowReader(row).integer("feeds_read_short") ?? 0
+        return run
     }
 }

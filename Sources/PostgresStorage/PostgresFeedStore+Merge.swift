@@ -77,8 +77,10 @@ extension PostgresFeedStore {
         }
         if let fetched = state.fetched {
             try await connection.query(Self.feedUpdate(fetched, id: current.id), logger: logger)
-            try await connection.query(
-                Self.podpingDeclarationUpdate(fetched.podping, id: current.id), logger: logger)
+            if fetched.podpingWasRead {
+                try await connection.query(
+                    Self.podpingDeclarationUpdate(fetched.podping, id: current.id), logger: logger)
+            }
         }
         if let target = MergePlan.moveTarget(of: check, from: current) {
             var other: (id: Int64, title: String?)?
@@ -215,7 +217,9 @@ extension PostgresFeedStore {
                 WHEN 'reset' THEN 0 WHEN 'increment' THEN failure_count + 1 ELSE failure_count END,
               last_error_kind = \(state.lastErrorKind), last_error = \(state.lastError),
               is_gone = COALESCE(\(state.isGone), is_gone), next_check_at = \(state.nextCheckAt?.timeIntervalSince1970),
-              next_check_reason = \(state.nextCheckReason?.storedText)\(unescaped: clear)
+              next_check_reason = \(state.nextCheckReason?.storedText),
+              last_whole_read_at = COALESCE(\(state.lastWholeReadAt?.timeIntervalSince1970), last_whole_read_at),
+              last_body_digest = COALESCE(\(state.lastBodyDigest), last_body_digest)\(unescaped: clear)
             WHERE id = \(id)\(unescaped: fenced)
             RETURNING id, podping_recheck_before, podping_cooldown
             """

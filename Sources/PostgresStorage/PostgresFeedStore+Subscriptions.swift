@@ -14,6 +14,10 @@ extension PostgresFeedStore {
         download_filter, extras
         """
 
+    /// What ``subscription(from:)`` reads: ``subscriptionColumns`` and the steady-state columns (issue #36: the last
+    /// whole body's digest, when a body was last read whole), which a copy from SQLite leaves to the first refresh.
+    static let subscriptionReadColumns = subscriptionColumns + ", last_body_digest, last_whole_read_at"
+
     public func addSubscription(url: URL, title: String?, at date: Date, backlog: Int?) async throws -> Subscription {
         let url = FeedURL.normalized(url)
         let rows = try await rows(
@@ -71,19 +75,19 @@ extension PostgresFeedStore {
     }
 
     public func subscriptions() async throws -> [Subscription] {
-        try await rows("SELECT \(unescaped: Self.subscriptionColumns) FROM subscription ORDER BY id")
+        try await rows("SELECT \(unescaped: Self.subscriptionReadColumns) FROM subscription ORDER BY id")
             .compactMap(Self.subscription(from:))
     }
 
     public func subscription(id: Int64) async throws -> Subscription? {
-        try await rows("SELECT \(unescaped: Self.subscriptionColumns) FROM subscription WHERE id = \(id)")
+        try await rows("SELECT \(unescaped: Self.subscriptionReadColumns) FROM subscription WHERE id = \(id)")
             .compactMap(Self.subscription(from:)).first
     }
 
     public func subscription(url: URL) async throws -> Subscription? {
         let normalized = FeedURL.normalizedString(url.absoluteString)
         return try await rows(
-            "SELECT \(unescaped: Self.subscriptionColumns) FROM subscription WHERE url = \(normalized)"
+            "SELECT \(unescaped: Self.subscriptionReadColumns) FROM subscription WHERE url = \(normalized)"
         )
         .compactMap(Self.subscription(from:)).first
     }
@@ -92,7 +96,7 @@ extension PostgresFeedStore {
     public func dueSubscriptions(at date: Date) async throws -> [Subscription] {
         try await rows(
             """
-            SELECT \(unescaped: Self.subscriptionColumns) FROM subscription
+            SELECT \(unescaped: Self.subscriptionReadColumns) FROM subscription
             WHERE NOT is_gone AND (next_check_at IS NULL OR next_check_at <= \(date.timeIntervalSince1970))
               AND (lease_expires_at IS NULL OR lease_expires_at <= now())
             ORDER BY id
@@ -109,7 +113,7 @@ extension PostgresFeedStore {
         async throws -> Subscription
     {
         let rows = try await connection.query(
-            "SELECT \(unescaped: subscriptionColumns) FROM subscription WHERE id = \(id) FOR UPDATE",
+            "SELECT \(unescaped: subscriptionReadColumns) FROM subscription WHERE id = \(id) FOR UPDATE",
             logger: store.logger)
         for try await row in rows {
             if let subscription = try subscription(from: row) { return subscription }
@@ -132,7 +136,7 @@ extension PostgresFeedStore {
         guard let id = try r.int64("id"), let url = try r.url("url"), let addedAt = try r.date("added_at") else {
             return nil
         }
-        return Subscription(
+        var subscription = Subscription(
             id: id, url: url, title: try r.text("title"), link: try r.url("link"), image: try r.url("image"),
             description: try r.text("description"), author: try r.text("author"), language: try r.text("language"),
             addedAt: addedAt, etag: try r.text("etag"), lastModified: try r.text("last_modified"),
@@ -153,5 +157,8 @@ extension PostgresFeedStore {
             deletePlayed: try r.bool("delete_played") ?? false,
             downloadFilter: DownloadFilter(storedText: try r.text("download_filter")),
             extras: try r.bool("extras") ?? false)
+        subscription.lastBodyDigest = try r.text("last_body_digest")
+        subscription.lastWholeReadAt = try r.date("last_whole_read_at")
+        return subscription
     }
 }

@@ -240,7 +240,7 @@ enum PostgresSchema {
             )
             """,
         ],
-        // Next: download filters and extras (issue #37, items 3 and 4). A feed's filters (JSON; NULL: none) and its
+        // 12: download filters and extras (issue #37, items 3 and 4). A feed's filters (JSON; NULL: none) and its
         // switch for the files beside an episode; per download, the extra files podfresh wrote or tried (JSON).
         [
             """
@@ -248,6 +248,15 @@ enum PostgresSchema {
               ADD COLUMN extras boolean NOT NULL DEFAULT false
             """,
             "ALTER TABLE download ADD COLUMN extra_files text",
+        ],
+        // 13: the steady state (issue #36). The digest of the last body read whole and when a body was last read
+        // whole (a short read stops at the known leading episodes), and per run how many feeds were read short.
+        [
+            """
+            ALTER TABLE subscription ADD COLUMN last_body_digest text,
+              ADD COLUMN last_whole_read_at double precision
+            """,
+            "ALTER TABLE refresh_run ADD COLUMN feeds_read_short bigint NOT NULL DEFAULT 0",
         ],
     ]
 

@@ -64,7 +64,7 @@ struct FetchOptions: ParsableArguments {
     var firstByteTimeout = DurationArgument("30s")
 
     @Option(name: .long, help: "The largest feed body accepted, in megabytes.")
-    var maxFeedSize: Int = 50
+    var maxFeedSize: Int = 75
 
     func validate() throws {
         guard (1...256).contains(jobs) else { throw ValidationError("Please give a --jobs between 1 and 256.") }
@@ -124,8 +124,16 @@ struct ScheduleOptions: ParsableArguments {
 
     @Option(
         name: .long,
-        help: "Fetch a feed unconditionally at least this often, in case its server answers 304 wrongly (e.g. 24h).")
+        help:
+            "Fetch a feed unconditionally, and read its body to its end, at least this often (e.g. 24h): in case its server answers 304 wrongly, and to see edits past its newest episodes."
+    )
     var revalidateEvery = DurationArgument("24h")
+
+    @Flag(
+        help:
+            "Read every body to its end and parse it, even when its newest episodes are all stored or it is the same as last time."
+    )
+    var full = false
 
     func validate() throws {
         guard minInterval.seconds >= 1 else { throw ValidationError("Please give a --min-interval of at least 1s.") }

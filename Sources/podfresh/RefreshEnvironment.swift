@@ -157,6 +157,7 @@ private func withEnvironment<Result: Sendable>(
         var configuration = EpisodeUpdateConfiguration(schedulePolicy: policy, hookCommand: hook)
         configuration.hookTimeout = hookTimeout
         configuration.clock = clock
+        configuration.readsWhole = schedule?.full ?? false
         // Downloads share the feeds' network: names resolved once, connections to a host reused by both.
         configuration.downloads = downloads.map {
             var settings = $0

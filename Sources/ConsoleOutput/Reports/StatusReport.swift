@@ -98,6 +98,10 @@ public struct StatusReport: Sendable {
                 line +=
                     "; conditional GET: \(Int((hitRate * 100).rounded()))% not modified, \(Measure.bytes(last.bytesSaved)) saved, \(Measure.bytes(last.bytesDownloaded)) downloaded"
             }
+            if last.feedsReadShort > 0 {
+                line +=
+                    "; \(last.feedsReadShort) \(last.feedsReadShort == 1 ? "feed" : "feeds") read short (nothing new past their newest episodes)"
+            }
             lines.append(line)
         } else {
             lines.append("last run: never")
@@ -144,6 +148,7 @@ public struct StatusReport: Sendable {
                     ("feeds_checked", .int(run.feedsChecked)), ("feeds_failed", .int(run.feedsFailed)),
                     ("feeds_not_modified", .int(run.feedsNotModified)), ("new_episodes", .int(run.newEpisodes)),
                     ("bytes_downloaded", .int(run.bytesDownloaded)), ("bytes_saved", .int(run.bytesSaved)),
+                    ("feeds_read_short", .int(run.feedsReadShort)),
                 ])
             } ?? .null
         return JSONValue.object([

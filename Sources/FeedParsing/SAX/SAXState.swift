@@ -299,6 +299,12 @@ struct SAXState {
         }
     }
 
+    /// Forgets the items still open (a parse ended early: their fields are incomplete).
+    mutating func dropOpenEpisodes() {
+        suspendedEpisodes.removeAll()
+        episodeOpen = false
+    }
+
     func isTextElement(_ ns: Namespace, _ el: Name) -> Bool {
         if el.rawValue >= Name.thumbnail.rawValue { return Self.isRareTextElement(ns, el) }
         switch el {

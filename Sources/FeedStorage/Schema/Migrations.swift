@@ -269,6 +269,18 @@ enum Migrations {
                 t.add(column: "extraFiles", .text)
             }
         }
+        // Issue #36: what lets an unchanged feed cost next to nothing. The digest of the last body read whole and when a
+        // body was last read whole (a short read stops at the known leading episodes), and per run how many feeds
+        // were read short.
+        migrator.registerMigration("steady state: body digest, whole reads, short reads") { db in
+            try db.alter(table: "subscription") { t in
+                t.add(column: "lastBodyDigest", .text)
+                t.add(column: "lastWholeReadAt", .double)
+            }
+            try db.alter(table: "refreshRun") { t in
+                t.add(column: "feedsReadShort", .integer).notNull().defaults(to: 0)
+            }
+        }
         return migrator
     }
 

@@ -91,6 +91,12 @@ public struct RefreshOutcome: Sendable, Hashable {
     /// Episodes stored for the first time as the back catalogue of a new subscription, without being announced.
     public var backlogCount = 0
 
+    /// The body was read only up to its known leading episodes; the rest was not read (issue #36).
+    public var readShort = false
+    /// The body was identical to the one last read whole, so it was neither parsed nor merged (``result`` is
+    /// ``RefreshResult/notModified``, with ``bytesFetched``).
+    public var bodyIdentical = false
+
     /// How many episodes were stored for the first time and announced.
     public var newEpisodeCount: Int { newEpisodes.count }
 

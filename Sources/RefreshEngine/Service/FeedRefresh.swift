@@ -42,7 +42,7 @@ struct FeedRefresh: Sendable {
         let permit = ProcessingPermit(processingSlots, urgent: slot?.isBusiestHost ?? false)
         defer { permit.giveBack() }
         do {
-            let result = try await fetchFeed(request, permit: permit, slot: slot)
+            let result = try await fetchFeed(request, subscription: subscription, now: now, permit: permit, slot: slot)
             if Task.isCancelled { return RefreshOutcome(feed: target, result: .cancelled) }
             switch result {
             case .notModified(let head):
@@ -63,16 +63,22 @@ struct FeedRefresh: Sendable {
                 return outcome
             case .fetched(let head, let consumer, let byteCount):
                 tally.addDownloaded(byteCount)
-                let feed = try consumer.finish()
-                let schedule = await scheduleAfterSuccess(subscription, head: head, feed: feed, now: now)
+                guard case .parsed(var feed, let read) = try consumer.finishRead() else {
+                    return try await identicalBody(
+                        subscription, head: head, byteCount: byteCount, now: now, lease: lease, target: target)
+                }
+                if read == .short { Self.keepUnreadFields(of: subscription, in: &feed) }
+                let schedule = await scheduleAfterSuccess(
+                    subscription, head: head, feed: feed, now: now, withStoredDates: read == .short)
                 let move = await moves.checkedMove(subscription, head: head, feed: feed)
-                let check = FeedCheck(
+                var check = FeedCheck(
                     subscriptionID: subscription.id, checkedAt: now, status: head.status,
                     result: .fetched(
                         feed, etag: head.etag, lastModified: head.lastModified, unconditional: unconditional),
                     movedTo: move.target,
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID,
-                    bodyBytes: byteCount, announceLimit: announceLimit, lease: lease)
+                    bodyBytes: read == .short ? nil : byteCount, announceLimit: announceLimit, lease: lease)
+                check.bodyRead = read
                 let merge = try await episodes.apply(check)
                 let updated = FeedTarget(
                     id: subscription.id, url: merge.movedTo ?? subscription.url, title: feed.title ?? subscription.title
@@ -89,6 +95,7 @@ struct FeedRefresh: Sendable {
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason)
                 outcome.backlogCount = merge.backlogCount
                 outcome.bytesFetched = byteCount
+                outcome.readShort = read == .short
                 outcome.recovered = Self.recovery(of: subscription)
                 return outcome
             }
@@ -146,7 +153,7 @@ struct FeedRefresh: Sendable {
 
     /// Fetches and parses one feed; its host's slot is given back as soon as the host has answered (body in, or failed).
     private func fetchFeed(
-        _ request: FeedRequest, permit: ProcessingPermit, slot: FetchSlot?
+        _ request: FeedRequest, subscription: Subscription, now: Date, permit: ProcessingPermit, slot: FetchSlot?
     ) async throws -> FeedFetchResult<
         FeedParserConsumer
     > {
@@ -154,8 +161,61 @@ struct FeedRefresh: Sendable {
         let options = configuration.parserOptions
         return try await source.fetch(request) { head in
             try await permit.take()
-            return FeedParserConsumer(head: head, options: options)
+            let plan = await readPlan(for: subscription, now: now)
+            return FeedParserConsumer(head: head, options: options, plan: plan)
         }
+    }
+
+    /// How to read the body of `subscription` that is arriving (issue #36). It may be read short (stopped once its
+    /// leading episodes are all stored, unchanged) unless `--full` says otherwise, the store holds no dated episode of
+    /// it, or it was last read whole longer ago than the revalidation interval (a day by default), so an edit deep in
+    /// the back catalogue is seen within that time. A body read whole is compared with the last one read whole.
+    /// Asked only once a body comes (never for a 304), so a warm run reads no episode for it.
+    private func readPlan(for subscription: Subscription, now: Date) async -> BodyReadPlan {
+        guard !configuration.readsWhole else { return BodyReadPlan() }
+        var plan = BodyReadPlan(lastDigest: BodyDigest(storedText: subscription.lastBodyDigest))
+        let wholeReadDue = FeedScheduler.shouldRevalidate(
+            lastUnconditionalAt: subscription.lastWholeReadAt, now: now, policy: configuration.schedulePolicy)
+        if !wholeReadDue,
+            let leading = try? await episodes.leadingEpisodes(
+                subscriptionID: subscription.id, limit: LeadingItemsCheck.storedToCompare)
+        {
+            plan.leading = LeadingItemsCheck(stored: leading)
+        }
+        return plan
+    }
+
+    /// Records a body identical to the last one read whole as a check that found nothing changed (its status, not
+    /// 304): neither parsed nor merged, and the whole read is counted as done.
+    private func identicalBody(
+        _ subscription: Subscription, head: FeedResponseHead, byteCount: Int, now: Date, lease: FeedLease?,
+        target: FeedTarget
+    ) async throws -> RefreshOutcome {
+        let schedule = await scheduleAfterSuccess(subscription, head: head, feed: nil, now: now)
+        var check = FeedCheck(
+            subscriptionID: subscription.id, checkedAt: now, status: head.status, result: .notModified,
+            movedTo: moves.movedURL(subscription, head: head, feed: nil),
+            nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID, lease: lease)
+        check.bodyRead = .identical
+        let merge = try await episodes.apply(check)
+        await after.merged(subscription, as: target, announced: [], feedTitle: nil)
+        var outcome = RefreshOutcome(
+            feed: target, result: .notModified, movedTo: merge.movedTo,
+            moveRefused: merge.moveRefused.map(MoveRefusal.taken),
+            nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, bytesFetched: byteCount)
+        outcome.bodyIdentical = true
+        outcome.recovered = Self.recovery(of: subscription)
+        return outcome
+    }
+
+    /// After a short read, the feed's own fields that may come after its items (unread) keep their stored values
+    /// where the part read did not give them.
+    static func keepUnreadFields(of subscription: Subscription, in feed: inout ParsedFeed) {
+        feed.ttl = feed.ttl ?? subscription.ttlMinutes
+        feed.syndicationUpdatePeriod = feed.syndicationUpdatePeriod ?? subscription.syndicationUpdatePeriod
+        feed.syndicationUpdateFrequency = feed.syndicationUpdateFrequency ?? subscription.syndicationUpdateFrequency
+        feed.updateFrequency = feed.updateFrequency ?? subscription.podcastUpdateFrequency
+        feed.complete = feed.complete ?? subscription.isComplete
     }
 
     private func failureCheck(
@@ -214,14 +274,19 @@ struct FeedRefresh: Sendable {
     }
 
     private func scheduleAfterSuccess(
-        _ subscription: Subscription, head: FeedResponseHead, feed: ParsedFeed?, now: Date
+        _ subscription: Subscription, head: FeedResponseHead, feed: ParsedFeed?, now: Date,
+        withStoredDates: Bool = false
     ) async -> ScheduleDecision {
-        let dates: [Date]
+        var dates: [Date] = []
         if let feed {
-            dates = feed.episodes.compactMap(\.published).sorted(by: >)
-        } else {
-            dates = (try? await episodes.recentPublishedDates(subscriptionID: subscription.id, limit: 20)) ?? []
+            dates = feed.episodes.compactMap(\.published)
         }
+        if feed == nil || withStoredDates {
+            // A 304, or a body read short (its newest episodes only): the stored dates too.
+            let stored = (try? await episodes.recentPublishedDates(subscriptionID: subscription.id, limit: 20)) ?? []
+            dates = Array(Set(dates + stored))
+        }
+        dates.sort(by: >)
         let input = ScheduleInput(
             now: now, result: .success, consecutiveFailures: 0, recentPublishedDates: Array(dates.prefix(20)),
             ttlMinutes: feed.map(\.ttl) ?? subscription.ttlMinutes,

@@ -40,6 +40,10 @@ public struct EpisodeUpdateConfiguration: Sendable {
     public var downloads: EpisodeDownloadSettings?
     /// How many fetched feeds are read, parsed and stored at once (``ProcessingSlots``); nil: as many as are fetched.
     public var processingSlots: Int? = ProcessingSlots.defaultCount
+    /// `--full`: read every body to its end and parse it, even when its leading episodes are all stored or it is
+    /// identical to the last one (issue #36). Otherwise a body is read whole when it was last read whole longer ago
+    /// than ``SchedulePolicy/revalidateEvery``, and identical bodies are not parsed.
+    public var readsWhole = false
 
     public init(
         parserOptions: FeedParserOptions = .init(),

@@ -21,6 +21,7 @@ struct RunBookkeeping: Sendable {
         run.newEpisodes = summary.newEpisodeCount
         run.bytesDownloaded = tally.bytesDownloaded
         run.bytesSaved = tally.bytesSaved
+        run.feedsReadShort = summary.outcomes.count(where: \.readShort)
         try await runs.finishRun(run)
     }
 }
