@@ -262,6 +262,29 @@ struct DataFetchCoordinatorTests {
         #expect(claimed == 8)
     }
 
+    @Test
+    func aMultiplexingHostRunsPastThePerHostLimitOnlyAfterEveryHostWasAskedAndNeverWhileTheRunHoldsBack() {
+        // 10 feeds on a host whose answers came over HTTP/2 (8 streams at once), then 3 hosts with one feed each.
+        let targets =
+            (1...10).map { FeedTarget(id: Int64($0), url: URL(string: "https://h2.example/\($0)")!) }
+            + (11...13).map { FeedTarget(id: Int64($0), url: URL(string: "https://one\($0).example/feed")!) }
+        func claimAll(holdingBack: Bool) -> [String] {
+            var state = DataFetchCoordinator.State()
+            var pending = PendingFeeds(targets)
+            var hosts: [String] = []
+            while let feed = state.claimNext(
+                from: &pending, globalLimit: 100, perHost: 2, holdingBack: holdingBack,
+                multiplexed: { $0 == "h2.example" ? 8 : nil })
+            {
+                hosts.append(feed.host)
+            }
+            return hosts
+        }
+        let askedFirst = ["h2.example", "h2.example", "one11.example", "one12.example", "one13.example"]
+        #expect(claimAll(holdingBack: true) == askedFirst)
+        #expect(claimAll(holdingBack: false) == askedFirst + Array(repeating: "h2.example", count: 6))
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aRunAsksForEachHostsMultiplexedLimitAsFeedsStart() async {
         let coordinator = DataFetchCoordinator(

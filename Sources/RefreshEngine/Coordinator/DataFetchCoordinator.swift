@@ -81,8 +81,10 @@ public final class DataFetchCoordinator: @unchecked Sendable {
         ///    waiting for its answer costs only a connection; so every host is asked once before any but the busiest
         ///    is asked again;
         /// 3. a feed of the host with the most work left among those with room.
-        /// Within a host, feeds start in the pending order. A host's limit is `perHost`, or the larger
-        /// `multiplexed(host)` says its connection carries at once.
+        /// Within a host, feeds start in the pending order. A host whose connection carries more at once
+        /// (`multiplexed(host)`, HTTP/2's stream limit) may run past `perHost` up to that, in step 3 only: every host
+        /// is asked once before, and a run that holds back never does (its answers would only wait for the CPU, and
+        /// hold memory while they wait).
         ///
         /// With `holdingBack` (the refresh admits no new fetch now: answers already wait for the CPU), only steps 1
         /// and 2 apply: the critical path keeps moving, and every host is still asked once. A host's first answer
@@ -97,12 +99,22 @@ public final class DataFetchCoordinator: @unchecked Sendable {
             var most = runningPerHost.values.max() ?? 0
             var busiest: (host: String, left: Int, order: Int)?
             var firstUnasked: (host: String, left: Int, order: Int)?
+            // The busiest host with room only under its multiplexed limit (past `perHost`): it comes after every
+            // host was asked once, and not while the run holds back.
+            var busiestMultiplexed: (host: String, left: Int, order: Int)?
             for (host, queue) in pending.hosts where queue.waiting > 0 {
                 let runningNow = runningPerHost[host, default: 0]
                 let left = queue.waiting + runningNow
                 most = max(most, left)
-                guard runningNow < multiplexed(host).map({ max(perHost, $0) }) ?? perHost else { continue }
                 let order = queue.firstOrder
+                guard runningNow < perHost else {
+                    if runningNow < multiplexed(host) ?? 0,
+                        busiestMultiplexed.map({ left > $0.left || (left == $0.left && order < $0.order) }) ?? true
+                    {
+                        busiestMultiplexed = (host, left, order)
+                    }
+                    continue
+                }
                 if busiest.map({ left > $0.left || (left == $0.left && order < $0.order) }) ?? true {
                     busiest = (host, left, order)
                 }
@@ -115,8 +127,13 @@ public final class DataFetchCoordinator: @unchecked Sendable {
                 isBusiest = true
             } else if holdingBack {
                 chosen = firstUnasked
+            } else if let firstUnasked {
+                chosen = firstUnasked
+            } else if let busiestMultiplexed, busiestMultiplexed.left >= busiest?.left ?? 0 {
+                chosen = busiestMultiplexed
+                isBusiest = busiestMultiplexed.left == most
             } else {
-                chosen = firstUnasked ?? busiest
+                chosen = busiest
             }
             guard let chosen else { return nil }
             let feed = pending.removeFirst(of: chosen.host)
