@@ -8,8 +8,10 @@ import Testing
 private func withSource<R>(
     trusting server: TestHTTP2Server, _ body: (HTTPFeedSource, HTTPNetwork) async throws -> R
 ) async throws -> R {
-    let configuration = FetchConfiguration(
+    var configuration = FetchConfiguration(
         connectTimeout: .seconds(10), totalTimeout: .seconds(30), maxBodyBytes: 10_000_000, userAgent: "podfresh/test")
+    // The tests count connections: the one connection must outlast a stalled moment of a loaded machine.
+    configuration.idleConnectionTimeout = .seconds(600)
     let network = try HTTPNetwork(
         resolver: HostResolver(policy: configuration.resolverPolicy), trustingPEM: server.certificatePEM)
     return try await withClosing(network, close: { await $0.shutdown() }) { network in
