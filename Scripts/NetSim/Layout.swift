@@ -51,6 +51,9 @@ struct Layout: Decodable, Sendable {
         var tls = false
         /// Offers HTTP/2 through ALPN (only with `tls`).
         var h2 = false
+        /// The most streams an HTTP/2 client may open at once on one connection (`SETTINGS_MAX_CONCURRENT_STREAMS`),
+        /// as real servers name one: 100 unless set (nginx's and most CDNs' default; some name 128 or 250).
+        var h2MaxStreams = 100
         /// Nothing listens: every connection is refused.
         var refuse = false
         /// How long every answer waits before its head, unless the feed sets its own.
@@ -60,7 +63,7 @@ struct Layout: Decodable, Sendable {
         var feeds: [Feed] = []
 
         enum CodingKeys: String, CodingKey {
-            case name, address, dns, dnsDelayMs, tls, h2, refuse, delayMs, bytesPerSecond, feeds
+            case name, address, dns, dnsDelayMs, tls, h2, h2MaxStreams, refuse, delayMs, bytesPerSecond, feeds
         }
 
         init(from decoder: any Decoder) throws {
@@ -71,6 +74,7 @@ struct Layout: Decodable, Sendable {
             dnsDelayMs = try c.decodeIfPresent(Int.self, forKey: .dnsDelayMs)
             tls = try c.decodeIfPresent(Bool.self, forKey: .tls) ?? false
             h2 = try c.decodeIfPresent(Bool.self, forKey: .h2) ?? false
+            h2MaxStreams = try c.decodeIfPresent(Int.self, forKey: .h2MaxStreams) ?? 100
             refuse = try c.decodeIfPresent(Bool.self, forKey: .refuse) ?? false
             delayMs = try c.decodeIfPresent(Int.self, forKey: .delayMs) ?? 0
             bytesPerSecond = try c.decodeIfPresent(Int.self, forKey: .bytesPerSecond)

@@ -45,6 +45,7 @@ enum WebHosts {
             let tls = host.tls ? (host.h2 ? h2TLS : h1TLS) : nil
             let name = host.name
             let h2 = host.tls && host.h2
+            let maxStreams = host.h2MaxStreams
             let bootstrap = ServerBootstrap(group: group)
                 .serverChannelOption(ChannelOptions.backlog, value: 1024)
                 .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -52,7 +53,8 @@ enum WebHosts {
                 .childChannelInitializer { channel in
                     context.statistics.connectionOpened(host: name)
                     channel.closeFuture.whenComplete { _ in context.statistics.connectionClosed(host: name) }
-                    return configure(channel: channel, tls: tls, h2: h2, name: name, context: context)
+                    return configure(
+                        channel: channel, tls: tls, h2: h2, maxStreams: maxStreams, name: name, context: context)
                 }
             do {
                 channels.append(try await bootstrap.bind(host: host.address, port: host.tls ? 443 : 80).get())
@@ -64,7 +66,7 @@ enum WebHosts {
     }
 
     private static func configure(
-        channel: any Channel, tls: NIOSSLContext?, h2: Bool, name: String, context: WebContext
+        channel: any Channel, tls: NIOSSLContext?, h2: Bool, maxStreams: Int, name: String, context: WebContext
     ) -> EventLoopFuture<Void> {
         let http1: NIOChannelInitializer = { channel in
             channel.eventLoop.makeCompletedFuture {
@@ -85,8 +87,13 @@ enum WebHosts {
                 channel.eventLoop.makeCompletedFuture {
                     var streams = NIOHTTP2Handler.StreamConfiguration()
                     streams.targetWindowSize = 1 << 20
+                    // The stream limit the server names, enforced as real servers do (a stream over it is refused).
+                    var connection = NIOHTTP2Handler.ConnectionConfiguration()
+                    connection.initialSettings =
+                        connection.initialSettings.filter { $0.parameter != .maxConcurrentStreams }
+                        + [HTTP2Setting(parameter: .maxConcurrentStreams, value: maxStreams)]
                     _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-                        mode: .server, connectionConfiguration: .init(), streamConfiguration: streams,
+                        mode: .server, connectionConfiguration: connection, streamConfiguration: streams,
                         inboundStreamInitializer: { stream in
                             stream.eventLoop.makeCompletedFuture {
                                 try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())

@@ -60,6 +60,8 @@ public enum TransportFailureText {
         case .closedBeforeEnd(let host, let received, let expected):
             "\(host) closed the connection before \(subject.owner) end arrived (\(got(received, expected)))"
         case .cutShort(let host): "the connection to \(host) was cut before the whole answer arrived"
+        case .streamReset(let host, let code):
+            "\(host) reset the HTTP/2 stream of this \(subject.transfer) (\(streamError(code)))"
         case .certificateForAnotherName(let host):
             "the TLS certificate of \(host) is issued for another name: check \(subject.owner) URL"
         case .certificateNotTrusted(let host):
@@ -104,6 +106,27 @@ public enum TransportFailureText {
                 + "(minimum-rate limit; \(got(received, expected)))"
         case .total:
             "timed out: the whole \(subject.transfer) took longer than \(Measure.duration(after)) (\(got(received, expected)))"
+        }
+    }
+
+    /// An HTTP/2 error code's name (RFC 9113, section 7) with a word on what it means: `REFUSED_STREAM: the server
+    /// took on no more requests`.
+    static func streamError(_ code: Int) -> String {
+        switch code {
+        case 0x0: "NO_ERROR"
+        case 0x1: "PROTOCOL_ERROR: the server found an error in the request"
+        case 0x2: "INTERNAL_ERROR: the server failed"
+        case 0x3: "FLOW_CONTROL_ERROR"
+        case 0x5: "STREAM_CLOSED"
+        case 0x6: "FRAME_SIZE_ERROR"
+        case 0x7: "REFUSED_STREAM: the server took on no more requests; try again later"
+        case 0x8: "CANCEL: the server stopped sending"
+        case 0x9: "COMPRESSION_ERROR"
+        case 0xa: "CONNECT_ERROR"
+        case 0xb: "ENHANCE_YOUR_CALM: the server asks for fewer requests at once (try a lower --per-host)"
+        case 0xc: "INADEQUATE_SECURITY"
+        case 0xd: "HTTP_1_1_REQUIRED"
+        default: "error code \(code)"
         }
     }
 

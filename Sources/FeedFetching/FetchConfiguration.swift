@@ -32,6 +32,8 @@ public struct FetchConfiguration: Sendable {
     public var now: @Sendable () -> Date
     /// The clock the transfer limits are measured on, and retries wait on (a manual one in tests).
     public var clock: AppClock = .system
+    /// Whether feeds are asked over HTTP/2 where the server offers it (ALPN); false: HTTP/1.1 only (`--http1`).
+    public var allowsHTTP2 = true
 
     /// The limits a fetch runs under, each named in the error it causes.
     public var limits: TransferLimits {

@@ -37,21 +37,29 @@ public struct HTTPFeedSource: FeedSource {
     /// How feed requests talk to servers: bodies as sent (decoded as they are read, ``BodyInflater``, with the ratio
     /// limit), AsyncHTTPClient's read timeout as a backstop behind the watchdog's limits (a body waiting for its
     /// consumer is not read, and must not time out), idle connections closed after
-    /// ``FetchConfiguration/idleConnectionTimeout``, and HTTP/1.1 only: a feed's body is read as fast as it is parsed,
-    /// and when parsing falls behind the network (a cold run of many feeds), an HTTP/1.1 body waits in TCP while an
-    /// HTTP/2 stream would pile up to 8 MB of it in memory. A host still gets up to `--per-host` connections (6), as
-    /// a browser opens.
+    /// ``FetchConfiguration/idleConnectionTimeout``, and HTTP/2 where the server offers it (ALPN; unless
+    /// ``FetchConfiguration/allowsHTTP2`` is false), with each stream's
+    /// window bounded to ``streamWindow``: a feed's body is read as fast as it is parsed, and when parsing falls
+    /// behind the network (a cold run of many feeds), an unbounded stream would pile up to 8 MB of it in memory (an
+    /// HTTP/1.1 body waits in TCP). An HTTP/1.1 host gets up to `--per-host` connections (6), as a browser opens; an
+    /// HTTP/2 host one connection with up to its stream limit of feeds at once
+    /// (``HTTPNetwork/multiplexedStreams(host:)``).
     var profile: HTTPNetwork.Profile {
         HTTPNetwork.Profile(
             decompressionRatioLimit: nil,
             connectTimeout: configuration.connectTimeout,
             readTimeout: configuration.totalTimeout + .seconds(5),
-            idleTimeout: configuration.idleConnectionTimeout, allowsHTTP2: false)
+            idleTimeout: configuration.idleConnectionTimeout, allowsHTTP2: configuration.allowsHTTP2,
+            streamWindow: Self.streamWindow)
     }
 
     /// The most bytes of a body read short that are still read (and dropped) to keep its connection: about what a
     /// new TLS connection costs to set up; beyond it the connection is closed.
     static let drainLimit = 64 * 1024
+
+    /// The most bytes of a feed an HTTP/2 stream receives before they are parsed: 256 KB, a window that keeps a
+    /// stream at 2.5 MB/s over a 100 ms round trip, and at most 25 MB for a host's 100 streams.
+    public static let streamWindow = 256 * 1024
 
     public func fetch<Consumer: FeedBodyConsumer>(
         _ request: FeedRequest,

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 public import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
@@ -44,18 +45,23 @@ public final class HTTPNetwork: @unchecked Sendable {
         public var idleTimeout: Duration
         /// Whether HTTP/2 is offered (ALPN). Over HTTP/1.1 a body that is not read waits in TCP and holds the server
         /// back; over HTTP/2, AsyncHTTPClient lets each stream receive up to 8 MB unread (a fixed window), so bodies
-        /// read slower than they arrive pile up in memory.
+        /// read slower than they arrive pile up in memory, unless ``streamWindow`` bounds it.
         public var allowsHTTP2: Bool
+        /// The most bytes an HTTP/2 stream may receive before they are read (at least 64 KB): its window is opened
+        /// only as its body is read (``HTTP2WindowLimiter``). Nil: AsyncHTTPClient's own 8 MB window, opened as bytes
+        /// arrive. A larger window lets a stream go faster on a long round trip (a window a round trip).
+        public var streamWindow: Int?
 
         public init(
             decompressionRatioLimit: Int?, connectTimeout: Duration, readTimeout: Duration,
-            idleTimeout: Duration = .seconds(60), allowsHTTP2: Bool = true
+            idleTimeout: Duration = .seconds(60), allowsHTTP2: Bool = true, streamWindow: Int? = nil
         ) {
             self.decompressionRatioLimit = decompressionRatioLimit
             self.connectTimeout = connectTimeout
             self.readTimeout = readTimeout
             self.idleTimeout = idleTimeout
             self.allowsHTTP2 = allowsHTTP2
+            self.streamWindow = streamWindow
         }
     }
 
@@ -92,15 +98,49 @@ public final class HTTPNetwork: @unchecked Sendable {
 
     /// The resolver every request of this network uses.
     public let resolver: HostResolver
+    /// The TLS settings of every client: ``tlsConfiguration``, with a test's own roots added.
+    private let tls: TLSConfiguration
     private let lock = NSLock()
     private var clients: [ClientKey: HTTPClient] = [:]
     /// The address that last connected, per host: later requests start there.
     private var working: [String: String] = [:]
+    /// Hosts whose last answer came over HTTP/2.
+    private var multiplexed: Set<String> = []
     private var closed = false
 
     /// A network over `resolver`; call ``shutdown()`` when done (or use ``withNetwork(resolver:_:)``).
     public init(resolver: HostResolver = HostResolver()) {
         self.resolver = resolver
+        self.tls = Self.tlsConfiguration
+    }
+
+    /// A network that trusts the certificates in `trustedPEM` (PEM text) besides the system's: a server of one's own
+    /// with a certificate of its own (a test's).
+    ///
+    /// - Throws: NIOSSL's error when `trustedPEM` holds no readable certificate.
+    public convenience init(resolver: HostResolver = HostResolver(), trustingPEM trustedPEM: String) throws {
+        var tls = Self.tlsConfiguration
+        let extra = try NIOSSLCertificate.fromPEMBytes(Array(trustedPEM.utf8))
+        switch tls.trustRoots {
+        case .certificates(let roots): tls.trustRoots = .certificates(roots + extra)
+        default: tls.additionalTrustRoots.append(.certificates(extra))
+        }
+        self.init(resolver: resolver, tls: tls)
+    }
+
+    private init(resolver: HostResolver, tls: TLSConfiguration) {
+        self.resolver = resolver
+        self.tls = tls
+    }
+
+    /// The streams AsyncHTTPClient opens at once on an HTTP/2 connection when the server names no limit, and the
+    /// limit most servers name (100; some 128 or 250).
+    public static let assumedStreamLimit = 100
+
+    /// How many requests to `host` can run at once on one connection: ``assumedStreamLimit`` when its last answer
+    /// came over HTTP/2, nil when it came over HTTP/1.1 or none has come yet.
+    public func multiplexedStreams(host: String) -> Int? {
+        lock.withLock { multiplexed.contains(host.lowercased()) } ? Self.assumedStreamLimit : nil
     }
 
     /// A network that is shut down when `body` returns or throws.
@@ -219,7 +259,11 @@ public final class HTTPNetwork: @unchecked Sendable {
             watch?.requestStarted()
             do {
                 let response = try await client.execute(request, deadline: deadline)
-                if attempts.count > 1 { lock.withLock { working[key] = address.ip } }
+                let overHTTP2 = response.version.major == 2
+                lock.withLock {
+                    if attempts.count > 1 { working[key] = address.ip }
+                    if overHTTP2 { multiplexed.insert(key) } else { multiplexed.remove(key) }
+                }
                 return response
             } catch {
                 guard index < attempts.count - 1, Self.isConnectFailure(error), !Task.isCancelled else { throw error }
@@ -248,13 +292,33 @@ public final class HTTPNetwork: @unchecked Sendable {
             // AsyncHTTPClient retrying it with backoff until the connect timeout.
             configuration.connectionPool.retryConnectionEstablishment = false
             configuration.connectionPool.idleTimeout = TimeAmount(profile.idleTimeout)
-            configuration.tlsConfiguration = Self.tlsConfiguration
+            configuration.tlsConfiguration = tls
+            if profile.allowsHTTP2, let window = profile.streamWindow {
+                Self.boundStreamWindows(&configuration, window)
+            }
             // The URL keeps the host's name (Host header, SNI, certificate check); only the address comes from here.
             configuration.dnsOverride = [host: address.ip]
             configuration.dnsOverride[host.lowercased()] = address.ip
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             clients[key] = client
             return client
+        }
+    }
+
+    /// Installs ``HTTP2WindowLimiter`` on every HTTP/2 connection of a client and ``HTTP2ReadReporter`` on every
+    /// stream: a stream receives at most `window` bytes before they are read.
+    private static func boundStreamWindows(_ configuration: inout HTTPClient.Configuration, _ window: Int) {
+        configuration.http2ConnectionDebugInitializer = { channel in
+            channel.eventLoop.submit {
+                let pipeline = channel.pipeline.syncOperations
+                let multiplexer = try pipeline.handler(type: HTTP2StreamMultiplexer.self)
+                try pipeline.addHandler(HTTP2WindowLimiter(window: window), position: .before(multiplexer))
+            }
+        }
+        configuration.http2StreamChannelDebugInitializer = { channel in
+            channel.eventLoop.submit {
+                try channel.pipeline.syncOperations.addHandler(HTTP2ReadReporter(), position: .first)
+            }
         }
     }
 

@@ -3,6 +3,7 @@ public import Foundation
 import Measures
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
@@ -95,6 +96,8 @@ extension TransportFailure {
             self = .handshakeFailed(host: host, port: port)
         case is HTTPParserError:
             self = .invalidHTTP
+        case let error as NIOHTTP2Errors.StreamClosed:
+            self = .streamReset(host: host, code: error.errorCode.networkCode)
         default:
             self = .networkError(host: host, reason: ErrorWords.describe(error))
         }

@@ -42,6 +42,9 @@ public enum TransportFailure: Error, Sendable, Hashable, Codable {
     case closedBeforeEnd(host: String, receivedBytes: Int64, expectedBytes: Int64?)
     /// The TLS connection was cut before the whole answer (no closing message).
     case cutShort(host: String)
+    /// `host` reset the request's HTTP/2 stream (`RST_STREAM`) with error code `code` (RFC 9113's number: 7 is
+    /// `REFUSED_STREAM`, 8 `CANCEL`); the connection and its other streams go on.
+    case streamReset(host: String, code: Int)
 
     // MARK: TLS
     /// The certificate is issued for another name.
@@ -113,8 +116,8 @@ public enum TransportFailure: Error, Sendable, Hashable, Codable {
         case .corruptBody: .corruptBody
         case .expandsTooMuch: .tooLarge
         case .transferLimit, .timedOut: .timeout
-        case .connectionReset, .closedEarly, .closedBeforeEnd, .cutShort, .invalidHTTP, .compressedBodyCutShort,
-            .cancelled, .networkError, .httpClientError:
+        case .connectionReset, .closedEarly, .closedBeforeEnd, .cutShort, .streamReset, .invalidHTTP,
+            .compressedBodyCutShort, .cancelled, .networkError, .httpClientError:
             .broken
         }
     }

@@ -66,6 +66,11 @@ struct FetchOptions: ParsableArguments {
     @Option(name: .long, help: "The largest feed body accepted, in megabytes.")
     var maxFeedSize: Int = 75
 
+    @Flag(
+        name: .customLong("http1"),
+        help: "Ask feeds over HTTP/1.1 only, even of servers that offer HTTP/2 (then at most --per-host at once).")
+    var http1 = false
+
     func validate() throws {
         guard (1...256).contains(jobs) else { throw ValidationError("Please give a --jobs between 1 and 256.") }
         guard (1...64).contains(perHost) else { throw ValidationError("Please give a --per-host between 1 and 64.") }
@@ -88,6 +93,7 @@ struct FetchOptions: ParsableArguments {
             maxBodyBytes: maxFeedSize * 1_000_000,
             userAgent: PodfreshVersion.userAgent)
         configuration.firstByteTimeout = .seconds(min(firstByteTimeout.seconds, timeout.seconds))
+        configuration.allowsHTTP2 = !http1
         return configuration
     }
 }

@@ -143,8 +143,10 @@ private func withEnvironment<Result: Sendable>(
     let clock = AppClock.system.shifted(by: try await store.claims?.clockOffset() ?? 0)
     return try await withFeedNetwork(fetch) { source, network in
         let events = EventHub()
+        // A host whose answers come over HTTP/2 takes up to its stream limit at once on its one connection.
         let coordinator = DataFetchCoordinator(
-            maxConcurrent: fetch.jobs, maxPerHost: fetch.perHost, events: events, clock: clock)
+            maxConcurrent: fetch.jobs, maxPerHost: fetch.perHost, events: events, clock: clock,
+            multiplexedLimit: { network.multiplexedStreams(host: $0) })
         let updates = UIUpdateService()
         let renderer = ConsoleRenderer(mode: output, quietRepeats: layout.quietRepeats, wide: layout.wide)
         renderer.attach(to: updates)

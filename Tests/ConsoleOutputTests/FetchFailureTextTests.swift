@@ -43,6 +43,18 @@ struct FetchFailureTextTests {
                 == "could not connect to h.example within 10s: no answer from the host or the network")
     }
 
+    @Test func anHTTP2StreamResetNamesTheHostAndTheServersErrorCodeInWords() {
+        func line(_ code: Int) -> String {
+            FetchFailureText.line(FeedFetchError(.transport(.streamReset(host: "h.example", code: code))))
+        }
+        #expect(line(2) == "h.example reset the HTTP/2 stream of this fetch (INTERNAL_ERROR: the server failed)")
+        #expect(
+            line(7)
+                == "h.example reset the HTTP/2 stream of this fetch "
+                + "(REFUSED_STREAM: the server took on no more requests; try again later)")
+        #expect(line(0x42) == "h.example reset the HTTP/2 stream of this fetch (error code 66)")
+    }
+
     @Test func aBodyOverTheLimitNamesTheLimitInBytesAndTheOptionThatRaisesIt() {
         let error = FeedFetchError(.bodyOverLimit(limit: 1_000_000, announced: 5_000_000_000))
         #expect(FetchFailureText.line(error) == "the feed is larger than the 1 MB limit: the server announces 5 GB")

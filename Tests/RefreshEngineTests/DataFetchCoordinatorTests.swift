@@ -1,6 +1,7 @@
 import FeedFetching
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import RefreshEngine
@@ -229,6 +230,78 @@ struct DataFetchCoordinatorTests {
         #expect(outcomes.count == 6)
         #expect(outcomes.allSatisfy { $0.result == .notModified })
         #expect(coordinator.activeFeedIDs.isEmpty)
+    }
+
+    @Test
+    func aHostThatMultiplexesTakesUpToItsStreamLimitWhileAnHTTP1HostKeepsThePerHostLimit() {
+        // 10 feeds on a host whose answers came over HTTP/2 (8 streams at once), 10 on one that speaks HTTP/1.1.
+        let targets = (1...20).map {
+            FeedTarget(id: Int64($0), url: URL(string: "https://\($0 <= 10 ? "h2" : "h1").example/\($0)")!)
+        }
+        let multiplexed: (String) -> Int? = { $0 == "h2.example" ? 8 : nil }
+        func claimAll(globalLimit: Int) -> [String: Int] {
+            var state = DataFetchCoordinator.State()
+            var pending = PendingFeeds(targets)
+            var claimed: [String: Int] = [:]
+            while let feed = state.claimNext(
+                from: &pending, globalLimit: globalLimit, perHost: 2, multiplexed: multiplexed)
+            {
+                claimed[feed.host, default: 0] += 1
+            }
+            return claimed
+        }
+        #expect(claimAll(globalLimit: 100) == ["h2.example": 8, "h1.example": 2])
+        #expect(claimAll(globalLimit: 5).values.reduce(0, +) == 5, "the global limit still holds")
+        // A stream limit under the per-host limit never lowers it.
+        var state = DataFetchCoordinator.State()
+        var pending = PendingFeeds(targets)
+        var claimed = 0
+        while state.claimNext(from: &pending, globalLimit: 100, perHost: 4, multiplexed: { _ in 1 }) != nil {
+            claimed += 1
+        }
+        #expect(claimed == 8)
+    }
+
+    @Test
+    func aMultiplexingHostRunsPastThePerHostLimitOnlyAfterEveryHostWasAskedAndNeverWhileTheRunHoldsBack() {
+        // 10 feeds on a host whose answers came over HTTP/2 (8 streams at once), then 3 hosts with one feed each.
+        let targets =
+            (1...10).map { FeedTarget(id: Int64($0), url: URL(string: "https://h2.example/\($0)")!) }
+            + (11...13).map { FeedTarget(id: Int64($0), url: URL(string: "https://one\($0).example/feed")!) }
+        func claimAll(holdingBack: Bool) -> [String] {
+            var state = DataFetchCoordinator.State()
+            var pending = PendingFeeds(targets)
+            var hosts: [String] = []
+            while let feed = state.claimNext(
+                from: &pending, globalLimit: 100, perHost: 2, holdingBack: holdingBack,
+                multiplexed: { $0 == "h2.example" ? 8 : nil })
+            {
+                hosts.append(feed.host)
+            }
+            return hosts
+        }
+        let askedFirst = ["h2.example", "h2.example", "one11.example", "one12.example", "one13.example"]
+        #expect(claimAll(holdingBack: true) == askedFirst)
+        #expect(claimAll(holdingBack: false) == askedFirst + Array(repeating: "h2.example", count: 6))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aRunAsksForEachHostsMultiplexedLimitAsFeedsStart() async {
+        let coordinator = DataFetchCoordinator(
+            maxConcurrent: 16, maxPerHost: 2, multiplexedLimit: { $0 == "host0.example" ? 6 : nil })
+        let probe = ConcurrencyProbe()
+        let gate = Flag()
+        // 24 feeds over 2 hosts; every fetch waits until 8 run at once (6 on the multiplexing host and 2 on the
+        // other), which only the raised limit allows (without it, the first wait gives up and lets all go on).
+        let outcomes = await coordinator.run(feeds(24, hosts: 2)) { feed in
+            probe.enter(feed)
+            if probe.snapshot.started.count >= 8 { gate.set() }
+            if await !waitUntil(within: .seconds(20), { gate.isSet }) { gate.set() }
+            probe.leave(feed)
+            return RefreshOutcome(feed: feed, result: .notModified)
+        }
+        #expect(outcomes.count == 24)
+        #expect(probe.snapshot.maxRunning == 8)
     }
 
     @Test

@@ -23,44 +23,13 @@ public final class TestTLSServer: @unchecked Sendable {
 
     private init() {}
 
-    /// A certificate and key for `localhost` and `127.0.0.1`, valid for a day, signed by nobody but itself.
-    private static func makeSelfSignedCertificate() throws -> (certificate: NIOSSLCertificate, key: NIOSSLPrivateKey) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "podfresh-tls-\(UUID().uuidString)"
-        )
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = directory.appendingPathComponent("cert.pem").path
-        let key = directory.appendingPathComponent("key.pem").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-            "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestTLSServerError(
-                message: "openssl could not make a certificate (status \(process.terminationStatus))"
-            )
-        }
-        guard let loaded = try NIOSSLCertificate.fromPEMFile(certificate).first else {
-            throw TestTLSServerError(message: "openssl wrote no certificate")
-        }
-        return (loaded, try NIOSSLPrivateKey(file: key, format: .pem))
-    }
-
     /// Starts the server on 127.0.0.1 on a free port. It answers `200 ok` to a client that accepts its certificate.
     public static func start() async throws -> TestTLSServer {
         let server = TestTLSServer()
-        let (certificate, key) = try makeSelfSignedCertificate()
+        let made = try TestCertificate.make()
         let configuration = TLSConfiguration.makeServerConfiguration(
-            certificateChain: [.certificate(certificate)],
-            privateKey: .privateKey(key)
+            certificateChain: [.certificate(made.certificate)],
+            privateKey: .privateKey(made.key)
         )
         let context = try NIOSSLContext(configuration: configuration)
         let bootstrap = ServerBootstrap(group: server.group)

@@ -14,8 +14,12 @@ public import Measures
 public final class DataFetchCoordinator: @unchecked Sendable {
     /// The most feeds fetched at the same time.
     public let maxConcurrent: Int
-    /// The most feeds of one host fetched at the same time.
+    /// The most feeds of one host fetched at the same time, unless ``multiplexedLimit`` says the host takes more.
     public let maxPerHost: Int
+    /// How many feeds of a host may be fetched at once over one multiplexed (HTTP/2) connection, or nil when the host
+    /// is not known to multiplex: asked each time a feed of the host could start, so a host's limit rises once its
+    /// first answer came over HTTP/2 (and falls back if a later one does not).
+    private let multiplexedLimit: (@Sendable (_ host: String) -> Int?)?
 
     /// Where the fetch events go (shared with whatever else the command publishes).
     public let events: EventHub
@@ -30,12 +34,19 @@ public final class DataFetchCoordinator: @unchecked Sendable {
     ///   - maxConcurrent: The global limit (`--jobs`).
     ///   - maxPerHost: The per-host limit (`--per-host`).
     ///   - events: Where the fetch events are published.
-    /// - Parameter clock: The clock a claiming run waits on between claims that found nothing free.
-    public init(maxConcurrent: Int = 5, maxPerHost: Int = 2, events: EventHub = EventHub(), clock: AppClock = .system) {
+    ///   - clock: The clock a claiming run waits on between claims that found nothing free.
+    ///   - multiplexedLimit: For a host, the requests its connection carries at once when it multiplexes them
+    ///     (HTTP/2's stream limit), nil otherwise; a multiplexing host's limit is the larger of this and `maxPerHost`,
+    ///     and the global limit still holds. Called under the coordinator's lock: it must return at once.
+    public init(
+        maxConcurrent: Int = 5, maxPerHost: Int = 2, events: EventHub = EventHub(), clock: AppClock = .system,
+        multiplexedLimit: (@Sendable (_ host: String) -> Int?)? = nil
+    ) {
         self.maxConcurrent = max(1, maxConcurrent)
         self.maxPerHost = max(1, maxPerHost)
         self.events = events
         self.clock = clock
+        self.multiplexedLimit = multiplexedLimit
     }
 
     /// Publishes a fetch event while the caller holds `lock`, in the order of the state changes.
@@ -70,26 +81,40 @@ public final class DataFetchCoordinator: @unchecked Sendable {
         ///    waiting for its answer costs only a connection; so every host is asked once before any but the busiest
         ///    is asked again;
         /// 3. a feed of the host with the most work left among those with room.
-        /// Within a host, feeds start in the pending order.
+        /// Within a host, feeds start in the pending order. A host whose connection carries more at once
+        /// (`multiplexed(host)`, HTTP/2's stream limit) may run past `perHost` up to that, in step 3 only: every host
+        /// is asked once before, and a run that holds back never does (its answers would only wait for the CPU, and
+        /// hold memory while they wait).
         ///
         /// With `holdingBack` (the refresh admits no new fetch now: answers already wait for the CPU), only steps 1
         /// and 2 apply: the critical path keeps moving, and every host is still asked once. A host's first answer
         /// comes only after its server's own delay (up to the run's slowest), so asking it later would add the wait
         /// to the run's end; its second feed waits with the rest.
         mutating func claimNext(
-            from pending: inout PendingFeeds, globalLimit: Int, perHost: Int, holdingBack: Bool = false
+            from pending: inout PendingFeeds, globalLimit: Int, perHost: Int, holdingBack: Bool = false,
+            multiplexed: (String) -> Int? = { _ in nil }
         ) -> FeedTarget? {
             guard running.count < globalLimit, !pending.isEmpty else { return nil }
             // One pass over the hosts with feeds waiting. Ties go to the host whose oldest waiting feed came first.
             var most = runningPerHost.values.max() ?? 0
             var busiest: (host: String, left: Int, order: Int)?
             var firstUnasked: (host: String, left: Int, order: Int)?
+            // The busiest host with room only under its multiplexed limit (past `perHost`): it comes after every
+            // host was asked once, and not while the run holds back.
+            var busiestMultiplexed: (host: String, left: Int, order: Int)?
             for (host, queue) in pending.hosts where queue.waiting > 0 {
                 let runningNow = runningPerHost[host, default: 0]
                 let left = queue.waiting + runningNow
                 most = max(most, left)
-                guard runningNow < perHost else { continue }
                 let order = queue.firstOrder
+                guard runningNow < perHost else {
+                    if runningNow < multiplexed(host) ?? 0,
+                        busiestMultiplexed.map({ left > $0.left || (left == $0.left && order < $0.order) }) ?? true
+                    {
+                        busiestMultiplexed = (host, left, order)
+                    }
+                    continue
+                }
                 if busiest.map({ left > $0.left || (left == $0.left && order < $0.order) }) ?? true {
                     busiest = (host, left, order)
                 }
@@ -102,8 +127,13 @@ public final class DataFetchCoordinator: @unchecked Sendable {
                 isBusiest = true
             } else if holdingBack {
                 chosen = firstUnasked
+            } else if let firstUnasked {
+                chosen = firstUnasked
+            } else if let busiestMultiplexed, busiestMultiplexed.left >= busiest?.left ?? 0 {
+                chosen = busiestMultiplexed
+                isBusiest = busiestMultiplexed.left == most
             } else {
-                chosen = firstUnasked ?? busiest
+                chosen = busiest
             }
             guard let chosen else { return nil }
             let feed = pending.removeFirst(of: chosen.host)
@@ -282,7 +312,8 @@ public final class DataFetchCoordinator: @unchecked Sendable {
                     let next: FetchSlot? = lock.withLock {
                         guard
                             let feed = state.claimNext(
-                                from: &pending, globalLimit: maxConcurrent, perHost: maxPerHost, holdingBack: !admitted)
+                                from: &pending, globalLimit: maxConcurrent, perHost: maxPerHost, holdingBack: !admitted,
+                                multiplexed: { multiplexedLimit?($0) })
                         else { return nil }
                         progress.running = Array(state.running.values).sorted { $0.id < $1.id }
                         publishLocked(.fetchStarted(feed))
