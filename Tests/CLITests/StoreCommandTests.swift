@@ -56,8 +56,9 @@ struct StoreCommandTests {
         try handle.seek(toOffset: UInt64((page - 1) * 4096))
         handle.write(Data(repeating: 0xA5, count: 4096))
         try handle.close()
-        // … every command that touches episodes says so and exits 70 (before: `episodes` and `remove` exited 1).
-        for arguments in [["episodes"], ["episodes", "--json"], ["remove", "1"], ["refresh", "--force"]] {
+        // … every command that touches episodes says so and exits 70 (before: `episodes` and `remove` exited 1). A
+        // refresh merges only with `--full`: a body identical to the last one is not parsed, and its episodes not read.
+        for arguments in [["episodes"], ["episodes", "--json"], ["remove", "1"], ["refresh", "--force", "--full"]] {
             let result = try await podfresh.run(arguments)
             #expect(
                 result.status == 70, "podfresh \(arguments.joined(separator: " ")): \(result.status) \(result.stderr)")

@@ -119,7 +119,8 @@ struct InternetTests {
             "warm run: \(stats.addressLookups) name lookups (A queries) for 24 requests to 3 names")
     }
 
-    /// HTTPS through the namespace's test CA works, and feeds of a host that offers HTTP/2 are asked over it: once its
+    /// HTTPS through the namespace's test CA works, and with `--http2` feeds of a host that offers HTTP/2 are asked over
+    /// it: once its
     /// first answer came over HTTP/2, its feeds go side by side over one connection, past `--per-host` (which an
     /// HTTP/1.1 host keeps).
     @Test(.timeLimit(.minutes(1)))
@@ -131,7 +132,7 @@ struct InternetTests {
         let internet = try await SimulatedInternet.start(layout)
         defer { internet.stop() }
 
-        let run = try await internet.refresh(["--per-host", "2", "--jobs", "16"])
+        let run = try await internet.refresh(["--per-host", "2", "--jobs", "16", "--http2"])
         let stats = try await internet.statistics()
 
         #expect(run.status == 0, "\(run.summary)")

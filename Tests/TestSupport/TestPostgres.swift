@@ -143,7 +143,7 @@ public final class TestPostgres: Sendable {
             .map { $0.isLetter || $0.isNumber ? $0 : "_" }
         let database = String(name)
         let (createdb, host, port, user) = (binaries.appendingPathComponent("createdb").path, host, port, user)
-        try await onOwnThread { try Self.run(createdb, ["-h", host, "-p", "\(port)", "-U", user, database]) }
+        _ = try await onOwnThread { try Self.run(createdb, ["-h", host, "-p", "\(port)", "-U", user, database]) }
         return url(database: database)
     }
 
