@@ -84,11 +84,17 @@ public protocol FeedBodyConsumer: AnyObject {
     /// source then stops reading the body (it closes the connection, or reads the rest without handing it on when
     /// little is left) and returns ``FeedFetchResult/fetched(_:_:byteCount:)`` with the bytes handed on so far.
     var wantsMoreBody: Bool { get }
+    /// Called after each chunk handed to ``consume(_:)``, outside the source's buffers: the consumer may wait here for
+    /// work of its own (a refresh stores the episodes of a long body every few megabytes, issue #36), and the body waits
+    /// with it. Throwing stops the download, as in ``consume(_:)``.
+    func afterChunk() async throws
 }
 
 extension FeedBodyConsumer {
     /// Every byte, by default.
     public var wantsMoreBody: Bool { true }
+    /// Nothing to wait for, by default.
+    public func afterChunk() async throws {}
 }
 
 /// The outcome of a fetch that reached the server.

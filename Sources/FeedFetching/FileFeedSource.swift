@@ -64,6 +64,7 @@ public struct FileFeedSource: FeedSource {
                 throw FeedFetchError(.fileOverLimit(path: path, limit: maxBodyBytes))
             }
             try data.withUnsafeBytes { try consumer.consume($0) }
+            try await consumer.afterChunk()
             if !consumer.wantsMoreBody { break }
         }
         return .fetched(head, consumer, byteCount: count)

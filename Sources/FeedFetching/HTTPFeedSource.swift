@@ -169,6 +169,11 @@ public struct HTTPFeedSource: FeedSource {
                     try chunk.withUnsafeBytes { bytes in
                         if let inflater { try inflater.inflate(bytes, deliver) } else { try deliver(bytes) }
                     }
+                    do {
+                        try await consumer.afterChunk()
+                    } catch {
+                        throw FeedFetchConsumerError(underlying: error)
+                    }
                     if !consumer.wantsMoreBody {
                         // Read short: the rest is not handed on. Little left is read and dropped, so the connection
                         // serves the host's next feed; more, or an unknown length, closes it (leaving the loop drops

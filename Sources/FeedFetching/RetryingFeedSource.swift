@@ -3,7 +3,8 @@ public import Measures
 /// A ``FeedSource`` that tries a fetch once more when it fails in a way worth retrying at once (a reset connection, a
 /// timeout: ``FeedFetchError/isTransient``), after a short pause with jitter. Every other outcome passes through.
 ///
-/// The retry builds a new consumer from the new response head, so a half-parsed first attempt leaves nothing behind.
+/// The retry builds a new consumer from the new response head, so a half-parsed first attempt leaves nothing behind in
+/// memory (what a consumer stored as it read, it stored as true of the feed: see the refresh's early merges).
 public struct RetryingFeedSource: FeedSource {
     private let base: any FeedSource
     private let delay: Duration

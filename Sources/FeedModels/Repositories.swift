@@ -36,6 +36,10 @@ public protocol EpisodeRepository: Sendable {
     /// only the feed's error state and schedule. Nothing is ever deleted, and applying the same check twice announces
     /// no episode twice.
     func apply(_ check: FeedCheck) async throws -> MergeSummary
+    /// Merges episodes of a body still being read (a big feed's, issue #36) in one transaction of its own, as
+    /// ``EarlyEpisodes`` says: known ones updated or marked seen, new ones stored as back catalogue where allowed,
+    /// the other new ones handed back. Writes nothing of the feed's own state; ``apply(_:)`` ends the check.
+    func mergeEarly(_ part: EarlyEpisodes) async throws -> EarlyMergeSummary
     /// Stored episodes, newest first (by published date, else first-seen).
     func episodes(_ query: EpisodeQuery) async throws -> [StoredEpisode]
     /// How many stored episodes match `query`, ignoring its limit.

@@ -131,6 +131,13 @@ public final class FeedParser {
     /// The episode that ended `index`-th (see ``completedEpisodeCount``).
     public func completedEpisode(at index: Int) -> ParsedEpisode { state.pointee.episodes[index] }
 
+    /// Takes out the episodes read to their end so far, in document order, so a caller can store a big feed's
+    /// episodes as it goes instead of holding them all to the end (issue #36). Each key is handed on once, as its
+    /// first listing: a later listing of a key taken out earlier is left out (with the same ``ParseWarning`` as
+    /// ever), also from what ``finish()`` returns, which holds only episodes not taken out. An episode that ended
+    /// before an item still open, or out of document order (illegal nesting), stays until it can be placed.
+    public func takeCompletedEpisodes() -> [ParsedEpisode] { state.pointee.takeEpisodes() }
+
     /// True while the episodes ended in document order (false once an item nested in another ended first).
     public var episodesEndedInOrder: Bool {
         let ordinals = state.pointee.episodeOrdinals

@@ -567,7 +567,19 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         while let row = try rows.next() { stored[row["key"]] = row["fingerprint"] }
         let plan = MergePlan(
             feed: feed, fingerprints: columns.map(\.fingerprint), stored: stored, announceLimit: announceLimit)
-        let subscriptionID = subscription.id.databaseValue
+        try Self.carryOut(
+            plan, keys: { feed.episodes[$0].id }, columns: columns, subscriptionID: subscription.id,
+            checkedAt: checkedAt, runID: runID, db: db)
+        return plan.summary(of: feed, subscriptionID: subscription.id, checkedAt: checkedAt, runID: runID)
+    }
+
+    /// Carries out a merge plan: its inserts, updates and episodes marked seen, each row by its index (`key` gives its
+    /// identity key, `columns` its values).
+    static func carryOut(
+        _ plan: MergePlan, keys key: (Int) -> String, columns: [EpisodeColumns], subscriptionID: Int64,
+        checkedAt: Date, runID: Int64?, db: Database
+    ) throws {
+        let subscriptionID = subscriptionID.databaseValue
         let seen = checkedAt.timeIntervalSince1970.databaseValue
         if !plan.inserts.isEmpty {
             let insert = try db.cachedStatement(
@@ -580,7 +592,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
             for entry in plan.inserts {
                 let row = columns[entry.index]
                 var arguments: StatementArguments = [
-                    subscriptionID, feed.episodes[entry.index].id.databaseValue, row.fingerprint.databaseValue,
+                    subscriptionID, key(entry.index).databaseValue, row.fingerprint.databaseValue,
                 ]
                 arguments += row.arguments
                 arguments += [seen, seen, MergePlan.firstSeenRun(of: entry, runID: runID).databaseValue]
@@ -599,7 +611,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                 let row = columns[index]
                 var arguments: StatementArguments = [row.fingerprint.databaseValue]
                 arguments += row.arguments
-                arguments += [seen, subscriptionID, feed.episodes[index].id.databaseValue]
+                arguments += [seen, subscriptionID, key(index).databaseValue]
                 try update.execute(arguments: arguments)
             }
         }
@@ -607,9 +619,8 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
             let touch = try db.cachedStatement(
                 sql: "UPDATE episode SET lastSeenAt = ? WHERE subscriptionId = ? AND key = ?")
             for index in plan.unchanged {
-                try touch.execute(arguments: [seen, subscriptionID, feed.episodes[index].id.databaseValue])
+                try touch.execute(arguments: [seen, subscriptionID, key(index).databaseValue])
             }
         }
-        return plan.summary(of: feed, subscriptionID: subscription.id, checkedAt: checkedAt, runID: runID)
     }
 }

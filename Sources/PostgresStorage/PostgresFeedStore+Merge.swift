@@ -117,6 +117,19 @@ extension PostgresFeedStore {
         }
         let plan = MergePlan(
             feed: feed, fingerprints: rows.map(\.fingerprint), stored: stored, announceLimit: announceLimit)
+        try await carryOut(
+            plan, keys: { feed.episodes[$0].id }, rows: rows, subscriptionID: subscription.id, checkedAt: checkedAt,
+            runID: runID, on: connection)
+        return plan.summary(
+            of: feed, subscriptionID: subscription.id, checkedAt: Date(timeIntervalSince1970: checkedAt), runID: runID)
+    }
+
+    /// Carries out a merge plan: its inserts, updates and episodes marked seen, each row by its index (`key` gives its
+    /// identity key, `rows` its values).
+    func carryOut(
+        _ plan: MergePlan, keys key: (Int) -> String, rows: [(fields: EpisodeFields, fingerprint: String)],
+        subscriptionID: Int64, checkedAt: Double, runID: Int64?, on connection: PostgresConnection
+    ) async throws {
         for index in plan.updates {
             let (f, fingerprint) = rows[index]
             try await connection.query(
@@ -129,27 +142,25 @@ extension PostgresFeedStore {
                   image = \(f.image), transcripts = \(f.transcripts), chapters = \(f.chapters),
                   persons = \(f.persons), alternate_enclosures = \(f.alternateEnclosures),
                   last_seen_at = \(checkedAt)
-                WHERE subscription_id = \(subscription.id) AND key = \(feed.episodes[index].id)
+                WHERE subscription_id = \(subscriptionID) AND key = \(key(index))
                 """, logger: logger)
         }
         let inserts = plan.inserts.map { entry in
             (
-                key: feed.episodes[entry.index].id, fields: rows[entry.index].fields,
+                key: key(entry.index), fields: rows[entry.index].fields,
                 fingerprint: rows[entry.index].fingerprint,
                 firstSeenRun: MergePlan.firstSeenRun(of: entry, runID: runID)
             )
         }
-        try await insertEpisodes(inserts, subscriptionID: subscription.id, checkedAt: checkedAt, on: connection)
+        try await insertEpisodes(inserts, subscriptionID: subscriptionID, checkedAt: checkedAt, on: connection)
         if !plan.unchanged.isEmpty {
-            let unchanged = plan.unchanged.map { feed.episodes[$0].id }
+            let unchanged = plan.unchanged.map { key($0) }
             try await connection.query(
                 """
                 UPDATE episode SET last_seen_at = \(checkedAt)
-                WHERE subscription_id = \(subscription.id) AND key = ANY(\(unchanged))
+                WHERE subscription_id = \(subscriptionID) AND key = ANY(\(unchanged))
                 """, logger: logger)
         }
-        return plan.summary(
-            of: feed, subscriptionID: subscription.id, checkedAt: Date(timeIntervalSince1970: checkedAt), runID: runID)
     }
 
     /// Inserts new episodes in one statement: each column a parallel array, expanded by `unnest`. The statement's

@@ -45,13 +45,22 @@ extension SAXState {
         }
         var seen: [String: Int] = [:]
         seen.reserveCapacity(all.count)
+        var repeatsTaken = false
         for index in all.indices {
             let id = all[index].id
-            if let first = seen.updateValue(index, forKey: id) {
+            if let first = takenIDs[id] {
+                repeatsTaken = true
+                warn(.sharedEpisodeID(first: first + 1, second: takenCount + index + 1, id: Self.snippet(id)), line: 0)
+            } else if let first = seen.updateValue(index, forKey: id) {
                 seen[id] = first
-                warn(.sharedEpisodeID(first: first + 1, second: index + 1, id: Self.snippet(id)), line: 0)
+                warn(
+                    .sharedEpisodeID(
+                        first: takenCount + first + 1, second: takenCount + index + 1, id: Self.snippet(id)),
+                    line: 0)
             }
         }
+        // A repeat of an episode taken out earlier is left out here: its first listing was handed on already.
+        if repeatsTaken { all.removeAll { takenIDs[$0.id] != nil } }
         if quietlyIgnoredURLs > 0 {
             warn(.sourceURLsLeftOut(count: quietlyIgnoredURLs, schemes: quietlyIgnoredSchemes), line: 0)
         }

@@ -59,6 +59,11 @@ struct SAXState {
     var episodes: [ParsedEpisode] = []
     var episodeOrdinals: [Int] = []
     var itemCount = 0
+    /// Episodes already taken out (``FeedParser/takeCompletedEpisodes()``): each key's position in the feed
+    /// (0-based, first listing), how many listings were taken, and the last one's ordinal.
+    var takenIDs: [String: Int] = [:]
+    var takenCount = 0
+    var lastTakenOrdinal = -1
     // What the namespaces collect while their elements are open
     var itunes = ITunesElements()
     var podcast = PodcastElements()

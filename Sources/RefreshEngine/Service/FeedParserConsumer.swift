@@ -20,6 +20,8 @@ public final class FeedParserConsumer: FeedBodyConsumer {
     /// Episodes already handed to `leading`.
     private var examined = 0
     private var stopped = false
+    /// Stores a long body's episodes as it is read; nil when they are all merged at the end.
+    private let early: EarlyMerging?
 
     /// A parser for the body behind `head`: relative URLs resolve against the final URL, and the transport's charset
     /// overrides the document's. Reads the body whole.
@@ -32,6 +34,7 @@ public final class FeedParserConsumer: FeedBodyConsumer {
         parser = FeedParser(baseURL: head.url, charset: head.charset, options: options)
         last = plan.lastDigest
         leading = plan.leading
+        early = plan.early.map(EarlyMerging.init)
         if plan.leading == nil, let last = plan.lastDigest, last.byteCount <= BodyReadPlan.holdLimit {
             held = []
             held?.reserveCapacity(last.byteCount)
@@ -50,7 +53,18 @@ public final class FeedParserConsumer: FeedBodyConsumer {
         }
         try parser.parse(bytes)
         if leading != nil { examineLeadingEpisodes() }
+        early?.counted(bytes.count)
     }
+
+    /// Merges the episodes read so far once enough of a long body was read (``EarlyMerging``); never while the body
+    /// may still be read short or be identical to the last one.
+    public func afterChunk() async throws {
+        guard let early, early.isDue, leading == nil, held == nil, !stopped else { return }
+        try await early.merge(parser.takeCompletedEpisodes())
+    }
+
+    /// What early merges wrote; nil when none was made.
+    var earlyMerged: EarlyMergeSummary? { early?.didMerge == true ? early?.totals : nil }
 
     public var wantsMoreBody: Bool { !stopped }
 
@@ -83,7 +97,10 @@ public final class FeedParserConsumer: FeedBodyConsumer {
     /// Ends the document. - Throws: ``FeedParseError`` when nothing usable was found.
     public func finish() throws -> ParsedFeed {
         try releaseHeld()
-        return stopped ? try parser.finishEarly() : try parser.finish()
+        if stopped { return try parser.finishEarly() }
+        var feed = try parser.finish()
+        if let early, early.didMerge { feed.episodes = early.heldEpisodes + feed.episodes }
+        return feed
     }
 
     /// Ends the document, saying how much of it was read: identical to the last body read whole (same digest and
@@ -92,9 +109,11 @@ public final class FeedParserConsumer: FeedBodyConsumer {
     func finishRead() throws -> ReadBody {
         if stopped { return .parsed(try parser.finishEarly(), read: .short) }
         let whole = BodyDigest(hash: digest.finalize(), byteCount: digest.byteCount)
-        if whole == last { return .identical }
+        if whole == last, early?.didMerge != true { return .identical }
         try releaseHeld()
-        return .parsed(try parser.finish(), read: .whole(digest: whole.storedText))
+        var feed = try parser.finish()
+        if let early, early.didMerge { feed.episodes = early.heldEpisodes + feed.episodes }
+        return .parsed(feed, read: .whole(digest: whole.storedText))
     }
 }
 
@@ -108,6 +127,8 @@ struct BodyReadPlan: Sendable {
     var leading: LeadingItemsCheck?
     /// The digest of the last body read whole.
     var lastDigest: BodyDigest?
+    /// Set when a long body's episodes are stored as it is read.
+    var early: EarlyMerging.Plan?
 }
 
 /// What a refresh's consumer read.

@@ -42,7 +42,9 @@ struct FeedRefresh: Sendable {
         let permit = ProcessingPermit(processingSlots, urgent: slot?.isBusiestHost ?? false)
         defer { permit.giveBack() }
         do {
-            let result = try await fetchFeed(request, subscription: subscription, now: now, permit: permit, slot: slot)
+            let result = try await fetchFeed(
+                request, subscription: subscription, now: now, lease: lease, announceLimit: announceLimit,
+                permit: permit, slot: slot)
             if Task.isCancelled { return RefreshOutcome(feed: target, result: .cancelled) }
             switch result {
             case .notModified(let head):
@@ -68,8 +70,10 @@ struct FeedRefresh: Sendable {
                         subscription, head: head, byteCount: byteCount, now: now, lease: lease, target: target)
                 }
                 if read == .short { Self.keepUnreadFields(of: subscription, in: &feed) }
+                // Episodes stored early are not in `feed` any more: the schedule reads their dates from the store.
+                let early = consumer.earlyMerged
                 let schedule = await scheduleAfterSuccess(
-                    subscription, head: head, feed: feed, now: now, withStoredDates: read == .short)
+                    subscription, head: head, feed: feed, now: now, withStoredDates: read == .short || early != nil)
                 let move = await moves.checkedMove(subscription, head: head, feed: feed)
                 var check = FeedCheck(
                     subscriptionID: subscription.id, checkedAt: now, status: head.status,
@@ -89,11 +93,12 @@ struct FeedRefresh: Sendable {
                 await after.merged(subscription, as: updated, announced: announced, feedTitle: feed.title)
                 var outcome = RefreshOutcome(
                     feed: updated,
-                    result: .updated(newEpisodes: announced, updatedCount: merge.updatedCount),
+                    result: .updated(
+                        newEpisodes: announced, updatedCount: merge.updatedCount + (early?.updatedCount ?? 0)),
                     movedTo: merge.movedTo, moveRefused: move.refused ?? merge.moveRefused.map(MoveRefusal.taken),
                     warnings: feed.warnings,
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason)
-                outcome.backlogCount = merge.backlogCount
+                outcome.backlogCount = merge.backlogCount + (early?.backlogCount ?? 0)
                 outcome.bytesFetched = byteCount
                 outcome.readShort = read == .short
                 outcome.recovered = Self.recovery(of: subscription)
@@ -153,7 +158,8 @@ struct FeedRefresh: Sendable {
 
     /// Fetches and parses one feed; its host's slot is given back as soon as the host has answered (body in, or failed).
     private func fetchFeed(
-        _ request: FeedRequest, subscription: Subscription, now: Date, permit: ProcessingPermit, slot: FetchSlot?
+        _ request: FeedRequest, subscription: Subscription, now: Date, lease: FeedLease?, announceLimit: Int?,
+        permit: ProcessingPermit, slot: FetchSlot?
     ) async throws -> FeedFetchResult<
         FeedParserConsumer
     > {
@@ -161,7 +167,12 @@ struct FeedRefresh: Sendable {
         let options = configuration.parserOptions
         return try await source.fetch(request) { head in
             try await permit.take()
-            let plan = await readPlan(for: subscription, now: now)
+            var plan = await readPlan(for: subscription, now: now)
+            if let every = configuration.earlyMergeBytes {
+                plan.early = EarlyMerging.Plan(
+                    every: every, store: episodes, subscriptionID: subscription.id, checkedAt: now, lease: lease,
+                    announceLimit: announceLimit)
+            }
             return FeedParserConsumer(head: head, options: options, plan: plan)
         }
     }

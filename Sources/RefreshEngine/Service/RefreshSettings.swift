@@ -44,6 +44,10 @@ public struct EpisodeUpdateConfiguration: Sendable {
     /// identical to the last one (issue #36). Otherwise a body is read whole when it was last read whole longer ago
     /// than ``SchedulePolicy/revalidateEvery``, and identical bodies are not parsed.
     public var readsWhole = false
+    /// How much of a long body is read between early merges of its episodes (``EarlyMerging``): a big feed's
+    /// episodes are stored as it is read, so no more than about this much of it is held at once; nil: each feed is
+    /// merged in one piece at its end.
+    public var earlyMergeBytes: Int? = 4 << 20
 
     public init(
         parserOptions: FeedParserOptions = .init(),

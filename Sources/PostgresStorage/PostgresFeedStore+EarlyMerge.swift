@@ -1,0 +1,62 @@
+public import FeedModels
+import FeedParsing
+import Foundation
+import PostgresNIO
+
+extension PostgresFeedStore {
+    /// Merges episodes of a body still being read in one transaction of their own (see
+    /// ``EpisodeRepository/mergeEarly(_:)``), with the subscription's row locked for its length. Under a lease, the
+    /// lease must still be the check's (it is left in place: the check's own merge ends it); otherwise nothing is
+    /// written and the lease is reported lost. Like ``apply(_:)``, it runs in a task of its own.
+    public func mergeEarly(_ part: EarlyEpisodes) async throws -> EarlyMergeSummary {
+        let rows = part.episodes.map { episode in
+            let fields = EpisodeFields(episode)
+            return (fields: fields, fingerprint: fields.fingerprint)
+        }
+        let keys = part.episodes.map(\.id)
+        let store = self
+        return try await Task {
+            try await store.transaction { connection in
+                try await store.lockForEarlyMerge(part, on: connection)
+                var stored: [String: String] = [:]
+                for try await (key, fingerprint) in try await connection.query(
+                    """
+                    SELECT key, fingerprint FROM episode
+                    WHERE subscription_id = \(part.subscriptionID) AND key = ANY(\(keys))
+                    """, logger: store.logger
+                ).decode((String, String).self) {
+                    stored[key] = fingerprint
+                }
+                let plan = MergePlan(
+                    earlyKeys: keys, fingerprints: rows.map(\.fingerprint), stored: stored,
+                    insertable: part.insertable)
+                try await store.carryOut(
+                    plan, keys: { keys[$0] }, rows: rows, subscriptionID: part.subscriptionID,
+                    checkedAt: part.checkedAt.timeIntervalSince1970, runID: nil, on: connection)
+                return plan.earlySummary
+            }
+        }.value
+    }
+
+    /// Locks the subscription's row for an early merge; under a lease, only while the lease is the check's.
+    private func lockForEarlyMerge(_ part: EarlyEpisodes, on connection: PostgresConnection) async throws {
+        guard let lease = part.lease else {
+            _ = try await Self.lockedSubscription(id: part.subscriptionID, on: connection, store: self)
+            return
+        }
+        var current = false
+        for try await _ in try await connection.query(
+            """
+            SELECT id FROM subscription
+            WHERE id = \(part.subscriptionID) AND lease_token = \(lease.token) AND lease_expires_at > clock_timestamp()
+            FOR UPDATE
+            """, logger: logger
+        ) {
+            current = true
+        }
+        guard current else {
+            _ = try await Self.lockedSubscription(id: part.subscriptionID, on: connection, store: self)
+            throw Self.leaseLost
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import FeedModels
+import FeedParsing
+import Foundation
+import PostgresStorage
+import Testing
+
+private let t0 = Date(timeIntervalSince1970: 1_790_000_000)
+
+private func item(_ id: String, title: String? = nil) -> ParsedEpisode {
+    ParsedEpisode(
+        id: id, guid: id, title: title ?? "Title of \(id)", description: "Notes of \(id)", published: t0,
+        enclosures: [Enclosure(url: URL(string: "https://cdn.example.com/\(id).mp3")!, length: 10, type: "audio/mpeg")])
+}
+
+/// Issue #36: both stores merge a long body's episodes early, in a transaction of their own, writing only what is
+/// true whether or not the check goes on to succeed.
+@Suite(.serialized)
+struct EarlyMergeStoreTests {
+    @Test(arguments: Backend.allCases)
+    func anEarlyMergeUpdatesAndMarksKnownEpisodesStoresBackCatalogueAndHandsBackTheRest(
+        backend: Backend
+    ) async throws {
+        try await backend.withStore { store in
+            let added = try await store.addSubscription(
+                url: URL(string: "https://a.example/f.xml")!, title: nil, at: t0, backlog: 1)
+            _ = try await store.apply(
+                FeedCheck(
+                    subscriptionID: added.id, checkedAt: t0, status: 200,
+                    result: .fetched(
+                        ParsedFeed(format: .rss2, title: "Show", episodes: [item("known"), item("edited")]),
+                        etag: "\"e1\"", lastModified: nil, unconditional: false),
+                    runID: 1))
+            let before = try #require(try await store.subscription(id: added.id))
+
+            let later = t0.addingTimeInterval(3600)
+            let summary = try await store.mergeEarly(
+                EarlyEpisodes(
+                    subscriptionID: added.id, checkedAt: later,
+                    episodes: [item("known"), item("edited", title: "Edited"), item("old"), item("new")],
+                    insertable: [false, false, true, false]))
+
+            #expect(summary == EarlyMergeSummary(held: [3], updatedCount: 1, backlogCount: 1))
+            var stored: [String: StoredEpisode] = [:]
+            for episode in try await store.episodes(EpisodeQuery(subscriptionID: added.id)) {
+                stored[episode.key] = episode
+            }
+            #expect(Set(stored.keys) == ["known", "edited", "old"], "the held episode is not stored")
+            #expect(stored["edited"]?.episode.title == "Edited")
+            #expect(stored["known"]?.lastSeenAt == later)
+            #expect(stored["old"]?.firstSeenRunID == nil, "stored early only as back catalogue, never announced")
+            #expect(stored["old"]?.firstSeenAt == later)
+            let after = try #require(try await store.subscription(id: added.id))
+            #expect(after == before, "the feed's own state is the check's to write")
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func anEarlyMergeOfAFeedRemovedMeanwhileWritesNothing(backend: Backend) async throws {
+        try await backend.withStore { store in
+            let added = try await store.addSubscription(
+                url: URL(string: "https://a.example/f.xml")!, title: nil, at: t0, backlog: 1)
+            try await store.removeSubscription(id: added.id)
+            do {
+                _ = try await store.mergeEarly(
+                    EarlyEpisodes(
+                        subscriptionID: added.id, checkedAt: t0, episodes: [item("a")], insertable: [true]))
+                Issue.record("merged into a removed feed")
+            } catch let error as StoreError {
+                #expect(error.kind == .notFound)
+            }
+        }
+    }
+
+    @Test func onAFleetAnEarlyMergeWritesOnlyUnderTheChecksOwnLeaseAndLeavesItInPlace() async throws {
+        try await LeaseTests.withFleetStore { store in
+            let added = try await store.addSubscription(
+                url: URL(string: "https://a.example/f.xml")!, title: nil, at: t0, backlog: 1)
+            let claimed = try #require(try await store.claimFeeds(LeaseTests.request("w1")).claimed.first)
+            var stale = claimed.lease
+            stale.token += 1
+            await #expect(throws: StoreError.self) {
+                _ = try await store.mergeEarly(
+                    EarlyEpisodes(
+                        subscriptionID: added.id, checkedAt: t0, episodes: [item("a")], insertable: [true],
+                        lease: stale))
+            }
+            #expect(try await store.countEpisodes(EpisodeQuery(subscriptionID: added.id)) == 0)
+
+            let summary = try await store.mergeEarly(
+                EarlyEpisodes(
+                    subscriptionID: added.id, checkedAt: t0, episodes: [item("a")], insertable: [true],
+                    lease: claimed.lease))
+            #expect(summary.backlogCount == 1)
+            // The lease is still the check's: its own merge ends it.
+            _ = try await store.apply(LeaseTests.notModified(added.id, lease: claimed.lease))
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import FeedFetching
+import FeedModels
+import FeedParsing
+import FeedStorage
+import Foundation
+import HTTPTransport
+import Measures
+import RefreshEngine
+import TestSupport
+import Testing
+
+private let epoch = Date(timeIntervalSince1970: 1_793_491_200)  // 1 Nov 2026
+
+/// An RSS document of items `(id, days before 1 Nov 2026, title)` in the order given, each with about 600 bytes of
+/// show notes.
+private func feed(_ items: [(id: String, daysAgo: Double, title: String)]) -> String {
+    let body = items.map { item in
+        """
+        <item><title>\(item.title)</title><guid isPermaLink="false">\(item.id)</guid>
+        <pubDate>\(HTTPHeaderValues.string(from: epoch.addingTimeInterval(-item.daysAgo * 86_400)))</pubDate>
+        <description>\(String(repeating: "Notes of \(item.id). ", count: 40))</description>
+        <enclosure url="https://cdn.example.com/\(item.id).mp3" length="1000" type="audio/mpeg"/></item>
+
+        """
+    }
+    return """
+        <?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Long</title>
+        \(body.joined())</channel></rss>
+        """
+}
+
+/// Items e1 (newest, 1 day ago) … eN, titled by their ids.
+private func items(_ count: Int) -> [(id: String, daysAgo: Double, title: String)] {
+    (1...count).map { ("e\($0)", Double($0), "e\($0)") }
+}
+
+/// A store on a temporary file, the loopback test server and the engine; `earlyMergeBytes` as given (nil: every
+/// feed merged in one piece at its end, as before issue #36's early merges).
+private final class EarlyHarness: @unchecked Sendable {
+    let server: TestHTTPServer
+    let store: FeedStore
+    let network: HTTPNetwork
+    let service: EpisodeUpdateService
+    let clock = ManualClock(date: Date(timeIntervalSince1970: 1_793_500_000))
+    let directory: URL
+
+    init(earlyMergeBytes: Int?) async throws {
+        server = try await TestHTTPServer.start()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-early-\(UUID().uuidString)")
+        store = try await FeedStore.open(path: directory.appendingPathComponent("test.sqlite").path)
+        var fetch = FetchConfiguration(
+            connectTimeout: .seconds(5), totalTimeout: .seconds(30), maxBodyBytes: 10_000_000,
+            userAgent: "podfresh-test")
+        fetch.stallTimeout = .seconds(2)
+        network = HTTPFeedSource.makeNetwork(configuration: fetch)
+        var configuration = EpisodeUpdateConfiguration(retryTransientFailures: false, clock: .manual(clock))
+        configuration.earlyMergeBytes = earlyMergeBytes
+        service = EpisodeUpdateService(
+            store: store,
+            source: RoutingFeedSource(
+                http: HTTPFeedSource(network: network, configuration: fetch), file: FileFeedSource()),
+            coordinator: DataFetchCoordinator(maxConcurrent: 4, maxPerHost: 2), configuration: configuration)
+    }
+
+    /// Serves `text` with no validators; `stallAfter` sends only that many bytes and then holds the connection.
+    func serve(_ text: String, stallAfter: Int? = nil) {
+        server.setRoute(
+            "/f.xml",
+            TestResponse(
+                status: 200, headers: [("Content-Type", "application/rss+xml")], body: Array(text.utf8),
+                fault: stallAfter.map { .stall(afterBytes: $0) }))
+    }
+
+    func subscribe(backlog: Int) async throws -> Subscription {
+        try await store.addSubscription(url: server.url("/f.xml"), title: nil, at: clock.date, backlog: backlog)
+    }
+
+    func refresh() async throws -> RefreshOutcome {
+        let summary = try await service.refresh(policy: .all)
+        return try #require(summary.outcomes.first)
+    }
+
+    /// Each stored episode's title and whether it was announced (stored as first seen by a run).
+    func stored(_ id: Int64) async throws -> [String: String] {
+        var stored: [String: String] = [:]
+        for episode in try await store.episodes(EpisodeQuery(subscriptionID: id)) {
+            stored[episode.key] =
+                "\(episode.episode.title ?? "?")\(episode.firstSeenRunID == nil ? "" : " (announced)")"
+        }
+        return stored
+    }
+
+    func close() async {
+        await network.shutdown()
+        try? await server.shutdown()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    static func with(earlyMergeBytes: Int?, _ body: (EarlyHarness) async throws -> Void) async throws {
+        let harness = try await EarlyHarness(earlyMergeBytes: earlyMergeBytes)
+        try await withClosing(harness, close: { await $0.close() }, body)
+    }
+}
+
+/// What a check of a feed came to: its outcome's new episodes and counts, and what the store holds.
+private struct Result: Equatable {
+    var announced: [String]
+    var backlog: Int
+    var updated: Int
+    var stored: [String: String]
+}
+
+/// Issue #36: a long body's episodes are stored as it is read (every few kilobytes here, every 4 MB by default), with
+/// the same outcome as one merge at its end.
+@Suite(.timeLimit(.minutes(1)))
+struct EarlyMergeTests {
+    /// Runs `steps` twice, merging early every 2 KB and not at all, and expects the same results.
+    private func expectSameResults(
+        _ steps: @escaping (EarlyHarness) async throws -> [Result]
+    ) async throws {
+        var early: [Result] = []
+        var atTheEnd: [Result] = []
+        try await EarlyHarness.with(earlyMergeBytes: 2_000) { early = try await steps($0) }
+        try await EarlyHarness.with(earlyMergeBytes: nil) { atTheEnd = try await steps($0) }
+        #expect(!early.isEmpty)
+        #expect(early == atTheEnd)
+    }
+
+    private func result(_ outcome: RefreshOutcome, _ h: EarlyHarness, _ id: Int64) async throws -> Result {
+        #expect(outcome.failure == nil)
+        var updated = 0
+        if case .updated(_, let count) = outcome.result { updated = count }
+        return Result(
+            announced: outcome.newEpisodes.map(\.key), backlog: outcome.backlogCount, updated: updated,
+            stored: try await h.stored(id))
+    }
+
+    @Test func aFirstCheckAnnouncesTheNewestAndStoresTheRestAsBackCatalogue() async throws {
+        try await expectSameResults { h in
+            h.serve(feed(items(200)))
+            let subscription = try await h.subscribe(backlog: 3)
+            let outcome = try await h.refresh()
+            let result = try await self.result(outcome, h, subscription.id)
+            #expect(result.announced == ["e1", "e2", "e3"] && result.backlog == 197 && result.stored.count == 200)
+            return [result]
+        }
+    }
+
+    @Test func aFeedListedOldestFirstStillAnnouncesItsNewest() async throws {
+        try await expectSameResults { h in
+            h.serve(feed(items(200).reversed()))
+            let subscription = try await h.subscribe(backlog: 2)
+            let result = try await self.result(try await h.refresh(), h, subscription.id)
+            #expect(Set(result.announced) == ["e1", "e2"] && result.backlog == 198)
+            return [result]
+        }
+    }
+
+    @Test func aLaterWholeReadAnnouncesEveryNewEpisodeAndUpdatesAnEditDeepInTheFeed() async throws {
+        try await expectSameResults { h in
+            h.serve(feed(items(200)))
+            let subscription = try await h.subscribe(backlog: 1)
+            let first = try await self.result(try await h.refresh(), h, subscription.id)
+
+            var edited = items(200)
+            edited[150].title = "e151, corrected"
+            edited.insert(("new-in-the-middle", 100.5, "new-in-the-middle"), at: 100)
+            h.serve(feed([("new1", 0.1, "new1"), ("new2", 0.2, "new2")] + edited))
+            await h.clock.advance(by: .seconds(2 * 86_400))  // past the daily whole read
+            let second = try await self.result(try await h.refresh(), h, subscription.id)
+            #expect(second.announced == ["new1", "new2", "new-in-the-middle"])
+            #expect(second.updated == 1 && second.stored["e151"] == "e151, corrected")
+            return [first, second]
+        }
+    }
+
+    @Test func aFirstCheckThatFailsHalfwayStoresOnlyBackCatalogueAndTheNextAnnouncesTheNewest() async throws {
+        try await EarlyHarness.with(earlyMergeBytes: 2_000) { h in
+            let text = feed(items(200))
+            h.serve(text, stallAfter: text.utf8.count / 2)
+            let subscription = try await h.subscribe(backlog: 3)
+            let failed = try await h.refresh()
+            #expect(failed.failure != nil)
+            let stored = try await h.stored(subscription.id)
+            #expect(stored.count > 50, "the first half was stored as it was read")
+            #expect(stored.values.allSatisfy { !$0.hasSuffix("(announced)") }, "and none of it announced")
+            #expect(stored["e1"] == nil, "the newest are held for the check's own merge")
+
+            h.serve(text)
+            await h.clock.advance(by: .seconds(3600))
+            let second = try await h.refresh()
+            #expect(second.failure == nil)
+            #expect(second.newEpisodes.map(\.key) == ["e1", "e2", "e3"])
+            #expect(try await h.stored(subscription.id).count == 200)
+        }
+    }
+}
