@@ -4,20 +4,20 @@ public import Foundation
 /// Episodes of a body still being read, merged before its end so a big feed is never held whole in memory (issue
 /// #36): what a refresh hands its store every few megabytes of a long body.
 ///
-/// Only what can be written before the check is known to succeed is written: known episodes are updated or marked
-/// seen, and a new one is inserted only where ``insertable`` says so, always as back catalogue (never announced).
-/// Every other new episode is handed back (``EarlyMergeSummary/held``) for the check's own merge, which announces it.
-/// Should the check fail after all, what was written is true of the feed, and nothing that is to be announced was
-/// stored: the next check still finds it new.
+/// Nothing is written that a failed check would not have written: stored episodes are neither updated nor marked seen
+/// (a known, unchanged episode is only named back, and its key is marked seen by the check's own merge,
+/// ``FeedCheck/seenEarly``), and a new one is inserted only where ``insertable`` says so: on a feed's first check, as
+/// back catalogue that is surely not among the newest the check announces. Every other episode (new, or changed) is
+/// handed back (``EarlyMergeSummary/held``) for the check's own merge. So a failed check leaves the stored episodes as
+/// they were, except that a first one may leave back catalogue, which is true of the feed and never announced.
 public struct EarlyEpisodes: Sendable {
     /// The feed the episodes belong to.
     public var subscriptionID: Int64
-    /// When the check started: what the episodes are stored as seen at.
+    /// When the check started: what new episodes are stored as first seen at.
     public var checkedAt: Date
     /// The episodes, in feed order, each key once.
     public var episodes: [ParsedEpisode]
-    /// For each episode, whether it may be stored now as back catalogue when it is new: true on a feed's first
-    /// check for one that is surely not among the newest it announces.
+    /// For each episode, whether it may be stored now as back catalogue when it is new.
     public var insertable: [Bool]
     /// On a shared store, the claim the check runs under: nothing is written once it is no longer current.
     public var lease: FeedLease?
@@ -36,52 +36,62 @@ public struct EarlyEpisodes: Sendable {
 
 /// What an early merge wrote, and what it left for the check's own merge.
 public struct EarlyMergeSummary: Sendable, Hashable {
-    /// Indices (in ``EarlyEpisodes/episodes``) of the new episodes not written.
+    /// Indices (in ``EarlyEpisodes/episodes``) of the episodes left for the check's merge: new ones not stored, and
+    /// known ones that changed.
     public var held: [Int]
-    /// Known episodes whose fields changed.
-    public var updatedCount: Int
+    /// Indices of known episodes with the same fingerprint: the check's merge marks them seen (by key).
+    public var unchanged: [Int]
     /// New episodes stored as back catalogue.
     public var backlogCount: Int
 
-    public init(held: [Int] = [], updatedCount: Int = 0, backlogCount: Int = 0) {
+    public init(held: [Int] = [], unchanged: [Int] = [], backlogCount: Int = 0) {
         self.held = held
-        self.updatedCount = updatedCount
+        self.unchanged = unchanged
         self.backlogCount = backlogCount
     }
 }
 
-extension MergePlan {
-    /// Plans an early merge (``EarlyEpisodes``): known episodes updated or marked seen as in a check's own merge,
-    /// new ones inserted as back catalogue where `insertable`, and the other new ones left out (``held``).
+/// How an early merge (``EarlyEpisodes``) sorts its episodes, decided without a database.
+public struct EarlyMergePlan: Sendable, Hashable {
+    /// New episodes stored now, as back catalogue.
+    public var inserts: [Int]
+    /// New episodes not insertable, and known ones that changed: left for the check's merge.
+    public var held: [Int]
+    /// Known episodes with the same fingerprint.
+    public var unchanged: [Int]
+
+    /// Plans an early merge.
     ///
     /// - Parameters:
     ///   - keys: The episodes' identity keys, in feed order, each once.
     ///   - fingerprints: Each episode's ``EpisodeFields/fingerprint``.
     ///   - stored: The stored fingerprints of those keys that are stored.
     ///   - insertable: Whether each new episode may be stored now.
-    public init(earlyKeys keys: [String], fingerprints: [String], stored: [String: String], insertable: [Bool]) {
+    public init(keys: [String], fingerprints: [String], stored: [String: String], insertable: [Bool]) {
         precondition(fingerprints.count == keys.count && insertable.count == keys.count, "one of each per episode")
         inserts = []
-        updates = []
-        unchanged = []
         held = []
+        unchanged = []
         for index in keys.indices {
             if let fingerprint = stored[keys[index]] {
                 if fingerprint == fingerprints[index] {
                     unchanged.append(index)
                 } else {
-                    updates.append(index)
+                    held.append(index)
                 }
             } else if insertable[index] {
-                inserts.append(Insert(index: index, announced: false))
+                inserts.append(index)
             } else {
                 held.append(index)
             }
         }
     }
 
-    /// What carrying out an early plan wrote and left.
-    public var earlySummary: EarlyMergeSummary {
-        EarlyMergeSummary(held: held, updatedCount: updates.count, backlogCount: backlogCount)
+    /// The writes: the inserts alone, as a ``MergePlan`` a store carries out.
+    public var writes: MergePlan { MergePlan(backCatalogue: inserts) }
+
+    /// What carrying the plan out wrote and left.
+    public var summary: EarlyMergeSummary {
+        EarlyMergeSummary(held: held, unchanged: unchanged, backlogCount: inserts.count)
     }
 }

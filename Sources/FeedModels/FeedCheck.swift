@@ -37,6 +37,9 @@ public struct FeedCheck: Sendable {
     public var lease: FeedLease?
     /// How much of a fetched body was read (``BodyRead``); nil for a check that read no body.
     public var bodyRead: BodyRead?
+    /// Keys of episodes an early merge found stored and unchanged (``EarlyEpisodes``): not in the parsed feed any
+    /// more, marked seen by this check's merge as if they were.
+    public var seenEarly: [String] = []
 
     public init(
         subscriptionID: Int64,

@@ -32,8 +32,13 @@ public struct MergePlan: Sendable, Hashable {
     public var updates: [Int]
     /// Indices of known episodes with the same fingerprint: only marked as seen, in feed order.
     public var unchanged: [Int]
-    /// Indices of new episodes an early merge leaves for the check's own merge (``EarlyEpisodes``); empty otherwise.
-    public var held: [Int] = []
+
+    /// A plan of back-catalogue inserts alone (an early merge's, ``EarlyMergePlan``).
+    init(backCatalogue indices: [Int]) {
+        inserts = indices.map { Insert(index: $0, announced: false) }
+        updates = []
+        unchanged = []
+    }
 
     /// How many new episodes are stored as back catalogue, not announced.
     public var backlogCount: Int { inserts.count { !$0.announced } }

@@ -4,11 +4,21 @@ import Foundation
 import GRDB
 
 extension FeedStore {
-    /// Merges episodes of a body still being read in one transaction of their own (see
-    /// ``EpisodeRepository/mergeEarly(_:)``). As in ``apply(_:)``, the rows are computed before the transaction.
+    /// Sorts episodes of a body still being read, and stores the back catalogue among them, in one transaction of
+    /// their own (see ``EpisodeRepository/mergeEarly(_:)``): a write only when some may be stored, a read otherwise.
+    /// As in ``apply(_:)``, the rows are computed before the transaction.
     public func mergeEarly(_ part: EarlyEpisodes) async throws -> EarlyMergeSummary {
         let keys = part.episodes.map(\.id)
         let columns = part.episodes.indices.map { EpisodeColumns(part.episodes[$0]) }
+        let fingerprints = columns.map(\.fingerprint)
+        guard part.insertable.contains(true) else {
+            return try await read { db in
+                let stored = try Self.storedFingerprints(of: keys, subscriptionID: part.subscriptionID, db: db)
+                return EarlyMergePlan(
+                    keys: keys, fingerprints: fingerprints, stored: stored, insertable: part.insertable
+                ).summary
+            }
+        }
         return try await write { db in
             guard
                 try Int64.fetchOne(
@@ -17,12 +27,22 @@ extension FeedStore {
                 throw StoreError(.noSubscription(id: part.subscriptionID))
             }
             let stored = try Self.storedFingerprints(of: keys, subscriptionID: part.subscriptionID, db: db)
-            let plan = MergePlan(
-                earlyKeys: keys, fingerprints: columns.map(\.fingerprint), stored: stored, insertable: part.insertable)
+            let plan = EarlyMergePlan(
+                keys: keys, fingerprints: fingerprints, stored: stored, insertable: part.insertable)
             try Self.carryOut(
-                plan, keys: { keys[$0] }, columns: columns, subscriptionID: part.subscriptionID,
+                plan.writes, keys: { keys[$0] }, columns: columns, subscriptionID: part.subscriptionID,
                 checkedAt: part.checkedAt, runID: nil, db: db)
-            return plan.earlySummary
+            return plan.summary
+        }
+    }
+
+    /// Marks the episodes an early merge found unchanged as seen, by key (``FeedCheck/seenEarly``).
+    static func markSeen(_ keys: [String], subscriptionID: Int64, checkedAt: Date, db: Database) throws {
+        guard !keys.isEmpty else { return }
+        let touch = try db.cachedStatement(
+            sql: "UPDATE episode SET lastSeenAt = ? WHERE subscriptionId = ? AND key = ?")
+        for key in keys {
+            try touch.execute(arguments: [checkedAt.timeIntervalSince1970, subscriptionID, key])
         }
     }
 

@@ -498,6 +498,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
             summary = try merge(
                 feed, columns: columns, into: current, checkedAt: check.checkedAt, runID: check.runID,
                 announceLimit: check.announceLimit, db: db)
+            try Self.markSeen(check.seenEarly, subscriptionID: current.id, checkedAt: check.checkedAt, db: db)
         }
         try Self.applyPingsDuringCheck(to: &state, subscriptionID: current.id, db: db)
         try Self.write(state, subscriptionID: current.id, db: db)

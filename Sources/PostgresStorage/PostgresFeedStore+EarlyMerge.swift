@@ -4,20 +4,22 @@ import Foundation
 import PostgresNIO
 
 extension PostgresFeedStore {
-    /// Merges episodes of a body still being read in one transaction of their own (see
-    /// ``EpisodeRepository/mergeEarly(_:)``), with the subscription's row locked for its length. Under a lease, the
-    /// lease must still be the check's (it is left in place: the check's own merge ends it); otherwise nothing is
-    /// written and the lease is reported lost. Like ``apply(_:)``, it runs in a task of its own.
+    /// Sorts episodes of a body still being read, and stores the back catalogue among them, in one transaction of
+    /// their own (see ``EpisodeRepository/mergeEarly(_:)``). When some may be stored, the subscription's row is locked
+    /// for its length and, under a lease, the lease must still be the check's (it is left in place: the check's own
+    /// merge ends it); otherwise nothing is written and the lease is reported lost. Like ``apply(_:)``, it runs in a
+    /// task of its own.
     public func mergeEarly(_ part: EarlyEpisodes) async throws -> EarlyMergeSummary {
         let rows = part.episodes.map { episode in
             let fields = EpisodeFields(episode)
             return (fields: fields, fingerprint: fields.fingerprint)
         }
         let keys = part.episodes.map(\.id)
+        let writes = part.insertable.contains(true)
         let store = self
         return try await Task {
             try await store.transaction { connection in
-                try await store.lockForEarlyMerge(part, on: connection)
+                if writes { try await store.lockForEarlyMerge(part, on: connection) }
                 var stored: [String: String] = [:]
                 for try await (key, fingerprint) in try await connection.query(
                     """
@@ -27,13 +29,14 @@ extension PostgresFeedStore {
                 ).decode((String, String).self) {
                     stored[key] = fingerprint
                 }
-                let plan = MergePlan(
-                    earlyKeys: keys, fingerprints: rows.map(\.fingerprint), stored: stored,
-                    insertable: part.insertable)
-                try await store.carryOut(
-                    plan, keys: { keys[$0] }, rows: rows, subscriptionID: part.subscriptionID,
-                    checkedAt: part.checkedAt.timeIntervalSince1970, runID: nil, on: connection)
-                return plan.earlySummary
+                let plan = EarlyMergePlan(
+                    keys: keys, fingerprints: rows.map(\.fingerprint), stored: stored, insertable: part.insertable)
+                if !plan.inserts.isEmpty {
+                    try await store.carryOut(
+                        plan.writes, keys: { keys[$0] }, rows: rows, subscriptionID: part.subscriptionID,
+                        checkedAt: part.checkedAt.timeIntervalSince1970, runID: nil, on: connection)
+                }
+                return plan.summary
             }
         }.value
     }

@@ -63,6 +63,14 @@ extension PostgresFeedStore {
             summary = try await merge(
                 feed, rows: rows, into: current, checkedAt: check.checkedAt.timeIntervalSince1970,
                 runID: check.runID, announceLimit: check.announceLimit, on: connection)
+            if !check.seenEarly.isEmpty {
+                // Found unchanged by early merges (``FeedCheck/seenEarly``): marked seen with the check.
+                try await connection.query(
+                    """
+                    UPDATE episode SET last_seen_at = \(check.checkedAt.timeIntervalSince1970)
+                    WHERE subscription_id = \(current.id) AND key = ANY(\(check.seenEarly))
+                    """, logger: logger)
+            }
         }
         // The row is locked and exists, so no row back means the lease is no longer this check's.
         var updated: PostgresRow?

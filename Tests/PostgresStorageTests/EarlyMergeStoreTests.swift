@@ -17,7 +17,7 @@ private func item(_ id: String, title: String? = nil) -> ParsedEpisode {
 @Suite(.serialized)
 struct EarlyMergeStoreTests {
     @Test(arguments: Backend.allCases)
-    func anEarlyMergeUpdatesAndMarksKnownEpisodesStoresBackCatalogueAndHandsBackTheRest(
+    func anEarlyMergeStoresOnlyInsertableBackCatalogueAndTheChecksMergeMarksTheUnchangedSeen(
         backend: Backend
     ) async throws {
         try await backend.withStore { store in
@@ -39,19 +39,33 @@ struct EarlyMergeStoreTests {
                     episodes: [item("known"), item("edited", title: "Edited"), item("old"), item("new")],
                     insertable: [false, false, true, false]))
 
-            #expect(summary == EarlyMergeSummary(held: [3], updatedCount: 1, backlogCount: 1))
-            var stored: [String: StoredEpisode] = [:]
-            for episode in try await store.episodes(EpisodeQuery(subscriptionID: added.id)) {
-                stored[episode.key] = episode
-            }
-            #expect(Set(stored.keys) == ["known", "edited", "old"], "the held episode is not stored")
-            #expect(stored["edited"]?.episode.title == "Edited")
-            #expect(stored["known"]?.lastSeenAt == later)
+            #expect(summary == EarlyMergeSummary(held: [1, 3], unchanged: [0], backlogCount: 1))
+            var stored = try await Self.stored(store, added.id)
+            #expect(Set(stored.keys) == ["known", "edited", "old"], "a held episode is not stored")
+            #expect(stored["edited"]?.episode.title == "Title of edited", "a change waits for the check's merge")
+            #expect(stored["known"]?.lastSeenAt == t0, "and so does marking an episode seen")
             #expect(stored["old"]?.firstSeenRunID == nil, "stored early only as back catalogue, never announced")
             #expect(stored["old"]?.firstSeenAt == later)
-            let after = try #require(try await store.subscription(id: added.id))
-            #expect(after == before, "the feed's own state is the check's to write")
+            #expect(try await store.subscription(id: added.id) == before, "the feed's own state is the check's")
+
+            var check = FeedCheck(
+                subscriptionID: added.id, checkedAt: later, status: 200,
+                result: .fetched(
+                    ParsedFeed(format: .rss2, title: "Show", episodes: [item("edited", title: "Edited")]),
+                    etag: nil, lastModified: nil, unconditional: true),
+                runID: 2)
+            check.seenEarly = ["known"]
+            _ = try await store.apply(check)
+            stored = try await Self.stored(store, added.id)
+            #expect(stored["known"]?.lastSeenAt == later, "the check's merge marks what the early one found seen")
+            #expect(stored["edited"]?.episode.title == "Edited")
         }
+    }
+
+    private static func stored(_ store: any SpecifiedStore, _ id: Int64) async throws -> [String: StoredEpisode] {
+        var stored: [String: StoredEpisode] = [:]
+        for episode in try await store.episodes(EpisodeQuery(subscriptionID: id)) { stored[episode.key] = episode }
+        return stored
     }
 
     @Test(arguments: Backend.allCases)

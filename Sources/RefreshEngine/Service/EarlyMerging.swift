@@ -2,12 +2,13 @@ import FeedModels
 import FeedParsing
 import Foundation
 
-/// Stores a long body's episodes while it is read, every few megabytes, so a big feed (70 MB, 20,000 episodes) is
-/// never held whole in memory (issue #36). Each early merge is a transaction of its own
-/// (``EpisodeRepository/mergeEarly(_:)``): known episodes are updated or marked seen, and new ones go in as back
-/// catalogue only where they surely are: on a feed's first check, an episode with at least as many newer ones as the
-/// check announces. Every other new episode is held here and handed to the check's own merge, which announces it, so
-/// a check that fails halfway has stored only what is true of the feed and nothing that was to be announced.
+/// Sorts a long body's episodes while it is read, every few megabytes, so a big feed (70 MB, 20,000 episodes) is
+/// never held whole in memory (issue #36). Each early merge asks the store (``EpisodeRepository/mergeEarly(_:)``):
+/// a known, unchanged episode is let go and only its key kept (the check's merge marks it seen); new ones are stored
+/// as back catalogue only where they surely are, on a feed's first check, an episode with at least as many newer ones
+/// as the check announces. Every other episode (new, or changed) is held here and handed to the check's own merge,
+/// which announces it, so a check that fails halfway leaves the stored episodes as they were, but for a first check's
+/// back catalogue.
 final class EarlyMerging {
     /// When and where a body's episodes are merged early.
     struct Plan: Sendable {
@@ -31,8 +32,10 @@ final class EarlyMerging {
     private var held: [(episode: ParsedEpisode, position: Int)] = []
     /// On a first check, the newest episodes so far (at most the announce limit), newest first.
     private var newest: [(published: Date?, position: Int)] = []
-    /// What the early merges wrote.
-    private(set) var totals = EarlyMergeSummary()
+    /// Keys of the known, unchanged episodes let go, for the check's merge to mark seen.
+    private(set) var seenUnchanged: [String] = []
+    /// New episodes the early merges stored as back catalogue.
+    private(set) var backlogCount = 0
     /// True once an early merge was made.
     private(set) var didMerge = false
 
@@ -71,8 +74,8 @@ final class EarlyMerging {
                 subscriptionID: plan.subscriptionID, checkedAt: plan.checkedAt, episodes: batch.map(\.episode),
                 insertable: batch.map { insertable($0.position) }, lease: plan.lease))
         held += summary.held.map { batch[$0] }
-        totals.updatedCount += summary.updatedCount
-        totals.backlogCount += summary.backlogCount
+        seenUnchanged += summary.unchanged.map { batch[$0].episode.id }
+        backlogCount += summary.backlogCount
         didMerge = true
     }
 

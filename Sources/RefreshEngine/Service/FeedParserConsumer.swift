@@ -63,8 +63,8 @@ public final class FeedParserConsumer: FeedBodyConsumer {
         try await early.merge(parser.takeCompletedEpisodes())
     }
 
-    /// What early merges wrote; nil when none was made.
-    var earlyMerged: EarlyMergeSummary? { early?.didMerge == true ? early?.totals : nil }
+    /// What early merges did; nil when none was made.
+    var earlyMerged: EarlyMerging? { early?.didMerge == true ? early : nil }
 
     public var wantsMoreBody: Bool { !stopped }
 

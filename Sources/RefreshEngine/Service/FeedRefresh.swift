@@ -83,6 +83,7 @@ struct FeedRefresh: Sendable {
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID,
                     bodyBytes: read == .short ? nil : byteCount, announceLimit: announceLimit, lease: lease)
                 check.bodyRead = read
+                check.seenEarly = early?.seenUnchanged ?? []
                 let merge = try await episodes.apply(check)
                 let updated = FeedTarget(
                     id: subscription.id, url: merge.movedTo ?? subscription.url, title: feed.title ?? subscription.title
@@ -93,8 +94,7 @@ struct FeedRefresh: Sendable {
                 await after.merged(subscription, as: updated, announced: announced, feedTitle: feed.title)
                 var outcome = RefreshOutcome(
                     feed: updated,
-                    result: .updated(
-                        newEpisodes: announced, updatedCount: merge.updatedCount + (early?.updatedCount ?? 0)),
+                    result: .updated(newEpisodes: announced, updatedCount: merge.updatedCount),
                     movedTo: merge.movedTo, moveRefused: move.refused ?? merge.moveRefused.map(MoveRefusal.taken),
                     warnings: feed.warnings,
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason)
