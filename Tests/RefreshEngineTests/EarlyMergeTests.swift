@@ -194,4 +194,30 @@ struct EarlyMergeTests {
             #expect(try await h.stored(subscription.id).count == 200)
         }
     }
+
+    @Test func aLaterWholeReadThatFailsHalfwayChangesNoStoredEpisode() async throws {
+        try await EarlyHarness.with(earlyMergeBytes: 2_000) { h in
+            h.serve(feed(items(200)))
+            let subscription = try await h.subscribe(backlog: 1)
+            _ = try await h.refresh()
+            let query = EpisodeQuery(subscriptionID: subscription.id)
+            let before = try await h.store.episodes(query)
+
+            var edited = items(200)
+            edited[20].title = "e21, corrected"
+            let text = feed([("new1", 0.1, "new1")] + edited)
+            h.serve(text, stallAfter: text.utf8.count * 3 / 4)
+            await h.clock.advance(by: .seconds(2 * 86_400))  // past the daily whole read
+            let failed = try await h.refresh()
+            #expect(failed.failure != nil)
+            #expect(try await h.store.episodes(query) == before, "nothing updated, marked seen or added")
+
+            h.serve(text)
+            let second = try await h.refresh()
+            #expect(second.newEpisodes.map(\.key) == ["new1"])
+            #expect(second.result == .updated(newEpisodes: second.newEpisodes, updatedCount: 1))
+            let seen = try await h.store.episodes(query).filter { $0.lastSeenAt == h.clock.date }
+            #expect(seen.count == 201, "every episode of the body is marked seen, also those let go early")
+        }
+    }
 }
