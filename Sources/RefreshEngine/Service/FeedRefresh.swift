@@ -187,6 +187,7 @@ struct FeedRefresh: Sendable {
         var plan = BodyReadPlan(lastDigest: BodyDigest(storedText: subscription.lastBodyDigest))
         let wholeReadDue = FeedScheduler.shouldRevalidate(
             lastUnconditionalAt: subscription.lastWholeReadAt, now: now, policy: configuration.schedulePolicy)
+        // A store that cannot say (an error) gets the body read whole, and its merge then reports the store's error.
         if !wholeReadDue,
             let leading = try? await episodes.leadingEpisodes(
                 subscriptionID: subscription.id, limit: LeadingItemsCheck.storedToCompare)
