@@ -167,7 +167,11 @@ public struct HTTPFeedSource: FeedSource {
                     received += chunk.count
                     if draining { continue }
                     try chunk.withUnsafeBytes { bytes in
-                        if let inflater { try inflater.inflate(bytes, deliver) } else { try deliver(bytes) }
+                        if let inflater {
+                            try inflater.inflate(bytes, while: { consumer.wantsMoreBody }, deliver)
+                        } else {
+                            try deliver(bytes)
+                        }
                     }
                     do {
                         try await consumer.afterChunk()

@@ -45,25 +45,4 @@ extension FeedStore {
             try touch.execute(arguments: [checkedAt.timeIntervalSince1970, subscriptionID, key])
         }
     }
-
-    /// The stored fingerprints of those of `keys` that a feed has stored, asked a few hundred keys at a time.
-    private static func storedFingerprints(
-        of keys: [String], subscriptionID: Int64, db: Database
-    ) throws -> [String: String] {
-        var stored: [String: String] = [:]
-        var start = keys.startIndex
-        while start < keys.endIndex {
-            let end = min(keys.endIndex, start + 500)
-            let slice = keys[start..<end]
-            let marks = Array(repeating: "?", count: slice.count).joined(separator: ", ")
-            var arguments: StatementArguments = [subscriptionID]
-            arguments += StatementArguments(slice)
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT key, fingerprint FROM episode WHERE subscriptionId = ? AND key IN (\(marks))",
-                arguments: arguments)
-            while let row = try rows.next() { stored[row["key"]] = row["fingerprint"] }
-            start = end
-        }
-        return stored
-    }
 }

@@ -497,7 +497,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         if case .fetched(let feed, _, _, _) = check.result {
             summary = try merge(
                 feed, columns: columns, into: current, checkedAt: check.checkedAt, runID: check.runID,
-                announceLimit: check.announceLimit, db: db)
+                announceLimit: check.announceLimit, readShort: check.bodyRead == .short, db: db)
             try Self.markSeen(check.seenEarly, subscriptionID: current.id, checkedAt: check.checkedAt, db: db)
         }
         try Self.applyPingsDuringCheck(to: &state, subscriptionID: current.id, db: db)
@@ -560,12 +560,12 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
     /// Merges a feed's episodes by its ``MergePlan``: new ones inserted, changed ones updated, none deleted.
     private func merge(
         _ feed: ParsedFeed, columns: [EpisodeColumns], into subscription: Subscription, checkedAt: Date,
-        runID: Int64?, announceLimit: Int?, db: Database
+        runID: Int64?, announceLimit: Int?, readShort: Bool, db: Database
     ) throws -> MergeSummary {
-        var stored: [String: String] = [:]
-        let rows = try Row.fetchCursor(
-            db, sql: "SELECT key, fingerprint FROM episode WHERE subscriptionId = ?", arguments: [subscription.id])
-        while let row = try rows.next() { stored[row["key"]] = row["fingerprint"] }
+        let stored =
+            readShort
+            ? try Self.storedFingerprints(of: feed, subscriptionID: subscription.id, db: db)
+            : try Self.storedFingerprints(subscriptionID: subscription.id, db: db)
         let plan = MergePlan(
             feed: feed, fingerprints: columns.map(\.fingerprint), stored: stored, announceLimit: announceLimit)
         try Self.carryOut(
@@ -623,5 +623,47 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                 try touch.execute(arguments: [seen, subscriptionID, key(index).databaseValue])
             }
         }
+    }
+
+    /// Every stored episode of a feed: identity key → fingerprint.
+    private static func storedFingerprints(subscriptionID: Int64, db: Database) throws -> [String: String] {
+        var stored: [String: String] = [:]
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT key, fingerprint FROM episode WHERE subscriptionId = ?", arguments: [subscriptionID])
+        while let row = try rows.next() { stored[row["key"]] = row["fingerprint"] }
+        return stored
+    }
+
+    /// The stored fingerprints of the episodes `feed` lists, looked up by key: what a body read short needs, since
+    /// it lists a few leading episodes of a feed that may have stored thousands, and reading every stored row (pages
+    /// of descriptions) would cost more than the rest of its check.
+    private static func storedFingerprints(
+        of feed: ParsedFeed, subscriptionID: Int64, db: Database
+    ) throws -> [String: String] {
+        var keys: [String] = []
+        var seen = Set<String>()
+        for index in feed.episodes.indices where seen.insert(feed.episodes[index].id).inserted {
+            keys.append(feed.episodes[index].id)
+        }
+        return try storedFingerprints(of: keys, subscriptionID: subscriptionID, db: db)
+    }
+
+    /// The stored fingerprints of those of `keys` that a feed has stored, asked a few hundred keys at a time (well
+    /// under SQLite's limit on bound parameters).
+    static func storedFingerprints(
+        of keys: [String], subscriptionID: Int64, db: Database
+    ) throws -> [String: String] {
+        var stored: [String: String] = [:]
+        for start in stride(from: 0, to: keys.count, by: 500) {
+            let batch = keys[start..<min(start + 500, keys.count)]
+            var arguments: StatementArguments = [subscriptionID]
+            arguments += StatementArguments(batch)
+            let marks = Array(repeating: "?", count: batch.count).joined(separator: ", ")
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT key, fingerprint FROM episode WHERE subscriptionId = ? AND key IN (\(marks))",
+                arguments: arguments)
+            while let row = try rows.next() { stored[row["key"]] = row["fingerprint"] }
+        }
+        return stored
     }
 }

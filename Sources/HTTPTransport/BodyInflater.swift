@@ -51,8 +51,13 @@ public final class BodyInflater {
         output.deallocate()
     }
 
-    /// Decodes `input`, the next bytes of the body, calling `body` with each decoded piece in order.
-    public func inflate(_ input: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    /// Decodes `input`, the next bytes of the body, calling `body` with each decoded piece in order, for as long as
+    /// `wanted` says the body is still wanted (asked after each piece): a consumer that has read enough stops the
+    /// rest of `input` from being inflated, and the inflater is then not used again.
+    public func inflate(
+        _ input: UnsafeRawBufferPointer, while wanted: () -> Bool = { true },
+        _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         guard !input.isEmpty else { return }
         guard !ended else { throw Failure.corrupt }
         if !started { try start(firstBytes: input) }
@@ -78,7 +83,7 @@ public final class BodyInflater {
             inflated += produced
             if inflated > compressed * ratioLimit { throw Failure.expandsTooMuch(ratio: ratioLimit) }
             if produced > 0 { try body(UnsafeRawBufferPointer(rebasing: output[..<produced])) }
-        } while !ended && (stream.avail_in > 0 || stream.avail_out == 0)
+        } while !ended && (stream.avail_in > 0 || stream.avail_out == 0) && wanted()
         if ended && stream.avail_in > 0 { throw Failure.corrupt }
     }
 

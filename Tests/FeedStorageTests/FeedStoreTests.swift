@@ -136,6 +136,33 @@ struct FeedStoreTests {
         #expect(try await temp.store.episodes(EpisodeQuery(subscriptionID: feed.id)).count == 3)
     }
 
+    @Test func aShortReadMergesLikeAWholeOneWithOnlyItsOwnEpisodesLookedUp() async throws {
+        let temp = try TemporaryStore()
+        defer { temp.remove() }
+        let feed = try await temp.store.addSubscription(url: URL(string: "https://a.example/feed")!, title: nil, at: t0)
+        // Given 1,200 stored episodes (more keys than one lookup batch holds)
+        let stored = (1...1_200).map { episode("s\($0)") }
+        _ = try await temp.store.apply(FeedCheck(subscriptionID: feed.id, checkedAt: t0, result: fetched(stored)))
+        // When a body read short lists a new episode, a changed one, a known one twice and 600 more known ones
+        let later = t0.addingTimeInterval(60)
+        var check = FeedCheck(
+            subscriptionID: feed.id, checkedAt: later,
+            result: fetched(
+                [episode("new"), episode("s1", title: "Renamed"), episode("s2"), episode("s2", title: "Again")]
+                    + (600...1_199).map { episode("s\($0)") }))
+        check.bodyRead = .short
+        let summary = try await temp.store.apply(check)
+        // Then it is merged as a whole read would be: one new, one updated, the rest only marked seen
+        #expect(summary.newEpisodes.map(\.key) == ["new"])
+        #expect(summary.updatedCount == 1)
+        let after = try await temp.store.episodes(EpisodeQuery(subscriptionID: feed.id))
+        #expect(after.count == 1_201)
+        #expect(after.first { $0.key == "s1" }?.episode.title == "Renamed")
+        #expect(after.first { $0.key == "s2" }?.episode.title == "s2")
+        #expect(after.filter { $0.lastSeenAt == later }.count == 1 + 2 + 600)
+        #expect(after.first { $0.key == "s3" }?.lastSeenAt == t0, "an episode the body did not list is untouched")
+    }
+
     @Test func duplicateKeysInOneFeedKeepTheFirst() async throws {
         let temp = try TemporaryStore()
         defer { temp.remove() }

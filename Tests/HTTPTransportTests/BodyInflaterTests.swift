@@ -73,6 +73,20 @@ struct BodyInflaterTests {
     }
 
     @Test
+    func aConsumerThatHasReadEnoughStopsTheRestOfTheInputFromBeingInflated() async throws {
+        let encoded = try await gzipped(Self.original)
+        let inflater = try #require(BodyInflater(contentEncoding: "gzip", ratioLimit: 1000))
+        var pieces: [[UInt8]] = []
+        // The whole body in one read, as a fast connection hands it on; the consumer wants two pieces of it.
+        try encoded.withUnsafeBytes { input in
+            try inflater.inflate(input, while: { pieces.count < 2 }) { pieces.append(Array($0)) }
+        }
+        #expect(Self.original.count > 4 * BodyInflater.pieceSize)
+        #expect(pieces.count == 2)
+        #expect(Array(pieces.joined()) == Array(Self.original.prefix(pieces.joined().count)))
+    }
+
+    @Test
     func aBodyThatExpandsBeyondTheRatioStopsThere() async throws {
         let zeros = try await gzipped([UInt8](repeating: 0, count: 4 << 20))
         var handedOn = 0

@@ -149,6 +149,33 @@ struct SteadyStateTests {
         }
     }
 
+    @Test func aGzippedBodyReadShortIsParsedNoFurtherThanAFewItemsPastItsKnownRun() async throws {
+        try await SteadyHarness.with { h in
+            // 400 items, about 240 KB of XML that gzip makes a few KB: one read from the socket brings in the whole
+            // body, and inflated it holds every item.
+            h.serve("/f.xml", feed(known(400)))
+            let subscription = try await h.subscribe("/f.xml")
+            _ = try await h.refresh()
+            let firstSeen = try #require(
+                try await h.store.episodes(EpisodeQuery(subscriptionID: subscription.id)).map(\.lastSeenAt).max())
+
+            await h.clock.advance(by: .seconds(3600))
+            h.serve("/f.xml", feed([Item("n1", 0.5)] + known(400)))
+            let second = try await h.refresh()
+            #expect(second.failure == nil)
+            #expect(second.readShort)
+            #expect(second.newEpisodes.map(\.key) == ["n1"])
+            #expect(h.server.requests(to: "/f.xml").last?.headers["accept-encoding"]?.contains("gzip") == true)
+            // Merged: the new item, the known run (k1-k3) and what ended in the same slice of the body; not the
+            // hundreds of items the inflated read held.
+            let seen = try await h.store.episodes(EpisodeQuery(subscriptionID: subscription.id))
+                .filter { $0.lastSeenAt > firstSeen }.map(\.key)
+            #expect(Set(["n1", "k1", "k2", "k3"]).isSubset(of: Set(seen)))
+            #expect(seen.count <= 25, "a slice of the body holds about 15 items; seen: \(seen.count)")
+            #expect((second.bytesFetched ?? .max) <= BodyInflater.pieceSize, "one inflated piece, no more")
+        }
+    }
+
     @Test func manyFeedsOfOneHostReadShortOneAfterAnotherAllEnd() async throws {
         try await SteadyHarness.with { h in
             let names = (1...8).map { "/f\($0).xml" }

@@ -42,6 +42,8 @@ public final class FeedParserConsumer: FeedBodyConsumer {
     }
 
     public func consume(_ bytes: UnsafeRawBufferPointer) throws {
+        // Read short: what still arrives (the rest of a read, or of an inflated piece) is neither parsed nor digested.
+        guard !stopped else { return }
         digest.update(bytes)
         if held != nil {
             if digest.byteCount <= last?.byteCount ?? 0 {
@@ -51,9 +53,24 @@ public final class FeedParserConsumer: FeedBodyConsumer {
             // Longer than the last body: not identical, so parse what was held and go on streaming.
             try releaseHeld()
         }
-        try parser.parse(bytes)
-        if leading != nil { examineLeadingEpisodes() }
         early?.counted(bytes.count)
+        guard leading != nil else {
+            try parser.parse(bytes)
+            return
+        }
+        // While the leading episodes are compared, the bytes are parsed a slice at a time, so that parsing stops
+        // near the end of the known run rather than at the end of a read, which may hold a hundred episodes once
+        // inflated.
+        var offset = 0
+        while offset < bytes.count, leading != nil {
+            let end = min(offset + Self.sliceWhileComparing, bytes.count)
+            try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+            offset = end
+            examineLeadingEpisodes()
+        }
+        if !stopped, offset < bytes.count {
+            try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+        }
     }
 
     /// Merges the episodes read so far once enough of a long body was read (``EarlyMerging``); never while the body
@@ -65,6 +82,9 @@ public final class FeedParserConsumer: FeedBodyConsumer {
 
     /// What early merges did; nil when none was made.
     var earlyMerged: EarlyMerging? { early?.didMerge == true ? early : nil }
+
+    /// The most bytes parsed between two looks at the leading episodes: a few items' worth.
+    static let sliceWhileComparing = 8 * 1024
 
     public var wantsMoreBody: Bool { !stopped }
 
