@@ -62,7 +62,8 @@ extension PostgresFeedStore {
             lease = nil  // checked and cleared
             summary = try await merge(
                 feed, rows: rows, into: current, checkedAt: check.checkedAt.timeIntervalSince1970,
-                runID: check.runID, announceLimit: check.announceLimit, on: connection)
+                runID: check.runID, announceLimit: check.announceLimit, readShort: check.bodyRead == .short,
+                on: connection)
             if !check.seenEarly.isEmpty {
                 // Found unchanged by early merges (``FeedCheck/seenEarly``): marked seen with the check.
                 try await connection.query(
@@ -115,12 +116,18 @@ extension PostgresFeedStore {
     /// Merges a feed's episodes by its ``MergePlan``: new ones inserted, changed ones updated, none deleted.
     private func merge(
         _ feed: ParsedFeed, rows: [(fields: EpisodeFields, fingerprint: String)], into subscription: Subscription,
-        checkedAt: Double, runID: Int64?, announceLimit: Int?, on connection: PostgresConnection
+        checkedAt: Double, runID: Int64?, announceLimit: Int?, readShort: Bool, on connection: PostgresConnection
     ) async throws -> MergeSummary {
         var stored: [String: String] = [:]
-        for try await (key, fingerprint) in try await connection.query(
-            "SELECT key, fingerprint FROM episode WHERE subscription_id = \(subscription.id)", logger: logger
-        ).decode((String, String).self) {
+        // A body read short lists a few leading episodes of a feed that may have stored thousands: only those are
+        // looked up.
+        let query: PostgresQuery =
+            readShort
+            ? "SELECT key, fingerprint FROM episode WHERE subscription_id = \(subscription.id) AND key = ANY(\(feed.episodes.map(\.id)))"
+            : "SELECT key, fingerprint FROM episode WHERE subscription_id = \(subscription.id)"
+        for try await (key, fingerprint) in try await connection.query(query, logger: logger).decode(
+            (String, String).self)
+        {
             stored[key] = fingerprint
         }
         let plan = MergePlan(

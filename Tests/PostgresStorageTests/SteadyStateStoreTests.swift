@@ -90,4 +90,32 @@ struct SteadyStateStoreTests {
             #expect(try await store.lastRun(checkedFeeds: true)?.feedsReadShort == 3)
         }
     }
+
+    @Test(arguments: Backend.allCases)
+    func aShortReadMergesTheEpisodesItListsAsAWholeReadWouldAndLeavesTheRest(backend: Backend) async throws {
+        try await backend.withStore { store in
+            let added = try await store.addSubscription(
+                url: URL(string: "https://a.example/f.xml")!, title: nil, at: t0, backlog: 1000)
+            let stored = (1...300).map { (n: Int) in item("e\(n)", daysAgo: n) }
+            _ = try await store.apply(fetched(added, stored, at: t0, read: .whole(digest: nil)))
+
+            let later = t0.addingTimeInterval(3600)
+            var changed = item("e2", daysAgo: 2)
+            changed.title = "Changed"
+            let summary = try await store.apply(
+                fetched(
+                    added, [item("new", daysAgo: 0), item("e1", daysAgo: 1), changed, item("e1", daysAgo: 1)],
+                    at: later, read: .short, bodyBytes: nil))
+            #expect(summary.newEpisodes.map(\.key) == ["new"])
+            #expect(summary.updatedCount == 1)
+            var episodes: [String: StoredEpisode] = [:]
+            for episode in try await store.episodes(EpisodeQuery(subscriptionID: added.id)) {
+                episodes[episode.key] = episode
+            }
+            #expect(episodes.count == 301)
+            #expect(episodes["e2"]?.episode.title == "Changed")
+            #expect(episodes["e1"]?.lastSeenAt == later)
+            #expect(episodes["e3"]?.lastSeenAt == t0, "an episode the short read did not list is left as it was")
+        }
+    }
 }
