@@ -141,7 +141,7 @@ final class HTTP2ReadReporter: ChannelInboundHandler, RemovableChannelHandler {
 /// waiting for a parse slot) keeps that whole buffer alive, and the decoder, no longer its only owner, copies all of it
 /// on its next read into a new buffer at least as large, which the next waiting frame keeps in turn. So each waiting
 /// frame held a buffer of the connection's, however few bytes it carried, and the stream window
-/// (``HTTP2WindowLimiter``) bounded only the bytes: a cold run of 1,000 feeds over HTTP/2 peaked at 170–470 MB
+/// (``HTTP2WindowLimiter``) bounded only the bytes: a cold run of 1,000 feeds over HTTP/2 peaked at 150–470 MB
 /// resident, with about 98 MB of 135 MB in use at the peak being such copies (docs/benchmarks.md). Copying a frame's
 /// bytes out here, before the stream multiplexer, costs one copy of the body and leaves the decoder the sole owner of
 /// its buffer again once the frame is passed on.
