@@ -251,7 +251,12 @@ let package = Package(
         ),
         .testTarget(
             name: "HTTPTransportTests",
-            dependencies: ["HTTPTransport", "Measures", "TestSupport"],
+            dependencies: [
+                "HTTPTransport", "Measures", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -293,9 +293,7 @@ public final class HTTPNetwork: @unchecked Sendable {
             configuration.connectionPool.retryConnectionEstablishment = false
             configuration.connectionPool.idleTimeout = TimeAmount(profile.idleTimeout)
             configuration.tlsConfiguration = tls
-            if profile.allowsHTTP2, let window = profile.streamWindow {
-                Self.boundStreamWindows(&configuration, window)
-            }
+            if profile.allowsHTTP2 { Self.installHTTP2Handlers(&configuration, profile.streamWindow) }
             // The URL keeps the host's name (Host header, SNI, certificate check); only the address comes from here.
             configuration.dnsOverride = [host: address.ip]
             configuration.dnsOverride[host.lowercased()] = address.ip
@@ -305,16 +303,21 @@ public final class HTTPNetwork: @unchecked Sendable {
         }
     }
 
-    /// Installs ``HTTP2WindowLimiter`` on every HTTP/2 connection of a client and ``HTTP2ReadReporter`` on every
-    /// stream: a stream receives at most `window` bytes before they are read.
-    private static func boundStreamWindows(_ configuration: inout HTTPClient.Configuration, _ window: Int) {
+    /// Installs ``HTTP2DataCompactor`` on every HTTP/2 connection of a client, and with a `window`,
+    /// ``HTTP2WindowLimiter`` after it and ``HTTP2ReadReporter`` on every stream: a stream receives at most `window`
+    /// bytes before they are read, and what it holds is those bytes, not the connection's read buffers.
+    private static func installHTTP2Handlers(_ configuration: inout HTTPClient.Configuration, _ window: Int?) {
         configuration.http2ConnectionDebugInitializer = { channel in
             channel.eventLoop.submit {
                 let pipeline = channel.pipeline.syncOperations
                 let multiplexer = try pipeline.handler(type: HTTP2StreamMultiplexer.self)
-                try pipeline.addHandler(HTTP2WindowLimiter(window: window), position: .before(multiplexer))
+                try pipeline.addHandler(HTTP2DataCompactor(), position: .before(multiplexer))
+                if let window {
+                    try pipeline.addHandler(HTTP2WindowLimiter(window: window), position: .before(multiplexer))
+                }
             }
         }
+        guard window != nil else { return }
         configuration.http2StreamChannelDebugInitializer = { channel in
             channel.eventLoop.submit {
                 try channel.pipeline.syncOperations.addHandler(HTTP2ReadReporter(), position: .first)

@@ -67,13 +67,16 @@ struct FetchOptions: ParsableArguments {
     var maxFeedSize: Int = 75
 
     @Flag(
-        name: .customLong("http2"),
-        help:
-            "Ask feeds over HTTP/2 where the server offers it: a host's feeds go side by side over one connection, up to 100 at once instead of --per-host (off by default: a cold run's memory peaks higher)."
-    )
+        name: .customLong("http1"),
+        help: "Ask feeds over HTTP/1.1 only, even of servers that offer HTTP/2 (then at most --per-host at once).")
+    var http1 = false
+
+    /// The default (feeds over HTTP/2 where the server offers it), still accepted: it was opt-in for a while.
+    @Flag(name: .customLong("http2"), help: .hidden)
     var http2 = false
 
     func validate() throws {
+        guard !(http1 && http2) else { throw ValidationError("Please give --http1 or --http2, not both.") }
         guard (1...256).contains(jobs) else { throw ValidationError("Please give a --jobs between 1 and 256.") }
         guard (1...64).contains(perHost) else { throw ValidationError("Please give a --per-host between 1 and 64.") }
         guard (1...2048).contains(maxFeedSize) else {
@@ -95,7 +98,7 @@ struct FetchOptions: ParsableArguments {
             maxBodyBytes: maxFeedSize * 1_000_000,
             userAgent: PodfreshVersion.userAgent)
         configuration.firstByteTimeout = .seconds(min(firstByteTimeout.seconds, timeout.seconds))
-        configuration.allowsHTTP2 = http2
+        configuration.allowsHTTP2 = !http1
         return configuration
     }
 }

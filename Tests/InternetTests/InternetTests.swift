@@ -119,8 +119,7 @@ struct InternetTests {
             "warm run: \(stats.addressLookups) name lookups (A queries) for 24 requests to 3 names")
     }
 
-    /// HTTPS through the namespace's test CA works, and with `--http2` feeds of a host that offers HTTP/2 are asked over
-    /// it: once its
+    /// HTTPS through the namespace's test CA works, and feeds of a host that offers HTTP/2 are asked over it: once its
     /// first answer came over HTTP/2, its feeds go side by side over one connection, past `--per-host` (which an
     /// HTTP/1.1 host keeps).
     @Test(.timeLimit(.minutes(1)))
@@ -132,7 +131,7 @@ struct InternetTests {
         let internet = try await SimulatedInternet.start(layout)
         defer { internet.stop() }
 
-        let run = try await internet.refresh(["--per-host", "2", "--jobs", "16", "--http2"])
+        let run = try await internet.refresh(["--per-host", "2", "--jobs", "16"])
         let stats = try await internet.statistics()
 
         #expect(run.status == 0, "\(run.summary)")
@@ -146,6 +145,25 @@ struct InternetTests {
         #expect(multiplexed.h2Requests == 12, "HTTP/2 streams: \(multiplexed.h2Requests) of 12 requests")
         #expect(multiplexed.maxInFlight > 2, "\(multiplexed.maxInFlight) at once over HTTP/2")
         #expect(multiplexed.connections <= 2, "\(multiplexed.connections) connections for 12 requests")
+    }
+
+    /// With `--http1`, the feeds of a host that offers HTTP/2 are asked over HTTP/1.1, at most `--per-host` at once.
+    @Test(.timeLimit(.minutes(1)))
+    func withHTTP1FeedsOfAnHTTP2HostGoOverHTTP1WithinPerHost() async throws {
+        let layout = NetLayout(hosts: [
+            NetLayout.Host(name: "multiplexed.tls.test", feeds: 12, tls: true, h2: true, delaysMs: [150])
+        ])
+        let internet = try await SimulatedInternet.start(layout)
+        defer { internet.stop() }
+
+        let run = try await internet.refresh(["--per-host", "2", "--jobs", "16", "--http1"])
+        let stats = try await internet.statistics()
+
+        #expect(run.status == 0, "\(run.summary)")
+        let multiplexed = try #require(stats.hosts["multiplexed.tls.test"])
+        #expect(multiplexed.statuses["200"] == 12)
+        #expect(multiplexed.h2Requests == 0, "HTTP/2 streams: \(multiplexed.h2Requests)")
+        #expect(multiplexed.maxInFlight <= 2, "\(multiplexed.maxInFlight) at once over HTTP/1.1")
     }
 
     // MARK: - Helpers
