@@ -34,71 +34,29 @@ private func items(_ count: Int) -> [(id: String, daysAgo: Double, title: String
     (1...count).map { ("e\($0)", Double($0), "e\($0)") }
 }
 
-/// A store on a temporary file, the loopback test server and the engine; `earlyMergeBytes` as given (nil: every
-/// feed merged in one piece at its end, as before issue #36's early merges).
-private final class EarlyHarness: @unchecked Sendable {
-    let server: TestHTTPServer
-    let store: FeedStore
-    let network: HTTPNetwork
-    let service: EpisodeUpdateService
-    let clock = ManualClock(date: Date(timeIntervalSince1970: 1_793_500_000))
-    let directory: URL
-
-    init(earlyMergeBytes: Int?) async throws {
-        server = try await TestHTTPServer.start()
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("podfresh-early-\(UUID().uuidString)")
-        store = try await FeedStore.open(path: directory.appendingPathComponent("test.sqlite").path)
-        var fetch = FetchConfiguration(
-            connectTimeout: .seconds(5), totalTimeout: .seconds(30), maxBodyBytes: 10_000_000,
-            userAgent: "podfresh-test")
-        fetch.stallTimeout = .seconds(2)
-        network = HTTPFeedSource.makeNetwork(configuration: fetch)
-        var configuration = EpisodeUpdateConfiguration(retryTransientFailures: false, clock: .manual(clock))
-        configuration.earlyMergeBytes = earlyMergeBytes
-        service = EpisodeUpdateService(
-            store: store,
-            source: RoutingFeedSource(
-                http: HTTPFeedSource(network: network, configuration: fetch), file: FileFeedSource()),
-            coordinator: DataFetchCoordinator(maxConcurrent: 4, maxPerHost: 2), configuration: configuration)
+extension SteadyHarness {
+    /// A harness whose engine merges a long body early every `earlyMergeBytes` (nil: every feed in one piece at its
+    /// end, as before issue #36's early merges).
+    static func with(earlyMergeBytes: Int?, _ body: (SteadyHarness) async throws -> Void) async throws {
+        try await with(configure: { $0.earlyMergeBytes = earlyMergeBytes }, body)
     }
 
-    /// Serves `text` with no validators; `stallAfter` sends only that many bytes and then holds the connection.
-    func serve(_ text: String, stallAfter: Int? = nil) {
-        server.setRoute(
-            "/f.xml",
-            TestResponse(
-                status: 200, headers: [("Content-Type", "application/rss+xml")], body: Array(text.utf8),
-                fault: stallAfter.map { .stall(afterBytes: $0) }))
-    }
+    /// Serves `text` at /f.xml with no validators; `stallAfter` sends only that many bytes and then holds the
+    /// connection.
+    fileprivate func serve(_ text: String, stallAfter: Int? = nil) { serve("/f.xml", text, stallAfter: stallAfter) }
 
-    func subscribe(backlog: Int) async throws -> Subscription {
-        try await store.addSubscription(url: server.url("/f.xml"), title: nil, at: clock.date, backlog: backlog)
-    }
-
-    func refresh() async throws -> RefreshOutcome {
-        let summary = try await service.refresh(policy: .all)
-        return try #require(summary.outcomes.first)
+    fileprivate func subscribe(backlog: Int) async throws -> Subscription {
+        try await subscribe("/f.xml", backlog: backlog)
     }
 
     /// Each stored episode's title and whether it was announced (stored as first seen by a run).
-    func stored(_ id: Int64) async throws -> [String: String] {
+    fileprivate func stored(_ id: Int64) async throws -> [String: String] {
         var stored: [String: String] = [:]
         for episode in try await store.episodes(EpisodeQuery(subscriptionID: id)) {
             stored[episode.key] =
                 "\(episode.episode.title ?? "?")\(episode.firstSeenRunID == nil ? "" : " (announced)")"
         }
         return stored
-    }
-
-    func close() async {
-        await network.shutdown()
-        try? await server.shutdown()
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    static func with(earlyMergeBytes: Int?, _ body: (EarlyHarness) async throws -> Void) async throws {
-        let harness = try await EarlyHarness(earlyMergeBytes: earlyMergeBytes)
-        try await withClosing(harness, close: { await $0.close() }, body)
     }
 }
 
@@ -116,17 +74,17 @@ private struct Result: Equatable {
 struct EarlyMergeTests {
     /// Runs `steps` twice, merging early every 2 KB and not at all, and expects the same results.
     private func expectSameResults(
-        _ steps: @escaping (EarlyHarness) async throws -> [Result]
+        _ steps: @escaping (SteadyHarness) async throws -> [Result]
     ) async throws {
         var early: [Result] = []
         var atTheEnd: [Result] = []
-        try await EarlyHarness.with(earlyMergeBytes: 2_000) { early = try await steps($0) }
-        try await EarlyHarness.with(earlyMergeBytes: nil) { atTheEnd = try await steps($0) }
+        try await SteadyHarness.with(earlyMergeBytes: 2_000) { early = try await steps($0) }
+        try await SteadyHarness.with(earlyMergeBytes: nil) { atTheEnd = try await steps($0) }
         #expect(!early.isEmpty)
         #expect(early == atTheEnd)
     }
 
-    private func result(_ outcome: RefreshOutcome, _ h: EarlyHarness, _ id: Int64) async throws -> Result {
+    private func result(_ outcome: RefreshOutcome, _ h: SteadyHarness, _ id: Int64) async throws -> Result {
         #expect(outcome.failure == nil)
         var updated = 0
         if case .updated(_, let count) = outcome.result { updated = count }
@@ -175,7 +133,7 @@ struct EarlyMergeTests {
     }
 
     @Test func aFirstCheckThatFailsHalfwayStoresOnlyBackCatalogueAndTheNextAnnouncesTheNewest() async throws {
-        try await EarlyHarness.with(earlyMergeBytes: 2_000) { h in
+        try await SteadyHarness.with(earlyMergeBytes: 2_000) { h in
             let text = feed(items(200))
             h.serve(text, stallAfter: text.utf8.count / 2)
             let subscription = try await h.subscribe(backlog: 3)
@@ -196,7 +154,7 @@ struct EarlyMergeTests {
     }
 
     @Test func aLaterWholeReadThatFailsHalfwayChangesNoStoredEpisode() async throws {
-        try await EarlyHarness.with(earlyMergeBytes: 2_000) { h in
+        try await SteadyHarness.with(earlyMergeBytes: 2_000) { h in
             h.serve(feed(items(200)))
             let subscription = try await h.subscribe(backlog: 1)
             _ = try await h.refresh()

@@ -49,77 +49,6 @@ private func feed(_ items: [Item], buildDate: String = "Sun, 01 Nov 2026 00:00:0
 /// Items k1 (newest, 1 day ago) … kN, newest first.
 private func known(_ count: Int) -> [Item] { (1...count).map { Item("k\($0)", Double($0)) } }
 
-/// A store on a temporary file, the loopback test server and the engine, with the refresh's dates on a manual clock
-/// (so a test can let a day pass) and the transfer limits on the machine's (a body stalled by the server ends a
-/// fetch that waits for it after the stall limit).
-private final class SteadyHarness: @unchecked Sendable {
-    let server: TestHTTPServer
-    let store: FeedStore
-    let network: HTTPNetwork
-    let service: EpisodeUpdateService
-    let clock = ManualClock(date: Date(timeIntervalSince1970: 1_793_500_000))
-    let directory: URL
-
-    init(readsWhole: Bool = false) async throws {
-        server = try await TestHTTPServer.start()
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "podfresh-steady-\(UUID().uuidString)")
-        store = try await FeedStore.open(path: directory.appendingPathComponent("test.sqlite").path)
-        var fetch = FetchConfiguration(
-            connectTimeout: .seconds(5), totalTimeout: .seconds(30), maxBodyBytes: 10_000_000,
-            userAgent: "podfresh-test")
-        fetch.stallTimeout = .seconds(3)
-        network = HTTPFeedSource.makeNetwork(configuration: fetch)
-        var configuration = EpisodeUpdateConfiguration(retryTransientFailures: false, clock: .manual(clock))
-        configuration.readsWhole = readsWhole
-        service = EpisodeUpdateService(
-            store: store,
-            source: RoutingFeedSource(
-                http: HTTPFeedSource(network: network, configuration: fetch), file: FileFeedSource()),
-            coordinator: DataFetchCoordinator(maxConcurrent: 4, maxPerHost: 2), configuration: configuration)
-    }
-
-    /// Serves `text` at `path` with no validators at all (a host that sends none), the same bytes every time unless
-    /// changed; `stallAfter` sends only that many bytes of it and then holds the connection, never ending the body.
-    func serve(_ path: String, _ text: String, stallAfter: Int? = nil, headers: [(String, String)] = []) {
-        let bytes = Array(text.utf8)
-        server.setRoute(
-            path,
-            TestResponse(
-                status: 200, headers: [("Content-Type", "application/rss+xml")] + headers, body: bytes,
-                fault: stallAfter.map { .stall(afterBytes: $0) }, compressible: stallAfter == nil))
-    }
-
-    func subscribe(_ path: String) async throws -> Subscription {
-        try await store.addSubscription(url: server.url(path), title: nil, at: clock.date, backlog: 10_000)
-    }
-
-    /// One refresh of every feed; its only outcome.
-    func refresh() async throws -> RefreshOutcome {
-        let summary = try await service.refresh(policy: .all)
-        return try #require(summary.outcomes.first)
-    }
-
-    func titles(_ id: Int64) async throws -> [String: String] {
-        var titles: [String: String] = [:]
-        for stored in try await store.episodes(EpisodeQuery(subscriptionID: id)) {
-            titles[stored.key] = stored.episode.title
-        }
-        return titles
-    }
-
-    func close() async {
-        await network.shutdown()
-        try? await server.shutdown()
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    static func with(readsWhole: Bool = false, _ body: (SteadyHarness) async throws -> Void) async throws {
-        let harness = try await SteadyHarness(readsWhole: readsWhole)
-        try await withClosing(harness, close: { await $0.close() }, body)
-    }
-}
-
 /// Issue #36: an unchanged feed costs next to nothing, whatever the server sends.
 @Suite(.timeLimit(.minutes(1)))
 struct SteadyStateTests {
@@ -252,7 +181,7 @@ struct SteadyStateTests {
     }
 
     @Test func fullReadsEveryBodyToItsEnd() async throws {
-        try await SteadyHarness.with(readsWhole: true) { h in
+        try await SteadyHarness.with(configure: { $0.readsWhole = true }) { h in
             h.serve("/f.xml", feed(known(30)))
             _ = try await h.subscribe("/f.xml")
             _ = try await h.refresh()
