@@ -9,9 +9,9 @@ extension FeedStore {
     /// As in ``apply(_:)``, the rows are computed before the transaction.
     public func mergeEarly(_ part: EarlyEpisodes) async throws -> EarlyMergeSummary {
         let keys = part.episodes.map(\.id)
-        let columns = part.episodes.indices.map { EpisodeColumns(part.episodes[$0]) }
-        let fingerprints = columns.map(\.fingerprint)
         guard part.insertable.contains(true) else {
+            // Nothing may be stored: the fingerprints alone, not the rows.
+            let fingerprints = part.episodes.indices.map { EpisodeFields(part.episodes[$0]).fingerprint }
             return try await read { db in
                 let stored = try Self.storedFingerprints(of: keys, subscriptionID: part.subscriptionID, db: db)
                 return EarlyMergePlan(
@@ -19,6 +19,8 @@ extension FeedStore {
                 ).summary
             }
         }
+        let columns = part.episodes.indices.map { EpisodeColumns(part.episodes[$0]) }
+        let fingerprints = columns.map(\.fingerprint)
         return try await write { db in
             guard
                 try Int64.fetchOne(
@@ -33,16 +35,6 @@ extension FeedStore {
                 plan.writes, keys: { keys[$0] }, columns: columns, subscriptionID: part.subscriptionID,
                 checkedAt: part.checkedAt, runID: nil, db: db)
             return plan.summary
-        }
-    }
-
-    /// Marks the episodes an early merge found unchanged as seen, by key (``FeedCheck/seenEarly``).
-    static func markSeen(_ keys: [String], subscriptionID: Int64, checkedAt: Date, db: Database) throws {
-        guard !keys.isEmpty else { return }
-        let touch = try db.cachedStatement(
-            sql: "UPDATE episode SET lastSeenAt = ? WHERE subscriptionId = ? AND key = ?")
-        for key in keys {
-            try touch.execute(arguments: [checkedAt.timeIntervalSince1970, subscriptionID, key])
         }
     }
 }

@@ -574,12 +574,24 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         return plan.summary(of: feed, subscriptionID: subscription.id, checkedAt: checkedAt, runID: runID)
     }
 
+    /// Marks episodes seen, by key: a merge's unchanged ones, and those an early merge found unchanged
+    /// (``FeedCheck/seenEarly``).
+    static func markSeen(_ keys: [String], subscriptionID: Int64, checkedAt: Date, db: Database) throws {
+        guard !keys.isEmpty else { return }
+        let touch = try db.cachedStatement(
+            sql: "UPDATE episode SET lastSeenAt = ? WHERE subscriptionId = ? AND key = ?")
+        for key in keys {
+            try touch.execute(arguments: [checkedAt.timeIntervalSince1970, subscriptionID, key])
+        }
+    }
+
     /// Carries out a merge plan: its inserts, updates and episodes marked seen, each row by its index (`key` gives its
     /// identity key, `columns` its values).
     static func carryOut(
         _ plan: MergePlan, keys key: (Int) -> String, columns: [EpisodeColumns], subscriptionID: Int64,
         checkedAt: Date, runID: Int64?, db: Database
     ) throws {
+        try markSeen(plan.unchanged.map(key), subscriptionID: subscriptionID, checkedAt: checkedAt, db: db)
         let subscriptionID = subscriptionID.databaseValue
         let seen = checkedAt.timeIntervalSince1970.databaseValue
         if !plan.inserts.isEmpty {
@@ -614,13 +626,6 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                 arguments += row.arguments
                 arguments += [seen, subscriptionID, key(index).databaseValue]
                 try update.execute(arguments: arguments)
-            }
-        }
-        if !plan.unchanged.isEmpty {
-            let touch = try db.cachedStatement(
-                sql: "UPDATE episode SET lastSeenAt = ? WHERE subscriptionId = ? AND key = ?")
-            for index in plan.unchanged {
-                try touch.execute(arguments: [seen, subscriptionID, key(index).databaseValue])
             }
         }
     }

@@ -99,22 +99,15 @@ public final class TestHTTP2Server: @unchecked Sendable {
                             }))
                 }
             }
-        let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
-        server.channel = channel
-        server.port = channel.localAddress?.port ?? 0
+        (server.channel, server.port) = try await LoopbackHTTPS.bind(bootstrap)
         return server
     }
 
     /// An https URL on this server.
-    public func url(_ path: String) -> URL {
-        URL(string: "https://127.0.0.1:\(port)\(path.hasPrefix("/") ? path : "/" + path)")!
-    }
+    public func url(_ path: String) -> URL { LoopbackHTTPS.url(port: port, path) }
 
     /// Stops the server.
-    public func shutdown() async throws {
-        try? await channel?.close()
-        try await group.shutdownGracefully()
-    }
+    public func shutdown() async throws { try await LoopbackHTTPS.shutdown(channel, group: group) }
 
     fileprivate func streamOpened() {
         state.withLockedValue {

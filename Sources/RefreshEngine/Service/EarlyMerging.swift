@@ -65,9 +65,15 @@ final class EarlyMerging {
         let candidates = Set(newest.map(\.position))
         func insertable(_ position: Int) -> Bool { plan.announceLimit != nil && !candidates.contains(position) }
         // Held episodes pushed out of the newest since: back catalogue now, stored with this batch.
-        let released = held.filter { insertable($0.position) }
-        held.removeAll { insertable($0.position) }
-        batch = released + batch
+        if plan.announceLimit != nil {
+            var kept: [(episode: ParsedEpisode, position: Int)] = []
+            var released: [(episode: ParsedEpisode, position: Int)] = []
+            for entry in held {
+                if insertable(entry.position) { released.append(entry) } else { kept.append(entry) }
+            }
+            held = kept
+            batch = released + batch
+        }
         guard !batch.isEmpty else { return }
         let summary = try await plan.store.mergeEarly(
             EarlyEpisodes(
