@@ -92,6 +92,13 @@ let package = Package(
             dependencies: ["FeedParsing"],
             swiftSettings: strictSettings
         ),
+        /// When to look: a feed's publication model (its slots, learned from its dates) and the schedule, as pure
+        /// functions of the model, the hints and the clock; the refresh and `podfresh replay-schedule` both call it.
+        .target(
+            name: "FeedScheduling",
+            dependencies: ["FeedModels"],
+            swiftSettings: strictSettings
+        ),
         /// The SQLite store (GRDB) over FeedModels.
         .target(
             name: "FeedStorage",
@@ -135,8 +142,8 @@ let package = Package(
         .target(
             name: "RefreshEngine",
             dependencies: [
-                "FeedParsing", "FeedFetching", "FeedModels", "EpisodeDownloads", "HTTPTransport", "Measures", "Podping",
-                "GPodderSync",
+                "FeedParsing", "FeedFetching", "FeedModels", "FeedScheduling", "EpisodeDownloads", "HTTPTransport",
+                "Measures", "Podping", "GPodderSync",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -156,9 +163,9 @@ let package = Package(
         .target(
             name: "ConsoleOutput",
             dependencies: [
-                "RefreshEngine", "FeedFetching", "FeedParsing", "FeedModels", "Measures", "EpisodeDownloads", "Podping",
-                "GPodderSync",
-                "RefreshMetrics", "HTTPTransport",
+                "RefreshEngine", "FeedFetching", "FeedParsing", "FeedModels", "FeedScheduling", "Measures",
+                "EpisodeDownloads",
+                "Podping", "GPodderSync", "RefreshMetrics", "HTTPTransport",
             ],
             swiftSettings: strictSettings
         ),
@@ -178,8 +185,9 @@ let package = Package(
         .executableTarget(
             name: "podfresh",
             dependencies: [
-                "FeedParsing", "FeedFetching", "FeedModels", "FeedStorage", "PostgresStorage", "RefreshEngine",
-                "ConsoleOutput", "Measures", .target(name: "CJemalloc", condition: .when(platforms: [.linux])),
+                "FeedParsing", "FeedFetching", "FeedModels", "FeedScheduling", "FeedStorage", "PostgresStorage",
+                "RefreshEngine", "ConsoleOutput", "Measures",
+                .target(name: "CJemalloc", condition: .when(platforms: [.linux])),
                 .target(name: "AllocatorSettings", condition: .when(platforms: [.linux])),
                 "RefreshMetrics", "EpisodeDownloads", "Podping", "HTTPTransport", "GPodderSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -289,6 +297,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "FeedSchedulingTests",
+            dependencies: ["FeedScheduling", "FeedModels"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "FeedStorageTests",
             dependencies: ["FeedModels", "FeedStorage", "FeedParsing", "TestSupport"],
             swiftSettings: strictSettings
@@ -296,8 +309,8 @@ let package = Package(
         .testTarget(
             name: "RefreshEngineTests",
             dependencies: [
-                "RefreshEngine", "FeedModels", "FeedStorage", "FeedFetching", "FeedParsing", "HTTPTransport",
-                "Measures", "TestSupport", "Podping",
+                "RefreshEngine", "FeedModels", "FeedScheduling", "FeedStorage", "FeedFetching", "FeedParsing",
+                "HTTPTransport", "Measures", "TestSupport", "Podping",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
@@ -313,8 +326,8 @@ let package = Package(
         .testTarget(
             name: "ConsoleOutputTests",
             dependencies: [
-                "ConsoleOutput", "RefreshEngine", "FeedParsing", "FeedModels", "FeedFetching", "HTTPTransport",
-                "Measures", "Podping", "RefreshMetrics",
+                "ConsoleOutput", "RefreshEngine", "FeedParsing", "FeedModels", "FeedScheduling", "FeedFetching",
+                "HTTPTransport", "Measures", "Podping", "RefreshMetrics",
             ],
             swiftSettings: strictSettings
         ),

@@ -15,7 +15,7 @@ Usage: install-cron.sh [--interval MINUTES] [--database PATH] [--binary PATH]   
 Adds one crontab entry running `podfresh refresh --quiet` (cron mails its output: new episodes and errors only).
 Running it again replaces that entry; every other line of your crontab is kept as it is.
 
-  --interval MINUTES  5-59, or whole hours up to 1440 (default 30)
+  --interval MINUTES  5-59, or whole hours up to 1440 (default 5: the schedule puts checks minutes after the times each show publishes at)
   --database PATH     the database cron should use (default: the one your shell uses now:
                       $PODFRESH_DATABASE, else $XDG_DATA_HOME/podfresh/podfresh.sqlite,
                       else ~/.local/share/podfresh/podfresh.sqlite); always written into the entry
@@ -38,7 +38,7 @@ absolute() {
   esac
 }
 
-interval=30
+interval=5
 database=""
 binary=""
 mode=install

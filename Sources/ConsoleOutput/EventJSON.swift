@@ -49,7 +49,7 @@ public enum EventJSON {
                     })
             ),
             ("next_check", .date(outcome.nextCheckAt)),
-            ("next_check_reason", .string(outcome.nextCheckReason.map(ScheduleReasonText.line))),
+            ("next_check_reason", .string(outcome.nextCheckReason.map { ScheduleReasonText.line($0) })),
             ("backlog_episodes", .int(outcome.backlogCount)),
             ("read_short", .bool(outcome.readShort)),
             ("body_identical", .bool(outcome.bodyIdentical)),

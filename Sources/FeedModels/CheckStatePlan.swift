@@ -44,6 +44,8 @@ public struct CheckStatePlan: Sendable, Hashable {
     public var lastWholeReadAt: Date?
     /// The digest of a body read whole; nil keeps the stored one (a short read, a 304, a failure).
     public var lastBodyDigest: String?
+    /// The feed's publication model (stored JSON); nil keeps the stored one.
+    public var publicationModel: String?
 
     /// The feed's own fields from a fetched body.
     public struct Fetched: Sendable, Hashable {
@@ -80,6 +82,7 @@ public struct CheckStatePlan: Sendable, Hashable {
         lastCheckedAt = check.checkedAt
         nextCheckAt = check.nextCheckAt
         nextCheckReason = check.nextCheckReason
+        publicationModel = check.publicationModel
         switch check.result {
         case .fetched(let feed, let etag, let lastModified, let unconditional):
             lastSuccessAt = check.checkedAt

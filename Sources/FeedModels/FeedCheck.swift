@@ -40,6 +40,9 @@ public struct FeedCheck: Sendable {
     /// Keys of episodes an early merge found stored and unchanged (``EarlyEpisodes``): not in the parsed feed any
     /// more, marked seen by this check's merge as if they were.
     public var seenEarly: [String] = []
+    /// The feed's publication model as the scheduler learned it at this check (its stored JSON); nil keeps the
+    /// stored one.
+    public var publicationModel: String?
 
     public init(
         subscriptionID: Int64,

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Why a feed is next due when it is: the facts the scheduler (or a run, or a ping) went by, worded by ConsoleOutput.
 ///
@@ -17,6 +17,10 @@ public enum ScheduleReason: Sendable, Hashable {
         case shortestAllowed
         /// The interval was lowered to the longest one allowed.
         case longestAllowed
+        /// The feed's host pings (podping) and its pings are seen: polling is only a safety net.
+        case pushed
+        /// Spread over the week as the feed's publications are: shorter in the hours it usually publishes in.
+        case publishingHours
     }
 
     /// Who asked for a polling interval: the server's response or the feed itself.
@@ -49,8 +53,46 @@ public enum ScheduleReason: Sendable, Hashable {
     case podping
     /// The sync server (gPodder API) subscribed the feed, or named it: checked in the same run.
     case syncServer
+    /// A check placed at a publishing slot: when the feed's next episode is expected (``ExpectedEpisode``).
+    case expected(ExpectedEpisode)
     /// The reason as an older podfresh stored it: a sentence, shown as it was written.
     case stored(String)
+}
+
+/// The episode a check is placed for: when it is expected, on which rhythm, and how regular the feed has been on it.
+public struct ExpectedEpisode: Sendable, Hashable {
+    /// How a slot recurs.
+    public enum Rhythm: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Every day at about the same time.
+        case daily
+        /// Monday to Friday at about the same time.
+        case weekdays
+        /// On the same day of the week.
+        case weekly
+        /// On the same day of every other week.
+        case biweekly
+        /// On the same day of the month.
+        case monthly
+        /// As the feed's `podcast:updateFrequency` (`rrule` and `dtstart`) declares.
+        case declared
+    }
+
+    /// When the episode is expected.
+    public var at: Date
+    public var rhythm: Rhythm
+    /// Of the last ``ofLast`` days the slot recurred on, on how many an episode came on time; nil for a declared slot.
+    public var onTime: Int?
+    public var ofLast: Int?
+    /// The expected time has passed without the episode: checking until the slot's window closes.
+    public var late: Bool
+
+    public init(at: Date, rhythm: Rhythm, onTime: Int? = nil, ofLast: Int? = nil, late: Bool = false) {
+        self.at = at
+        self.rhythm = rhythm
+        self.onTime = onTime
+        self.ofLast = ofLast
+        self.late = late
+    }
 }
 
 extension ScheduleReason {
@@ -104,15 +146,15 @@ extension ScheduleReason {
 /// "failures":3}`, `{"kind":"podping"}`, `{"kind":"stored","text":"…"}`.
 extension ScheduleReason: Codable {
     private enum Kind: String, Codable {
-        case cadence, backoff, retryAfter, complete, gone, networkOffline, podping, syncServer, stored
+        case cadence, backoff, retryAfter, complete, gone, networkOffline, podping, syncServer, expected, stored
     }
 
     private enum BasisKind: String, Codable {
-        case noRhythmYet, medianGap, hint, shortestAllowed, longestAllowed
+        case noRhythmYet, medianGap, hint, shortestAllowed, longestAllowed, pushed, publishingHours
     }
 
     private enum CodingKeys: String, CodingKey {
-        case kind, seconds, basis, episodes, hint, failures, text
+        case kind, seconds, basis, episodes, hint, failures, text, at, rhythm, onTime, ofLast, late
     }
 
     public init(from decoder: any Decoder) throws {
@@ -131,6 +173,8 @@ extension ScheduleReason: Codable {
             case .hint: basis = .hint(try container.decode(PollingHint.self, forKey: .hint))
             case .shortestAllowed: basis = .shortestAllowed
             case .longestAllowed: basis = .longestAllowed
+            case .pushed: basis = .pushed
+            case .publishingHours: basis = .publishingHours
             }
             self = .cadence(interval: .seconds(seconds), basis: basis)
         case .backoff: self = .backoff(failures: try container.decode(Int.self, forKey: .failures))
@@ -140,6 +184,20 @@ extension ScheduleReason: Codable {
         case .networkOffline: self = .networkOffline
         case .podping: self = .podping
         case .syncServer: self = .syncServer
+        case .expected:
+            let at = try container.decode(Double.self, forKey: .at)
+            guard at.isFinite, abs(at) < 1e12 else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .at, in: container, debugDescription: "not a usable time")
+            }
+            self = .expected(
+                ExpectedEpisode(
+                    at: Date(timeIntervalSince1970: at),
+                    rhythm: try container.decode(
+                        ExpectedEpisode.Rhythm.self, forKey: .rhythm),
+                    onTime: try container.decodeIfPresent(Int.self, forKey: .onTime),
+                    ofLast: try container.decodeIfPresent(Int.self, forKey: .ofLast),
+                    late: try container.decodeIfPresent(Bool.self, forKey: .late) ?? false))
         case .stored: self = .stored(try container.decode(String.self, forKey: .text))
         }
     }
@@ -161,6 +219,8 @@ extension ScheduleReason: Codable {
                 try container.encode(hint, forKey: .hint)
             case .shortestAllowed: try container.encode(BasisKind.shortestAllowed, forKey: .basis)
             case .longestAllowed: try container.encode(BasisKind.longestAllowed, forKey: .basis)
+            case .pushed: try container.encode(BasisKind.pushed, forKey: .basis)
+            case .publishingHours: try container.encode(BasisKind.publishingHours, forKey: .basis)
             }
         case .backoff(let failures):
             try container.encode(Kind.backoff, forKey: .kind)
@@ -171,6 +231,13 @@ extension ScheduleReason: Codable {
         case .networkOffline: try container.encode(Kind.networkOffline, forKey: .kind)
         case .podping: try container.encode(Kind.podping, forKey: .kind)
         case .syncServer: try container.encode(Kind.syncServer, forKey: .kind)
+        case .expected(let expected):
+            try container.encode(Kind.expected, forKey: .kind)
+            try container.encode(expected.at.timeIntervalSince1970, forKey: .at)
+            try container.encode(expected.rhythm, forKey: .rhythm)
+            try container.encodeIfPresent(expected.onTime, forKey: .onTime)
+            try container.encodeIfPresent(expected.ofLast, forKey: .ofLast)
+            if expected.late { try container.encode(true, forKey: .late) }
         case .stored(let text):
             try container.encode(Kind.stored, forKey: .kind)
             try container.encode(text, forKey: .text)

@@ -76,6 +76,9 @@ public struct Subscription: Sendable, Hashable, Identifiable {
     public var lastBodyDigest: String?
     /// When a body was last read to its end (not stopped at its known leading episodes, issue #36); nil never.
     public var lastWholeReadAt: Date?
+    /// When the feed publishes, as the scheduler learned it (`PublicationModel` in FeedScheduling, as its stored
+    /// JSON); nil until a check learned it.
+    public var publicationModel: String?
 
     public init(
         id: Int64,

@@ -460,6 +460,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
             extras: row["extras"] ?? false
         )
         subscription.lastBodyDigest = row["lastBodyDigest"]
+        subscription.publicationModel = row["publicationModel"]
         subscription.lastWholeReadAt = date(row["lastWholeReadAt"])
         return subscription
     }
@@ -527,7 +528,8 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                   lastUnconditionalAt = COALESCE(?, lastUnconditionalAt), lastStatus = ?,
                   failureCount = CASE ? WHEN 'reset' THEN 0 WHEN 'increment' THEN failureCount + 1 ELSE failureCount END,
                   lastErrorKind = ?, lastError = ?, isGone = COALESCE(?, isGone), nextCheckAt = ?, nextCheckReason = ?,
-                  lastWholeReadAt = COALESCE(?, lastWholeReadAt), lastBodyDigest = COALESCE(?, lastBodyDigest)
+                  lastWholeReadAt = COALESCE(?, lastWholeReadAt), lastBodyDigest = COALESCE(?, lastBodyDigest),
+                  publicationModel = COALESCE(?, publicationModel)
                 WHERE id = ?
                 """,
             arguments: [
@@ -535,7 +537,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                 state.lastUnconditionalAt?.timeIntervalSince1970, state.lastStatus, state.failureCount.rawValue,
                 state.lastErrorKind, state.lastError, state.isGone, state.nextCheckAt?.timeIntervalSince1970,
                 state.nextCheckReason?.storedText, state.lastWholeReadAt?.timeIntervalSince1970, state.lastBodyDigest,
-                subscriptionID,
+                state.publicationModel, subscriptionID,
             ])
         guard let feed = state.fetched else { return }
         try db.execute(

@@ -258,6 +258,8 @@ enum PostgresSchema {
             """,
             "ALTER TABLE refresh_run ADD COLUMN feeds_read_short bigint NOT NULL DEFAULT 0",
         ],
+        // 14: when a feed publishes: its publication model (the scheduler's JSON), learned at each check.
+        ["ALTER TABLE subscription ADD COLUMN publication_model text"],
     ]
 
     /// The version this binary writes and understands.

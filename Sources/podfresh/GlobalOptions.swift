@@ -127,11 +127,13 @@ struct FleetOptions: ParsableArguments {
 
 /// Options of commands that schedule feeds.
 struct ScheduleOptions: ParsableArguments {
-    @Option(name: .long, help: "Never check a feed more often than this (e.g. 15m).")
-    var minInterval = DurationArgument("15m")
+    @Option(
+        name: .long,
+        help: "Never check a feed more often than this: the step inside a window where an episode is expected.")
+    var minInterval = DurationArgument("5m")
 
-    @Option(name: .long, help: "Check every feed at least this often (e.g. 24h).")
-    var maxInterval = DurationArgument("24h")
+    @Option(name: .long, help: "Check every feed at least this often.")
+    var maxInterval = DurationArgument("4h")
 
     @Option(
         name: .long,

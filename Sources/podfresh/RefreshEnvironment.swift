@@ -3,6 +3,7 @@ import ConsoleOutput
 import FeedFetching
 import FeedModels
 import FeedParsing
+import FeedScheduling
 import Foundation
 import GPodderSync
 import HTTPTransport

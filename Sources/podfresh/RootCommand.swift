@@ -25,7 +25,7 @@ struct RootCommand: AsyncParsableCommand {
             Refresh.self, Watch.self, Download.self, Add.self, Remove.self, Move.self, SetSettings.self, List.self,
             Status.self,
             Episodes.self,
-            ImportOPML.self, ExportOPML.self, Parse.self, Migrate.self, Sync.self,
+            ImportOPML.self, ExportOPML.self, Parse.self, Migrate.self, Sync.self, ReplaySchedule.self,
         ],
         defaultSubcommand: Refresh.self
     )

@@ -1,5 +1,6 @@
 import ConsoleOutput
 import FeedModels
+import FeedScheduling
 import Foundation
 import Measures
 import RefreshEngine
@@ -50,18 +51,42 @@ struct ScheduleReasonTextTests {
         }
     }
 
+    @Test func anExpectedEpisodeSaysWhenOnWhichRhythmAndHowRegular() throws {
+        let zone = try #require(TimeZone(identifier: "America/New_York"))
+        let tuesday = Date(timeIntervalSince1970: 1_733_220_000)  // Tue 2024-12-03 10:00 UTC, 05:00 in New York
+        let weekly = ExpectedEpisode(at: tuesday, rhythm: .weekly, onTime: 11, ofLast: 12)
+        #expect(
+            ScheduleReasonText.text(weekly, zone: zone, now: tuesday)
+                == "expected Tue 05:00 (weekly, 11 of the last 12 on time)")
+        var late = ExpectedEpisode(at: tuesday, rhythm: .biweekly, onTime: 5, ofLast: 6)
+        late.late = true
+        #expect(
+            ScheduleReasonText.text(late, zone: zone, now: tuesday)
+                == "late: expected Tue 05:00 (every other week, 5 of the last 6 on time)")
+        let declared = ExpectedEpisode(at: tuesday, rhythm: .declared)
+        #expect(
+            ScheduleReasonText.text(declared, zone: zone, now: tuesday.addingTimeInterval(-10 * 86_400))
+                == "expected Tue 3 Dec 05:00 (as its podcast:updateFrequency says)")
+        let stored = ScheduleReason(storedText: ScheduleReason.expected(weekly).storedText)
+        #expect(stored == .expected(weekly), "the reason is stored as facts and read back the same")
+    }
+
     @Test func theSchedulersReasonsReadAsBefore() {
         // One real decision per path, worded: what `list` showed before the reason was typed.
         let now = Date(timeIntervalSince1970: 1_730_000_000)
-        let daily = (0..<10).map { now.addingTimeInterval(-Double($0) * 86_400) }
+        let daily = PublicationModel.learn(
+            PublicationHistory(
+                (0..<10).map { Publication(at: now.addingTimeInterval(-Double($0) * 86_400)) }, now: now),
+            now: now)
+        let policy = SchedulePolicy(minInterval: 15 * 60, maxInterval: 24 * 3600, usesSlots: false)
         let cases: [(ScheduleInput, String)] = [
             (
-                ScheduleInput(now: now, result: .success, recentPublishedDates: daily, jitter: 0.5),
+                ScheduleInput(now: now, result: .success, model: daily, jitter: 0.5),
                 "every 12h (half the median gap of 10 episodes)"
             ),
             (ScheduleInput(now: now, result: .success, jitter: 0.5), "every 6h (no publishing rhythm yet)"),
             (
-                ScheduleInput(now: now, result: .success, recentPublishedDates: daily, ttlMinutes: 1200, jitter: 0.5),
+                ScheduleInput(now: now, result: .success, model: daily, ttlMinutes: 1200, jitter: 0.5),
                 "every 20h (ttl)"
             ),
             (
@@ -70,7 +95,7 @@ struct ScheduleReasonTextTests {
             ),
         ]
         for (input, text) in cases {
-            #expect(ScheduleReasonText.line(FeedScheduler.decide(input, policy: SchedulePolicy()).reason) == text)
+            #expect(ScheduleReasonText.line(FeedScheduler.decide(input, policy: policy).reason) == text)
         }
     }
 }

@@ -248,7 +248,8 @@ public struct SubscriptionList: Sendable {
                 "next_check",
                 .date(subscription.nextCheckAt.flatMap { $0 > now.addingTimeInterval(neverAfter) ? nil : $0 })
             ),
-            ("next_check_reason", .string(subscription.nextCheckReason.map(ScheduleReasonText.line))),
+            ("next_check_reason", .string(subscription.nextCheckReason.map { ScheduleReasonText.line($0) })),
+            ("next_check_expected", ScheduleReasonText.json(expectedIn: subscription.nextCheckReason)),
             ("downloads", .bool(subscription.downloadsEnabled)),
             ("keep", .int(subscription.keepNewest)),
             ("download_dir", .string(subscription.downloadDirectory)),

@@ -28,6 +28,9 @@ public struct ParsedEpisode: Sendable, Hashable {
     public var summary: String?
     /// `pubDate`, else `dc:date`, else Atom `published`, else Atom `updated`.
     public var published: Date?
+    /// The zone offset ``published`` was written in, seconds east of UTC (`-0500` is -18000); nil when its text
+    /// named no zone. Not part of the episode's identity or fields: the scheduler learns the publisher's zone from it.
+    public var publishedOffset: Int?
     /// `itunes:duration` in seconds.
     public var duration: Double?
     /// Every enclosure in document order, one per URL: RSS `<enclosure>`, Atom `link rel="enclosure"` and

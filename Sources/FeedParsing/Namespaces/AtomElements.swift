@@ -70,8 +70,16 @@ enum AtomElements {
         case .id: state.episode.guid = state.nonEmptyLine
         case .content: state.episode.description = state.deferredValue()
         case .summary: state.episode.atomSummary = state.deferredValue()
-        case .published: if state.hasValue { state.episode.atomPublished = state.date() }
-        case .updated: if state.hasValue { state.episode.atomUpdated = state.date() }
+        case .published:
+            if state.hasValue {
+                state.episode.atomPublished = state.date()
+                state.episode.atomPublishedOffset = state.writtenOffset()
+            }
+        case .updated:
+            if state.hasValue {
+                state.episode.atomUpdated = state.date()
+                state.episode.atomUpdatedOffset = state.writtenOffset()
+            }
         default: break
         }
     }

@@ -85,8 +85,16 @@ enum RSSElements {
             if state.episode.guidIsPermaLink != false { setGuidLink(frame, saidOutright: permaLink == "true", &state) }
         case (.none, .description), (.rss1, .description):
             state.episode.description = state.deferredValue()
-        case (.none, .pubDate): if state.hasValue { state.episode.pubDate = state.date() }
-        case (.dc, .date): if state.hasValue { state.episode.dcDate = state.date() }
+        case (.none, .pubDate):
+            if state.hasValue {
+                state.episode.pubDate = state.date()
+                state.episode.pubDateOffset = state.writtenOffset()
+            }
+        case (.dc, .date):
+            if state.hasValue {
+                state.episode.dcDate = state.date()
+                state.episode.dcDateOffset = state.writtenOffset()
+            }
         case (.none, .enclosure), (.rss1, .enclosure):
             if let url = state.attribute(.url, of: frame) {
                 state.addEnclosure(

@@ -88,6 +88,11 @@ struct EpisodeBuilder {
     var dcDate: Date?
     var atomPublished: Date?
     var atomUpdated: Date?
+    /// The zone offsets the dates above were written in (``FeedDate/writtenOffset(_:)``).
+    var pubDateOffset: Int?
+    var dcDateOffset: Int?
+    var atomPublishedOffset: Int?
+    var atomUpdatedOffset: Int?
     var duration: Double?
     /// `<enclosure>`, Atom `link rel="enclosure"` and `media:content` (not images) in document order, one per URL.
     var enclosures: [Enclosure] = []
@@ -163,6 +168,10 @@ struct EpisodeBuilder {
             persons: persons,
             alternateEnclosures: alternateEnclosures)
         episode.extrasStorage = extrasStorage
+        episode.publishedOffset =
+            pubDate != nil
+            ? pubDateOffset
+            : dcDate != nil ? dcDateOffset : atomPublished != nil ? atomPublishedOffset : atomUpdatedOffset
         episode.linkString = link ?? guidLink
         episode.imageString = image ?? mediaImage
         episode.chaptersString = chapters

@@ -90,6 +90,9 @@ extension SAXState {
         return nil
     }
 
+    /// The zone offset the element's text (a date) names at its end; nil when it names none.
+    func writtenOffset() -> Int? { withTrimmedText(FeedDate.writtenOffset(_:)) }
+
     /// The element's text as an episode or season number.
     func number() -> Int? {
         guard hasValue else { return nil }

@@ -281,6 +281,12 @@ enum Migrations {
                 t.add(column: "feedsReadShort", .integer).notNull().defaults(to: 0)
             }
         }
+        // When a feed publishes: its publication model (the scheduler's JSON), learned at each check.
+        migrator.registerMigration("publication model") { db in
+            try db.alter(table: "subscription") { t in
+                t.add(column: "publicationModel", .text)
+            }
+        }
         return migrator
     }
 

@@ -1,6 +1,7 @@
 import FeedFetching
 import FeedModels
 import FeedParsing
+import FeedScheduling
 import Foundation
 import Measures
 
@@ -49,10 +50,11 @@ struct FeedRefresh: Sendable {
             switch result {
             case .notModified(let head):
                 let schedule = await scheduleAfterSuccess(subscription, head: head, feed: nil, now: now)
-                let check = FeedCheck(
+                var check = FeedCheck(
                     subscriptionID: subscription.id, checkedAt: now, status: 304, result: .notModified,
                     movedTo: moves.movedURL(subscription, head: head, feed: nil),
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID, lease: lease)
+                check.publicationModel = schedule.learned?.storedText
                 let merge = try await episodes.apply(check)
                 tally.addSaved(subscription.lastBodyBytes ?? 0)
                 await after.merged(subscription, as: target, announced: [], feedTitle: nil)
@@ -73,7 +75,8 @@ struct FeedRefresh: Sendable {
                 // Episodes stored early are not in `feed` any more: the schedule reads their dates from the store.
                 let early = consumer.earlyMerged
                 let schedule = await scheduleAfterSuccess(
-                    subscription, head: head, feed: feed, now: now, withStoredDates: read == .short || early != nil)
+                    subscription, head: head, feed: feed, now: now, readShort: read == .short,
+                    withStoredDates: early != nil)
                 let move = await moves.checkedMove(subscription, head: head, feed: feed)
                 var check = FeedCheck(
                     subscriptionID: subscription.id, checkedAt: now, status: head.status,
@@ -84,6 +87,7 @@ struct FeedRefresh: Sendable {
                     bodyBytes: read == .short ? nil : byteCount, announceLimit: announceLimit, lease: lease)
                 check.bodyRead = read
                 check.seenEarly = early?.seenUnchanged ?? []
+                check.publicationModel = schedule.learned?.storedText
                 let merge = try await episodes.apply(check)
                 let updated = FeedTarget(
                     id: subscription.id, url: merge.movedTo ?? subscription.url, title: feed.title ?? subscription.title
@@ -209,6 +213,7 @@ struct FeedRefresh: Sendable {
             movedTo: moves.movedURL(subscription, head: head, feed: nil),
             nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason, runID: runID, lease: lease)
         check.bodyRead = .identical
+        check.publicationModel = schedule.learned?.storedText
         let merge = try await episodes.apply(check)
         await after.merged(subscription, as: target, announced: [], feedTitle: nil)
         var outcome = RefreshOutcome(
@@ -237,7 +242,7 @@ struct FeedRefresh: Sendable {
         let schedule = FeedScheduler.decide(
             ScheduleInput(
                 now: now, result: .failure, consecutiveFailures: subscription.failureCount + 1,
-                isComplete: subscription.isComplete, retryAfter: retryAfter),
+                isComplete: subscription.isComplete, retryAfter: retryAfter, jitter: configuration.jitter()),
             policy: configuration.schedulePolicy)
         return FeedCheck(
             subscriptionID: subscription.id, checkedAt: now, status: failure.status,
@@ -285,29 +290,53 @@ struct FeedRefresh: Sendable {
             lastError: subscription.lastError)
     }
 
+    /// The next check after a successful one, and the feed's publication model when this check changed it.
+    ///
+    /// The model learns the dates of the episodes the body listed (with the zones they were written in); a feed
+    /// without a stored model yet (one checked before podfresh learned models) and one whose episodes were stored
+    /// early (not in `feed` any more) read their stored dates too.
     private func scheduleAfterSuccess(
-        _ subscription: Subscription, head: FeedResponseHead, feed: ParsedFeed?, now: Date,
+        _ subscription: Subscription, head: FeedResponseHead, feed: ParsedFeed?, now: Date, readShort: Bool = false,
         withStoredDates: Bool = false
-    ) async -> ScheduleDecision {
-        var dates: [Date] = []
+    ) async -> (nextCheckAt: Date?, reason: ScheduleReason, learned: PublicationModel?) {
+        let stored = PublicationModel(storedText: subscription.publicationModel)
+        var publications: [Publication] = []
         if let feed {
-            dates = feed.episodes.compactMap(\.published)
+            publications = feed.episodes.compactMap { episode in
+                episode.published.map { Publication(at: $0, writtenOffset: episode.publishedOffset) }
+            }
         }
-        if feed == nil || withStoredDates {
-            // A 304, or a body read short (its newest episodes only): the stored dates too.
-            let stored = (try? await episodes.recentPublishedDates(subscriptionID: subscription.id, limit: 20)) ?? []
-            dates = Array(Set(dates + stored))
+        if withStoredDates || (stored == nil && subscription.lastSuccessAt != nil) {
+            let dates =
+                (try? await episodes.recentPublishedDates(
+                    subscriptionID: subscription.id, limit: PublicationHistory.capacity)) ?? []
+            publications += dates.map { Publication(at: $0) }
         }
-        dates.sort(by: >)
+        // The feed's own fields come after its items: a body read short did not read them.
+        let declared: DeclaredSchedule?? =
+            feed == nil || readShort
+            ? .none
+            : .some(
+                feed!.podcastUpdateFrequency.flatMap { frequency in
+                    frequency.rrule.map { DeclaredSchedule(rule: $0, start: frequency.start) }
+                })
+        let learned: PublicationModel?
+        if let stored {
+            learned = stored.updated(adding: publications, declared: declared, now: now)
+        } else {
+            learned = PublicationModel.learn(
+                PublicationHistory(publications, now: now), declared: declared ?? nil, now: now)
+        }
         let input = ScheduleInput(
-            now: now, result: .success, consecutiveFailures: 0, recentPublishedDates: Array(dates.prefix(20)),
+            now: now, result: .success, consecutiveFailures: 0, model: learned ?? stored,
             ttlMinutes: feed.map(\.ttl) ?? subscription.ttlMinutes,
             syndicationUpdatePeriod: feed.map(\.syndicationUpdatePeriod) ?? subscription.syndicationUpdatePeriod,
             syndicationUpdateFrequency: feed.map(\.syndicationUpdateFrequency)
                 ?? subscription.syndicationUpdateFrequency,
             podcastUpdateFrequency: feed.map(\.updateFrequency) ?? subscription.podcastUpdateFrequency,
             isComplete: feed?.complete ?? subscription.isComplete,
-            maxAge: head.maxAge, expires: head.expires, retryAfter: head.retryAfter)
-        return FeedScheduler.decide(input, policy: configuration.schedulePolicy)
+            maxAge: head.maxAge, expires: head.expires, retryAfter: head.retryAfter, jitter: configuration.jitter())
+        let decision = FeedScheduler.decide(input, policy: configuration.schedulePolicy)
+        return (decision.nextCheckAt, decision.reason, learned)
     }
 }

@@ -1,4 +1,5 @@
 public import FeedParsing
+public import FeedScheduling
 public import Foundation
 public import Measures
 
@@ -36,6 +37,8 @@ public struct EpisodeUpdateConfiguration: Sendable {
         let clock = clock
         return { clock.date }
     }
+    /// A number in 0..<1 for each schedule decision, spreading feeds' checks (a fixed one in tests).
+    public var jitter: @Sendable () -> Double = { Double.random(in: 0..<1) }
     /// `--download`: after each feed's merge, download its new episodes (feeds whose downloads are on); nil: none.
     public var downloads: EpisodeDownloadSettings?
     /// How many fetched feeds are read, parsed and stored at once (``ProcessingSlots``); nil: as many as are fetched.

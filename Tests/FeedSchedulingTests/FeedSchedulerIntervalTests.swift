@@ -1,10 +1,16 @@
 import FeedModels
+import FeedScheduling
 import Foundation
-import RefreshEngine
 import Testing
 
 private let now = Date(timeIntervalSince1970: 1_730_000_000)
-private let policy = SchedulePolicy()
+/// The interval alone, within the bounds podfresh had before it learned slots: what these cases judge.
+private let policy = SchedulePolicy(minInterval: 15 * 60, maxInterval: 24 * 3600, usesSlots: false)
+
+/// The model of a feed that published at `dates`, seen at `now`.
+private func model(_ dates: [Date]) -> PublicationModel {
+    PublicationModel.learn(PublicationHistory(dates.map { Publication(at: $0) }, now: now), now: now)
+}
 
 private func dates(everyHours hours: Double, count: Int) -> [Date] {
     (0..<count).map { now.addingTimeInterval(-Double($0) * hours * 3600) }
@@ -14,11 +20,11 @@ private func interval(_ decision: ScheduleDecision) -> Double {
     (decision.nextCheckAt ?? now).timeIntervalSince(now)
 }
 
-struct FeedSchedulerTests {
+struct FeedSchedulerIntervalTests {
     @Test func aDailyFeedIsCheckedAboutTwiceADay() {
         let decision = FeedScheduler.decide(
             ScheduleInput(
-                now: now, result: .success, recentPublishedDates: dates(everyHours: 24, count: 10), jitter: 0.5),
+                now: now, result: .success, model: model(dates(everyHours: 24, count: 10)), jitter: 0.5),
             policy: policy)
         #expect(interval(decision) == 12 * 3600)
         #expect(decision.reason == .cadence(interval: .seconds(12 * 3600), basis: .medianGap(episodes: 10)))
@@ -27,7 +33,7 @@ struct FeedSchedulerTests {
     @Test func aWeeklyFeedIsCappedAtTheMaximum() {
         let decision = FeedScheduler.decide(
             ScheduleInput(
-                now: now, result: .success, recentPublishedDates: dates(everyHours: 168, count: 8), jitter: 0.5),
+                now: now, result: .success, model: model(dates(everyHours: 168, count: 8)), jitter: 0.5),
             policy: policy)
         #expect(interval(decision) == 24 * 3600)
         #expect(
@@ -38,7 +44,7 @@ struct FeedSchedulerTests {
     @Test func anHourlyFeedIsHeldToTheMinimum() {
         let decision = FeedScheduler.decide(
             ScheduleInput(
-                now: now, result: .success, recentPublishedDates: dates(everyHours: 0.25, count: 8), jitter: 0.5),
+                now: now, result: .success, model: model(dates(everyHours: 0.25, count: 8)), jitter: 0.5),
             policy: policy)
         #expect(interval(decision) == 15 * 60)
         #expect(decision.reason == .cadence(interval: .seconds(15 * 60), basis: .shortestAllowed))
@@ -51,7 +57,7 @@ struct FeedSchedulerTests {
         ].shuffled()
         // distinct gaps: 10h, 20h, 10h → median 10h → 5h
         let decision = FeedScheduler.decide(
-            ScheduleInput(now: now, result: .success, recentPublishedDates: irregular, jitter: 0.5), policy: policy)
+            ScheduleInput(now: now, result: .success, model: model(irregular), jitter: 0.5), policy: policy)
         #expect(interval(decision) == 5 * 3600)
         #expect(decision.reason == .cadence(interval: .seconds(5 * 3600), basis: .medianGap(episodes: 4)))
     }
@@ -59,7 +65,7 @@ struct FeedSchedulerTests {
     @Test(arguments: [[Date](), [now]])
     func withoutARhythmTheDefaultIntervalApplies(known: [Date]) {
         let decision = FeedScheduler.decide(
-            ScheduleInput(now: now, result: .success, recentPublishedDates: known, jitter: 0.5), policy: policy)
+            ScheduleInput(now: now, result: .success, model: model(known), jitter: 0.5), policy: policy)
         #expect(interval(decision) == 6 * 3600)
         #expect(decision.reason == .cadence(interval: .seconds(6 * 3600), basis: .noRhythmYet))
     }
@@ -68,32 +74,32 @@ struct FeedSchedulerTests {
         let base = dates(everyHours: 4, count: 10)  // cadence 2h
         let cases: [(ScheduleInput, Double, ScheduleReason.Basis)] = [
             (
-                ScheduleInput(now: now, result: .success, recentPublishedDates: base, ttlMinutes: 240, jitter: 0.5),
+                ScheduleInput(now: now, result: .success, model: model(base), ttlMinutes: 240, jitter: 0.5),
                 4 * 3600, .hint(.ttl)
             ),
             (
-                ScheduleInput(now: now, result: .success, recentPublishedDates: base, maxAge: 3 * 3600, jitter: 0.5),
+                ScheduleInput(now: now, result: .success, model: model(base), maxAge: 3 * 3600, jitter: 0.5),
                 3 * 3600, .hint(.maxAge)
             ),
             (
                 ScheduleInput(
-                    now: now, result: .success, recentPublishedDates: base, expires: now.addingTimeInterval(5 * 3600),
+                    now: now, result: .success, model: model(base), expires: now.addingTimeInterval(5 * 3600),
                     jitter: 0.5), 5 * 3600, .hint(.expires)
             ),
             (
                 ScheduleInput(
-                    now: now, result: .success, recentPublishedDates: base, syndicationUpdatePeriod: "daily",
+                    now: now, result: .success, model: model(base), syndicationUpdatePeriod: "daily",
                     syndicationUpdateFrequency: 4, jitter: 0.5), 6 * 3600, .hint(.syndicationUpdatePeriod)
             ),
             (
                 ScheduleInput(
-                    now: now, result: .success, recentPublishedDates: base,
+                    now: now, result: .success, model: model(base),
                     podcastUpdateFrequency: "FREQ=HOURLY;INTERVAL=8", jitter: 0.5), 8 * 3600,
                 .hint(.podcastUpdateFrequency)
             ),
             (
                 ScheduleInput(
-                    now: now, result: .success, recentPublishedDates: base, ttlMinutes: 10, maxAge: 60, jitter: 0.5),
+                    now: now, result: .success, model: model(base), ttlMinutes: 10, maxAge: 60, jitter: 0.5),
                 2 * 3600, .medianGap(episodes: 10)
             ),
         ]
@@ -146,7 +152,7 @@ struct FeedSchedulerTests {
         let decision = FeedScheduler.decide(
             ScheduleInput(
                 now: now, result: .success, consecutiveFailures: 0,
-                recentPublishedDates: dates(everyHours: 24, count: 5), jitter: 0.5), policy: policy)
+                model: model(dates(everyHours: 24, count: 5)), jitter: 0.5), policy: policy)
         #expect(interval(decision) == 12 * 3600)
     }
 
@@ -180,26 +186,4 @@ struct FeedSchedulerTests {
         #expect(FeedScheduler.rruleSeconds("FREQ=SOMETIMES") == nil)
     }
 
-}
-
-struct HostSpreadingTests {
-    struct Item: Hashable {
-        var host: String
-        var n: Int
-    }
-
-    @Test func feedsOfOneHostAreSpreadAndNoneIsLost() {
-        let items =
-            (0..<6).map { Item(host: "big.example", n: $0) } + (0..<3).map { Item(host: "small.example", n: $0) } + [
-                Item(host: "one.example", n: 0)
-            ]
-        var generator = SystemRandomNumberGenerator()
-        let ordered = HostSpreading.order(items, host: \.host, using: &generator)
-        #expect(Set(ordered) == Set(items))
-        #expect(ordered.count == items.count)
-        // The first round visits every host before any host comes again.
-        #expect(Set(ordered.prefix(3).map(\.host)).count == 3)
-        let adjacentSameHost = zip(ordered, ordered.dropFirst()).filter { $0.host == $1.host }.count
-        #expect(adjacentSameHost <= 3, "only the surplus of the biggest host may sit side by side")
-    }
 }

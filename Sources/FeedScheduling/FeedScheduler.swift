@@ -1,9 +1,9 @@
 public import FeedModels
 public import Foundation
 
-/// The rules a schedule keeps: bounds on the interval, revalidation, backoff.
+/// The rules a schedule keeps: bounds on the interval, the slot windows, revalidation, backoff.
 public struct SchedulePolicy: Sendable, Hashable {
-    /// Never check a feed more often than this (seconds).
+    /// Never check a feed more often than this (seconds): the step inside a slot's window, and the shortest interval.
     public var minInterval: Double
     /// Check every live feed at least this often (seconds).
     public var maxInterval: Double
@@ -13,16 +13,41 @@ public struct SchedulePolicy: Sendable, Hashable {
     public var backoffBase: Double
     /// The interval for a feed whose publishing rhythm is not known yet (seconds).
     public var defaultInterval: Double
+    /// Whether checks are placed at the slots a feed's publication model finds (false: the interval alone, as
+    /// podfresh scheduled before it learned slots; the replay benchmark compares the two).
+    public var usesSlots: Bool
+    /// The first check of a slot's window comes this long before the earliest an episode has come on it (seconds).
+    public var slotLead: Double
+    /// The check for an episode on time comes this long after its expected time (seconds; up to 30 s more, to
+    /// spread feeds that share a slot).
+    public var slotSettle: Double
+    /// A slot's window stays open this long after the latest an episode has come on it (seconds).
+    public var slotTail: Double
+    /// Checks a day between slot windows, spread over the hours of the week as the feed's publications are
+    /// (``PublishingHours``), for a feed with at least three publications in the last half year.
+    public var checksPerDay: Double
+
+    /// The shipped defaults (`--min-interval 5m`, `--max-interval 4h`), chosen with `Scripts/replay-schedule.sh`
+    /// (docs/benchmarks.md, "When to look").
+    public static let defaultMinInterval: Double = 5 * 60
+    public static let defaultMaxInterval: Double = 4 * 3600
 
     public init(
-        minInterval: Double = 15 * 60, maxInterval: Double = 24 * 3600, revalidateEvery: Double = 24 * 3600,
-        backoffBase: Double = 15 * 60, defaultInterval: Double = 6 * 3600
+        minInterval: Double = defaultMinInterval, maxInterval: Double = defaultMaxInterval,
+        revalidateEvery: Double = 24 * 3600, backoffBase: Double = 15 * 60, defaultInterval: Double = 6 * 3600,
+        usesSlots: Bool = true, slotLead: Double = 0, slotSettle: Double = 60, slotTail: Double = 60 * 60,
+        checksPerDay: Double = 9
     ) {
-        self.minInterval = minInterval
-        self.maxInterval = max(maxInterval, minInterval)
+        self.minInterval = max(minInterval, 1)
+        self.maxInterval = max(maxInterval, self.minInterval)
         self.revalidateEvery = revalidateEvery
         self.backoffBase = backoffBase
         self.defaultInterval = defaultInterval
+        self.usesSlots = usesSlots
+        self.slotLead = max(slotLead, 0)
+        self.slotSettle = max(slotSettle, 0)
+        self.slotTail = max(slotTail, 0)
+        self.checksPerDay = max(checksPerDay, 0.1)
     }
 }
 
@@ -35,8 +60,10 @@ public struct ScheduleInput: Sendable, Hashable {
     public var result: Result
     /// Failures in a row, counting this check.
     public var consecutiveFailures: Int
-    /// Published dates of the feed's recent episodes (any order).
-    public var recentPublishedDates: [Date]
+    /// When the feed publishes, as learned from its history; nil when nothing is known.
+    public var model: PublicationModel?
+    /// The feed's host pings (podping) and its pings are seen: polling is only a safety net.
+    public var pushed: Bool
     /// RSS `<ttl>`, minutes.
     public var ttlMinutes: Int?
     /// `sy:updatePeriod`.
@@ -53,19 +80,20 @@ public struct ScheduleInput: Sendable, Hashable {
     public var expires: Date?
     /// `Retry-After`, resolved.
     public var retryAfter: Date?
-    /// A number in 0..<1 that spreads checks (jitter); pass a fixed one in tests.
+    /// A number in 0..<1 that spreads checks (jitter): the composition root draws it, a test fixes it.
     public var jitter: Double
 
     public init(
-        now: Date, result: Result, consecutiveFailures: Int = 0, recentPublishedDates: [Date] = [],
+        now: Date, result: Result, consecutiveFailures: Int = 0, model: PublicationModel? = nil, pushed: Bool = false,
         ttlMinutes: Int? = nil, syndicationUpdatePeriod: String? = nil, syndicationUpdateFrequency: Int? = nil,
         podcastUpdateFrequency: String? = nil, isComplete: Bool = false, maxAge: Int? = nil, expires: Date? = nil,
-        retryAfter: Date? = nil, jitter: Double = Double.random(in: 0..<1)
+        retryAfter: Date? = nil, jitter: Double
     ) {
         self.now = now
         self.result = result
         self.consecutiveFailures = consecutiveFailures
-        self.recentPublishedDates = recentPublishedDates
+        self.model = model
+        self.pushed = pushed
         self.ttlMinutes = ttlMinutes
         self.syndicationUpdatePeriod = syndicationUpdatePeriod
         self.syndicationUpdateFrequency = syndicationUpdateFrequency
@@ -83,18 +111,29 @@ public struct ScheduleDecision: Sendable, Hashable {
     /// `Date.distantFuture` for a feed that will publish nothing more.
     public var nextCheckAt: Date?
     public var reason: ScheduleReason
+
+    public init(nextCheckAt: Date?, reason: ScheduleReason) {
+        self.nextCheckAt = nextCheckAt
+        self.reason = reason
+    }
 }
 
-/// Per-feed scheduling as pure functions.
+/// Per-feed scheduling as pure functions: the binary and `Scripts/replay-schedule.sh` both call ``decide(_:policy:)``.
 ///
-/// After a success the base interval is half the median gap between the feed's recent episodes (so a new episode
-/// is seen within about half a publishing period), or ``SchedulePolicy/defaultInterval`` when fewer than two dates are
-/// known. What the server and the feed ask — `Cache-Control: max-age`, `Expires`, `<ttl>`, `sy:updatePeriod` /
-/// `updateFrequency`, `podcast:updateFrequency` — may only lengthen it (podfresh never polls more often than asked).
-/// The result is kept within [`minInterval`, `maxInterval`] and spread by up to ±5 %. A feed that says
-/// `itunes:complete` is not polled again. After a failure the interval backs off exponentially from
-/// ``SchedulePolicy/backoffBase`` (doubling per failure, ±20 % jitter) up to `maxInterval`; a `Retry-After` wins when it
-/// asks for longer (it is already capped at a week). A success resets the backoff.
+/// After a success a feed is checked at the next of:
+/// - **its interval**: half the median gap between its recent publications (``SchedulePolicy/defaultInterval`` with
+///   fewer than two), lengthened by what the server and the feed ask (`Cache-Control: max-age`, `Expires`, `<ttl>`,
+///   `sy:updatePeriod`/`updateFrequency`, `podcast:updateFrequency`'s rule), kept within [`minInterval`,
+///   `maxInterval`] and spread by ±5 %. A feed whose pings are seen is polled at `maxInterval` only, as a safety net;
+/// - **a slot's window** (``PublicationModel/activeSlots``): a check `slotSettle` after the expected time (and one
+///   before it when episodes have come early on that slot, or `slotLead` asks), then after `minInterval`, twice
+///   that, four times …, until `slotTail` after the latest an episode has come on it, or until a publication is seen
+///   since the window opened. The hints never postpone a window's checks: a publisher's own rhythm beats a cache
+///   lifetime, and a check inside a window costs one conditional request.
+///
+/// A feed that says `itunes:complete` is not polled again. After a failure the interval backs off exponentially from
+/// ``SchedulePolicy/backoffBase`` (doubling per failure, ±20 % jitter) up to `maxInterval`; a `Retry-After` wins when
+/// it asks for longer (it is already capped at a week). A success resets the backoff.
 public enum FeedScheduler {
     /// The next check after a check that ended as `input` says.
     public static func decide(_ input: ScheduleInput, policy: SchedulePolicy) -> ScheduleDecision {
@@ -114,22 +153,27 @@ public enum FeedScheduler {
             if input.isComplete {
                 return ScheduleDecision(nextCheckAt: .distantFuture, reason: .complete)
             }
-            var (interval, basis) = cadence(input.recentPublishedDates, policy: policy)
-            for (floor, hint) in hintFloors(input) where floor > interval {
-                interval = floor
-                basis = .hint(hint)
-            }
-            if interval < policy.minInterval {
-                interval = policy.minInterval
-                basis = .shortestAllowed
-            } else if interval > policy.maxInterval {
-                interval = policy.maxInterval
-                basis = .longestAllowed
-            }
-            let spread = interval * (0.95 + 0.1 * input.jitter)
-            return ScheduleDecision(
-                nextCheckAt: input.now.addingTimeInterval(min(max(spread, policy.minInterval), policy.maxInterval)),
+            let (interval, basis) = interval(input, policy: policy)
+            let spread = min(max(interval * (0.95 + 0.1 * input.jitter), policy.minInterval), policy.maxInterval)
+            var decision = ScheduleDecision(
+                nextCheckAt: input.now.addingTimeInterval(spread),
                 reason: .cadence(interval: .seconds(interval), basis: basis))
+            if policy.usesSlots, !input.pushed, let model = input.model,
+                let hours = PublishingHours(
+                    model, now: input.now, policy: policy, floor: hintFloors(input).map(\.0).max() ?? 0)
+            {
+                let next = hours.nextCheck(after: input.now, jitter: input.jitter, policy: policy)
+                decision = ScheduleDecision(
+                    nextCheckAt: next.at,
+                    reason: .cadence(interval: .seconds(next.interval.rounded()), basis: .publishingHours))
+            }
+            if policy.usesSlots, !input.pushed, let model = input.model,
+                let window = SlotWindows.nextCheck(model, now: input.now, policy: policy, jitter: input.jitter),
+                window.at < decision.nextCheckAt!
+            {
+                decision = ScheduleDecision(nextCheckAt: window.at, reason: .expected(window.expected))
+            }
+            return decision
         }
     }
 
@@ -139,15 +183,30 @@ public enum FeedScheduler {
         return now.timeIntervalSince(last) >= policy.revalidateEvery
     }
 
-    /// Half the median gap between distinct publication dates (seconds), with what it went by.
-    static func cadence(_ dates: [Date], policy: SchedulePolicy) -> (Double, ScheduleReason.Basis) {
-        let sorted = Array(Set(dates.map { $0.timeIntervalSince1970 })).sorted(by: >).prefix(20)
-        guard sorted.count >= 2 else { return (policy.defaultInterval, .noRhythmYet) }
-        var gaps = zip(sorted, sorted.dropFirst()).map { $0 - $1 }.filter { $0 > 0 }
-        gaps.sort()
-        guard !gaps.isEmpty else { return (policy.defaultInterval, .noRhythmYet) }
-        let median = gaps.count % 2 == 1 ? gaps[gaps.count / 2] : (gaps[gaps.count / 2 - 1] + gaps[gaps.count / 2]) / 2
-        return (median / 2, .medianGap(episodes: sorted.count))
+    /// The interval between checks outside slot windows (seconds, before the jitter), with what set it.
+    static func interval(_ input: ScheduleInput, policy: SchedulePolicy) -> (Double, ScheduleReason.Basis) {
+        if input.pushed { return (policy.maxInterval, .pushed) }
+        var interval: Double
+        var basis: ScheduleReason.Basis
+        if let half = input.model?.halfMedianGap {
+            interval = half
+            basis = .medianGap(episodes: min(20, input.model!.history.publications.count))
+        } else {
+            interval = policy.defaultInterval
+            basis = .noRhythmYet
+        }
+        for (floor, hint) in hintFloors(input) where floor > interval {
+            interval = floor
+            basis = .hint(hint)
+        }
+        if interval < policy.minInterval {
+            interval = policy.minInterval
+            basis = .shortestAllowed
+        } else if interval > policy.maxInterval {
+            interval = policy.maxInterval
+            basis = .longestAllowed
+        }
+        return (interval, basis)
     }
 
     /// The shortest intervals the server and the feed allow (seconds), each with who asked.
@@ -203,36 +262,5 @@ public enum FeedScheduler {
             }
         }
         return frequency.map { $0 * interval }
-    }
-}
-
-/// Spreads feeds of one host over a run instead of fetching them all at once.
-public enum HostSpreading {
-    /// Shuffles the items (so an interrupted run still gives every feed a chance), then interleaves hosts round-robin,
-    /// busiest host first, so no host gets a burst.
-    public static func order<T>(_ items: [T], host: (T) -> String) -> [T] {
-        var generator = SystemRandomNumberGenerator()
-        return order(items, host: host, using: &generator)
-    }
-
-    public static func order<T, R: RandomNumberGenerator>(
-        _ items: [T], host: (T) -> String, using generator: inout R
-    ) -> [T] {
-        var groups: [String: [T]] = [:]
-        var hosts: [String] = []
-        for item in items.shuffled(using: &generator) {
-            let key = host(item)
-            if groups[key] == nil { hosts.append(key) }
-            groups[key, default: []].append(item)
-        }
-        hosts.sort { groups[$0]!.count > groups[$1]!.count }
-        var result: [T] = []
-        result.reserveCapacity(items.count)
-        var round = 0
-        while result.count < items.count {
-            for key in hosts where round < groups[key]!.count { result.append(groups[key]![round]) }
-            round += 1
-        }
-        return result
     }
 }

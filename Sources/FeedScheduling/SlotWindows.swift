@@ -1,0 +1,73 @@
+import FeedModels
+import Foundation
+
+/// The checks a slot's window holds, and the next of them for a model.
+enum SlotWindows {
+    /// A publication this long before a window opens still counts as its episode (an early one).
+    static let earlyGrace: TimeInterval = 30 * 60
+
+    /// The next window check after `now` (at least `minInterval` later), with the episode it is for; nil when the
+    /// model has no slot.
+    static func nextCheck(
+        _ model: PublicationModel, now: Date, policy: SchedulePolicy, jitter: Double
+    ) -> (at: Date, expected: ExpectedEpisode)? {
+        let slots = model.activeSlots
+        guard !slots.isEmpty else { return nil }
+        let zone = model.zone
+        let today = LocalDays.floorDiv(zone.localSeconds(now), 86_400)
+        let earliest = now.addingTimeInterval(policy.minInterval - 1)
+        let newest = model.history.newest?.at
+        var best: (at: Date, expected: ExpectedEpisode)?
+        for slot in slots {
+            for day in (today - 1)...(today + horizon(slot)) where slot.recurs(on: day) {
+                let expected = zone.instant(localSeconds: day * 86_400 + slot.second)
+                if let best, expected.addingTimeInterval(Double(slot.early) - policy.slotLead) > best.at { break }
+                let points = checks(expected: expected, slot: slot, policy: policy, jitter: jitter)
+                guard let last = points.last, last >= earliest else { continue }
+                let opens = points[0].addingTimeInterval(-earlyGrace)
+                if let newest, newest >= opens { continue }
+                guard let point = points.first(where: { $0 >= earliest }) else { continue }
+                if best == nil || point < best!.at {
+                    best = (
+                        point,
+                        ExpectedEpisode(
+                            at: expected, rhythm: slot.rhythm, onTime: slot.onTime, ofLast: slot.ofLast,
+                            late: point > expected.addingTimeInterval(policy.slotSettle + 30))
+                    )
+                }
+                break
+            }
+        }
+        return best
+    }
+
+    /// Days ahead to look for a slot's next day.
+    static func horizon(_ slot: Slot) -> Int {
+        switch slot.days {
+        case .weekly: 8
+        case .biweekly: 15
+        case .monthly: 63
+        case .everyDays(let interval, _): interval + 1
+        }
+    }
+
+    /// A window's checks, in order: before the expected time when episodes have come early (or `slotLead` asks),
+    /// `slotSettle` after it, then `minInterval` later, twice that, four times …, until `slotTail` after the latest
+    /// an episode has come.
+    static func checks(expected: Date, slot: Slot, policy: SchedulePolicy, jitter: Double) -> [Date] {
+        let settle = expected.addingTimeInterval(policy.slotSettle + 30 * jitter)
+        var points: [Date] = []
+        let first = expected.addingTimeInterval(Double(slot.early) - policy.slotLead)
+        if first.addingTimeInterval(policy.minInterval) <= settle { points.append(first) }
+        points.append(settle)
+        let end = expected.addingTimeInterval(Double(slot.late) + policy.slotTail)
+        var step = policy.minInterval
+        var at = settle
+        while at.addingTimeInterval(step) <= end {
+            at = at.addingTimeInterval(step)
+            points.append(at)
+            step *= 2
+        }
+        return points
+    }
+}
