@@ -44,6 +44,9 @@ public struct CheckStatePlan: Sendable, Hashable {
     public var lastWholeReadAt: Date?
     /// The digest of a body read whole; nil keeps the stored one (a short read, a 304, a failure).
     public var lastBodyDigest: String?
+    /// Whether the body read to its end broke off before its root element closed; nil keeps the stored flag (a
+    /// short read, a 304, an identical body, a failure).
+    public var endedEarly: Bool?
 
     /// The feed's own fields from a fetched body.
     public struct Fetched: Sendable, Hashable {
@@ -113,6 +116,9 @@ public struct CheckStatePlan: Sendable, Hashable {
             isGone = true
             nextCheckAt = nil
             nextCheckReason = .gone
+        }
+        if case .fetched(let feed, _, _, _) = check.result, check.bodyRead != .short {
+            endedEarly = feed.endedEarly
         }
         switch check.bodyRead {
         case .whole(let digest):

@@ -76,6 +76,9 @@ public struct Subscription: Sendable, Hashable, Identifiable {
     public var lastBodyDigest: String?
     /// When a body was last read to its end (not stopped at its known leading episodes, issue #36); nil never.
     public var lastWholeReadAt: Date?
+    /// The last body read to its end broke off before its root element closed: what came before was stored, and
+    /// `list` and `status` show the feed with a warning instead of `ok`.
+    public var endedEarly = false
 
     public init(
         id: Int64,

@@ -461,6 +461,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         )
         subscription.lastBodyDigest = row["lastBodyDigest"]
         subscription.lastWholeReadAt = date(row["lastWholeReadAt"])
+        subscription.endedEarly = row["endedEarly"] ?? false
         return subscription
     }
 
@@ -527,7 +528,8 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                   lastUnconditionalAt = COALESCE(?, lastUnconditionalAt), lastStatus = ?,
                   failureCount = CASE ? WHEN 'reset' THEN 0 WHEN 'increment' THEN failureCount + 1 ELSE failureCount END,
                   lastErrorKind = ?, lastError = ?, isGone = COALESCE(?, isGone), nextCheckAt = ?, nextCheckReason = ?,
-                  lastWholeReadAt = COALESCE(?, lastWholeReadAt), lastBodyDigest = COALESCE(?, lastBodyDigest)
+                  lastWholeReadAt = COALESCE(?, lastWholeReadAt), lastBodyDigest = COALESCE(?, lastBodyDigest),
+                  endedEarly = COALESCE(?, endedEarly)
                 WHERE id = ?
                 """,
             arguments: [
@@ -535,7 +537,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                 state.lastUnconditionalAt?.timeIntervalSince1970, state.lastStatus, state.failureCount.rawValue,
                 state.lastErrorKind, state.lastError, state.isGone, state.nextCheckAt?.timeIntervalSince1970,
                 state.nextCheckReason?.storedText, state.lastWholeReadAt?.timeIntervalSince1970, state.lastBodyDigest,
-                subscriptionID,
+                state.endedEarly, subscriptionID,
             ])
         guard let feed = state.fetched else { return }
         try db.execute(

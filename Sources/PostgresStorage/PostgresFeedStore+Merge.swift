@@ -245,7 +245,8 @@ extension PostgresFeedStore {
               is_gone = COALESCE(\(state.isGone), is_gone), next_check_at = \(state.nextCheckAt?.timeIntervalSince1970),
               next_check_reason = \(state.nextCheckReason?.storedText),
               last_whole_read_at = COALESCE(\(state.lastWholeReadAt?.timeIntervalSince1970), last_whole_read_at),
-              last_body_digest = COALESCE(\(state.lastBodyDigest), last_body_digest)\(unescaped: clear)
+              last_body_digest = COALESCE(\(state.lastBodyDigest), last_body_digest),
+              ended_early = COALESCE(\(state.endedEarly), ended_early)\(unescaped: clear)
             WHERE id = \(id)\(unescaped: fenced)
             RETURNING id, podping_recheck_before, podping_cooldown
             """

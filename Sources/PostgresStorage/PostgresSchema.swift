@@ -258,6 +258,10 @@ enum PostgresSchema {
             """,
             "ALTER TABLE refresh_run ADD COLUMN feeds_read_short bigint NOT NULL DEFAULT 0",
         ],
+        // A feed whose last body read to its end broke off before its root element closed.
+        [
+            "ALTER TABLE subscription ADD COLUMN ended_early boolean NOT NULL DEFAULT false"
+        ],
     ]
 
     /// The version this binary writes and understands.
