@@ -87,4 +87,29 @@ struct HonestCountsCommandTests {
         let after = try await podfresh.run(["list"])
         #expect(!after.stdout.contains("ended early"), "\(after.stdout)")
     }
+
+    /// `episodes` in a pipe (and so in a file, and with `--wide`) prints every feed title whole.
+    @Test(.timeLimit(.minutes(2)))
+    func episodesInAPipeGiveWholeFeedTitles() async throws {
+        let podfresh = try Podfresh()
+        defer { podfresh.cleanUp() }
+        let title = "Machine Learning Street Talk With A Title Longer Than Thirty"
+        let path = podfresh.directory.appendingPathComponent("long.xml")
+        try Data(
+            """
+            <rss version="2.0"><channel><title>\(title)</title>
+            <item><title>Episode one</title><guid>one</guid><pubDate>Tue, 12 Nov 2024 05:00:00 GMT</pubDate></item>
+            </channel></rss>
+            """.utf8
+        ).write(to: path)
+        #expect(try await podfresh.run(["add", path.path]).status == 0)
+        // `episodes FEED` works as `list FEED` does.
+        for arguments in [["episodes"], ["episodes", "--wide"], ["episodes", "Street Talk"], ["episodes", "1"]] {
+            let episodes = try await podfresh.run(arguments)
+            #expect(episodes.stdoutLines == ["2024-11-12  \(title): Episode one"], "\(arguments): \(episodes.stdout)")
+        }
+        let none = try await podfresh.run(["episodes", "no such feed"])
+        #expect(none.status == 64, "\(none.stderr)")
+        #expect(none.stderr.contains("no subscription matches"), "\(none.stderr)")
+    }
 }
