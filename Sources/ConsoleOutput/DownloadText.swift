@@ -32,7 +32,7 @@ enum DownloadText {
         var line = "\(name(outcome.target)): download failed: \(safe(DownloadFailureText.line(failure)))"
         if let remedy = remedy(kind: failure.kind) { line += " (" + remedy + ")" }
         if failure.permanent, let retryAfter = failure.retryAfter {
-            line += "; a broken link (\(times(failure.failures)) in a row): next try after "
+            line += "; a broken link (\(inARow(failure.failures))): next try after "
             line += RFC3339.string(from: retryAfter) + " (" + EventText.fromNow(retryAfter, now: now) + ")"
             line += "; `podfresh download --retry` tries it now"
         }
@@ -65,8 +65,8 @@ enum DownloadText {
         }
     }
 
-    /// `once`, `2 times`.
-    private static func times(_ count: Int) -> String { count == 1 ? "once" : "\(count) times" }
+    /// `failed once`, `failed 3 times in a row`: one failure is no row.
+    private static func inARow(_ count: Int) -> String { count == 1 ? "failed once" : "failed \(count) times in a row" }
 
     /// A file retention deleted.
     static func removed(_ removal: DownloadRemoval) -> String {
@@ -81,7 +81,7 @@ enum DownloadText {
     /// An episode not downloaded.
     static func skipped(_ target: DownloadTarget, _ skip: DownloadSkip, now: Date = Date()) -> String {
         switch skip {
-        case .deletedByHand:
+        case .deletedByHand(_):
             "skipped    \(safe(target.feed.displayName)): \(safe(target.file)): \(reason(skip, now: now))"
         case .waiting, .claimedByAnotherWorker, .completedByAnotherWorker, .playedElsewhere:
             "skipped    \(name(target)): \(reason(skip, now: now))"
@@ -91,7 +91,7 @@ enum DownloadText {
     /// A skip's stable name in JSON Lines (`deleted_by_hand`, `waiting`, `played_elsewhere`, …).
     static func skipKind(_ skip: DownloadSkip) -> String {
         switch skip {
-        case .deletedByHand: "deleted_by_hand"
+        case .deletedByHand(_): "deleted_by_hand"
         case .waiting: "waiting"
         case .claimedByAnotherWorker: "claimed_by_another_worker"
         case .completedByAnotherWorker: "completed_by_another_worker"
@@ -102,10 +102,14 @@ enum DownloadText {
     /// Why an episode is not downloaded, and how to have it downloaded after all.
     static func reason(_ skip: DownloadSkip, now: Date = Date()) -> String {
         switch skip {
-        case .deletedByHand:
+        case .deletedByHand(true):
             "deleted by hand: not downloaded again (`podfresh download --again` downloads it)"
+        // Outside what the feed downloads (its filters, its --keep): --again would not bring it back, so it is not
+        // offered.
+        case .deletedByHand(false):
+            "deleted by hand: not downloaded again (it is not among the episodes this feed downloads and keeps)"
         case .waiting(let retryAfter, let failures, let error):
-            "waiting after a broken link (failed \(times(failures)) in a row"
+            "waiting after a broken link (\(inARow(failures))"
                 + (DownloadFailureText.stored(error).map { ": " + safe($0) } ?? "") + "): next try after "
                 + RFC3339.string(from: retryAfter)
                 + " (" + EventText.fromNow(retryAfter, now: now) + "; `podfresh download --retry` tries it now)"

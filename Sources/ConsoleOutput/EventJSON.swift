@@ -53,7 +53,15 @@ public enum EventJSON {
             ("backlog_episodes", .int(outcome.backlogCount)),
             ("read_short", .bool(outcome.readShort)),
             ("body_identical", .bool(outcome.bodyIdentical)),
+            ("stored_changes", .bool(outcome.storedChanges)),
+            ("ended_early", .bool(outcome.endedEarly)),
         ]
+    }
+
+    /// A failure's kind as JSON spells every kind: snake_case (`http_status`, `connection_refused`), as downloads'
+    /// kinds and every key are. The store keeps its own stable spelling (`http-status`); only the output changes.
+    public static func kindName(_ stored: String) -> String {
+        String(stored.map { $0 == "-" ? "_" : $0 })
     }
 
     static func status(of result: RefreshResult) -> String {

@@ -11,6 +11,12 @@ enum EventText {
     static func outcomeLine(_ outcome: RefreshOutcome) -> String {
         let name = safe(outcome.feed.displayName)
         switch outcome.result {
+        case .updated where !outcome.storedChanges:
+            var text = "unchanged \(name)"
+            if !outcome.warnings.isEmpty {
+                text += " (\(outcome.warnings.count) warning\(outcome.warnings.count == 1 ? "" : "s"))"
+            }
+            return text
         case .updated(let new, let changed):
             var text = "updated   \(name): \(new.count) new"
             if outcome.backlogCount > 0 {
@@ -101,17 +107,19 @@ enum EventText {
         switch summary.nothingDue {
         case .nextAt(let next):
             return
-                "nothing due: the next feed is due at \(RFC3339.string(from: next)) (\(fromNow(next, now: summary.endedAt)))"
+                "nothing due: the next feed is due at \(RFC3339.string(from: next)) (\(fromNow(next, now: summary.endedAt))); "
+                + checkAnyway
         case .never:
-            return "nothing due: every feed is gone or complete"
+            return "nothing due: every feed is gone or complete; `podfresh refresh FEED` checks one anyway"
         case nil:
             break
         }
         let seconds = summary.endedAt.timeIntervalSince(summary.startedAt)
         let feeds = summary.outcomes.count
         var parts: [String] = []
-        if summary.updatedCount > 0 { parts.append("\(summary.updatedCount) updated") }
-        if summary.notModifiedCount > 0 { parts.append("\(summary.notModifiedCount) unchanged") }
+        // "Updated" only where something was stored; a body read short or merged without a change is unchanged.
+        if summary.changedCount > 0 { parts.append("\(summary.changedCount) updated") }
+        if summary.unchangedCount > 0 { parts.append("\(summary.unchangedCount) unchanged") }
         let failed = summary.networkOffline ? 0 : summary.failedCount
         if failed > 0 { parts.append("\(failed) failed") }
         let gone = summary.outcomes.filter { if case .gone = $0.result { return true } else { return false } }.count
@@ -123,6 +131,8 @@ enum EventText {
         let dropped = summary.outcomes.filter { if case .dropped = $0.result { return true } else { return false } }
             .count
         if dropped > 0 { parts.append("\(dropped) dropped (lease ran out)") }
+        let endedEarly = summary.outcomes.count(where: \.endedEarly)
+        if endedEarly > 0 { parts.append("\(endedEarly) ended early (cut off)") }
         if summary.networkOffline { parts.append("network offline") }
         let stored = summary.outcomes.filter { $0.result == .offline }.count
         if stored > 0 { parts.append("\(stored) answered from the store (offline)") }
@@ -131,6 +141,9 @@ enum EventText {
         return
             "\(feeds) feed\(feeds == 1 ? "" : "s")\(detail); \(new) new episode\(new == 1 ? "" : "s") in \(Measure.duration(seconds: seconds))"
     }
+
+    /// How to check when nothing is due.
+    static let checkAnyway = "to check anyway: `podfresh refresh --all`, or name a feed: `podfresh refresh FEED`"
 
     /// The live progress line: `[3/10] 2 new, 1 failed · Feed A, Feed B`.
     static func progressLine(_ progress: BatchProgress) -> String {
@@ -146,6 +159,11 @@ enum EventText {
     /// Why no feed was blamed: the network itself was down for every one of the batch's `fetches` network fetches.
     static func offline(fetches: Int) -> String {
         "the network is unreachable: none of \(fetches) feed hosts could be resolved or connected to; no feed was counted as failing"
+    }
+
+    /// Watch mode, as a cycle begins.
+    static func checking(feeds: Int) -> String {
+        "checking \(feeds) feed\(feeds == 1 ? "" : "s") now"
     }
 
     /// Watch mode between cycles.

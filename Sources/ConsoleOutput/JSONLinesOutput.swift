@@ -30,6 +30,7 @@ final class JSONLinesOutput: OutputStyle {
         case .podping(let event): emit(PodpingText.json(event))
         case .sync(let event): emit(SyncText.json(event))
         case .idle(let next): emit([("event", .string("idle")), ("next_check", .date(next))])
+        case .checking(let feeds): emit([("event", .string("checking")), ("feeds", .int(feeds))])
         }
     }
 
@@ -54,7 +55,7 @@ final class JSONLinesOutput: OutputStyle {
             let failure = outcome.failure
             emit(
                 [("event", .string("feed_failed"))] + EventJSON.feedFields(outcome.feed) + [
-                    ("kind", .string(failure?.kind.rawValue)),
+                    ("kind", .string(failure.map { EventJSON.kindName($0.kind.rawValue) })),
                     ("message", .string(failure.map(FeedFailureText.line))),
                     ("http_status", .int(failure?.status)),
                     ("next_check", .date(outcome.nextCheckAt)),
@@ -80,6 +81,8 @@ final class JSONLinesOutput: OutputStyle {
                 ("updated", .int(summary.updatedCount)),
                 ("not_modified", .int(summary.notModifiedCount)),
                 ("read_short", .int(summary.outcomes.count(where: \.readShort))),
+                ("changed", .int(summary.changedCount)),
+                ("unchanged", .int(summary.unchangedCount)),
                 ("failed", .int(summary.networkOffline ? 0 : summary.failedCount)),
                 ("new_episodes", .int(summary.newEpisodeCount)),
                 ("network_offline", .bool(summary.networkOffline)),

@@ -54,7 +54,7 @@ final class LiveTerminalOutput: HumanStyle {
             .fetchFailed(let outcome) where outcome.failure == nil:
             switch outcome.result {
             case .gone, .removed, .dropped: printLine(EventText.outcomeLine(outcome))
-            case .updated where outcome.backlogCount > 0:
+            case .updated where outcome.backlogCount > 0 || outcome.endedEarly:
                 printLine(EventText.outcomeLine(outcome))
                 for line in EventText.warningLines(outcome) { printLine(line) }
             default: break
@@ -72,6 +72,12 @@ final class LiveTerminalOutput: HumanStyle {
         default:
             super.drawFetch(event)
         }
+    }
+
+    /// A line of its own, above the progress line: the scrollback shows when each cycle began.
+    override func drawChecking(feeds: Int) {
+        idleText = nil
+        printLine(EventText.checking(feeds: feeds))
     }
 
     override func drawIdle(until next: Date?) {

@@ -69,6 +69,7 @@ class HumanStyle: OutputStyle {
         case .podping(let event): drawPodping(event)
         case .sync(let event): drawSync(event)
         case .idle(let next): drawIdle(until: next)
+        case .checking(let feeds): drawChecking(feeds: feeds)
         }
     }
 
@@ -160,6 +161,9 @@ class HumanStyle: OutputStyle {
 
     /// Watch mode is idle until `next`: nothing here; the plain and live styles say when the next check is.
     func drawIdle(until next: Date?) {}
+
+    /// Watch mode begins a cycle: nothing here (cron mode prints only news); the plain and live styles say so.
+    func drawChecking(feeds: Int) {}
 
     /// A podping event's line, if it has one: errors on standard error; the rest only where a style shows them.
     func drawPodping(_ event: PodpingEvent) {

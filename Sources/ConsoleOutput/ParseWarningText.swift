@@ -39,6 +39,8 @@ public enum ParseWarningText {
         case .invalidSequences(let count, let encoding):
             "\(count) byte sequence(s) were not valid \(encoding) and were replaced by U+FFFD"
         case .moreNotShown(let count): "\(count) more warnings not shown"
+        case .documentEndedEarly(let root):
+            "the document ends early, before its closing </\(root)>: it was cut off; what came before was kept"
         }
     }
 

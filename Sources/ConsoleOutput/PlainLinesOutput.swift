@@ -23,4 +23,8 @@ final class PlainLinesOutput: HumanStyle {
     override func drawIdle(until next: Date?) {
         printLine(EventText.idle(until: next, now: now()))
     }
+
+    override func drawChecking(feeds: Int) {
+        printLine(EventText.checking(feeds: feeds))
+    }
 }

@@ -46,6 +46,9 @@ public struct CheckStatePlan: Sendable, Hashable {
     public var lastBodyDigest: String?
     /// The feed's publication model (stored JSON); nil keeps the stored one.
     public var publicationModel: String?
+    /// Whether the body read to its end broke off before its root element closed; nil keeps the stored flag (a
+    /// short read, a 304, an identical body, a failure).
+    public var endedEarly: Bool?
 
     /// The feed's own fields from a fetched body.
     public struct Fetched: Sendable, Hashable {
@@ -116,6 +119,9 @@ public struct CheckStatePlan: Sendable, Hashable {
             isGone = true
             nextCheckAt = nil
             nextCheckReason = .gone
+        }
+        if case .fetched(let feed, _, _, _) = check.result, check.bodyRead != .short {
+            endedEarly = feed.endedEarly
         }
         switch check.bodyRead {
         case .whole(let digest):

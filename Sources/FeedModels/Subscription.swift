@@ -79,6 +79,9 @@ public struct Subscription: Sendable, Hashable, Identifiable {
     /// When the feed publishes, as the scheduler learned it (`PublicationModel` in FeedScheduling, as its stored
     /// JSON); nil until a check learned it.
     public var publicationModel: String?
+    /// The last body read to its end broke off before its root element closed: what came before was stored, and
+    /// `list` and `status` show the feed with a warning instead of `ok`.
+    public var endedEarly = false
 
     public init(
         id: Int64,

@@ -119,6 +119,11 @@ public final class FeedParser {
             insertFirstWarning(
                 ParseWarning(line: 0, .invalidSequences(count: decoder.invalidSequences, encoding: decoder.name)))
         }
+        // The root element still open at the end of the input: the document was cut off (a dropped connection, a
+        // server that stopped writing). Said first, so no other warning crowds it out.
+        if state.pointee.depth > 0, state.pointee.root != nil, !state.pointee.rootIsNotAFeed {
+            insertFirstWarning(ParseWarning(line: 0, .documentEndedEarly(root: state.pointee.rootName ?? "?")))
+        }
         return try result()
     }
 

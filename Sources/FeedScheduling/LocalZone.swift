@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The time zone a feed's publisher schedules in, as podfresh guesses it: a zone whose offsets match the ones the
 /// feed writes in its dates, or, for a feed that writes every date in UTC, the zone whose daylight-saving changes best

@@ -462,6 +462,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         subscription.lastBodyDigest = row["lastBodyDigest"]
         subscription.publicationModel = row["publicationModel"]
         subscription.lastWholeReadAt = date(row["lastWholeReadAt"])
+        subscription.endedEarly = row["endedEarly"] ?? false
         return subscription
     }
 
@@ -529,7 +530,8 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                   failureCount = CASE ? WHEN 'reset' THEN 0 WHEN 'increment' THEN failureCount + 1 ELSE failureCount END,
                   lastErrorKind = ?, lastError = ?, isGone = COALESCE(?, isGone), nextCheckAt = ?, nextCheckReason = ?,
                   lastWholeReadAt = COALESCE(?, lastWholeReadAt), lastBodyDigest = COALESCE(?, lastBodyDigest),
-                  publicationModel = COALESCE(?, publicationModel)
+                  publicationModel = COALESCE(?, publicationModel),
+                  endedEarly = COALESCE(?, endedEarly)
                 WHERE id = ?
                 """,
             arguments: [
@@ -537,7 +539,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                 state.lastUnconditionalAt?.timeIntervalSince1970, state.lastStatus, state.failureCount.rawValue,
                 state.lastErrorKind, state.lastError, state.isGone, state.nextCheckAt?.timeIntervalSince1970,
                 state.nextCheckReason?.storedText, state.lastWholeReadAt?.timeIntervalSince1970, state.lastBodyDigest,
-                state.publicationModel, subscriptionID,
+                state.publicationModel, state.endedEarly, subscriptionID,
             ])
         guard let feed = state.fetched else { return }
         try db.execute(

@@ -246,7 +246,8 @@ extension PostgresFeedStore {
               next_check_reason = \(state.nextCheckReason?.storedText),
               last_whole_read_at = COALESCE(\(state.lastWholeReadAt?.timeIntervalSince1970), last_whole_read_at),
               last_body_digest = COALESCE(\(state.lastBodyDigest), last_body_digest),
-              publication_model = COALESCE(\(state.publicationModel), publication_model)\(unescaped: clear)
+              publication_model = COALESCE(\(state.publicationModel), publication_model),
+              ended_early = COALESCE(\(state.endedEarly), ended_early)\(unescaped: clear)
             WHERE id = \(id)\(unescaped: fenced)
             RETURNING id, podping_recheck_before, podping_cooldown
             """

@@ -17,7 +17,7 @@ extension PostgresFeedStore {
     /// What ``subscription(from:)`` reads: ``subscriptionColumns`` and the steady-state columns (issue #36: the last
     /// whole body's digest, when a body was last read whole), which a copy from SQLite leaves to the first refresh.
     static let subscriptionReadColumns =
-        subscriptionColumns + ", last_body_digest, last_whole_read_at, publication_model"
+        subscriptionColumns + ", last_body_digest, last_whole_read_at, publication_model, ended_early"
 
     public func addSubscription(url: URL, title: String?, at date: Date, backlog: Int?) async throws -> Subscription {
         let url = FeedURL.normalized(url)
@@ -161,6 +161,7 @@ extension PostgresFeedStore {
         subscription.lastBodyDigest = try r.text("last_body_digest")
         subscription.publicationModel = try r.text("publication_model")
         subscription.lastWholeReadAt = try r.date("last_whole_read_at")
+        subscription.endedEarly = try r.bool("ended_early") ?? false
         return subscription
     }
 }

@@ -260,6 +260,10 @@ enum PostgresSchema {
         ],
         // 14: when a feed publishes: its publication model (the scheduler's JSON), learned at each check.
         ["ALTER TABLE subscription ADD COLUMN publication_model text"],
+        // 15: a feed whose last body read to its end broke off before its root element closed.
+        [
+            "ALTER TABLE subscription ADD COLUMN ended_early boolean NOT NULL DEFAULT false"
+        ],
     ]
 
     /// The version this binary writes and understands.

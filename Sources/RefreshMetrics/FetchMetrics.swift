@@ -153,7 +153,7 @@ public final class FetchMetrics: Sendable {
         case .fetch(let event): record(event)
         case .download(let event): record(event)
         case .podping(let event): podping.record(event)
-        case .hookFailed, .sync, .idle: break
+        case .hookFailed, .sync, .idle, .checking: break
         }
     }
 

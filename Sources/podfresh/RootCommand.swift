@@ -11,7 +11,7 @@ struct RootCommand: AsyncParsableCommand {
             Exit status: 0 every feed refreshed or unchanged; 1 one or more feeds failed (the others were \
             still stored), a download failed (the others are on disk), the sync with the gPodder server failed (the refresh went on with the local list), or a command's input was refused (a feed already subscribed, or not a feed; a migrate target \
             that already holds subscriptions, without --merge); 64 usage \
-            error (including a feed name that matches no subscription or several); 70 internal or database error, in \
+            error (including a first word that is not a command, and a feed name that matches no subscription or several); 70 internal or database error, in \
             every command (a database that cannot be opened, read or written, is damaged or full, belongs to \
             another program, or whose lock file cannot be opened); 75 another refresh or watch holds the database's \
             lock; 130/143 a refresh stopped by SIGINT/SIGTERM (feeds in flight were stored, the rest not checked; downloads in \
@@ -39,7 +39,7 @@ struct RootCommand: AsyncParsableCommand {
         // mid-merge. Hooks start with every signal's default (swift-subprocess resets them).
         signal(SIGPIPE, SIG_IGN)
         do {
-            var command = try parseAsRoot(rewritingOptionalValues(CommandLine.arguments.dropFirst()))
+            var command = try await parseCommand(rewritingOptionalValues(CommandLine.arguments.dropFirst()))
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {
@@ -51,6 +51,33 @@ struct RootCommand: AsyncParsableCommand {
             exit(withError: mapped)
         }
         ExitStatus.forBrokenOutput()
+    }
+
+    /// Parses `arguments` into the command to run, reading options typed before the command after it, and refusing
+    /// (exit 64, before anything opens or creates a database) a first word that is not a command
+    /// (``CommandWords``).
+    static func parseCommand(_ arguments: [String]) async throws -> any ParsableCommand {
+        switch CommandWords.arrange(arguments) {
+        case .notACommand(let word):
+            throw await CommandWords.refuse(word, arguments: arguments)
+        case .asGiven(let words):
+            let command = try parseAsRoot(words)
+            // Only options, and words after them: the default `refresh` took those words as feeds.
+            if let refresh = command as? Refresh, words.first != "refresh", let word = refresh.feeds.first {
+                throw await CommandWords.refuse(word, arguments: words)
+            }
+            return command
+        case .commandFirst(let words, let options):
+            do {
+                return try parseAsRoot(words)
+            } catch {
+                // ArgumentParser names what the command does not take; this says how the line was read.
+                if exitCode(for: error) == .validationFailure, !options.isEmpty {
+                    Console.standard.error(CommandWordText.readCommandFirst(words))
+                }
+                throw error
+            }
+        }
     }
 
     /// `--wait` may stand alone (wait as long as it takes) or carry a duration (`--wait=5m`, `--wait 5m`);

@@ -294,6 +294,38 @@ struct DownloadCommandTests {
     }
 
     @Test(.timeLimit(.minutes(2)))
+    func againNeverDownloadsWhatKeepRemovesAndIsOfferedOnlyWhereItWouldDownload() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, folder) = try podfresh()
+            defer { podfresh.cleanUp() }
+            server.serveMedia("/m/1.mp3", Self.media(20_000, seed: 1))
+            server.serveMedia("/m/2.mp3", Self.media(20_000, seed: 2))
+            let items = [
+                Item(guid: "e2", title: "Two", day: 2, path: "/m/2.mp3"),
+                Item(guid: "e1", title: "One", day: 1, path: "/m/1.mp3"),
+            ]
+            server.serveFeed("/feed.xml", Self.feed("Kept Cast", items, server: server))
+            try await subscribe(podfresh, server)
+            #expect(try await podfresh.run(["set", "1", "--download", "on", "--keep", "1"]).status == 0)
+            #expect(try await podfresh.run(["download", "--latest", "2"]).status == 0)
+            #expect(server.requests(to: "/m/1.mp3").count == 1)
+            // --keep 1 removes "One" at once: --again does not fetch it only to remove it again.
+            let again = try await podfresh.run(["download", "--again", "--latest", "2"])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(server.requests(to: "/m/1.mp3").count == 1, "\(again.stdout)")
+            #expect(!again.stdout.contains("removed"), "\(again.stdout)")
+
+            // A file deleted by hand that a filter now leaves out: --again is not offered, since it would not
+            // download it.
+            try FileManager.default.removeItem(at: folder.appendingPathComponent("Kept Cast/2024-01-02 Two.mp3"))
+            #expect(try await podfresh.run(["set", "1", "--exclude", "Two"]).status == 0)
+            let skipped = try await podfresh.run(["download"])
+            #expect(skipped.stdout.contains("deleted by hand"), "\(skipped.stdout)")
+            #expect(!skipped.stdout.contains("--again"), "\(skipped.stdout)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
     func killNineMidTransferLeavesNothingMarkedDownloadedAndTheNextRunResumesThePart() async throws {
         try await withTestHTTPServer { server in
             let (podfresh, folder) = try podfresh()

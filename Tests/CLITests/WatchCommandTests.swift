@@ -123,4 +123,64 @@ struct WatchCommandTests {
             #expect(try await store.integrityCheck() == "ok")
         }
     }
+
+    // MARK: - The first line
+
+    /// Watch's first line says what it checks now, or when it checks next, on a pipe and in JSON; after a cycle it
+    /// says when the next check is.
+    @Test(.timeLimit(.minutes(2)))
+    func watchsFirstLineSaysWhatItChecksNowOrWhenItChecksNext() async throws {
+        let podfresh = try Podfresh()
+        defer { podfresh.cleanUp() }
+        #expect(try await podfresh.run(["add", "--no-fetch"] + RefreshCommandTests.demoFeeds).status == 0)
+        // Three feeds never checked: due now.
+        try await podfresh.withRunning(["watch"]) { watch in
+            #expect(
+                await watch.waitForLine(containing: "next check at", within: .seconds(30)), "\(watch.transcript)")
+            let lines = watch.standardOutput.split(separator: "\n").map(String.init)
+            #expect(lines.first == "checking 3 feeds now", "\(watch.transcript)")
+            watch.terminate()
+            #expect(await watch.exit(within: .seconds(10)) == .exited(0))
+        }
+        // Now nothing is due for 15 minutes: the first line says when the next check is, at once.
+        try await podfresh.withRunning(["watch"]) { watch in
+            #expect(await watch.waitForLine(containing: "next check at", within: .seconds(30)))
+            let first = watch.standardOutput.split(separator: "\n").first.map(String.init) ?? ""
+            #expect(first.hasPrefix("next check at "), "\(watch.transcript)")
+            #expect(first.contains(" (in "), "\(first)")
+            watch.terminate()
+            #expect(await watch.exit(within: .seconds(10)) == .exited(0))
+        }
+        try await podfresh.withRunning(["watch", "--json"]) { watch in
+            #expect(await watch.waitForLine(containing: "\"idle\"", within: .seconds(30)), "\(watch.transcript)")
+            let first = watch.standardOutput.split(separator: "\n").first.map(String.init) ?? ""
+            let object = try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any]
+            #expect(object?["event"] as? String == "idle", "\(first)")
+            #expect(object?["next_check"] is String, "\(first)")
+            watch.terminate()
+            #expect(await watch.exit(within: .seconds(10)) == .exited(0))
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func anIntervalBelowTheMinimumIsSaidOnceAtTheStart() async throws {
+        let podfresh = try Podfresh()
+        defer { podfresh.cleanUp() }
+        try await podfresh.withRunning(["watch", "--interval", "10s"]) { watch in
+            #expect(
+                await watch.waitForLine(
+                    containing: "--interval 10s is shorter than --min-interval 15m", in: .standardError,
+                    within: .seconds(30)), "\(watch.transcript)")
+            // Stopped once it is watching (its signal handling is set up by then).
+            #expect(await watch.waitForLine(containing: "next check", within: .seconds(30)), "\(watch.transcript)")
+            watch.terminate()
+            #expect(await watch.exit(within: .seconds(10)) == .exited(0))
+        }
+        try await podfresh.withRunning(["watch", "--interval", "10s", "--min-interval", "10s"]) { watch in
+            #expect(await watch.waitForLine(containing: "next check", within: .seconds(30)), "\(watch.transcript)")
+            #expect(!watch.standardError.contains("shorter than"), "\(watch.transcript)")
+            watch.terminate()
+            #expect(await watch.exit(within: .seconds(10)) == .exited(0))
+        }
+    }
 }

@@ -203,12 +203,12 @@ struct DownloadOutputTests {
         let (_, first) = render(.quiet, [brokenLink(repeated: false)])
         #expect(first.text.contains("Second: download failed: https://cdn.example/two.mp3: HTTP 404 Not Found"))
         #expect(
-            first.text.contains("a broken link (once in a row): next try after 2024-10-27T04:33:20Z"), "\(first.text)")
+            first.text.contains("a broken link (failed once): next try after 2024-10-27T04:33:20Z"), "\(first.text)")
         #expect(first.text.contains("`podfresh download --retry` tries it now"))
         let (out, again) = render(.quiet, [brokenLink(repeated: true)])
         #expect(again.text.isEmpty && out.text.isEmpty, "the same failure again: \(again.text)")
         let (_, plain) = render(.plain, [brokenLink(repeated: true)])
-        #expect(plain.text.contains("(2 times in a row)"), "plain output still says it: \(plain.text)")
+        #expect(plain.text.contains("(failed 2 times in a row)"), "plain output still says it: \(plain.text)")
     }
 
     @Test func jsonLinesSayWhetherAFailureIsABrokenLinkAndWhenItIsTriedAgain() throws {

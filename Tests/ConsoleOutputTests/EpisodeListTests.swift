@@ -46,16 +46,18 @@ struct EpisodeListTests {
         #expect(lines[0].count - "Dated".count == lines[1].count - "Undated".count)
     }
 
-    @Test func longFeedTitlesAreCutAndEverythingIsSafeToPrint() throws {
-        let line = try #require(
-            EpisodeList(
-                episodes: [stored(1, "Bad \u{1B}[2Jtitle\u{202E}\n", published: day)], subscriptions: subscriptions
-            )
-            .lines().first)
-        let feedTitle = try #require(line.split(separator: ":").first?.dropFirst(12))
-        #expect(feedTitle.count == 30 && feedTitle.hasSuffix("…"))
+    @Test func longFeedTitlesAreWholeInAPipeCutOnATerminalAndEverythingIsSafeToPrint() throws {
+        let list = EpisodeList(
+            episodes: [stored(1, "Bad \u{1B}[2Jtitle\u{202E}\n", published: day)], subscriptions: subscriptions)
+        // A pipe, a file, `--wide`: the feed's title whole.
+        let line = try #require(list.lines().first)
+        #expect(line == "2024-10-27  A Show With A Remarkably Long Name Indeed: Bad title")
         #expect(!line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x202E })
-        #expect(line.hasSuffix(": Bad title"))
+        // A terminal of 60 columns: the feed's title takes at most a third, cut with "…".
+        let fitted = try #require(list.lines(width: 60).first)
+        let feedTitle = try #require(fitted.split(separator: ":").first?.dropFirst(12))
+        #expect(feedTitle.count == 20 && feedTitle.hasSuffix("…"), "\(fitted)")
+        #expect(fitted.hasSuffix(": Bad title"))
     }
 
     @Test func anUntitledEpisodeSaysSo() {

@@ -97,6 +97,9 @@ struct StatusReportTests {
     @Test func podpingIsSaidOnceUsedWithTheChainsCursor() throws {
         var report = StatusReport(subscriptions: mixed, dueCount: 2, lastRun: nil)
         #expect(!report.lines().contains { $0.hasPrefix("podping") }, "never used: nothing said")
+        // Feeds that declare podping, with no chain read and no ping: still never used.
+        report.podping = [1: PodpingFeedState(subscriptionID: 1, usesPodping: true)]
+        #expect(!report.lines().contains { $0.hasPrefix("podping") }, "declared only: \(report.lines())")
         report.podping = [
             1: PodpingFeedState(subscriptionID: 1, usesPodping: true),
             2: PodpingFeedState(subscriptionID: 2, lastPingAt: now, lastPingBlock: 9, pingCount: 1),
@@ -122,7 +125,8 @@ struct StatusReportTests {
         }
         #expect(
             pairs.map(\.0) == [
-                "subscriptions", "due_now", "failing", "gone", "moved", "last_run", "conditional_hit_rate",
+                "subscriptions", "due_now", "failing", "gone", "moved", "ended_early", "last_run",
+                "conditional_hit_rate",
                 "downloads_on_disk", "broken_links", "podping", "sync",
             ])
         let text = report.json()

@@ -193,9 +193,9 @@ struct SubscriptionListTests {
 
     static let documentedKeys = [
         "id", "url", "title", "link", "episodes", "added", "last_checked", "last_success", "last_status", "failures",
-        "last_error", "last_error_kind", "gone", "complete", "moved_from", "next_check", "next_check_reason",
-        "next_check_expected", "downloads", "keep", "download_dir", "name_template", "delete_played", "filters",
-        "extras",
+        "last_error", "last_error_kind", "gone", "complete", "ended_early", "moved_from", "next_check",
+        "next_check_reason", "next_check_expected", "downloads", "keep", "download_dir", "name_template",
+        "delete_played", "filters", "extras",
     ]
 
     @Test func jsonKeysAreTheDocumentedOnesInOrder() throws {

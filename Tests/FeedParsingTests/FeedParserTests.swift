@@ -164,6 +164,25 @@ struct FeedParserTests {
         #expect(feed.title == "Cut short")
         #expect(Array(feed.episodes.map(\.id).prefix(2)) == ["c1", "c2"])
         #expect(!feed.warnings.isEmpty)
+        // Said first, and by name: libxml2's own words ("Extra content at the end of the document") hide it.
+        #expect(feed.endedEarly)
+        #expect(feed.warnings.first?.reason == .documentEndedEarly(root: "rss"), "\(feed.warnings)")
+    }
+
+    @Test(arguments: [
+        "<rss version=\"2.0\"><channel><title>Whole</title><item><guid>a</guid></item></channel></rss>\n<!-- ph=1 -->",
+        "<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>Whole</title></feed>",
+    ])
+    func aWholeDocumentDidNotEndEarly(text: String) throws {
+        #expect(try !parse(text).endedEarly)
+    }
+
+    @Test func theRealCorpusFeedCutAfterItsChannelHeadEndedEarly() throws {
+        let corpus = try #require(TestFiles.corpus)
+        let bytes = try Data(contentsOf: corpus.appendingPathComponent("feed-rs__rss_2.0_invalid_1.xml"))
+        let feed = try FeedParser.parse(Array(bytes))
+        #expect(feed.endedEarly)
+        #expect(feed.title == "Reuters: Most Read Articles")
     }
 
     @Test func externalEntitiesAreNeverLoaded() throws {

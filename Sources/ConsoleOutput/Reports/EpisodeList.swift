@@ -48,8 +48,8 @@ public struct EpisodeList: Sendable {
 
     // MARK: - Text
 
-    /// One line per episode — the publication day (blank when unknown), the feed's title (cut to 30 characters) and the
-    /// episode's title, all safe to print on a terminal — or ``noneMatch`` when there are none.
+    /// One line per episode — the publication day (blank when unknown), the feed's title and the episode's title, all
+    /// safe to print on a terminal — or ``noneMatch`` when there are none.
     ///
     /// - Parameter width: The terminal's width: each line fits it, the feed's title taking at most a third and the
     ///   episode's title cut with "…". Nil (a pipe, a file, `--wide`): the episode's title whole.
@@ -60,9 +60,8 @@ public struct EpisodeList: Sendable {
             let date = episode.published.map { String(RFC3339.string(from: $0).prefix(10)) } ?? "          "
             let title = TerminalText.sanitize(episode.title ?? "(untitled)")
             let feed = TerminalText.sanitize(feedTitles[stored.subscriptionID] ?? "")
-            guard let width else {
-                return "\(date)  \(TerminalText.truncate(feed, to: Self.feedTitleWidth)): \(title)"
-            }
+            // A pipe, a file, `--wide`: every line whole, the feed's title too (as the docs promise).
+            guard let width else { return "\(date)  \(feed): \(title)" }
             let head = "\(date)  \(TerminalWidth.fit(feed, to: min(Self.feedTitleWidth, max(8, width / 3)))): "
             return TerminalWidth.fit(head + title, to: width)
         }

@@ -25,7 +25,8 @@ public enum PodpingReport {
 
     /// `status`'s podping line, or nil when podping was never used.
     static func statusLine(states: [Int64: PodpingFeedState], cursor: PodpingCursor?) -> String? {
-        guard cursor != nil || !states.isEmpty else { return nil }
+        // Feeds that declare podping are not use of it: the line appears once the chain was read or a ping came.
+        guard cursor != nil || states.values.contains(where: { $0.lastPingAt != nil }) else { return nil }
         let pinging = states.values.filter(\.hostPings).count
         var line = "podping: \(pinging) \(pinging == 1 ? "feed's host pings" : "feeds' hosts ping")"
         if let last = states.values.compactMap(\.lastPingAt).max() {

@@ -47,6 +47,10 @@ public struct StatusReport: Sendable {
     public var failing: [Subscription] { subscriptions.filter { $0.failureCount > 0 && !$0.isGone } }
     /// Subscriptions whose server said 410 Gone.
     public var gone: [Subscription] { subscriptions.filter(\.isGone) }
+    /// Subscriptions whose last document broke off before its end (failing and gone ones are listed as such).
+    public var endedEarly: [Subscription] {
+        subscriptions.filter { $0.endedEarly && $0.failureCount == 0 && !$0.isGone }
+    }
     /// Subscriptions that moved to a new URL.
     public var moved: [Subscription] { subscriptions.filter { $0.movedFrom != nil } }
 
@@ -86,6 +90,11 @@ public struct StatusReport: Sendable {
                 "  gone     \(subscription.id) \(Self.name(subscription)) (`podfresh refresh \(subscription.id)` checks it again; it revives if it answers)"
             )
         }
+        for subscription in endedEarly {
+            lines.append(
+                "  ended early  \(subscription.id) \(Self.name(subscription)): its last document breaks off before its end; the episodes before the break are kept"
+            )
+        }
         for subscription in moved {
             lines.append(
                 "  moved    \(subscription.id) \(subscription.movedFrom?.absoluteString ?? "") → \(subscription.url.absoluteString) (undo with `podfresh move \(subscription.id) --undo`)"
@@ -93,7 +102,7 @@ public struct StatusReport: Sendable {
         }
         if let last = lastRun {
             var line =
-                "last run: \(RFC3339.string(from: last.startedAt)), \(last.feedsChecked) checked, \(last.feedsFailed) failed, \(last.newEpisodes) new episodes"
+                "last run: \(RFC3339.string(from: last.startedAt)), \(last.feedsChecked) checked, \(last.feedsFailed) failed, \(last.newEpisodes) new episode\(last.newEpisodes == 1 ? "" : "s")"
             if let hitRate = conditionalHitRate {
                 line +=
                     "; conditional GET: \(Int((hitRate * 100).rounded()))% not modified, \(Measure.bytes(last.bytesSaved)) saved, \(Measure.bytes(last.bytesDownloaded)) downloaded"
@@ -179,6 +188,13 @@ public struct StatusReport: Sendable {
                             ("id", .int(Int($0.id))), ("title", .string($0.title)), ("from", .url($0.movedFrom)),
                             ("to", .url($0.url)),
                         ])
+                    })
+            ),
+            (
+                "ended_early",
+                .array(
+                    endedEarly.map {
+                        .object([("id", .int(Int($0.id))), ("title", .string($0.title)), ("url", .url($0.url))])
                     })
             ),
             ("last_run", runJSON),

@@ -92,6 +92,7 @@ public struct SubscriptionList: Sendable {
         if subscription.isGone { return "gone" }
         if subscription.failureCount > 0 { return "failing ×\(subscription.failureCount)" }
         if subscription.lastCheckedAt == nil { return "new" }
+        if subscription.endedEarly { return "ended early" }
         if subscription.movedFrom != nil { return "moved" }
         return subscription.isComplete ? "complete" : "ok"
     }
@@ -168,9 +169,14 @@ public struct SubscriptionList: Sendable {
         if subscription.lastCheckedAt == nil { return "new" }
         var text = "ok"
         if subscription.isComplete { text = "complete" }
+        if subscription.endedEarly { text = endedEarly }
         if let from = subscription.movedFrom { text += " (moved from \(from.absoluteString))" }
         return text
     }
+
+    /// The warning status of a feed whose last document broke off before its end.
+    public static let endedEarly =
+        "ended early: its last document breaks off before its end (cut off); the episodes before the break are kept"
 
     /// A subscription's download settings in a few words: "off", or "on", then "keep N" when retention is set and
     /// "dir"/"template" when its own directory or file-name template is set, "delete played" when played episodes'
@@ -240,9 +246,10 @@ public struct SubscriptionList: Sendable {
             ("last_status", .int(subscription.lastStatus)),
             ("failures", .int(subscription.failureCount)),
             ("last_error", .string(FeedFailureText.lastError(of: subscription))),
-            ("last_error_kind", .string(subscription.lastErrorKind)),
+            ("last_error_kind", .string(subscription.lastErrorKind.map(EventJSON.kindName))),
             ("gone", .bool(subscription.isGone)),
             ("complete", .bool(subscription.isComplete)),
+            ("ended_early", .bool(subscription.endedEarly)),
             ("moved_from", .url(subscription.movedFrom)),
             (
                 "next_check",

@@ -19,6 +19,16 @@ public enum WatchMessages {
         "\(problem); watch did not start"
     }
 
+    /// `watch --interval` shorter than `--min-interval`: the fixed cycle fetches every feed that often all the same.
+    ///
+    /// - Parameters:
+    ///   - interval: The `--interval`, as typed (`10s`).
+    ///   - minimum: The `--min-interval`, as typed (`15m`).
+    public static func intervalBelowMinimum(_ interval: String, minimum: String) -> String {
+        "--interval \(interval) is shorter than --min-interval \(minimum): every feed is fetched every \(interval) "
+            + "all the same; give a longer --interval, or --min-interval \(interval) to say you mean it"
+    }
+
     /// A cycle failed as a whole with an error that is not the store's own: what happened, as the line that ends
     /// `watch` with 70 says it.
     ///

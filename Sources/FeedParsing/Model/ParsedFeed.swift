@@ -96,6 +96,12 @@ public struct ParsedFeed: Sendable, Hashable {
     /// duplicate identity keys, limits reached.
     public var warnings: [ParseWarning]
 
+    /// Whether the document ended before its root element was closed (``ParseWarning/Reason/documentEndedEarly(root:)``):
+    /// the episodes read before the break are kept, and the feed is reported, not `ok`.
+    public var endedEarly: Bool {
+        warnings.contains { if case .documentEndedEarly = $0.reason { true } else { false } }
+    }
+
     public init(
         format: FeedFormat,
         title: String? = nil,
@@ -250,6 +256,10 @@ public struct ParseWarning: Sendable, Hashable {
         case invalidSequences(count: Int, encoding: String)
         /// `count` more warnings were found than ``FeedParserOptions/maxWarnings`` keeps.
         case moreNotShown(count: Int)
+        /// The document ended before its root element (`root`, e.g. `rss`) was closed: it was cut off, and what
+        /// came before the break was read. libxml2 itself says only "Extra content at the end of the document" or
+        /// "Premature end of data".
+        case documentEndedEarly(root: String)
     }
 
     /// Where an encoding label came from.

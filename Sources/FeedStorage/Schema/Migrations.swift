@@ -287,6 +287,13 @@ enum Migrations {
                 t.add(column: "publicationModel", .text)
             }
         }
+        // A feed whose last body read to its end broke off before its root element closed: reported in `list` and
+        // `status` instead of `ok`. Existing feeds start unflagged; their next whole read sets it.
+        migrator.registerMigration("document ended early") { db in
+            try db.alter(table: "subscription") { t in
+                t.add(column: "endedEarly", .boolean).notNull().defaults(to: false)
+            }
+        }
         return migrator
     }
 

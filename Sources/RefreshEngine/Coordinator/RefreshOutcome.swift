@@ -97,8 +97,22 @@ public struct RefreshOutcome: Sendable, Hashable {
     /// ``RefreshResult/notModified``, with ``bytesFetched``).
     public var bodyIdentical = false
 
+    /// The body read broke off before its root element closed (``FeedParsing/ParsedFeed/endedEarly``): what came
+    /// before was merged, and the feed is reported.
+    public var endedEarly: Bool {
+        warnings.contains { if case .documentEndedEarly = $0.reason { true } else { false } }
+    }
+
     /// How many episodes were stored for the first time and announced.
     public var newEpisodeCount: Int { newEpisodes.count }
+
+    /// Whether the check stored something the feed's episodes did not have: a new episode, a changed one, a new
+    /// subscription's back catalogue, or a move. A body read short or merged without a change stored nothing, and
+    /// reads as unchanged, however it was fetched.
+    public var storedChanges: Bool {
+        guard case .updated(let new, let changed) = result else { return false }
+        return !new.isEmpty || changed > 0 || backlogCount > 0 || movedTo != nil
+    }
 
     /// The episodes stored for the first time and announced.
     public var newEpisodes: [EpisodeAnnouncement] {

@@ -40,4 +40,9 @@ public struct RefreshSummary: Sendable, Hashable {
     public var updatedCount: Int {
         outcomes.filter { if case .updated = $0.result { return true } else { return false } }.count
     }
+    /// The feeds whose check stored a change (``RefreshOutcome/storedChanges``): what a person reads as "updated".
+    public var changedCount: Int { outcomes.count(where: \.storedChanges) }
+    /// The feeds that answered without a change: 304, a body identical to the last, or one merged (read short or
+    /// whole) that changed nothing.
+    public var unchangedCount: Int { notModifiedCount + updatedCount - changedCount }
 }

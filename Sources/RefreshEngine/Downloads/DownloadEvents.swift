@@ -59,8 +59,10 @@ public struct DownloadProgressReport: Sendable, Hashable {
 
 /// Why an episode is not downloaded (the console words it).
 public enum DownloadSkip: Sendable, Hashable {
-    /// The user deleted the file by hand: it is not downloaded again unless asked.
-    case deletedByHand
+    /// The user deleted the file by hand: it is not downloaded again unless asked. `againDownloads`: whether
+    /// `download --again` would bring it back (it is among the episodes the feed downloads and keeps; one its
+    /// filters leave out, or its `--keep` would remove at once, is not offered).
+    case deletedByHand(againDownloads: Bool)
     /// A broken link: the download failed permanently `failures` times in a row (last with `error`) and is not tried
     /// again before `retryAfter` unless asked.
     case waiting(retryAfter: Date, failures: Int, error: String?)

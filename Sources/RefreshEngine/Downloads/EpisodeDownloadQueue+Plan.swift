@@ -51,24 +51,31 @@ extension EpisodeDownloadQueue {
         let feed = FeedTarget(subscription: subscription)
         var records = try await store.downloads(subscriptionID: subscription.id)
         var deleted: Set<String> = []
+        var deletedNow: [(record: DownloadRecord, path: String)] = []
         for record in records where record.isOnDisk {
             guard let path = record.filePath, !FileManager.default.fileExists(atPath: path) else { continue }
             if try await store.markDeletedByUser(subscriptionID: subscription.id, episodeKey: record.episodeKey) {
                 deleted.insert(record.episodeKey)
-                publish(
-                    .skipped(
-                        DownloadTarget(
-                            feed: feed, episodeKey: record.episodeKey, title: nil,
-                            url: record.url ?? subscription.url, file: path),
-                        .deletedByHand))
+                deletedNow.append((record, path))
             }
         }
         let window = try await newestWithMedia(subscription.id, count: newest, matcher: matcher)
         if window.filtered.total > 0 { publish(.filtered(feed, window.filtered)) }
         let keys = Set(window.episodes.map(\.key))
+        // `--again` brings back only what this run keeps: a file `--keep` would remove again at once (an episode
+        // past the newest N kept, with `--latest` reaching further) is not downloaded.
+        let kept = subscription.keepNewest.map { Set(window.episodes.prefix($0).map(\.key)) } ?? keys
+        for (record, path) in deletedNow where !(again && kept.contains(record.episodeKey)) {
+            publish(
+                .skipped(
+                    DownloadTarget(
+                        feed: feed, episodeKey: record.episodeKey, title: nil,
+                        url: record.url ?? subscription.url, file: path),
+                    .deletedByHand(againDownloads: kept.contains(record.episodeKey))))
+        }
         if again {
             for record in records
-            where keys.contains(record.episodeKey)
+            where kept.contains(record.episodeKey)
                 && (record.deletedByUser || record.removedByRetention || deleted.contains(record.episodeKey))
             {
                 try await store.allowDownloadAgain(subscriptionID: subscription.id, episodeKey: record.episodeKey)

@@ -15,8 +15,11 @@ public enum EngineEvent: Sendable, Hashable {
     case podping(PodpingEvent)
     /// Something a sync with the gPodder-API server did (`sync`, and `refresh`/`watch` once sync is set up).
     case sync(SyncEvent)
-    /// Watch mode, after a cycle: nothing runs until `nextCheck` (nil: no feed will ever be due).
+    /// Watch mode, after a cycle, and as it starts with nothing due: nothing runs until `nextCheck` (nil: no feed
+    /// will ever be due).
     case idle(nextCheck: Date?)
+    /// Watch mode, as a cycle begins: it checks `feeds` feeds now.
+    case checking(feeds: Int)
 
     /// Which part published the event: the `source` a ``Foundation/Notification/Name/engineEvent`` notification
     /// carries.
@@ -27,7 +30,7 @@ public enum EngineEvent: Sendable, Hashable {
         case .hookFailed: "hook"
         case .podping: "podping"
         case .sync: "sync"
-        case .idle: "watch"
+        case .idle, .checking: "watch"
         }
     }
 }

@@ -47,6 +47,10 @@ extension RootCommand {
         @Option(help: "Only this feed (id, URL or part of a title).")
         var feed: String?
 
+        /// `episodes FEED`, as `list FEED` takes it (newsboat's and gPodder's users type it so).
+        @Argument(help: "Only this feed (id, URL or part of a title); the same as --feed.")
+        var feedArgument: String?
+
         @Option(help: "Only episodes since a date (2024-05-01) or for a duration back (7d, 12h).")
         var since: String?
 
@@ -66,6 +70,9 @@ extension RootCommand {
 
         func validate() throws {
             guard limit > 0 else { throw ValidationError("Please give a --limit of at least 1.") }
+            if feed != nil && feedArgument != nil {
+                throw ValidationError("Please name the feed once: `episodes FEED` or `episodes --feed FEED`.")
+            }
             if let since, Self.sinceDate(since, now: Date()) == nil {
                 throw ValidationError(
                     "--since takes a date (2024-05-01, RFC 3339) or a duration back (7d, 12h), not \"\(since)\".")
@@ -84,7 +91,7 @@ extension RootCommand {
                 let store = open.repositories
                 let subscriptions = try await store.subscriptions()
                 var query = EpisodeQuery(limit: limit, unplayedOnly: unplayed)
-                if let feed {
+                if let feed = feed ?? feedArgument {
                     do {
                         query.subscriptionID = try FeedSelector.resolve([feed], in: subscriptions).first?.id
                     } catch let error as FeedSelector.SelectionError {

@@ -87,6 +87,13 @@ extension RootCommand {
                 lease: fleet.lease.duration,
                 downloads: downloading.settings(perHost: fetch.perHost, firstByte: fetch.firstByteTimeout.duration)
             ) { environment in
+                // A fixed cycle does not wait for --min-interval: said once, at the start (through the renderer, so
+                // a terminal wraps it), so a fast poll is a choice.
+                if let interval, interval.seconds < schedule.minInterval.seconds {
+                    environment.renderer.error(
+                        WatchMessages.intervalBelowMinimum(
+                            interval.description, minimum: schedule.minInterval.description))
+                }
                 var subscriptionSync: SubscriptionSync?
                 if !sync.noSync {
                     subscriptionSync = try await environment.subscriptionSync(
@@ -153,19 +160,23 @@ struct WatchService: Service {
     ) async throws {
         var offlineRetry: Double = 30
         var nextCycle = environment.now()
+        // The first thing watch says, on every output, is what it checks now or when it checks next.
+        var announced = false
         while !Task.isCancelled {
             do {
                 let policy: RefreshPolicy = interval == nil ? .due : .all
                 // nil: a whole cycle; otherwise only these feeds, which pings made due between fixed cycles.
                 var pinged: [Int64]?
-                var run = false
+                var checking = 0
                 if environment.now() >= nextCycle {
-                    run = try await !environment.service.feedsToCheck(policy: policy).isEmpty
+                    checking = try await environment.service.feedsToCheck(policy: policy).count
                 } else if interval != nil {
                     pinged = try await pingedFeeds(environment)
-                    run = !(pinged ?? []).isEmpty
+                    checking = pinged?.count ?? 0
                 }
+                let run = checking > 0
                 if run {
+                    environment.events.publish(.checking(feeds: checking))
                     let summary = try await environment.service.refresh(
                         policy: pinged == nil ? policy : .due, feedIDs: pinged)
                     if Task.isCancelled { return }
@@ -189,6 +200,8 @@ struct WatchService: Service {
                     Allocator.returnFreedMemory()
                 }
                 let next = try await nextDue(environment, interval: interval, cycle: nextCycle)
+                if !announced && !run { environment.events.publish(.idle(nextCheck: next)) }
+                announced = true
                 let now = environment.now()
                 let wake = min(next ?? .distantFuture, now.addingTimeInterval(60))
                 // In a fleet, a feed due now may be another worker's until its merge: look again a second later.
