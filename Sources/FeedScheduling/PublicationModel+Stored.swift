@@ -1,5 +1,5 @@
 import FeedModels
-public import Foundation
+import Foundation
 
 // Both stores keep the model as this JSON in the subscription's publication-model column: compact (a year of a
 // weekly show is about 2 kB) and in stable names, so a renamed case never needs a decoder of its own.

@@ -1,5 +1,5 @@
 public import FeedModels
-public import Foundation
+import Foundation
 
 /// A recurring time at which a feed publishes, in its publisher's local time: a time of day, the days it recurs on,
 /// how early and late its episodes have come, and how regular the feed has been on it.

@@ -169,7 +169,7 @@ struct WatchCommandTests {
         try await podfresh.withRunning(["watch", "--interval", "10s"]) { watch in
             #expect(
                 await watch.waitForLine(
-                    containing: "--interval 10s is shorter than --min-interval 15m", in: .standardError,
+                    containing: "--interval 10s is shorter than --min-interval 5m", in: .standardError,
                     within: .seconds(30)), "\(watch.transcript)")
             // Stopped once it is watching (its signal handling is set up by then).
             #expect(await watch.waitForLine(containing: "next check", within: .seconds(30)), "\(watch.transcript)")

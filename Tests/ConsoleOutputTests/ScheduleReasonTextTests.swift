@@ -84,7 +84,7 @@ struct ScheduleReasonTextTests {
                 ScheduleInput(now: now, result: .success, model: daily, jitter: 0.5),
                 "every 12h (half the median gap of 10 episodes)"
             ),
-            (ScheduleInput(now: now, result: .success, jitter: 0.5), "every 6h (no publishing rhythm yet)"),
+            (ScheduleInput(now: now, result: .success, jitter: 0.5), "every 2h (no publishing rhythm yet)"),
             (
                 ScheduleInput(now: now, result: .success, model: daily, ttlMinutes: 1200, jitter: 0.5),
                 "every 20h (ttl)"

@@ -66,8 +66,8 @@ struct FeedSchedulerIntervalTests {
     func withoutARhythmTheDefaultIntervalApplies(known: [Date]) {
         let decision = FeedScheduler.decide(
             ScheduleInput(now: now, result: .success, model: model(known), jitter: 0.5), policy: policy)
-        #expect(interval(decision) == 6 * 3600)
-        #expect(decision.reason == .cadence(interval: .seconds(6 * 3600), basis: .noRhythmYet))
+        #expect(interval(decision) == 2 * 3600)
+        #expect(decision.reason == .cadence(interval: .seconds(2 * 3600), basis: .noRhythmYet))
     }
 
     @Test func hintsLengthenButNeverShortenTheInterval() {
