@@ -153,22 +153,20 @@ public enum FeedScheduler {
             if input.isComplete {
                 return ScheduleDecision(nextCheckAt: .distantFuture, reason: .complete)
             }
-            let (interval, basis) = interval(input, policy: policy)
+            let floors = hintFloors(input)
+            let (interval, basis) = interval(input, floors: floors, policy: policy)
             let spread = min(max(interval * (0.95 + 0.1 * input.jitter), policy.minInterval), policy.maxInterval)
             var decision = ScheduleDecision(
                 nextCheckAt: input.now.addingTimeInterval(spread),
                 reason: .cadence(interval: .seconds(interval), basis: basis))
-            if policy.usesSlots, !input.pushed, let model = input.model,
-                let hours = PublishingHours(
-                    model, now: input.now, policy: policy, floor: hintFloors(input).map(\.0).max() ?? 0)
-            {
+            guard policy.usesSlots, !input.pushed, let model = input.model else { return decision }
+            if let hours = PublishingHours(model, now: input.now, policy: policy, floor: floors.map(\.0).max() ?? 0) {
                 let next = hours.nextCheck(after: input.now, jitter: input.jitter, policy: policy)
                 decision = ScheduleDecision(
                     nextCheckAt: next.at,
                     reason: .cadence(interval: .seconds(next.interval.rounded()), basis: .publishingHours))
             }
-            if policy.usesSlots, !input.pushed, let model = input.model,
-                let window = SlotWindows.nextCheck(model, now: input.now, policy: policy, jitter: input.jitter),
+            if let window = SlotWindows.nextCheck(model, now: input.now, policy: policy, jitter: input.jitter),
                 window.at < decision.nextCheckAt!
             {
                 decision = ScheduleDecision(nextCheckAt: window.at, reason: .expected(window.expected))
@@ -184,7 +182,9 @@ public enum FeedScheduler {
     }
 
     /// The interval between checks outside slot windows (seconds, before the jitter), with what set it.
-    static func interval(_ input: ScheduleInput, policy: SchedulePolicy) -> (Double, ScheduleReason.Basis) {
+    static func interval(
+        _ input: ScheduleInput, floors: [(Double, ScheduleReason.PollingHint)], policy: SchedulePolicy
+    ) -> (Double, ScheduleReason.Basis) {
         if input.pushed { return (policy.maxInterval, .pushed) }
         var interval: Double
         var basis: ScheduleReason.Basis
@@ -195,7 +195,7 @@ public enum FeedScheduler {
             interval = policy.defaultInterval
             basis = .noRhythmYet
         }
-        for (floor, hint) in hintFloors(input) where floor > interval {
+        for (floor, hint) in floors where floor > interval {
             interval = floor
             basis = .hint(hint)
         }

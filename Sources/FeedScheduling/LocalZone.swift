@@ -20,7 +20,10 @@ public struct LocalZone: Sendable, Hashable {
 
     /// The zone stored as `identifier`; UTC for one this machine does not know.
     public init(identifier: String) {
-        if let known = (Self.writtenCandidates + Self.ruleFamilies).first(where: { $0.identifier == identifier }) {
+        if identifier == Self.utc.identifier {
+            self = .utc
+        } else if let known = (Self.writtenCandidates + Self.ruleFamilies).first(where: { $0.identifier == identifier })
+        {
             self = known
         } else if identifier.hasPrefix("fixed:"), let seconds = Int(identifier.dropFirst(6)), abs(seconds) <= 18 * 3600
         {

@@ -43,7 +43,7 @@ struct PublishingHours {
         // The scale whose checks come to the budget, by bisection in log space (fewer checks as it grows).
         var lo = 1.0
         var hi = 1e9
-        for _ in 0..<60 {
+        for _ in 0..<32 {
             let mid = (lo * hi).squareRoot()
             if checksPerWeek(mid) > budget { lo = mid } else { hi = mid }
         }

@@ -71,15 +71,9 @@ enum AtomElements {
         case .content: state.episode.description = state.deferredValue()
         case .summary: state.episode.atomSummary = state.deferredValue()
         case .published:
-            if state.hasValue {
-                state.episode.atomPublished = state.date()
-                state.episode.atomPublishedOffset = state.writtenOffset()
-            }
+            if state.hasValue { (state.episode.atomPublished, state.episode.atomPublishedOffset) = state.writtenDate() }
         case .updated:
-            if state.hasValue {
-                state.episode.atomUpdated = state.date()
-                state.episode.atomUpdatedOffset = state.writtenOffset()
-            }
+            if state.hasValue { (state.episode.atomUpdated, state.episode.atomUpdatedOffset) = state.writtenDate() }
         default: break
         }
     }

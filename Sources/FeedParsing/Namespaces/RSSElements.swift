@@ -86,15 +86,9 @@ enum RSSElements {
         case (.none, .description), (.rss1, .description):
             state.episode.description = state.deferredValue()
         case (.none, .pubDate):
-            if state.hasValue {
-                state.episode.pubDate = state.date()
-                state.episode.pubDateOffset = state.writtenOffset()
-            }
+            if state.hasValue { (state.episode.pubDate, state.episode.pubDateOffset) = state.writtenDate() }
         case (.dc, .date):
-            if state.hasValue {
-                state.episode.dcDate = state.date()
-                state.episode.dcDateOffset = state.writtenOffset()
-            }
+            if state.hasValue { (state.episode.dcDate, state.episode.dcDateOffset) = state.writtenDate() }
         case (.none, .enclosure), (.rss1, .enclosure):
             if let url = state.attribute(.url, of: frame) {
                 state.addEnclosure(

@@ -90,8 +90,13 @@ extension SAXState {
         return nil
     }
 
-    /// The zone offset the element's text (a date) names at its end; nil when it names none.
-    func writtenOffset() -> Int? { withTrimmedText(FeedDate.writtenOffset(_:)) }
+    /// The element's text as a date, with the zone offset it was written in (nil when it names none); a nil date
+    /// with a warning when it cannot be read, without one when empty. The common shapes give both in one pass.
+    mutating func writtenDate() -> (date: Date?, offset: Int?) {
+        if let quick = withTrimmedText(FeedDate.parseCommonWritten(_:)) { return (quick.date, quick.offset) }
+        guard let date = date() else { return (nil, nil) }
+        return (date, withTrimmedText(FeedDate.writtenOffset(_:)))
+    }
 
     /// The element's text as an episode or season number.
     func number() -> Int? {

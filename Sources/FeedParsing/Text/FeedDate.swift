@@ -26,17 +26,24 @@ public enum FeedDate {
     /// The shapes nearly every feed uses, read straight from bytes: RFC 822 `[Wkd, ]D Mon YYYY HH:MM[:SS]
     /// [+hhmm|GMT|UT|UTC|Z]` and RFC 3339 `YYYY-MM-DD[THH:MM:SS[.fff][Z|±HH:MM]]`. Returns nil for anything else
     /// (which ``parse(_:)`` then reads); when it returns a date, it is the date ``parse(_:)`` gives.
-    static func parseCommon(_ b: UnsafeBufferPointer<UInt8>) -> Date? {
+    static func parseCommon(_ b: UnsafeBufferPointer<UInt8>) -> Date? { parseCommonWritten(b)?.date }
+
+    /// ``parseCommon(_:)``, with the zone offset the text named (``writtenOffset(_:)``'s answer, read in the same
+    /// pass): nil when it named none.
+    static func parseCommonWritten(_ b: UnsafeBufferPointer<UInt8>) -> (date: Date, offset: Int?)? {
         var c = Cursor(b)
         guard let first = c.peek else { return nil }
-        if first >= 0x30 && first <= 0x39, b.count >= 10, b[4] == 0x2D { return c.iso() }
-        return c.rfc822()
+        let isISO = first >= 0x30 && first <= 0x39 && b.count >= 10 && b[4] == 0x2D
+        guard let date = isISO ? c.iso() : c.rfc822() else { return nil }
+        return (date, c.writtenOffset)
     }
 
     /// A reader over the bytes of a date in one of the common shapes.
     struct Cursor {
         let b: UnsafeBufferPointer<UInt8>
         var i = 0
+        /// The zone offset the text named, once a date was read; nil when it named none.
+        var writtenOffset: Int?
 
         init(_ b: UnsafeBufferPointer<UInt8>) { self.b = b }
 
@@ -128,6 +135,7 @@ public enum FeedDate {
             if !atEnd {
                 guard take(0x20), let zone = zone(), atEnd else { return nil }
                 offset = zone
+                writtenOffset = zone
             }
             return FeedDate.makeDate(
                 year: year, month: month, day: day, hour: hour, minute: minute, second: second, offset: offset)
@@ -182,12 +190,15 @@ public enum FeedDate {
                 fraction = Double(value) / pow(10, Double(min(count, 12)))
             }
             var offset = 0
-            if !(take(0x5A) || take(0x7A)), let sign = peek, sign == 0x2B || sign == 0x2D {  // not "Z": maybe ±HH:MM
+            if take(0x5A) || take(0x7A) {
+                writtenOffset = 0
+            } else if let sign = peek, sign == 0x2B || sign == 0x2D {  // maybe ±HH:MM
                 i += 1
                 guard let hours = digits(2), take(0x3A), let minutes = digits(2), hours <= 14, minutes < 60 else {
                     return nil
                 }
                 offset = (hours * 3600 + minutes * 60) * (sign == 0x2D ? -1 : 1)
+                writtenOffset = offset
             }
             guard atEnd else { return nil }
             return FeedDate.makeDate(
