@@ -34,6 +34,16 @@ public struct PodpingFeedState: Sendable, Hashable {
 
     /// Whether the feed's host pings: it was pinged, or the feed says it uses podping.
     public var hostPings: Bool { usesPodping != false && (lastPingAt != nil || usesPodping == true) }
+
+    /// How recent a ping must be for the feed's pings to count as seen.
+    public static let pingsSeenWithin: TimeInterval = 30 * 86_400
+
+    /// Whether the feed's pings are seen at `now`: one was believed within ``pingsSeenWithin``. While podping is
+    /// followed, such a feed is polled only as a safety net.
+    public func pingsSeen(at now: Date) -> Bool {
+        guard usesPodping != false, let lastPingAt else { return false }
+        return now.timeIntervalSince(lastPingAt) < Self.pingsSeenWithin
+    }
 }
 
 /// A believed notice naming one subscribed feed.

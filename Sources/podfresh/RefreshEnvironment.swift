@@ -118,6 +118,7 @@ func withRefreshEnvironment<Result: Sendable>(
     hookTimeout: Duration = NewEpisodeHook.defaultTimeout,
     lease: Duration = .seconds(300),
     downloads: EpisodeDownloadSettings? = nil,
+    followsPodping: Bool = false,
     body: (RefreshEnvironment) async throws -> Result
 ) async throws -> Result {
     // A StoreError escaping from here exits 70 through ExitStatus.mapping, like every command's.
@@ -125,7 +126,7 @@ func withRefreshEnvironment<Result: Sendable>(
         try await withEnvironment(
             store: store, fetch: fetch, schedule: schedule, output: output, layout: layout, hook: hook,
             hookTimeout: hookTimeout,
-            lease: lease, downloads: downloads, body: body)
+            lease: lease, downloads: downloads, followsPodping: followsPodping, body: body)
     }
 }
 
@@ -139,6 +140,7 @@ private func withEnvironment<Result: Sendable>(
     hookTimeout: Duration,
     lease: Duration,
     downloads: EpisodeDownloadSettings?,
+    followsPodping: Bool,
     body: (RefreshEnvironment) async throws -> Result
 ) async throws -> Result {
     let clock = AppClock.system.shifted(by: try await store.claims?.clockOffset() ?? 0)
@@ -161,6 +163,15 @@ private func withEnvironment<Result: Sendable>(
         configuration.hookTimeout = hookTimeout
         configuration.clock = clock
         configuration.readsWhole = schedule?.full ?? false
+        if followsPodping {
+            // A store that cannot say which feeds were pinged leaves every feed on its own schedule.
+            let podping = store.podping
+            configuration.pingedFeeds = {
+                let now = clock.date
+                let states = (try? await podping.podpingStates()) ?? [:]
+                return Set(states.filter { $0.value.pingsSeen(at: now) }.keys)
+            }
+        }
         // Downloads share the feeds' network: names resolved once, connections to a host reused by both.
         configuration.downloads = downloads.map {
             var settings = $0

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import FeedFetching
 import FeedModels
 import FeedParsing
+import FeedScheduling
 import FeedStorage
 import Foundation
 import HTTPTransport
@@ -34,7 +35,7 @@ final class EngineHarness: @unchecked Sendable {
     init(
         jobs: Int = 5, perHost: Int = 2, totalTimeout: Duration = .seconds(10),
         retryDelay: Duration = .milliseconds(10),
-        hook: String? = nil
+        hook: String? = nil, configure: (inout EpisodeUpdateConfiguration) -> Void = { _ in }
     ) async throws {
         server = try await TestHTTPServer.start()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -47,9 +48,10 @@ final class EngineHarness: @unchecked Sendable {
         coordinator = DataFetchCoordinator(maxConcurrent: jobs, maxPerHost: perHost)
         let source = RoutingFeedSource(
             http: HTTPFeedSource(network: client, configuration: configuration), file: FileFeedSource())
+        var settings = EpisodeUpdateConfiguration(hookCommand: hook, retryDelay: retryDelay)
+        configure(&settings)
         service = EpisodeUpdateService(
-            store: store, source: source, coordinator: coordinator,
-            configuration: EpisodeUpdateConfiguration(hookCommand: hook, retryDelay: retryDelay))
+            store: store, source: source, coordinator: coordinator, configuration: settings)
     }
 
     /// Subscribes to a path of the test server; its first fetch announces every episode (tests of the back
@@ -72,10 +74,12 @@ final class EngineHarness: @unchecked Sendable {
     /// throws or not.
     static func with<R>(
         jobs: Int = 5, perHost: Int = 2, totalTimeout: Duration = .seconds(10),
-        retryDelay: Duration = .milliseconds(10), hook: String? = nil, _ body: (EngineHarness) async throws -> R
+        retryDelay: Duration = .milliseconds(10), hook: String? = nil,
+        configure: (inout EpisodeUpdateConfiguration) -> Void = { _ in }, _ body: (EngineHarness) async throws -> R
     ) async throws -> R {
         let harness = try await EngineHarness(
-            jobs: jobs, perHost: perHost, totalTimeout: totalTimeout, retryDelay: retryDelay, hook: hook)
+            jobs: jobs, perHost: perHost, totalTimeout: totalTimeout, retryDelay: retryDelay, hook: hook,
+            configure: configure)
         return try await withClosing(harness, close: { await $0.close() }, body)
     }
 }
@@ -434,6 +438,21 @@ final class Counter: @unchecked Sendable {
 
 @Suite(.timeLimit(.minutes(1)))
 struct SchedulingThroughTheEngineTests {
+    @Test func aFeedWhosePingsAreSeenIsPolledOnlyAsASafetyNetWhilePodpingIsFollowed() async throws {
+        // Subscription ids start at 1 in a new store: the first feed subscribed is the pinged one.
+        try await EngineHarness.with(configure: { $0.pingedFeeds = { [1] } }) { h in
+            h.server.serveFeed("/pinged.xml", rss(items: ["p2", "p1"]))
+            h.server.serveFeed("/quiet.xml", rss(items: ["q2", "q1"]))
+            let pinged = try await h.subscribe("/pinged.xml")
+            let quiet = try await h.subscribe("/quiet.xml")
+            #expect(pinged.id == 1)
+            _ = try await h.service.refresh(policy: .due)
+            let safetyNet = ScheduleReason.cadence(interval: .seconds(SchedulePolicy().maxInterval), basis: .pushed)
+            #expect(try await h.store.subscription(id: pinged.id)?.nextCheckReason == safetyNet)
+            #expect(try await h.store.subscription(id: quiet.id)?.nextCheckReason != safetyNet)
+        }
+    }
+
     @Test func aFeedsTTLIsHonouredEvenWhenItAnswers304() async throws {
         try await EngineHarness.with { h in
             h.server.serveFeed("/ttl.xml", rss(items: ["e1"], extra: "<ttl>180</ttl>"))

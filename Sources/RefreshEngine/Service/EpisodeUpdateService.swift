@@ -102,6 +102,7 @@ public final class EpisodeUpdateService: Sendable {
         }
 
         let run = try await bookkeeping.begin(at: startedAt)
+        let pinged = await configuration.pingedFeeds?() ?? []
         let verdict = NetworkVerdict()
         let tally = RunTally()
         let hooks = configuration.hookCommand.map { command in
@@ -117,7 +118,7 @@ public final class EpisodeUpdateService: Sendable {
             let refresh = FeedRefresh(
                 source: source, episodes: episodes, configuration: configuration, processingSlots: processingSlots,
                 moves: MoveCheck(source: source, parserOptions: configuration.parserOptions), policy: policy,
-                runID: run.id, verdict: verdict, tally: tally, after: after)
+                runID: run.id, verdict: verdict, tally: tally, after: after, pinged: pinged)
             return try await feeds.run(
                 policy: policy, feedIDs: feedIDs, startedAt: startedAt, on: coordinator,
                 pacing: FeedsToCheck.Pacing(admitting: admitting, published: after.published),

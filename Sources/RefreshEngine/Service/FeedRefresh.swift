@@ -22,6 +22,8 @@ struct FeedRefresh: Sendable {
     let verdict: NetworkVerdict
     let tally: RunTally
     let after: AfterMerge
+    /// Feeds whose pings are seen while podping is followed: polled only as a safety net.
+    var pinged: Set<Int64> = []
 
     /// Checks `subscription` (under `lease` on a shared store) in its fetch `slot`, stores what came of it, and hands
     /// its new episodes to what comes after a merge. Every failure is an outcome; nothing throws.
@@ -329,6 +331,7 @@ struct FeedRefresh: Sendable {
         }
         let input = ScheduleInput(
             now: now, result: .success, consecutiveFailures: 0, model: learned ?? stored,
+            pushed: pinged.contains(subscription.id),
             ttlMinutes: feed.map(\.ttl) ?? subscription.ttlMinutes,
             syndicationUpdatePeriod: feed.map(\.syndicationUpdatePeriod) ?? subscription.syndicationUpdatePeriod,
             syndicationUpdateFrequency: feed.map(\.syndicationUpdateFrequency)

@@ -37,6 +37,9 @@ public struct EpisodeUpdateConfiguration: Sendable {
         let clock = clock
         return { clock.date }
     }
+    /// While podping is followed (`--podping`): the feeds whose pings are seen, asked once per refresh; their polls
+    /// are only a safety net (``SchedulePolicy/maxInterval``). Nil: podping is not followed.
+    public var pingedFeeds: (@Sendable () async -> Set<Int64>)?
     /// A number in 0..<1 for each schedule decision, spreading feeds' checks (a fixed one in tests).
     public var jitter: @Sendable () -> Double = { Double.random(in: 0..<1) }
     /// `--download`: after each feed's merge, download its new episodes (feeds whose downloads are on); nil: none.

@@ -89,7 +89,8 @@ extension RootCommand {
                 hook: exec,
                 hookTimeout: hookTimeout.execTimeout.duration,
                 lease: fleet.lease.duration,
-                downloads: downloading.settings(perHost: fetch.perHost, firstByte: fetch.firstByteTimeout.duration)
+                downloads: downloading.settings(perHost: fetch.perHost, firstByte: fetch.firstByteTimeout.duration),
+                followsPodping: podping.podping
             ) { environment in
                 var feedIDs: [Int64]?
                 if !feeds.isEmpty {

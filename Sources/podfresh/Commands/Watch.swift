@@ -85,7 +85,8 @@ extension RootCommand {
                 layout: OutputLayout(quietRepeats: true, wide: wide.wide), hook: exec,
                 hookTimeout: hookTimeout.execTimeout.duration,
                 lease: fleet.lease.duration,
-                downloads: downloading.settings(perHost: fetch.perHost, firstByte: fetch.firstByteTimeout.duration)
+                downloads: downloading.settings(perHost: fetch.perHost, firstByte: fetch.firstByteTimeout.duration),
+                followsPodping: podping.podping
             ) { environment in
                 // A fixed cycle does not wait for --min-interval: said once, at the start (through the renderer, so
                 // a terminal wraps it), so a fast poll is a choice.
