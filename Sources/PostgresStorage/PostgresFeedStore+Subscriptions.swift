@@ -11,13 +11,13 @@ extension PostgresFeedStore {
         is_complete, next_check_at, next_check_reason, moved_from, last_body_bytes, ttl_minutes,
         syndication_update_period, syndication_update_frequency, podcast_update_frequency, backlog,
         refused_move_target, downloads_enabled, keep_newest, download_directory, file_name_template, delete_played,
-        download_filter, extras
+        download_filter, extras, publication_model, ended_early
         """
 
     /// What ``subscription(from:)`` reads: ``subscriptionColumns`` and the steady-state columns (issue #36: the last
     /// whole body's digest, when a body was last read whole), which a copy from SQLite leaves to the first refresh.
     static let subscriptionReadColumns =
-        subscriptionColumns + ", last_body_digest, last_whole_read_at, publication_model, ended_early"
+        subscriptionColumns + ", last_body_digest, last_whole_read_at"
 
     public func addSubscription(url: URL, title: String?, at date: Date, backlog: Int?) async throws -> Subscription {
         let url = FeedURL.normalized(url)

@@ -32,12 +32,18 @@ struct MigrationTests {
         // Given an SQLite database built by the real store from real feeds
         let source = try await SourceDatabase.make()
         defer { source.remove() }
-        // (one reason as an older podfresh wrote it: a sentence)
+        // (one reason as an older podfresh wrote it: a sentence; a learned publication model and a document that
+        // ended early, which the copy carries too)
         let older = try DatabaseQueue(path: source.path)
         try await older.write { db in
             try db.execute(
                 sql: "UPDATE subscription SET nextCheckReason = 'cadence 1d (an older sentence)' WHERE id = ?",
                 arguments: [source.undone])
+            try db.execute(
+                sql: "UPDATE subscription SET publicationModel = ?, endedEarly = 1 WHERE id = ?",
+                arguments: [
+                    #"{"learned":1733000000,"p":[[1732000000,-18000]],"slots":[],"v":1,"zone":"UTC"}"#, source.undone,
+                ])
         }
         try older.close()
         let sqlite = try FeedStore.openForReading(path: source.path)
