@@ -39,6 +39,16 @@ enum DownloadText {
         return line
     }
 
+    /// A feed whose downloads run from a time on, and older episodes it leaves out: `older      Feed: 31 episodes
+    /// from before its downloads were turned on (2026-12-07T22:30:00Z) are not downloaded; `podfresh download 3
+    /// --latest N` fetches the newest N, `podfresh set 3 --backlog N|all` keeps them coming`.
+    static func olderLeftOut(_ feed: FeedTarget, count: Int, since: Date) -> String {
+        let episodes = count == 1 ? "1 episode" : "\(count) episodes"
+        return "older      \(safe(feed.displayName)): \(episodes) from before its downloads were turned on ("
+            + LocalTime.string(since) + ") \(count == 1 ? "is" : "are") not downloaded; `podfresh download \(feed.id) "
+            + "--latest N` fetches the newest N, `podfresh set \(feed.id) --backlog N|all` takes them from now on"
+    }
+
     /// What a user can change about a failure of `kind` (``DownloadFailure/kind``), in the options' words.
     static func remedy(kind: String) -> String? {
         switch kind {

@@ -172,6 +172,45 @@ public struct DownloadPlan: Sendable, Hashable {
         return subscription.downloadsEnabled ? nil : 1
     }
 
+    /// Where a feed's downloads begin: the episodes first seen after `since`, and the newest `backlog` of those
+    /// before; nil when they take every episode (downloads off, `--backlog all`, or on since before podfresh
+    /// downloaded from then on).
+    public static func downloadsFrom(_ subscription: Subscription) -> (since: Date, backlog: Int)? {
+        guard subscription.downloadsEnabled, let since = subscription.downloadsSince,
+            let backlog = subscription.downloadBacklog
+        else { return nil }
+        return (since, max(backlog, 0))
+    }
+
+    /// Of a feed's episodes (all of them, newest first), the keys its downloads may take when they begin at `since`:
+    /// every episode that arrived after it, and the newest `backlog` of those already there for which `isCandidate`
+    /// holds (an episode with media that the filters let through).
+    ///
+    /// An episode arrived when it was first seen after `since` and after the feed's first check: a feed turned on
+    /// before it was ever checked (just imported) gets its back catalogue at that first check, and that is not new.
+    public static func fromNowOn(
+        _ episodesNewestFirst: [StoredEpisode], since: Date, backlog: Int, isCandidate: (StoredEpisode) -> Bool
+    ) -> (keys: Set<String>, olderLeftOut: Int) {
+        let firstCheck = episodesNewestFirst.lazy.map(\.firstSeenAt).min() ?? since
+        let cutoff = max(since, firstCheck)
+        var keys: Set<String> = []
+        var older = 0
+        var leftOut = 0
+        for episode in episodesNewestFirst {
+            if episode.firstSeenAt > cutoff {
+                keys.insert(episode.key)
+            } else if isCandidate(episode) {
+                if older < backlog {
+                    older += 1
+                    keys.insert(episode.key)
+                } else {
+                    leftOut += 1
+                }
+            }
+        }
+        return (keys, leftOut)
+    }
+
     /// The files retention may delete: of a feed's records ordered by their episodes, newest first, the files on
     /// disk (``DownloadRecord/isOnDisk``) past the newest `keepNewest`.
     public static func pastRetention(_ recordsNewestFirst: [DownloadRecord], keepNewest: Int) -> [DownloadRecord] {

@@ -372,6 +372,8 @@ private struct StoreImporter: Sendable {
                     b.append(s.deletePlayed)
                     b.append(s.downloadFilter.storedText)
                     b.append(s.extras)
+                    b.append(s.downloadsSince?.timeIntervalSince1970)
+                    b.append(s.downloadBacklog)
                 })
         }
         try await connection.query(

@@ -14,7 +14,9 @@ extension RootCommand {
                 newest first: the newest N of \
                 each feed (--latest; default the feed's `--keep N`; every episode of a feed whose downloads are on \
                 and that keeps all, the default; else 1), without FEED of every feed whose downloads are on \
-                (`podfresh set FEED --download on`). A file is written to NAME.part, synced and renamed only when \
+                (`podfresh set FEED --download on`). A feed's downloads run from the time they were turned on: the \
+                episodes that arrived since, and of the older ones the newest (`set FEED --backlog N|all` for more); \
+                --latest N takes the newest N whenever they arrived. A file is written to NAME.part, synced and renamed only when \
                 it is complete; an interrupted download is resumed next time. A file you delete by hand is not \
                 downloaded again unless you give --again. A broken link (404, 410, a page instead of media) waits \
                 1 h, then 4 h, 16 h … up to a week before it is tried again, unless you give --retry; --quiet says \
@@ -34,7 +36,7 @@ extension RootCommand {
 
         @Option(
             help: ArgumentHelp(
-                "Download the newest N episodes of each feed (default: its --keep N; all when its downloads are on and it keeps all; else 1).",
+                "Download the newest N episodes of each feed, also those from before its downloads were turned on (default: its --keep N; all since its downloads were turned on when it keeps all; else 1).",
                 valueName: "N"))
         var latest: Int?
 
@@ -139,7 +141,7 @@ extension RootCommand {
                             for feed in selected {
                                 let episodes = try await queue.plan(
                                     feed, newest: DownloadPlan.downloadWindow(latest: latest, subscription: feed),
-                                    again: again, retry: retry)
+                                    again: again, retry: retry, wholeCatalogue: latest != nil, saysOlder: true)
                                 queue.enqueue(episodes, of: feed)
                             }
                         }
