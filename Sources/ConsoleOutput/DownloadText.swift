@@ -31,12 +31,23 @@ enum DownloadText {
     static func failed(_ outcome: DownloadOutcome, _ failure: DownloadFailure, now: Date = Date()) -> String {
         var line = "\(name(outcome.target)): download failed: \(safe(DownloadFailureText.line(failure)))"
         if let remedy = remedy(kind: failure.kind) { line += " (" + remedy + ")" }
-        if failure.permanent, let retryAfter = failure.retryAfter {
-            line += "; a broken link (\(inARow(failure.failures))): next try after "
+        if let retryAfter = failure.retryAfter {
+            let count = inARow(failure.failures)
+            line += failure.permanent ? "; a broken link (\(count)): next try after " : "; \(count): next try after "
             line += RFC3339.string(from: retryAfter) + " (" + EventText.fromNow(retryAfter, now: now) + ")"
             line += "; `podfresh download --retry` tries it now"
         }
         return line
+    }
+
+    /// A download waiting after failures: `waiting after a broken link (failed 2 times in a row: …): next try after
+    /// …`, or `waiting after a failure (…)` for one that may pass by itself.
+    static func waiting(retryAfter: Date, failures: Int, error: String?, now: Date) -> String {
+        let after = DownloadFailure.isBrokenLink(stored: error) ? "a broken link" : "a failure"
+        let cause = DownloadFailureText.stored(error).map { ": " + safe($0) } ?? ""
+        return
+            "waiting after \(after) (\(inARow(failures))\(cause)): next try after \(RFC3339.string(from: retryAfter)) ("
+            + EventText.fromNow(retryAfter, now: now) + "; `podfresh download --retry` tries it now)"
     }
 
     /// A feed whose downloads run from a time on, and older episodes it leaves out: `older      Feed: 31 episodes
@@ -119,10 +130,7 @@ enum DownloadText {
         case .deletedByHand(false):
             "deleted by hand: not downloaded again (it is not among the episodes this feed downloads and keeps)"
         case .waiting(let retryAfter, let failures, let error):
-            "waiting after a broken link (\(inARow(failures))"
-                + (DownloadFailureText.stored(error).map { ": " + safe($0) } ?? "") + "): next try after "
-                + RFC3339.string(from: retryAfter)
-                + " (" + EventText.fromNow(retryAfter, now: now) + "; `podfresh download --retry` tries it now)"
+            waiting(retryAfter: retryAfter, failures: failures, error: error, now: now)
         case .claimedByAnotherWorker:
             "another worker is downloading it"
         case .completedByAnotherWorker:

@@ -18,6 +18,10 @@ public enum DownloadChange: Sendable, Hashable {
     /// An attempt failed permanently at `at`, a broken link
     /// (``DownloadRepository/recordPermanentFailure(subscriptionID:episodeKey:error:partialBytes:at:)``).
     case failedPermanently(error: String, partialBytes: Int64?, at: Date)
+    /// An attempt failed at `at` in a way that may pass by itself (a host that does not resolve or answer, a cut
+    /// connection, a 5xx): it waits like a feed that fails
+    /// (``DownloadRecordStore/recordTransientFailure(subscriptionID:episodeKey:error:partialBytes:at:)``).
+    case failedTransiently(error: String, partialBytes: Int64?, at: Date)
     /// A download waiting after a permanent failure may be tried now
     /// (``DownloadRepository/allowRetryNow(subscriptionID:episodeKey:)``).
     case retryNow
@@ -26,7 +30,9 @@ public enum DownloadChange: Sendable, Hashable {
     public var mayCreateRecord: Bool {
         switch self {
         case .started, .completed: return true
-        case .failed, .removedByRetention, .deletedByUser, .allowedAgain, .failedPermanently, .retryNow: return false
+        case .failed, .removedByRetention, .deletedByUser, .allowedAgain, .failedPermanently, .failedTransiently,
+            .retryNow:
+            return false
         }
     }
 }
@@ -40,7 +46,7 @@ public enum DownloadChange: Sendable, Hashable {
 public struct DownloadPlan: Sendable, Hashable {
     /// The record to store in place of the current one (insert or replace, every column); nil writes nothing.
     public var record: DownloadRecord?
-    /// For a permanent failure: the same message as the last permanent failure of this download.
+    /// For a failure that waits: the same message as the last failure of this download that waited.
     public var isRepeatedFailure = false
 
     /// Plans `change` to the download record of episode `episodeKey` of feed `subscriptionID`.
@@ -57,6 +63,9 @@ public struct DownloadPlan: Sendable, Hashable {
     /// - A permanent failure (a broken link) does what a failure does, and counts: the download waits
     ///   ``DownloadBackoff/wait(afterFailures:)`` from the failure before it is tried again, and its message is kept
     ///   (a start keeps the count, the wait and that message; a completion or any other failure clears them).
+    /// - A transient failure (a host that does not resolve or answer, a cut connection, a 5xx) counts the same way
+    ///   and waits ``DownloadBackoff/transientWait(afterFailures:)``: 15 minutes, doubling, at most 4 hours, as a
+    ///   feed that fails does. The count and the message are those of the failures in a row, of either kind.
     /// - Retrying now clears the wait and keeps the count, so a failure after it waits longer still.
     ///
     /// - Parameters:
@@ -99,7 +108,8 @@ public struct DownloadPlan: Sendable, Hashable {
             record.retryAfter = nil
             record.permanentError = nil
             self.record = record
-        case .failedPermanently(let error, let partialBytes, let at):
+        case .failedPermanently(let error, let partialBytes, let at),
+            .failedTransiently(let error, let partialBytes, let at):
             guard var record = current, record.state == .inProgress else {
                 self.record = nil
                 return
@@ -108,7 +118,13 @@ public struct DownloadPlan: Sendable, Hashable {
             record.lastError = error
             record.bytes = partialBytes ?? record.bytes
             record.permanentFailures += 1
-            record.retryAfter = at.addingTimeInterval(DownloadBackoff.wait(afterFailures: record.permanentFailures))
+            let wait =
+                if case .failedPermanently = change {
+                    DownloadBackoff.wait(afterFailures: record.permanentFailures)
+                } else {
+                    DownloadBackoff.transientWait(afterFailures: record.permanentFailures)
+                }
+            record.retryAfter = at.addingTimeInterval(wait)
             record.permanentError = error
             self.record = record
         case .retryNow:

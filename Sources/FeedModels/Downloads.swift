@@ -321,6 +321,14 @@ public protocol DownloadRepository: Sendable {
     func recordPermanentFailure(
         subscriptionID: Int64, episodeKey: String, error: String, partialBytes: Int64?, at: Date
     ) async throws -> RecordedFailure?
+    /// Records a failure that may pass by itself (a host that does not resolve or answer, a cut connection, a 5xx)
+    /// as ``recordPermanentFailure`` does, counted with it: the download waits
+    /// ``DownloadBackoff/transientWait(afterFailures:)`` from `at` before it is tried again.
+    /// - Returns: the record as stored and whether the failure is the same as the last one; nil when there is no
+    ///   record in progress.
+    func recordTransientFailure(
+        subscriptionID: Int64, episodeKey: String, error: String, partialBytes: Int64?, at: Date
+    ) async throws -> RecordedFailure?
     /// Ends the wait of a download after a permanent failure, so the next run tries it (the count is kept).
     /// - Returns: false when there is no such record.
     @discardableResult func allowRetryNow(subscriptionID: Int64, episodeKey: String) async throws -> Bool

@@ -2,6 +2,7 @@ public import FeedModels
 public import FeedParsing
 public import Foundation
 import Measures
+import RefreshEngine
 
 /// What `podfresh status` prints: counts of subscriptions (due now, failing, gone, moved), a line for each feed that
 /// needs attention, and the last run with what conditional GET saved; or with `--json` one JSON object.
@@ -119,8 +120,12 @@ public struct StatusReport: Sendable {
             "downloads on disk: \(downloads.files) \(downloads.files == 1 ? "file" : "files"), \(Measure.bytes(downloads.bytes))"
         )
         if let next = brokenLinks.first?.retryAfter {
+            // Broken links, or also downloads whose host did not resolve or answer: each waits before its next try.
+            let label =
+                brokenLinks.allSatisfy { DownloadFailure.isBrokenLink(stored: $0.permanentError ?? $0.lastError) }
+                ? "broken links" : "failed downloads"
             lines.append(
-                "broken links: \(brokenLinks.count) waiting, next try after \(RFC3339.string(from: next)) "
+                "\(label): \(brokenLinks.count) waiting, next try after \(RFC3339.string(from: next)) "
                     + "(\(EventText.fromNow(next, now: now))); `podfresh download --retry` tries them now")
             for record in brokenLinks {
                 let feed =
