@@ -1,4 +1,5 @@
 import EpisodeDownloads
+import FeedModels
 import FeedParsing
 import Foundation
 import Measures
@@ -135,6 +136,8 @@ enum DownloadText {
             "another worker is downloading it"
         case .completedByAnotherWorker:
             "another worker downloaded it"
+        case .playedElsewhere(_, let device) where device == LocalEpisodeMark.device:
+            "marked played (`podfresh mark`; `podfresh download --again` downloads it all the same)"
         case .playedElsewhere(let at, let device):
             "played to the end"
                 + (device.map { " on \(safe($0))" } ?? " on another device")
