@@ -35,7 +35,7 @@ enum DownloadText {
         if let retryAfter = failure.retryAfter {
             let count = inARow(failure.failures)
             line += failure.permanent ? "; a broken link (\(count)): next try after " : "; \(count): next try after "
-            line += RFC3339.string(from: retryAfter) + " (" + EventText.fromNow(retryAfter, now: now) + ")"
+            line += LocalTime.string(retryAfter) + " (" + EventText.fromNow(retryAfter, now: now) + ")"
             line += "; `podfresh download --retry` tries it now"
         }
         return line
@@ -47,7 +47,7 @@ enum DownloadText {
         let after = DownloadFailure.isBrokenLink(stored: error) ? "a broken link" : "a failure"
         let cause = DownloadFailureText.stored(error).map { ": " + safe($0) } ?? ""
         return
-            "waiting after \(after) (\(inARow(failures))\(cause)): next try after \(RFC3339.string(from: retryAfter)) ("
+            "waiting after \(after) (\(inARow(failures))\(cause)): next try after \(LocalTime.string(retryAfter)) ("
             + EventText.fromNow(retryAfter, now: now) + "; `podfresh download --retry` tries it now)"
     }
 
@@ -141,7 +141,7 @@ enum DownloadText {
         case .playedElsewhere(let at, let device):
             "played to the end"
                 + (device.map { " on \(safe($0))" } ?? " on another device")
-                + (at.map { " at " + RFC3339.string(from: $0) } ?? "")
+                + (at.map { " at " + LocalTime.string($0) } ?? "")
                 + " (`podfresh download --again` downloads it all the same)"
         }
     }

@@ -61,7 +61,7 @@ public struct EpisodeList: Sendable {
         guard !episodes.isEmpty else { return [Self.noneMatch] }
         return episodes.map { stored in
             let episode = stored.episode
-            let date = episode.published.map { String(RFC3339.string(from: $0).prefix(10)) } ?? "          "
+            let date = episode.published.map { LocalTime.day($0) } ?? "          "
             let title = TerminalText.sanitize(episode.title ?? "(untitled)")
             let feed = TerminalText.sanitize(feedTitles[stored.subscriptionID] ?? "")
             let marks = self.marks(of: stored)

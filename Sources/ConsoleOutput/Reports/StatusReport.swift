@@ -103,7 +103,7 @@ public struct StatusReport: Sendable {
         }
         if let last = lastRun {
             var line =
-                "last run: \(RFC3339.string(from: last.startedAt)), \(last.feedsChecked) checked, \(last.feedsFailed) failed, \(last.newEpisodes) new episode\(last.newEpisodes == 1 ? "" : "s")"
+                "last run: \(LocalTime.string(last.startedAt)), \(last.feedsChecked) checked, \(last.feedsFailed) failed, \(last.newEpisodes) new episode\(last.newEpisodes == 1 ? "" : "s")"
             if let hitRate = conditionalHitRate {
                 line +=
                     "; conditional GET: \(Int((hitRate * 100).rounded()))% not modified, \(Measure.bytes(last.bytesSaved)) saved, \(Measure.bytes(last.bytesDownloaded)) downloaded"
@@ -125,7 +125,7 @@ public struct StatusReport: Sendable {
                 brokenLinks.allSatisfy { DownloadFailure.isBrokenLink(stored: $0.permanentError ?? $0.lastError) }
                 ? "broken links" : "failed downloads"
             lines.append(
-                "\(label): \(brokenLinks.count) waiting, next try after \(RFC3339.string(from: next)) "
+                "\(label): \(brokenLinks.count) waiting, next try after \(LocalTime.string(next)) "
                     + "(\(EventText.fromNow(next, now: now))); `podfresh download --retry` tries them now")
             for record in brokenLinks {
                 let feed =

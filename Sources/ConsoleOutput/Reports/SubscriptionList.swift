@@ -137,7 +137,7 @@ public struct SubscriptionList: Sendable {
             ("episodes", String(episodeCounts[subscription.id] ?? 0)),
             (
                 "last success",
-                subscription.lastSuccessAt.map { Self.ago($0, now: now) + " (" + RFC3339.string(from: $0) + ")" }
+                subscription.lastSuccessAt.map { Self.ago($0, now: now) + " (" + LocalTime.string($0) + ")" }
                     ?? "never"
             ),
             ("status", TerminalText.sanitize(Self.status(of: subscription))),
