@@ -1,4 +1,5 @@
 public import FeedModels
+public import FeedParsing
 public import Foundation
 public import RefreshEngine
 
@@ -12,6 +13,22 @@ public enum SubscriptionMessages {
     /// `add --no-fetch`: the subscription was stored, with its new id and the URL as given.
     public static func added(id: Int64, url: URL) -> String {
         "added \(id) \(url.absoluteString)"
+    }
+
+    /// `add` of a web page that links one feed: it subscribes to that feed instead, and says so.
+    public static func subscribingToLinkedFeed(page: URL, feed: FeedDiscovery.LinkedFeed) -> String {
+        "\(page.absoluteString) is a web page; subscribing to the feed it links: \(feed.url.absoluteString)"
+            + (feed.title.map { " (" + TerminalText.sanitize($0) + ")" } ?? "")
+    }
+
+    /// `add` of a web page that links several feeds (standard error): none is subscribed; each is listed, to pick.
+    public static func pageLinksSeveralFeeds(page: URL, feeds: [FeedDiscovery.LinkedFeed]) -> String {
+        let lines = feeds.map { feed in
+            "  podfresh add " + feed.url.absoluteString
+                + (feed.title.map { "    # " + TerminalText.sanitize($0) } ?? "")
+        }
+        return "not subscribed to \(page.absoluteString): it is a web page that links \(feeds.count) feeds; "
+            + "add the one you want:\n" + lines.joined(separator: "\n")
     }
 
     /// `add` (standard error): the URL is subscribed already.

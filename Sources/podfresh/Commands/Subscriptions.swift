@@ -1,6 +1,8 @@
 import ArgumentParser
 import ConsoleOutput
+import FeedFetching
 import FeedModels
+import FeedParsing
 import Foundation
 import RefreshEngine
 
@@ -9,7 +11,7 @@ extension RootCommand {
         static let configuration = CommandConfiguration(
             abstract: "Subscribe to feeds (http, https, file URLs or local paths).",
             discussion:
-                "Each feed is fetched once to check that it is a feed and to learn its title, unless --no-fetch is given; a feed that fails that check is not kept."
+                "Each feed is fetched once to check that it is a feed and to learn its title, unless --no-fetch is given; a feed that fails that check is not kept. A web page that links a feed (<link rel=\"alternate\" type=\"application/rss+xml\"> or atom+xml) subscribes to that feed, and says so; one that links several lists them, and subscribes to none."
         )
 
         @OptionGroup var global: GlobalOptions
@@ -38,6 +40,19 @@ extension RootCommand {
             }
         }
 
+        /// The feeds the web page at `page` links in its head (``FeedDiscovery``); none when it cannot be fetched.
+        static func linkedFeeds(of page: URL, source: any FeedSource) async -> [FeedDiscovery.LinkedFeed] {
+            guard
+                let result = try? await source.fetch(
+                    FeedRequest(url: page, conditional: false),
+                    consumer: { _ in
+                        PageCollector()
+                    }),
+                case .fetched(let head, let collector, _) = result
+            else { return [] }
+            return FeedDiscovery.linkedFeeds(in: String(decoding: collector.bytes, as: UTF8.self), page: head.url)
+        }
+
         func run() async throws {
             let mode =
                 OutputMode.detect(json: json, quiet: false) == .tty
@@ -58,19 +73,67 @@ extension RootCommand {
                     }
                 }
                 guard !noFetch, !added.isEmpty else { return failed ? ExitStatus.feedsFailed : .success }
-                let run = try await runRefresh(environment, policy: .all, feedIDs: added.map(\.id))
-                // A feed whose first check failed, is gone, or did not happen is not kept.
+                var run = try await runRefresh(environment, policy: .all, feedIDs: added.map(\.id))
+                // A feed whose first check failed, is gone, or did not happen is not kept. A web page that links one
+                // feed (<link rel="alternate">) gives way to that feed; one that links several lists them.
+                var linked: [Subscription] = []
                 for outcome in run.summary.outcomes {
                     guard let message = SubscriptionMessages.notSubscribed(outcome) else { continue }
                     _ = try await environment.store.removeSubscription(id: outcome.feed.id)
+                    if case .failed(let failure) = outcome.result, case .parse(let parseError) = failure.cause,
+                        parseError.reason == .htmlPage, run.stoppedBy == nil
+                    {
+                        let feeds = await Self.linkedFeeds(of: outcome.feed.url, source: environment.source)
+                        if feeds.count == 1 {
+                            let line = SubscriptionMessages.subscribingToLinkedFeed(
+                                page: outcome.feed.url, feed: feeds[0])
+                            if json { Console.standard.error(line) } else { Console.standard.line(line) }
+                            do {
+                                linked.append(
+                                    try await environment.store.addSubscription(
+                                        url: feeds[0].url, title: nil, at: Date(), backlog: backlog))
+                            } catch let error as StoreError where error.kind == .duplicate {
+                                environment.renderer.error(SubscriptionMessages.alreadySubscribed(feeds[0].url))
+                                failed = true
+                            }
+                            continue
+                        }
+                        if feeds.count > 1 {
+                            environment.renderer.error(
+                                SubscriptionMessages.pageLinksSeveralFeeds(page: outcome.feed.url, feeds: feeds))
+                            failed = true
+                            continue
+                        }
+                    }
                     environment.renderer.error(message)
                     failed = true
+                }
+                if !linked.isEmpty, run.stoppedBy == nil {
+                    run = try await runRefresh(environment, policy: .all, feedIDs: linked.map(\.id))
+                    for outcome in run.summary.outcomes {
+                        guard let message = SubscriptionMessages.notSubscribed(outcome) else { continue }
+                        _ = try await environment.store.removeSubscription(id: outcome.feed.id)
+                        environment.renderer.error(message)
+                        failed = true
+                    }
                 }
                 if let signal = run.stoppedBy { return ExitCode(stoppedBy: signal) }
                 return failed ? ExitStatus.feedsFailed : .success
             }
             if status != .success { throw status }
         }
+    }
+
+    /// A web page's head, read up to 1 MB, and the feeds it links; none when it cannot be read again.
+    fileprivate final class PageCollector: FeedBodyConsumer {
+        var bytes: [UInt8] = []
+        static let limit = 1 << 20
+
+        func consume(_ chunk: UnsafeRawBufferPointer) throws {
+            bytes.append(contentsOf: chunk.prefix(max(0, Self.limit - bytes.count)))
+        }
+
+        var wantsMoreBody: Bool { bytes.count < Self.limit }
     }
 
     struct Remove: AsyncParsableCommand {
