@@ -51,14 +51,16 @@ enum DownloadText {
             + EventText.fromNow(retryAfter, now: now) + "; `podfresh download --retry` tries it now)"
     }
 
-    /// A feed whose downloads run from a time on, and older episodes it leaves out: `older      Feed: 31 episodes
-    /// from before its downloads were turned on (2026-12-07T22:30:00Z) are not downloaded; `podfresh download 3
-    /// --latest N` fetches the newest N, `podfresh set 3 --backlog N|all` keeps them coming`.
-    static func olderLeftOut(_ feed: FeedTarget, count: Int, since: Date) -> String {
-        let episodes = count == 1 ? "1 episode" : "\(count) episodes"
-        return "older      \(safe(feed.displayName)): \(episodes) from before its downloads were turned on ("
-            + LocalTime.string(since) + ") \(count == 1 ? "is" : "are") not downloaded; `podfresh download \(feed.id) "
-            + "--latest N` fetches the newest N, `podfresh set \(feed.id) --backlog N|all` takes them from now on"
+    /// A feed whose downloads run from a time on, and the older episodes it leaves out, in two lines that each fit a
+    /// terminal: `older      Feed: 31 earlier episodes not downloaded (downloads on since 2026-12-07T22:30:00Z)`, then
+    /// `           get them with `podfresh download 3 --latest N` (or `set 3 --backlog all`)`.
+    static func olderLeftOut(_ feed: FeedTarget, count: Int, since: Date) -> [String] {
+        let episodes = count == 1 ? "1 earlier episode" : "\(count) earlier episodes"
+        return [
+            "older      \(safe(feed.displayName)): \(episodes) not downloaded (downloads on since "
+                + LocalTime.string(since) + ")",
+            "           get them with `podfresh download \(feed.id) --latest N` (or `set \(feed.id) --backlog all`)",
+        ]
     }
 
     /// What a user can change about a failure of `kind` (``DownloadFailure/kind``), in the options' words.
@@ -192,7 +194,7 @@ enum DownloadText {
             parts.append("\(summary.filteredOut) left out by filters")
         }
         if summary.waiting > 0 {
-            parts.append("\(summary.waiting) waiting after a broken link (`podfresh download --retry` tries now)")
+            parts.append("\(summary.waiting) waiting after failing (`podfresh download --retry` tries now)")
         }
         if summary.elsewhere > 0 {
             parts.append("\(summary.elsewhere) left to another worker")

@@ -143,7 +143,7 @@ class HumanStyle: OutputStyle {
         case .filtered(let feed, let counts):
             printLine(DownloadFilterText.filtered(feed, counts))
         case .olderLeftOut(let feed, let count, let since):
-            printLine(DownloadText.olderLeftOut(feed, count: count, since: since))
+            for line in DownloadText.olderLeftOut(feed, count: count, since: since) { printLine(line) }
         case .extraSaved(let outcome):
             printLine(ExtraText.saved(outcome))
         case .extraFailed(let outcome):

@@ -28,6 +28,8 @@ struct AddWebPageCommandTests {
                 add.stdout.contains(
                     "\(server.url("/show/").absoluteString) is a web page; subscribing to the feed it links: "
                         + server.url("/feeds/show.xml").absoluteString), "\(add.stdout)")
+            #expect(add.stderr.isEmpty, "the page is not checked as a feed, and fails nothing: \(add.stderr)")
+            #expect(!add.stdout.contains("failed"), "\(add.stdout)")
             let listed = try await podfresh.run(["list", "--json"])
             let feeds = try #require(
                 try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
@@ -50,6 +52,7 @@ struct AddWebPageCommandTests {
             let add = try await podfresh.run(["add", server.url("/show.html").absoluteString])
             #expect(add.status == 1)
             #expect(add.stderr.contains("it is a web page that links 2 feeds"), "\(add.stderr)")
+            #expect(!add.stderr.contains("not a usable feed"), "\(add.stderr)")
             #expect(add.stderr.contains("  podfresh add \(server.url("/mp3.xml").absoluteString)    # MP3"))
             #expect(add.stderr.contains("  podfresh add \(server.url("/video.atom").absoluteString)    # Video"))
             #expect(

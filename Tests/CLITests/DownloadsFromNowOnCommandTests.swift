@@ -34,7 +34,7 @@ struct DownloadsFromNowOnCommandTests {
             #expect(first.status == 0, "\(first.stderr)")
             #expect(DownloadCommandTests.files(in: folder) == ["Now Cast/2024-01-03 Day 3.mp3"], "\(first.stdout)")
             #expect(
-                first.stdout.contains("older      Now Cast: 2 episodes from before its downloads were turned on ("),
+                first.stdout.contains("older      Now Cast: 2 earlier episodes not downloaded (downloads on since "),
                 "\(first.stdout)")
             #expect(first.stdout.contains("`podfresh download 1 --latest N`"), "\(first.stdout)")
             let json = try await podfresh.run(["download", "--json"])

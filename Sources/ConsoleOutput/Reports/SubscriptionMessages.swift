@@ -21,14 +21,16 @@ public enum SubscriptionMessages {
             + (feed.title.map { " (" + TerminalText.sanitize($0) + ")" } ?? "")
     }
 
-    /// `add` of a web page that links several feeds (standard error): none is subscribed; each is listed, to pick.
-    public static func pageLinksSeveralFeeds(page: URL, feeds: [FeedDiscovery.LinkedFeed]) -> String {
-        let lines = feeds.map { feed in
-            "  podfresh add " + feed.url.absoluteString
-                + (feed.title.map { "    # " + TerminalText.sanitize($0) } ?? "")
-        }
-        return "not subscribed to \(page.absoluteString): it is a web page that links \(feeds.count) feeds; "
-            + "add the one you want:\n" + lines.joined(separator: "\n")
+    /// `add` of a web page that links several feeds (standard error, a line each): none is subscribed; each is
+    /// listed as the command that adds it, with its title, to pick.
+    public static func pageLinksSeveralFeeds(page: URL, feeds: [FeedDiscovery.LinkedFeed]) -> [String] {
+        [
+            "not subscribed to \(page.absoluteString): it is a web page that links \(feeds.count) feeds; add the one you want:"
+        ]
+            + feeds.map { feed in
+                "  podfresh add " + feed.url.absoluteString
+                    + (feed.title.map { "    # " + TerminalText.sanitize($0) } ?? "")
+            }
     }
 
     /// `add` (standard error): the URL is subscribed already.
