@@ -151,7 +151,7 @@ def check_gone(binary, cluster, server, feeds):
     first = run(binary, database, ["refresh", "--quiet", "--jobs", "5"])
     first.wait()
     for number in range(1, 6):
-        setting = run(binary, database, ["set", str(number), "--download", "on", "--keep", "all"])
+        setting = run(binary, database, ["set", str(number), "--download", "on", "--keep", "all", "--backlog", "all"])
         setting.wait()
     server.delay = 0.7
     procs = {

@@ -24,6 +24,7 @@ public final class ConsoleRenderer: @unchecked Sendable {
     ///   - wide: `--wide`: the live terminal prints every line whole, media URLs included, as a pipe gets them.
     ///   - width: The terminal's width, for the live terminal (default: asked of standard output each time, else
     ///     `$COLUMNS`, else 80).
+    ///   - fitsPlainLines: Plain lines on a terminal (`add`, which draws no progress line): fitted to `width`.
     public init(
         mode: OutputMode,
         out: any TextSink = StandardStream.output,
@@ -31,6 +32,7 @@ public final class ConsoleRenderer: @unchecked Sendable {
         now: @escaping @Sendable () -> Date = { Date() },
         quietRepeats: Bool = false,
         wide: Bool = false,
+        fitsPlainLines: Bool = false,
         width: @escaping @Sendable () -> Int = {
             TerminalWidth.columns(environment: ProcessInfo.processInfo.environment)
         }
@@ -40,7 +42,10 @@ public final class ConsoleRenderer: @unchecked Sendable {
         case .tty:
             style = LiveTerminalOutput(
                 out: out, err: err, now: now, quietRepeats: quietRepeats, wide: wide, width: width)
-        case .plain: style = PlainLinesOutput(out: out, err: err, now: now, quietRepeats: quietRepeats)
+        case .plain:
+            style = PlainLinesOutput(
+                out: out, err: err, now: now, quietRepeats: quietRepeats,
+                width: fitsPlainLines && !wide ? width : nil)
         case .quiet: style = QuietOutput(out: out, err: err, now: now, quietRepeats: true)
         case .json: style = JSONLinesOutput(out: out, err: err)
         }

@@ -1,4 +1,5 @@
 import EpisodeDownloads
+import FeedModels
 import FeedParsing
 import Foundation
 import Measures
@@ -31,12 +32,35 @@ enum DownloadText {
     static func failed(_ outcome: DownloadOutcome, _ failure: DownloadFailure, now: Date = Date()) -> String {
         var line = "\(name(outcome.target)): download failed: \(safe(DownloadFailureText.line(failure)))"
         if let remedy = remedy(kind: failure.kind) { line += " (" + remedy + ")" }
-        if failure.permanent, let retryAfter = failure.retryAfter {
-            line += "; a broken link (\(inARow(failure.failures))): next try after "
-            line += RFC3339.string(from: retryAfter) + " (" + EventText.fromNow(retryAfter, now: now) + ")"
+        if let retryAfter = failure.retryAfter {
+            let count = inARow(failure.failures)
+            line += failure.permanent ? "; a broken link (\(count)): next try after " : "; \(count): next try after "
+            line += LocalTime.string(retryAfter) + " (" + EventText.fromNow(retryAfter, now: now) + ")"
             line += "; `podfresh download --retry` tries it now"
         }
         return line
+    }
+
+    /// A download waiting after failures: `waiting after a broken link (failed 2 times in a row: …): next try after
+    /// …`, or `waiting after a failure (…)` for one that may pass by itself.
+    static func waiting(retryAfter: Date, failures: Int, error: String?, now: Date) -> String {
+        let after = DownloadFailure.isBrokenLink(stored: error) ? "a broken link" : "a failure"
+        let cause = DownloadFailureText.stored(error).map { ": " + safe($0) } ?? ""
+        return
+            "waiting after \(after) (\(inARow(failures))\(cause)): next try after \(LocalTime.string(retryAfter)) ("
+            + EventText.fromNow(retryAfter, now: now) + "; `podfresh download --retry` tries it now)"
+    }
+
+    /// A feed whose downloads run from a time on, and the older episodes it leaves out, in two lines that each fit a
+    /// terminal: `older      Feed: 31 earlier episodes not downloaded (downloads on since 2026-12-07T22:30:00Z)`, then
+    /// `           get them with `podfresh download 3 --latest N` (or `set 3 --backlog all`)`.
+    static func olderLeftOut(_ feed: FeedTarget, count: Int, since: Date) -> [String] {
+        let episodes = count == 1 ? "1 earlier episode" : "\(count) earlier episodes"
+        return [
+            "older      \(safe(feed.displayName)): \(episodes) not downloaded (downloads on since "
+                + LocalTime.string(since) + ")",
+            "           get them with `podfresh download \(feed.id) --latest N` (or `set \(feed.id) --backlog all`)",
+        ]
     }
 
     /// What a user can change about a failure of `kind` (``DownloadFailure/kind``), in the options' words.
@@ -109,18 +133,17 @@ enum DownloadText {
         case .deletedByHand(false):
             "deleted by hand: not downloaded again (it is not among the episodes this feed downloads and keeps)"
         case .waiting(let retryAfter, let failures, let error):
-            "waiting after a broken link (\(inARow(failures))"
-                + (DownloadFailureText.stored(error).map { ": " + safe($0) } ?? "") + "): next try after "
-                + RFC3339.string(from: retryAfter)
-                + " (" + EventText.fromNow(retryAfter, now: now) + "; `podfresh download --retry` tries it now)"
+            waiting(retryAfter: retryAfter, failures: failures, error: error, now: now)
         case .claimedByAnotherWorker:
             "another worker is downloading it"
         case .completedByAnotherWorker:
             "another worker downloaded it"
+        case .playedElsewhere(_, let device) where device == LocalEpisodeMark.device:
+            "marked played (`podfresh mark`; `podfresh download --again` downloads it all the same)"
         case .playedElsewhere(let at, let device):
             "played to the end"
                 + (device.map { " on \(safe($0))" } ?? " on another device")
-                + (at.map { " at " + RFC3339.string(from: $0) } ?? "")
+                + (at.map { " at " + LocalTime.string($0) } ?? "")
                 + " (`podfresh download --again` downloads it all the same)"
         }
     }
@@ -171,7 +194,7 @@ enum DownloadText {
             parts.append("\(summary.filteredOut) left out by filters")
         }
         if summary.waiting > 0 {
-            parts.append("\(summary.waiting) waiting after a broken link (`podfresh download --retry` tries now)")
+            parts.append("\(summary.waiting) waiting after failing (`podfresh download --retry` tries now)")
         }
         if summary.elsewhere > 0 {
             parts.append("\(summary.elsewhere) left to another worker")

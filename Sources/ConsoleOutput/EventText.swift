@@ -54,7 +54,7 @@ enum EventText {
     static func episodeLine(
         _ episode: EpisodeAnnouncement, of feed: FeedTarget, prefix: String, width: Int? = nil
     ) -> String {
-        let date = episode.published.map { " (" + String(RFC3339.string(from: $0).prefix(10)) + ")" } ?? ""
+        let date = episode.published.map { " (" + LocalTime.day($0) + ")" } ?? ""
         let title = safe(episode.title ?? "(untitled episode)")
         guard let width else {
             var line = prefix + safe(feed.displayName) + ": " + title + date
@@ -107,7 +107,7 @@ enum EventText {
         switch summary.nothingDue {
         case .nextAt(let next):
             return
-                "nothing due: the next feed is due at \(RFC3339.string(from: next)) (\(fromNow(next, now: summary.endedAt))); "
+                "nothing due: the next feed is due at \(LocalTime.string(next)) (\(fromNow(next, now: summary.endedAt))); "
                 + checkAnyway
         case .never:
             return "nothing due: every feed is gone or complete; `podfresh refresh FEED` checks one anyway"
@@ -170,7 +170,7 @@ enum EventText {
     static func idle(until next: Date?, now: Date) -> String {
         // A complete feed is next due at `distantFuture` (year 4001): that is never, not "in 721025d".
         guard let next, next < .distantFuture else { return "nothing to check: every feed is gone or complete" }
-        return "next check at \(RFC3339.string(from: next)) (\(fromNow(next, now: now)))"
+        return "next check at \(LocalTime.string(next)) (\(fromNow(next, now: now)))"
     }
 
     /// `in 2h 5m`: how long until `date`, to the second.

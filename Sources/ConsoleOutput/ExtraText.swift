@@ -33,7 +33,7 @@ enum ExtraText {
         line += "; the episode's file is kept"
         if let retryAfter = outcome.failure?.retryAfter {
             line +=
-                "; next try after " + RFC3339.string(from: retryAfter) + " ("
+                "; next try after " + LocalTime.string(retryAfter) + " ("
                 + EventText.fromNow(retryAfter, now: now) + "; `podfresh download --retry` tries it now)"
         }
         return line

@@ -57,6 +57,11 @@ extension JSONLinesOutput {
                 ])
         case .extraSaved(let outcome), .extraFailed(let outcome):
             emit(ExtraText.json(outcome))
+        case .olderLeftOut(let feed, let count, let since):
+            emit([
+                ("event", .string("download_older_left_out")), ("feed_id", .int(Int(feed.id))),
+                ("count", .int(count)), ("downloads_since", .date(since)),
+            ])
         case .filtered(let feed, let counts):
             emit([
                 ("event", .string("download_filtered")), ("feed_id", .int(Int(feed.id))),

@@ -114,13 +114,20 @@ final class LiveTerminalOutput: HumanStyle {
 
     // MARK: - The status area
 
+    /// Erases the status area, each of its lines on its own (erase in line), from the last up to the first, leaving
+    /// the cursor at the start of the first. Never "erase below" (`ESC [ J`): with the area on the screen's first row
+    /// that is a clear of the whole screen, which tmux (`scroll-on-clear`) first copies into the scrollback, where
+    /// the first progress line of every refresh, `[0/121] 0 new`, stayed above what followed.
     private func clearArea() {
         guard areaLines > 0 else { return }
-        var text = "\r"
-        if areaLines > 1 { text += "\u{1B}[\(areaLines - 1)A" }
-        out.write(text + "\u{1B}[J")
+        var text = "\r" + Self.eraseLine
+        for _ in 1..<areaLines { text += "\u{1B}[1A" + Self.eraseLine }
+        out.write(text)
         areaLines = 0
     }
+
+    /// Erases the cursor's whole line (`ESC [ 2 K`).
+    static let eraseLine = "\u{1B}[2K"
 
     private func redraw(force: Bool) {
         let time = now()

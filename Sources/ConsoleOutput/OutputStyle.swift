@@ -142,6 +142,8 @@ class HumanStyle: OutputStyle {
             printLine(DownloadText.skipped(target, skip))
         case .filtered(let feed, let counts):
             printLine(DownloadFilterText.filtered(feed, counts))
+        case .olderLeftOut(let feed, let count, let since):
+            for line in DownloadText.olderLeftOut(feed, count: count, since: since) { printLine(line) }
         case .extraSaved(let outcome):
             printLine(ExtraText.saved(outcome))
         case .extraFailed(let outcome):

@@ -18,7 +18,7 @@ enum PodpingText {
         case .matched(let match):
             let when: String
             if let due = match.dueAt {
-                when = due.timeIntervalSinceNow > 1 ? "due at \(RFC3339.string(from: due)) (cooldown)" : "due now"
+                when = due.timeIntervalSinceNow > 1 ? "due at \(LocalTime.string(due)) (cooldown)" : "due now"
             } else {
                 when = "already checked since, or due sooner"
             }
@@ -40,7 +40,7 @@ enum PodpingText {
             )
         case .leaseHeldElsewhere(let worker, let until):
             return (
-                "podping: worker \(TerminalText.sanitize(worker)) reads the chain (lease until \(RFC3339.string(from: until))); this worker refreshes what it marks due",
+                "podping: worker \(TerminalText.sanitize(worker)) reads the chain (lease until \(LocalTime.string(until))); this worker refreshes what it marks due",
                 false
             )
         case .leaseTaken(let block):

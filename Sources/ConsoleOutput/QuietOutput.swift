@@ -46,7 +46,7 @@ final class QuietOutput: HumanStyle {
     /// of a broken link once, and again when its failure changes, not on every run.
     override func drawDownload(_ event: DownloadEvent) {
         switch event {
-        case .removed, .skipped, .filtered, .finished, .extraSaved:
+        case .removed, .skipped, .filtered, .olderLeftOut, .finished, .extraSaved:
             break
         case .extraFailed(let outcome) where outcome.failure?.isRepeat == true:
             break

@@ -50,7 +50,7 @@ public enum SyncText {
             )
         case .leaseHeldElsewhere(let worker, let until):
             return (
-                "sync: worker \(TerminalText.sanitize(worker)) syncs for the fleet (lease until \(RFC3339.string(from: until)))",
+                "sync: worker \(TerminalText.sanitize(worker)) syncs for the fleet (lease until \(LocalTime.string(until)))",
                 false
             )
         }
@@ -158,10 +158,10 @@ public enum SyncText {
         if let at = state.lastSyncAt, let outcome = state.lastOutcome {
             if let failure = outcome.failure {
                 lines.append(
-                    "last sync:    \(RFC3339.string(from: at)) failed: \(TerminalText.sanitize(failureLine(failure)))")
+                    "last sync:    \(LocalTime.string(at)) failed: \(TerminalText.sanitize(failureLine(failure)))")
             } else {
                 lines.append(
-                    "last sync:    \(RFC3339.string(from: at)) ok: \(outcome.pulledAdded) added and \(outcome.pulledRemoved) removed here, \(outcome.pushedAdded) added and \(outcome.pushedRemoved) removed on the server; \(outcome.actions.received) episode actions read (\(outcome.actions.applied) applied, \(outcome.actions.unmatched) not here), \(outcome.actionsPushed) sent"
+                    "last sync:    \(LocalTime.string(at)) ok: \(outcome.pulledAdded) added and \(outcome.pulledRemoved) removed here, \(outcome.pushedAdded) added and \(outcome.pushedRemoved) removed on the server; \(outcome.actions.received) episode actions read (\(outcome.actions.applied) applied, \(outcome.actions.unmatched) not here), \(outcome.actionsPushed) sent"
                 )
             }
         } else {

@@ -11,6 +11,19 @@ public enum DownloadBackoff {
     /// The longest wait.
     public static let longest: TimeInterval = 7 * 24 * 3600
 
+    /// The wait after the first transient failure (a host that does not resolve or answer, a cut connection, a
+    /// 5xx): as a failing feed's first backoff step.
+    public static let firstTransient: TimeInterval = 15 * 60
+    /// The longest wait after transient failures: as a failing feed's longest interval.
+    public static let longestTransient: TimeInterval = 4 * 3600
+
+    /// The wait after `failures` failures in a row, the last one transient (0 for none): 15 minutes, doubling with
+    /// each next one, at most 4 hours, as a feed that fails is checked.
+    public static func transientWait(afterFailures failures: Int) -> TimeInterval {
+        guard failures > 0 else { return 0 }
+        return min(longestTransient, firstTransient * pow(2, Double(min(failures - 1, 10))))
+    }
+
     /// The wait after `failures` permanent failures in a row (0 for none).
     public static func wait(afterFailures failures: Int) -> TimeInterval {
         guard failures > 0 else { return 0 }

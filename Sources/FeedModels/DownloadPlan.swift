@@ -18,6 +18,10 @@ public enum DownloadChange: Sendable, Hashable {
     /// An attempt failed permanently at `at`, a broken link
     /// (``DownloadRepository/recordPermanentFailure(subscriptionID:episodeKey:error:partialBytes:at:)``).
     case failedPermanently(error: String, partialBytes: Int64?, at: Date)
+    /// An attempt failed at `at` in a way that may pass by itself (a host that does not resolve or answer, a cut
+    /// connection, a 5xx): it waits like a feed that fails
+    /// (``DownloadRecordStore/recordTransientFailure(subscriptionID:episodeKey:error:partialBytes:at:)``).
+    case failedTransiently(error: String, partialBytes: Int64?, at: Date)
     /// A download waiting after a permanent failure may be tried now
     /// (``DownloadRepository/allowRetryNow(subscriptionID:episodeKey:)``).
     case retryNow
@@ -26,7 +30,9 @@ public enum DownloadChange: Sendable, Hashable {
     public var mayCreateRecord: Bool {
         switch self {
         case .started, .completed: return true
-        case .failed, .removedByRetention, .deletedByUser, .allowedAgain, .failedPermanently, .retryNow: return false
+        case .failed, .removedByRetention, .deletedByUser, .allowedAgain, .failedPermanently, .failedTransiently,
+            .retryNow:
+            return false
         }
     }
 }
@@ -40,7 +46,7 @@ public enum DownloadChange: Sendable, Hashable {
 public struct DownloadPlan: Sendable, Hashable {
     /// The record to store in place of the current one (insert or replace, every column); nil writes nothing.
     public var record: DownloadRecord?
-    /// For a permanent failure: the same message as the last permanent failure of this download.
+    /// For a failure that waits: the same message as the last failure of this download that waited.
     public var isRepeatedFailure = false
 
     /// Plans `change` to the download record of episode `episodeKey` of feed `subscriptionID`.
@@ -57,6 +63,9 @@ public struct DownloadPlan: Sendable, Hashable {
     /// - A permanent failure (a broken link) does what a failure does, and counts: the download waits
     ///   ``DownloadBackoff/wait(afterFailures:)`` from the failure before it is tried again, and its message is kept
     ///   (a start keeps the count, the wait and that message; a completion or any other failure clears them).
+    /// - A transient failure (a host that does not resolve or answer, a cut connection, a 5xx) counts the same way
+    ///   and waits ``DownloadBackoff/transientWait(afterFailures:)``: 15 minutes, doubling, at most 4 hours, as a
+    ///   feed that fails does. The count and the message are those of the failures in a row, of either kind.
     /// - Retrying now clears the wait and keeps the count, so a failure after it waits longer still.
     ///
     /// - Parameters:
@@ -99,7 +108,8 @@ public struct DownloadPlan: Sendable, Hashable {
             record.retryAfter = nil
             record.permanentError = nil
             self.record = record
-        case .failedPermanently(let error, let partialBytes, let at):
+        case .failedPermanently(let error, let partialBytes, let at),
+            .failedTransiently(let error, let partialBytes, let at):
             guard var record = current, record.state == .inProgress else {
                 self.record = nil
                 return
@@ -108,7 +118,13 @@ public struct DownloadPlan: Sendable, Hashable {
             record.lastError = error
             record.bytes = partialBytes ?? record.bytes
             record.permanentFailures += 1
-            record.retryAfter = at.addingTimeInterval(DownloadBackoff.wait(afterFailures: record.permanentFailures))
+            let wait =
+                if case .failedPermanently = change {
+                    DownloadBackoff.wait(afterFailures: record.permanentFailures)
+                } else {
+                    DownloadBackoff.transientWait(afterFailures: record.permanentFailures)
+                }
+            record.retryAfter = at.addingTimeInterval(wait)
             record.permanentError = error
             self.record = record
         case .retryNow:
@@ -170,6 +186,45 @@ public struct DownloadPlan: Sendable, Hashable {
         if let latest { return latest }
         if let keep = subscription.keepNewest { return keep }
         return subscription.downloadsEnabled ? nil : 1
+    }
+
+    /// Where a feed's downloads begin: the episodes first seen after `since`, and the newest `backlog` of those
+    /// before; nil when they take every episode (downloads off, `--backlog all`, or on since before podfresh
+    /// downloaded from then on).
+    public static func downloadsFrom(_ subscription: Subscription) -> (since: Date, backlog: Int)? {
+        guard subscription.downloadsEnabled, let since = subscription.downloadsSince,
+            let backlog = subscription.downloadBacklog
+        else { return nil }
+        return (since, max(backlog, 0))
+    }
+
+    /// Of a feed's episodes (all of them, newest first), the keys its downloads may take when they begin at `since`:
+    /// every episode that arrived after it, and the newest `backlog` of those already there for which `isCandidate`
+    /// holds (an episode with media that the filters let through).
+    ///
+    /// An episode arrived when it was first seen after `since` and after the feed's first check: a feed turned on
+    /// before it was ever checked (just imported) gets its back catalogue at that first check, and that is not new.
+    public static func fromNowOn(
+        _ episodesNewestFirst: [StoredEpisode], since: Date, backlog: Int, isCandidate: (StoredEpisode) -> Bool
+    ) -> (keys: Set<String>, olderLeftOut: Int) {
+        let firstCheck = episodesNewestFirst.lazy.map(\.firstSeenAt).min() ?? since
+        let cutoff = max(since, firstCheck)
+        var keys: Set<String> = []
+        var older = 0
+        var leftOut = 0
+        for episode in episodesNewestFirst {
+            if episode.firstSeenAt > cutoff {
+                keys.insert(episode.key)
+            } else if isCandidate(episode) {
+                if older < backlog {
+                    older += 1
+                    keys.insert(episode.key)
+                } else {
+                    leftOut += 1
+                }
+            }
+        }
+        return (keys, leftOut)
     }
 
     /// The files retention may delete: of a feed's records ordered by their episodes, newest first, the files on

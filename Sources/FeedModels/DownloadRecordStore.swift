@@ -63,6 +63,15 @@ extension DownloadRecordStore {
         ).map { RecordedFailure(record: $0.record, isRepeat: $0.plan.isRepeatedFailure) }
     }
 
+    public func recordTransientFailure(
+        subscriptionID: Int64, episodeKey: String, error: String, partialBytes: Int64?, at: Date
+    ) async throws -> RecordedFailure? {
+        try await applyDownloadChange(
+            .failedTransiently(error: error, partialBytes: partialBytes, at: at), subscriptionID: subscriptionID,
+            episodeKey: episodeKey
+        ).map { RecordedFailure(record: $0.record, isRepeat: $0.plan.isRepeatedFailure) }
+    }
+
     @discardableResult
     public func allowRetryNow(subscriptionID: Int64, episodeKey: String) async throws -> Bool {
         try await applyDownloadChange(.retryNow, subscriptionID: subscriptionID, episodeKey: episodeKey) != nil

@@ -36,6 +36,10 @@ public struct DownloadSettings: Sendable, Hashable {
     public var clearFilters = false
     /// Save transcripts, chapters and artwork beside the media; nil: unchanged.
     public var extras: Bool?
+    /// How many of the episodes from before downloads were turned on are downloaded; nil: unchanged.
+    public var backlog: DownloadBacklog?
+    /// When the change is made: turning downloads on takes the episodes first seen after it.
+    public var changedAt = Date()
 
     /// - Parameters:
     ///   - enabled: Downloads on or off; nil leaves it.
@@ -58,7 +62,29 @@ public struct DownloadSettings: Sendable, Hashable {
     public var isEmpty: Bool {
         enabled == nil && keepNewest == nil && directory == nil && fileNameTemplate == nil && deletePlayed == nil
             && include == nil && exclude == nil && match == nil && minimumDuration == nil && !clearFilters
-            && extras == nil
+            && extras == nil && backlog == nil
+    }
+
+    /// The feed's ``Subscription/downloadsSince`` and ``Subscription/downloadBacklog`` after this change to
+    /// `subscription`.
+    ///
+    /// Turning downloads on (from off) starts them at ``changedAt``: the episodes that arrive from then on, and the
+    /// newest of those before as the backlog says. `--backlog all` takes every episode; `--backlog N` on a feed
+    /// whose downloads took every episode (on before podfresh downloaded from then on) starts them at
+    /// ``changedAt`` too.
+    public func downloadsFrom(after subscription: Subscription) -> (since: Date?, backlog: Int?) {
+        var since = subscription.downloadsSince
+        var backlog = subscription.downloadBacklog
+        let enabledAfter = enabled ?? subscription.downloadsEnabled
+        if enabled == true, !subscription.downloadsEnabled { since = changedAt }
+        switch self.backlog {
+        case nil: break
+        case .all?: backlog = nil
+        case .newest(let count)?:
+            backlog = count
+            if since == nil, enabledAfter { since = changedAt }
+        }
+        return (since, backlog)
     }
 
     /// The feed's download filter after this change to `subscription`.
@@ -96,6 +122,14 @@ public struct DownloadSettings: Sendable, Hashable {
             resolve(fileNameTemplate, subscription.fileNameTemplate)
         )
     }
+}
+
+/// How many of a feed's episodes from before its downloads were turned on are downloaded (`set FEED --backlog`).
+public enum DownloadBacklog: Sendable, Hashable {
+    /// The newest N.
+    case newest(Int)
+    /// Every one.
+    case all
 }
 
 /// What the store remembers about downloading one episode, by its identity (feed and episode key): a changed
@@ -285,6 +319,14 @@ public protocol DownloadRepository: Sendable {
     /// - Returns: the record as stored and whether the failure is the same as the last one; nil when there is no
     ///   record in progress.
     func recordPermanentFailure(
+        subscriptionID: Int64, episodeKey: String, error: String, partialBytes: Int64?, at: Date
+    ) async throws -> RecordedFailure?
+    /// Records a failure that may pass by itself (a host that does not resolve or answer, a cut connection, a 5xx)
+    /// as ``recordPermanentFailure`` does, counted with it: the download waits
+    /// ``DownloadBackoff/transientWait(afterFailures:)`` from `at` before it is tried again.
+    /// - Returns: the record as stored and whether the failure is the same as the last one; nil when there is no
+    ///   record in progress.
+    func recordTransientFailure(
         subscriptionID: Int64, episodeKey: String, error: String, partialBytes: Int64?, at: Date
     ) async throws -> RecordedFailure?
     /// Ends the wait of a download after a permanent failure, so the next run tries it (the count is kept).

@@ -1,3 +1,4 @@
+import FeedParsing
 public import Foundation
 
 // Episode actions synced with a gPodder-API server (issue #35, part 3): what the server says happened to an episode
@@ -345,4 +346,59 @@ public protocol EpisodeActionRepository: Sendable {
     func queueEpisodeAction(_ action: EpisodeAction, for ref: EpisodeRef?) async throws
     /// The play states of one feed's episodes (every feed's when nil).
     func playStates(subscriptionID: Int64?) async throws -> [EpisodeRef: EpisodePlayState]
+}
+
+/// An episode marked played to the end, or new (unplayed), here (`podfresh mark`): its play state changes as the
+/// action says, and with sync set up the action goes to the server as a `play` to the end or a `new`.
+public struct LocalEpisodeMark: Sendable, Hashable {
+    public var ref: EpisodeRef
+    /// The action as the server is told it (its `device` is ``LocalEpisodeMark/device``, which the state keeps).
+    public var action: EpisodeAction
+
+    /// The device a state marked here names: `download` says "marked played here" rather than another device.
+    public static let device = "podfresh mark"
+
+    public init(ref: EpisodeRef, action: EpisodeAction) {
+        self.ref = ref
+        self.action = action
+    }
+
+    /// The mark of `episode` of the feed at `feedURL` at `at`: `play` to its end, or `new`.
+    ///
+    /// A `play` to the end gives position and length as the episode's duration in whole seconds; an episode whose
+    /// feed gives no duration is said as 1 of 1 second, which every app reads as played to the end. The episode is
+    /// named by its first enclosure's URL, as a `download` action names it (else its link).
+    public static func mark(
+        _ episode: StoredEpisode, feedURL: URL, played: Bool, at: Date
+    ) -> LocalEpisodeMark {
+        let length = max(1, Int((episode.episode.duration ?? 0).rounded()))
+        let media = episode.episode.enclosures.first?.urlString ?? episode.episode.linkString ?? ""
+        return LocalEpisodeMark(
+            ref: EpisodeRef(subscriptionID: episode.subscriptionID, episodeKey: episode.key),
+            action: EpisodeAction(
+                podcast: feedURL.absoluteString, episode: media, guid: episode.episode.guid,
+                kind: played ? .play : .new, timestamp: at, started: played ? 0 : nil,
+                position: played ? length : nil, total: played ? length : nil, device: device))
+    }
+}
+
+/// Marking episodes here (`podfresh mark`), on a store that keeps play states.
+public protocol EpisodeMarkRepository: Sendable {
+    /// Applies `marks` in one transaction: each episode's play state becomes what its action says
+    /// (``EpisodePlayState/after(_:at:current:)``), and, when sync is set up, each action whose episode has a URL goes
+    /// to the outbox for the next sync to send. - Returns: how many episodes changed (played ones marked played again
+    /// do not; their action is not sent again).
+    func markEpisodes(_ marks: [LocalEpisodeMark], at: Date) async throws -> Int
+}
+
+extension LocalEpisodeMark {
+    /// Whether the mark changes `current`: played to the end when it is not yet, or new when it is played or has a
+    /// position.
+    public func changes(_ current: EpisodePlayState?) -> Bool {
+        switch action.kind {
+        case .play: return current?.played != true
+        case .new: return current != nil && (current?.played == true || current?.position != nil)
+        case .download, .delete: return false
+        }
+    }
 }

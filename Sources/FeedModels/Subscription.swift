@@ -71,6 +71,13 @@ public struct Subscription: Sendable, Hashable, Identifiable {
     public var downloadFilter: DownloadFilter
     /// Save an episode's transcripts, chapters and artwork beside its media file (`--extras on`); off by default.
     public var extras: Bool
+    /// Downloads take the episodes first seen after this time (`set FEED --download on` sets it), and of those seen
+    /// before only the newest ``downloadBacklog``; nil takes every episode (a feed whose downloads were on before
+    /// podfresh downloaded from then on).
+    public var downloadsSince: Date?
+    /// How many of the episodes seen before ``downloadsSince`` are downloaded (`set FEED --backlog N|all`): 1 by
+    /// default, the newest episode when downloads were turned on; nil takes every one.
+    public var downloadBacklog: Int? = 1
     /// The digest of the last body read whole (``BodyDigest`` in the engine), to tell a body identical to it without
     /// parsing it; nil until a body was read whole.
     public var lastBodyDigest: String?

@@ -9,15 +9,18 @@ extension FeedStore {
         try await write { db in
             let current = try Self.existingSubscription(id: id, db: db)
             let (enabled, keep, directory, template) = settings.applied(to: current)
+            let (since, backlog) = settings.downloadsFrom(after: current)
             try db.execute(
                 sql: """
                     UPDATE subscription SET downloadsEnabled = ?, keepNewest = ?, downloadDirectory = ?,
-                      fileNameTemplate = ?, deletePlayed = ?, downloadFilter = ?, extras = ?
+                      fileNameTemplate = ?, deletePlayed = ?, downloadFilter = ?, extras = ?, downloadsSince = ?,
+                      downloadBacklog = ?
                     WHERE id = ?
                     """,
                 arguments: [
                     enabled, keep, directory, template, settings.deletesPlayed(current),
-                    settings.filter(after: current).storedText, settings.savesExtras(current), id,
+                    settings.filter(after: current).storedText, settings.savesExtras(current),
+                    since?.timeIntervalSince1970, backlog, id,
                 ])
             return try Self.existingSubscription(id: id, db: db)
         }

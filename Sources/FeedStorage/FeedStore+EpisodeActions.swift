@@ -231,3 +231,52 @@ extension FeedStore: EpisodeActionRepository {
             actionAt: Date(timeIntervalSince1970: row["actionAt"] ?? 0), device: row["device"])
     }
 }
+
+// Marks made here (`podfresh mark`): the play state, and the action in the outbox when sync is set up.
+extension FeedStore: EpisodeMarkRepository {
+    public func markEpisodes(_ marks: [LocalEpisodeMark], at date: Date) async throws -> Int {
+        try await write { db in
+            let read = try db.cachedStatement(
+                sql: "SELECT * FROM episodePlay WHERE subscriptionId = ? AND episodeKey = ?")
+            let store = try db.cachedStatement(
+                sql: """
+                    INSERT INTO episodePlay (subscriptionId, episodeKey, position, total, played, playedAt, lastAction,
+                      actionAt, device)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (subscriptionId, episodeKey) DO UPDATE SET
+                      position = excluded.position, total = excluded.total, played = excluded.played,
+                      playedAt = excluded.playedAt, lastAction = excluded.lastAction, actionAt = excluded.actionAt,
+                      device = excluded.device
+                    """)
+            let queue = try db.cachedStatement(
+                sql: """
+                    INSERT INTO syncActionOutbox (subscriptionId, episodeKey, podcast, episode, guid, action, timestamp,
+                      position, total)
+                    SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM syncAccount)
+                    """)
+            var changed = 0
+            for mark in marks {
+                let ref = mark.ref
+                let current = try Row.fetchOne(read, arguments: [ref.subscriptionID, ref.episodeKey]).map(
+                    Self.playState(from:))
+                guard mark.changes(current),
+                    let state = EpisodePlayState.after(mark.action, at: date, current: current)
+                else { continue }
+                try store.execute(arguments: [
+                    ref.subscriptionID, ref.episodeKey, state.position, state.total, state.played,
+                    state.playedAt?.timeIntervalSince1970, state.lastAction.rawValue,
+                    state.actionAt.timeIntervalSince1970, state.device,
+                ])
+                changed += 1
+                let action = mark.action
+                guard !action.episode.isEmpty else { continue }
+                try queue.execute(arguments: [
+                    ref.subscriptionID, ref.episodeKey, action.podcast, action.episode, action.guid,
+                    action.kind.rawValue, (action.timestamp ?? date).timeIntervalSince1970, action.position,
+                    action.total,
+                ])
+            }
+            return changed
+        }
+    }
+}

@@ -463,6 +463,8 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         subscription.publicationModel = row["publicationModel"]
         subscription.lastWholeReadAt = date(row["lastWholeReadAt"])
         subscription.endedEarly = row["endedEarly"] ?? false
+        subscription.downloadsSince = date(row["downloadsSince"])
+        subscription.downloadBacklog = row["downloadBacklog"]
         return subscription
     }
 

@@ -257,3 +257,52 @@ extension PostgresFeedStore: EpisodeActionRepository {
             """, logger: logger)
     }
 }
+
+// Marks made here (`podfresh mark`): the play state, and the action in the outbox when sync is set up.
+extension PostgresFeedStore: EpisodeMarkRepository {
+    public func markEpisodes(_ marks: [LocalEpisodeMark], at date: Date) async throws -> Int {
+        let logger = self.logger
+        return try await transaction { connection in
+            var changed = 0
+            for mark in marks {
+                let ref = mark.ref
+                var current: EpisodePlayState?
+                for try await row in try await connection.query(
+                    """
+                    SELECT \(unescaped: Self.playColumns) FROM episode_play
+                    WHERE subscription_id = \(ref.subscriptionID) AND episode_key = \(ref.episodeKey) FOR UPDATE
+                    """, logger: logger)
+                {
+                    current = try Self.playState(from: row).1
+                }
+                guard mark.changes(current),
+                    let state = EpisodePlayState.after(mark.action, at: date, current: current)
+                else { continue }
+                try await connection.query(
+                    """
+                    INSERT INTO episode_play (\(unescaped: Self.playColumns))
+                    VALUES (\(ref.subscriptionID), \(ref.episodeKey), \(state.position.map(Int64.init)),
+                      \(state.total.map(Int64.init)), \(state.played), \(state.playedAt?.timeIntervalSince1970),
+                      \(state.lastAction.rawValue), \(state.actionAt.timeIntervalSince1970), \(state.device))
+                    ON CONFLICT (subscription_id, episode_key) DO UPDATE SET
+                      position = excluded.position, total = excluded.total, played = excluded.played,
+                      played_at = excluded.played_at, last_action = excluded.last_action, action_at = excluded.action_at,
+                      device = excluded.device
+                    """, logger: logger)
+                changed += 1
+                let action = mark.action
+                guard !action.episode.isEmpty else { continue }
+                try await connection.query(
+                    """
+                    INSERT INTO sync_action_outbox (subscription_id, episode_key, podcast, episode, guid, action,
+                      timestamp, position, total)
+                    SELECT \(ref.subscriptionID), \(ref.episodeKey), \(action.podcast), \(action.episode),
+                      \(action.guid), \(action.kind.rawValue), \((action.timestamp ?? date).timeIntervalSince1970),
+                      \(action.position.map(Int64.init)), \(action.total.map(Int64.init))
+                    WHERE EXISTS (SELECT 1 FROM sync_account)
+                    """, logger: logger)
+            }
+            return changed
+        }
+    }
+}

@@ -374,6 +374,8 @@ private struct StoreImporter: Sendable {
                     b.append(s.extras)
                     b.append(s.publicationModel)
                     b.append(s.endedEarly)
+                    b.append(s.downloadsSince?.timeIntervalSince1970)
+                    b.append(s.downloadBacklog)
                 })
         }
         try await connection.query(

@@ -264,6 +264,15 @@ enum PostgresSchema {
         [
             "ALTER TABLE subscription ADD COLUMN ended_early boolean NOT NULL DEFAULT false"
         ],
+        // 16: downloads from now on: turning a feed's downloads on takes the episodes first seen after that time, and
+        // of those before only the newest download_backlog (1 by default); a feed keeps a NULL downloads_since, every
+        // episode as before.
+        [
+            """
+            ALTER TABLE subscription ADD COLUMN downloads_since double precision,
+              ADD COLUMN download_backlog bigint DEFAULT 1
+            """
+        ],
     ]
 
     /// The version this binary writes and understands.

@@ -198,7 +198,8 @@ public final class FetchMetrics: Sendable {
             }
         case .failed:
             downloads["failed"]?.increment()
-        case .queued, .started, .progressed, .removed, .skipped, .problem, .finished, .filtered, .extraSaved,
+        case .queued, .started, .progressed, .removed, .skipped, .problem, .finished, .filtered, .olderLeftOut,
+            .extraSaved,
             .extraFailed:
             break
         }

@@ -104,6 +104,8 @@ struct OutputLayout: Sendable {
     var quietRepeats = false
     /// `--wide`: on a terminal every line whole, media URLs included.
     var wide = false
+    /// Plain lines on a terminal (`add`, which draws no progress line): fitted to its width.
+    var fitsPlainLines = false
 }
 
 /// The composition root: opens the store, creates the HTTP client and the engine, runs `body`, and shuts down.
@@ -151,7 +153,8 @@ private func withEnvironment<Result: Sendable>(
             maxConcurrent: fetch.jobs, maxPerHost: fetch.perHost, events: events, clock: clock,
             multiplexedLimit: { network.multiplexedStreams(host: $0) })
         let updates = UIUpdateService()
-        let renderer = ConsoleRenderer(mode: output, quietRepeats: layout.quietRepeats, wide: layout.wide)
+        let renderer = ConsoleRenderer(
+            mode: output, quietRepeats: layout.quietRepeats, wide: layout.wide, fitsPlainLines: layout.fitsPlainLines)
         renderer.attach(to: updates)
         let policy =
             schedule.map {

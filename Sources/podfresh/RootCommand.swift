@@ -24,7 +24,7 @@ struct RootCommand: AsyncParsableCommand {
         subcommands: [
             Refresh.self, Watch.self, Download.self, Add.self, Remove.self, Move.self, SetSettings.self, List.self,
             Status.self,
-            Episodes.self,
+            Episodes.self, Mark.self,
             ImportOPML.self, ExportOPML.self, Parse.self, Migrate.self, Sync.self, ReplaySchedule.self,
         ],
         defaultSubcommand: Refresh.self

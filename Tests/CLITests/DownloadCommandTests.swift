@@ -164,7 +164,8 @@ struct DownloadCommandTests {
             ]
             server.serveFeed("/feed.xml", Self.feed("Flaky Cast", items, server: server))
             try await subscribe(podfresh, server)
-            #expect(try await podfresh.run(["set", "1", "--download", "on", "--keep", "3"]).status == 0)
+            #expect(
+                try await podfresh.run(["set", "1", "--download", "on", "--keep", "3", "--backlog", "3"]).status == 0)
 
             let run = try await podfresh.run(["download"])
             #expect(run.status == 1, "one failed download makes the exit status 1")
@@ -749,7 +750,9 @@ struct DownloadCommandTests {
             for day in 1...5 { server.serveMedia("/m/\(day).mp3", Self.media(20_000, seed: UInt8(day))) }
             server.serveFeed("/feed.xml", Self.feed("All Cast", items, server: server))
             try await subscribe(podfresh, server)
-            #expect(try await podfresh.run(["set", "1", "--download", "on", "--keep", "all"]).status == 0)
+            #expect(
+                try await podfresh.run(["set", "1", "--download", "on", "--keep", "all", "--backlog", "all"]).status
+                    == 0)
 
             // --latest says otherwise: the newest two only.
             let two = try await podfresh.run(["download", "--latest", "2", "--jobs", "1", "--json"])
@@ -787,7 +790,7 @@ struct DownloadCommandTests {
             ]
             server.serveFeed("/feed.xml", Self.feed("Broken Cast", items, server: server))
             try await subscribe(podfresh, server)
-            #expect(try await podfresh.run(["set", "1", "--download", "on"]).status == 0)
+            #expect(try await podfresh.run(["set", "1", "--download", "on", "--backlog", "all"]).status == 0)
 
             // The first failure is reported (cron mode prints it), and the exit status says a download failed.
             let first = try await podfresh.run(["download", "--quiet"])

@@ -63,7 +63,8 @@ struct DownloadFilterCommandTests {
             defer { podfresh.cleanUp() }
 
             let set = try await podfresh.run([
-                "set", "Filter Cast", "--download", "on", "--include", "full episode", "--exclude", "rerun",
+                "set", "Filter Cast", "--download", "on", "--backlog", "all", "--include", "full episode", "--exclude",
+                "rerun",
                 "--exclude", "re-?run", "--min-duration", "10m",
             ])
             #expect(set.status == 0, "\(set.stderr)")
@@ -162,7 +163,7 @@ struct DownloadFilterCommandTests {
             ]
             let (podfresh, folder) = try await subscribed(items, title: "Keep Cast", server: server)
             defer { podfresh.cleanUp() }
-            #expect(try await podfresh.run(["set", "1", "--download", "on"]).status == 0)
+            #expect(try await podfresh.run(["set", "1", "--download", "on", "--backlog", "all"]).status == 0)
             #expect(try await podfresh.run(["download", "--quiet"]).status == 0)
             #expect(DownloadCommandTests.files(in: folder).count == 4)
 

@@ -57,7 +57,9 @@ struct EpisodeActionCommandTests {
                 if kind == .gpodder { setup += ["--sync-with", "phone"] }
                 #expect(try await podfresh.run(setup).status == 0)
                 #expect(try await podfresh.run(["add", feed]).status == 0)
-                let set = try await podfresh.run(["set", "1", "--download", "on", "--delete-played", "on"])
+                let set = try await podfresh.run([
+                    "set", "1", "--download", "on", "--backlog", "all", "--delete-played", "on",
+                ])
                 #expect(set.status == 0 && set.stdout.contains("delete played on"), "\(set.stdout)\(set.stderr)")
                 let list = try await podfresh.run(["list", "--json"])
                 #expect(list.stdout.contains("\"delete_played\":true"), "\(list.stdout)")

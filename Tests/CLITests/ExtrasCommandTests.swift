@@ -61,7 +61,8 @@ struct ExtrasCommandTests {
             try await DownloadCommandTests().subscribe(podfresh, server)
 
             let set = try await podfresh.run([
-                "set", "Extra Cast", "--download", "on", "--include", "full episode", "--extras", "on",
+                "set", "Extra Cast", "--download", "on", "--backlog", "all", "--include", "full episode", "--extras",
+                "on",
             ])
             #expect(set.status == 0, "\(set.stderr)")
             #expect(set.stdout.contains("extras on"), "\(set.stdout)")
@@ -164,7 +165,9 @@ struct ExtrasCommandTests {
                         Self.item("e1", "Full episode 1", day: 1, server: server),
                     ], server: server))
             try await DownloadCommandTests().subscribe(podfresh, server)
-            #expect(try await podfresh.run(["set", "1", "--download", "on", "--extras", "on"]).status == 0)
+            #expect(
+                try await podfresh.run(["set", "1", "--download", "on", "--backlog", "all", "--extras", "on"]).status
+                    == 0)
             #expect(try await podfresh.run(["download", "--quiet"]).status == 0)
             #expect(DownloadCommandTests.files(in: folder).count == 8)
             // A file of the user's beside them stays.

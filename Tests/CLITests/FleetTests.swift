@@ -288,7 +288,9 @@ struct FleetTests {
             podfresh.environment["PODFRESH_DOWNLOADS"] = folder.path
             server.serveFeed("/media.xml", Self.mediaFeed(server, count: 8, delay: .milliseconds(300)))
             #expect(try await podfresh.run(["add", server.url("/media.xml").absoluteString]).status == 0)
-            #expect(try await podfresh.run(["set", "1", "--download", "on", "--keep", "all"]).status == 0)
+            #expect(
+                try await podfresh.run(["set", "1", "--download", "on", "--keep", "all", "--backlog", "all"]).status
+                    == 0)
 
             let commands = podfresh
             let results = try await withThrowingTaskGroup(of: ProcessResult.self) { group in
@@ -332,7 +334,9 @@ struct FleetTests {
             podfresh.environment["PODFRESH_DOWNLOADS"] = podfresh.directory.appendingPathComponent("episodes").path
             server.serveFeed("/media.xml", Self.mediaFeed(server, count: 10, delay: .seconds(1)))
             #expect(try await podfresh.run(["add", server.url("/media.xml").absoluteString]).status == 0)
-            #expect(try await podfresh.run(["set", "1", "--download", "on", "--keep", "all"]).status == 0)
+            #expect(
+                try await podfresh.run(["set", "1", "--download", "on", "--keep", "all", "--backlog", "all"]).status
+                    == 0)
             var urls: [String] = []
             for number in 1...30 {
                 let body = Array(Self.feed("show\(number)").utf8)

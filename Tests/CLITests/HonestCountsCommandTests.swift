@@ -106,7 +106,10 @@ struct HonestCountsCommandTests {
         // `episodes FEED` works as `list FEED` does.
         for arguments in [["episodes"], ["episodes", "--wide"], ["episodes", "Street Talk"], ["episodes", "1"]] {
             let episodes = try await podfresh.run(arguments)
-            #expect(episodes.stdoutLines == ["2024-11-12  \(title): Episode one"], "\(arguments): \(episodes.stdout)")
+            // The add's check announced it: new.
+            #expect(
+                episodes.stdoutLines == ["2024-11-12  \(title): Episode one  [new]"], "\(arguments): \(episodes.stdout)"
+            )
         }
         let none = try await podfresh.run(["episodes", "no such feed"])
         #expect(none.status == 64, "\(none.stderr)")

@@ -81,9 +81,11 @@ struct DownloadOutputTests {
         #expect(screen.contains("downloads [0/2] 3 MB · 1 MB/s"))
         #expect(!screen.contains("\u{1B}[31m") && !screen.contains("\u{202E}"), "feed text cannot drive the terminal")
         #expect(err.text.isEmpty)
-        // Three lines drawn (two downloads and the total): the next redraw moves up two lines and clears below.
+        // Three lines drawn (two downloads and the total): the next redraw erases each, from the last up, and never
+        // the screen below the cursor (tmux would keep a cleared screen in its scrollback).
         let (after, _) = render(.tty, Array(events.prefix(5)))
-        #expect(after.text.contains("\r\u{1B}[2A\u{1B}[J"))
+        #expect(after.text.contains("\r\u{1B}[2K\u{1B}[1A\u{1B}[2K\u{1B}[1A\u{1B}[2K"), "\(after.text)")
+        #expect(!after.text.contains("\u{1B}[J"))
     }
 
     @Test func theLiveTerminalPrintsFinishedDownloadsAboveAndClearsItsLinesAtTheEnd() {

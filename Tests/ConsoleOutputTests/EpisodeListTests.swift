@@ -26,6 +26,30 @@ struct EpisodeListTests {
             firstSeenAt: day, lastSeenAt: day, firstSeenRunID: run)
     }
 
+    @Test func aLineSaysWhetherItsEpisodeIsNewDownloadedOrPlayedAndStillFits() throws {
+        let episode = stored(1, String(repeating: "Very long title ", count: 8), published: day, run: 7)
+        var list = EpisodeList(
+            episodes: [episode, stored(2, "Plain", published: day, run: 6)], subscriptions: subscriptions,
+            downloads: [
+                DownloadRecord(
+                    subscriptionID: 1, episodeKey: episode.key, state: .complete, filePath: "/d/e.mp3", bytes: 1,
+                    downloadedAt: day)
+            ])
+        list.newRunID = 7
+        list.playStates = [
+            EpisodeRef(subscriptionID: 1, episodeKey: episode.key): EpisodePlayState(
+                position: 61, total: 61, played: true, lastAction: .play, actionAt: day)
+        ]
+        let whole = list.lines()
+        #expect(whole[0].hasSuffix("  [new, downloaded, played]"), "\(whole[0])")
+        #expect(!whole[1].contains("["), "nothing to say: nothing added")
+        for width in [40, 60, 80, 120] {
+            let fitted = try #require(list.lines(width: width).first)
+            #expect(TerminalWidth.of(fitted) <= width, "\(width): \(fitted)")
+            if width >= 80 { #expect(fitted.hasSuffix("[new, downloaded, played]"), "\(fitted)") }
+        }
+    }
+
     @Test func withNoEpisodesItSaysNoneMatchButJSONPrintsNothing() {
         let list = EpisodeList(episodes: [], subscriptions: subscriptions)
         #expect(list.lines() == [EpisodeList.noneMatch])

@@ -67,7 +67,7 @@ struct DownloadBackoffTests {
         #expect(changed.record?.permanentFailures == 2, "still the same broken link: the wait keeps growing")
     }
 
-    @Test func aTransientFailureOrACompletionEndsTheStreak() throws {
+    @Test func aFailureThatDoesNotWaitOrACompletionEndsTheStreak() throws {
         let broken = try #require(
             try plan(.failedPermanently(error: "HTTP 404", partialBytes: nil, at: t0), current: try started()))
         let transient = try #require(

@@ -67,4 +67,38 @@ struct DownloadMigrationTests {
         #expect(try await store.integrityCheck() == "ok")
         #expect(try await sqlite(path, "PRAGMA foreign_key_check") == "")
     }
+
+    @Test func feedsWhoseDownloadsWereOnKeepTakingEveryEpisodeAndOthersStartFromWhenTurnedOn() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path("podfresh.sqlite")
+        _ = try FeedStore(path: path)
+        // Given a database as the podfresh before "downloads from now on" left it: one feed with downloads on, one
+        // with them off …
+        _ = try await sqlite(
+            path,
+            """
+            ALTER TABLE subscription DROP COLUMN downloadsSince;
+            ALTER TABLE subscription DROP COLUMN downloadBacklog;
+            DELETE FROM grdb_migrations WHERE identifier = 'downloads from now on';
+            INSERT INTO subscription (id, url, title, addedAt, downloadsEnabled)
+              VALUES (1, 'https://a.example/on', 'On', 1730000000, 1), (2, 'https://a.example/off', 'Off', 1730000000, 0);
+            PRAGMA wal_checkpoint(TRUNCATE);
+            """)
+        let store = try FeedStore(path: path)
+        // … the feed whose downloads were on downloads what it did: every episode.
+        let on = try #require(try await store.subscription(id: 1))
+        #expect(on.downloadsEnabled && on.downloadsSince == nil)
+        #expect(DownloadPlan.downloadsFrom(on) == nil)
+        // The other starts from the moment its downloads are turned on, with the newest episode before.
+        var settings = DownloadSettings(enabled: true)
+        settings.changedAt = Date(timeIntervalSince1970: 1_730_000_500)
+        let turnedOn = try await store.updateDownloadSettings(id: 2, settings)
+        #expect(turnedOn.downloadsSince == settings.changedAt && turnedOn.downloadBacklog == 1)
+        #expect(DownloadPlan.downloadsFrom(turnedOn)?.backlog == 1)
+        var all = DownloadSettings()
+        all.backlog = .all
+        #expect(try await store.updateDownloadSettings(id: 2, all).downloadBacklog == nil)
+        #expect(try await store.integrityCheck() == "ok")
+    }
 }

@@ -87,6 +87,30 @@ struct DownloadSpecificationTests {
     }
 
     @Test(arguments: Backend.allCases)
+    func turningDownloadsOnStoresWhenAndTheBacklogSaysHowManyOlderOnes(backend: Backend) async throws {
+        try await backend.withStore { store in
+            let feed = try await store.addSubscription(
+                url: URL(string: "https://a.example/feed")!, title: "Show", at: t0, backlog: nil)
+            #expect(feed.downloadsSince == nil && feed.downloadBacklog == 1, "the newest one by default")
+            var settings = DownloadSettings(enabled: true)
+            settings.changedAt = t0.addingTimeInterval(60)
+            let on = try await store.updateDownloadSettings(id: feed.id, settings)
+            #expect(on.downloadsSince == t0.addingTimeInterval(60) && on.downloadBacklog == 1)
+            #expect(try await store.subscription(id: feed.id) == on, "read back as returned")
+
+            // Given again while on, the time stays; a backlog changes only the count, `all` takes every one.
+            settings.changedAt = t0.addingTimeInterval(120)
+            settings.backlog = .newest(4)
+            let more = try await store.updateDownloadSettings(id: feed.id, settings)
+            #expect(more.downloadsSince == t0.addingTimeInterval(60) && more.downloadBacklog == 4)
+            var all = DownloadSettings()
+            all.backlog = .all
+            let every = try await store.updateDownloadSettings(id: feed.id, all)
+            #expect(every.downloadBacklog == nil && DownloadPlan.downloadsFrom(every) == nil)
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
     func theEpisodesToDownloadAreTheNewestNWithoutACompleteFileAndNotDeletedByTheUser(backend: Backend) async throws {
         try await backend.withStore { store in
             let feed = try await feedWithFiveEpisodes(store)

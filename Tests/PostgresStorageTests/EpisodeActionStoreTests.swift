@@ -43,6 +43,42 @@ struct EpisodeActionStoreTests {
     }
 
     @Test(.timeLimit(.minutes(2)), arguments: Backend.allCases)
+    func aMarkMadeHereSetsThePlayStateAndWithSyncGoesToTheOutboxOnce(_ backend: Backend) async throws {
+        try await withActionStore(backend) { store in
+            let marking = try #require(store as? any EpisodeMarkRepository)
+            let feed = try await store.addSubscription(
+                url: URL(string: "https://a.example/feed")!, title: "Show", at: t0, backlog: nil)
+            _ = try await store.apply(fetched(feed, ["e1", "e2"]))
+            let episodes = try await store.episodes(EpisodeQuery(subscriptionID: feed.id))
+            func marks(played: Bool) -> [LocalEpisodeMark] {
+                episodes.map { LocalEpisodeMark.mark($0, feedURL: feed.url, played: played, at: t0) }
+            }
+            // Without sync: the state only.
+            #expect(try await marking.markEpisodes(Array(marks(played: true).prefix(1)), at: t0) == 1)
+            #expect(try await store.pendingEpisodeActionCount() == 0)
+            #expect(try await store.episodes(EpisodeQuery(unplayedOnly: true)).count == 1)
+
+            // With sync: a play to the end goes out, once; the one already played changes nothing.
+            try await store.setUpSync(setup, password: nil)
+            #expect(try await marking.markEpisodes(marks(played: true), at: t0) == 1)
+            let pending = try await store.pendingEpisodeActions(limit: 10)
+            #expect(pending.count == 1)
+            let action = try #require(pending.first?.action)
+            #expect(action.kind == .play && action.position != nil && action.position == action.total)
+            #expect(action.podcast == feed.url.absoluteString && action.guid != nil)
+            #expect(action.episode.hasPrefix("https://cdn.example.com/"))
+            let states = try await store.playStates(subscriptionID: feed.id)
+            #expect(states.values.allSatisfy { $0.played && $0.device == LocalEpisodeMark.device })
+            #expect(try await store.episodes(EpisodeQuery(unplayedOnly: true)).isEmpty)
+
+            // Unplayed: `new` for both.
+            #expect(try await marking.markEpisodes(marks(played: false), at: t0.addingTimeInterval(60)) == 2)
+            #expect(try await store.pendingEpisodeActions(limit: 10).map(\.action.kind) == [.play, .new, .new])
+            #expect(try await store.episodes(EpisodeQuery(unplayedOnly: true)).count == 2)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)), arguments: Backend.allCases)
     func pullsSetPlayStatesTheLatestWinsAndTheCursorMovesWithThem(_ backend: Backend) async throws {
         try await withActionStore(backend) { store in
             try await store.setUpSync(setup, password: nil)

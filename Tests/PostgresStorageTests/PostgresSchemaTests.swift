@@ -122,7 +122,8 @@ struct PostgresSchemaTests {
               DROP COLUMN download_directory, DROP COLUMN file_name_template, DROP COLUMN podping_recheck_before,
               DROP COLUMN podping_cooldown, DROP COLUMN delete_played, DROP COLUMN download_filter,
               DROP COLUMN extras, DROP COLUMN last_body_digest, DROP COLUMN last_whole_read_at,
-              DROP COLUMN publication_model, DROP COLUMN ended_early;
+              DROP COLUMN publication_model, DROP COLUMN ended_early, DROP COLUMN downloads_since,
+              DROP COLUMN download_backlog;
             ALTER TABLE refresh_run DROP COLUMN feeds_read_short;
             UPDATE podfresh_schema SET version = 3;
             """)

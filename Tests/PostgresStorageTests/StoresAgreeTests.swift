@@ -116,6 +116,13 @@ private func downloadScript(_ n: Int, _ id: Int64, _ key: String) -> [DownloadCh
             .failedPermanently(error: "HTTP 410", partialBytes: 5, at: t0 + 200),
         ]
     }
+    if n == 3 {
+        // A host that does not answer: counted and waiting as a failing feed does, then the same again.
+        script += [
+            .failedTransiently(error: "no answer", partialBytes: nil, at: t0 + 50), .started(start),
+            .failedTransiently(error: "no answer", partialBytes: nil, at: t0 + 80),
+        ]
+    }
     if n != 2 { script.append(.completed(done)) }
     script.append(.failed(error: "late", partialBytes: 1))
     if n == 0 { script += [.deletedByUser, .allowedAgain] }
@@ -142,6 +149,10 @@ private func make(
     case .allowedAgain: return (try await store.allowDownloadAgain(subscriptionID: id, episodeKey: key), nil)
     case .failedPermanently(let error, let bytes, let at):
         let recorded = try await store.recordPermanentFailure(
+            subscriptionID: id, episodeKey: key, error: error, partialBytes: bytes, at: at)
+        return (recorded != nil, recorded?.record)
+    case .failedTransiently(let error, let bytes, let at):
+        let recorded = try await store.recordTransientFailure(
             subscriptionID: id, episodeKey: key, error: error, partialBytes: bytes, at: at)
         return (recorded != nil, recorded?.record)
     case .retryNow: return (try await store.allowRetryNow(subscriptionID: id, episodeKey: key), nil)

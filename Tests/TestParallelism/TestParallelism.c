@@ -22,3 +22,10 @@ int test_parallelism_width(void) {
     const char *width = getenv("SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH");
     return width ? atoi(width) : 0;
 }
+
+/* Text output gives times in the local time zone (TZ). The tests' expectations of text are written in UTC, and a test
+   of another zone names it (LocalTime's zone argument, the TZ of a child it starts): so the suite reads the same on
+   every machine, whatever zone it is set to. */
+__attribute__((constructor)) static void pin_time_zone_to_utc(void) {
+    setenv("TZ", "UTC", 1);
+}

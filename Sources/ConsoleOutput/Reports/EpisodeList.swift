@@ -53,18 +53,49 @@ public struct EpisodeList: Sendable {
     ///
     /// - Parameter width: The terminal's width: each line fits it, the feed's title taking at most a third and the
     ///   episode's title cut with "…". Nil (a pipe, a file, `--wide`): the episode's title whole.
+    ///
+    /// An episode that is new (first seen in the last run that checked feeds, ``newRunID``), downloaded (its file on
+    /// disk, as its record says) or played (to the end on some device, or marked so with `podfresh mark`) ends with
+    /// those words in brackets, `  [new, downloaded]`, kept whole when the title is cut.
     public func lines(width: Int? = nil) -> [String] {
         guard !episodes.isEmpty else { return [Self.noneMatch] }
         return episodes.map { stored in
             let episode = stored.episode
-            let date = episode.published.map { String(RFC3339.string(from: $0).prefix(10)) } ?? "          "
+            let date = episode.published.map { LocalTime.day($0) } ?? "          "
             let title = TerminalText.sanitize(episode.title ?? "(untitled)")
             let feed = TerminalText.sanitize(feedTitles[stored.subscriptionID] ?? "")
+            let marks = self.marks(of: stored)
+            let tail = marks.isEmpty ? "" : "  [" + marks.joined(separator: ", ") + "]"
             // A pipe, a file, `--wide`: every line whole, the feed's title too (as the docs promise).
-            guard let width else { return "\(date)  \(feed): \(title)" }
+            guard let width else { return "\(date)  \(feed): \(title)\(tail)" }
             let head = "\(date)  \(TerminalWidth.fit(feed, to: min(Self.feedTitleWidth, max(8, width / 3)))): "
-            return TerminalWidth.fit(head + title, to: width)
+            // The marks stay whole while the title keeps a few columns; on a very narrow terminal they are cut too.
+            let room = width - TerminalWidth.of(tail)
+            guard room >= TerminalWidth.of(head) + 8 else { return TerminalWidth.fit(head + title + tail, to: width) }
+            return TerminalWidth.fit(head + title, to: room) + tail
         }
+    }
+
+    /// The first run that checked feeds last (`episodes --new`'s): its episodes are marked `new` in text and JSON.
+    public var newRunID: Int64?
+
+    /// What an episode's line says of it: `new`, `downloaded`, `played`, in that order, each only when so.
+    func marks(of stored: StoredEpisode) -> [String] {
+        var marks: [String] = []
+        if isNew(stored) { marks.append("new") }
+        if downloads[DownloadKey(subscriptionID: stored.subscriptionID, key: stored.key)]?.isOnDisk == true {
+            marks.append("downloaded")
+        }
+        if playStates[EpisodeRef(subscriptionID: stored.subscriptionID, episodeKey: stored.key)]?.played == true {
+            marks.append("played")
+        }
+        return marks
+    }
+
+    /// First seen in the last run that checked feeds.
+    func isNew(_ stored: StoredEpisode) -> Bool {
+        guard let newRunID, let run = stored.firstSeenRunID else { return false }
+        return run == newRunID
     }
 
     // MARK: - JSON
@@ -80,7 +111,8 @@ public struct EpisodeList: Sendable {
             let at = fields.firstIndex { $0.0 == "file" } ?? fields.endIndex
             fields.insert(
                 contentsOf: PodpingReport.episodeFields(podping[$0.subscriptionID])
-                    + Self.playFields(playStates[EpisodeRef(subscriptionID: $0.subscriptionID, episodeKey: $0.key)]),
+                    + Self.playFields(playStates[EpisodeRef(subscriptionID: $0.subscriptionID, episodeKey: $0.key)])
+                    + [("new", .bool(isNew($0)))],
                 at: at)
             return JSONValue.object(fields).serialized()
         }

@@ -51,7 +51,7 @@ public struct ParseSummary: Sendable {
         }
         if !dated.isEmpty { lines.append("  newest episodes:") }
         for (_, episode) in dated.prefix(max(0, newest)) {
-            let date = episode.published.map { String(RFC3339.string(from: $0).prefix(10)) } ?? "no date   "
+            let date = episode.published.map { LocalTime.day($0) } ?? "no date   "
             var line =
                 "    \(date)  \(TerminalText.truncate(clean(episode.title ?? "(untitled)"), to: Self.titleWidth))"
             if let duration = episode.duration { line += "  [\(Self.clock(duration))]" }

@@ -30,11 +30,11 @@ public enum PodpingReport {
         let pinging = states.values.filter(\.hostPings).count
         var line = "podping: \(pinging) \(pinging == 1 ? "feed's host pings" : "feeds' hosts ping")"
         if let last = states.values.compactMap(\.lastPingAt).max() {
-            line += ", last ping \(RFC3339.string(from: last))"
+            line += ", last ping \(LocalTime.string(last))"
         }
         if let block = cursor?.block {
             line += "; chain read to block \(block)"
-            if let updated = cursor?.updatedAt { line += " at \(RFC3339.string(from: updated))" }
+            if let updated = cursor?.updatedAt { line += " at \(LocalTime.string(updated))" }
         }
         if let holder = cursor?.holder, let until = cursor?.leaseExpiresAt, until > Date() {
             line += "; read by \(TerminalText.sanitize(holder))"

@@ -2,6 +2,7 @@ public import FeedModels
 public import FeedParsing
 public import Foundation
 import Measures
+import RefreshEngine
 
 /// What `podfresh status` prints: counts of subscriptions (due now, failing, gone, moved), a line for each feed that
 /// needs attention, and the last run with what conditional GET saved; or with `--json` one JSON object.
@@ -102,7 +103,7 @@ public struct StatusReport: Sendable {
         }
         if let last = lastRun {
             var line =
-                "last run: \(RFC3339.string(from: last.startedAt)), \(last.feedsChecked) checked, \(last.feedsFailed) failed, \(last.newEpisodes) new episode\(last.newEpisodes == 1 ? "" : "s")"
+                "last run: \(LocalTime.string(last.startedAt)), \(last.feedsChecked) checked, \(last.feedsFailed) failed, \(last.newEpisodes) new episode\(last.newEpisodes == 1 ? "" : "s")"
             if let hitRate = conditionalHitRate {
                 line +=
                     "; conditional GET: \(Int((hitRate * 100).rounded()))% not modified, \(Measure.bytes(last.bytesSaved)) saved, \(Measure.bytes(last.bytesDownloaded)) downloaded"
@@ -119,8 +120,12 @@ public struct StatusReport: Sendable {
             "downloads on disk: \(downloads.files) \(downloads.files == 1 ? "file" : "files"), \(Measure.bytes(downloads.bytes))"
         )
         if let next = brokenLinks.first?.retryAfter {
+            // Broken links, or also downloads whose host did not resolve or answer: each waits before its next try.
+            let label =
+                brokenLinks.allSatisfy { DownloadFailure.isBrokenLink(stored: $0.permanentError ?? $0.lastError) }
+                ? "broken links" : "failed downloads"
             lines.append(
-                "broken links: \(brokenLinks.count) waiting, next try after \(RFC3339.string(from: next)) "
+                "\(label): \(brokenLinks.count) waiting, next try after \(LocalTime.string(next)) "
                     + "(\(EventText.fromNow(next, now: now))); `podfresh download --retry` tries them now")
             for record in brokenLinks {
                 let feed =

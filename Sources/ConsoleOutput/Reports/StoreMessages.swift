@@ -33,7 +33,7 @@ public enum StoreMessages {
         var text = "another podfresh"
         if let command { text += " (\(command))" }
         if let pid { text += " with PID \(pid)" }
-        if let since { text += " started \(RFC3339.string(from: since))" }
+        if let since { text += " started \(LocalTime.string(since))" }
         return text + " is using this database; try again later, or pass --wait to wait for it"
     }
 }

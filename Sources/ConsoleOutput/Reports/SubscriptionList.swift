@@ -137,12 +137,13 @@ public struct SubscriptionList: Sendable {
             ("episodes", String(episodeCounts[subscription.id] ?? 0)),
             (
                 "last success",
-                subscription.lastSuccessAt.map { Self.ago($0, now: now) + " (" + RFC3339.string(from: $0) + ")" }
+                subscription.lastSuccessAt.map { Self.ago($0, now: now) + " (" + LocalTime.string($0) + ")" }
                     ?? "never"
             ),
             ("status", TerminalText.sanitize(Self.status(of: subscription))),
             ("next check", Self.nextCheck(of: subscription, now: now)),
             ("downloads", TerminalText.sanitize(Self.downloads(of: subscription))),
+            ("downloading", Self.downloadsFrom(of: subscription)),
             ("filters", DownloadFilterText.line(subscription.downloadFilter)),
             ("extras", subscription.extras ? "on (transcripts, chapters, artwork beside each file)" : "off"),
         ]
@@ -193,6 +194,22 @@ public struct SubscriptionList: Sendable {
         if !subscription.downloadFilter.isEmpty { parts.append("filters") }
         if subscription.extras { parts.append("extras") }
         return parts.joined(separator: ", ")
+    }
+
+    /// Which episodes a subscription's downloads take (`set --download on`, `--backlog`): "the episodes since
+    /// 2026-12-07T22:30:00Z and the newest 1 before", "every episode"; with downloads off, what turning them on takes.
+    public static func downloadsFrom(of subscription: Subscription) -> String {
+        let before: String
+        switch subscription.downloadBacklog {
+        case nil: return "every episode"
+        case 0?: before = ""
+        case let count?: before = " and the newest \(count) before"
+        }
+        guard subscription.downloadsEnabled else {
+            return "once turned on, the episodes from then on" + before
+        }
+        guard let since = subscription.downloadsSince else { return "every episode" }
+        return "the episodes since " + LocalTime.string(since) + before
     }
 
     /// When a subscription is next checked, relative to `now`, and why (sanitised).
@@ -264,6 +281,8 @@ public struct SubscriptionList: Sendable {
             ("delete_played", .bool(subscription.deletePlayed)),
             ("filters", DownloadFilterText.json(subscription.downloadFilter)),
             ("extras", .bool(subscription.extras)),
+            ("downloads_since", .date(subscription.downloadsSince)),
+            ("download_backlog", .int(subscription.downloadBacklog)),
         ])
     }
 }

@@ -1,4 +1,5 @@
 public import FeedModels
+public import FeedParsing
 public import Foundation
 public import RefreshEngine
 
@@ -12,6 +13,24 @@ public enum SubscriptionMessages {
     /// `add --no-fetch`: the subscription was stored, with its new id and the URL as given.
     public static func added(id: Int64, url: URL) -> String {
         "added \(id) \(url.absoluteString)"
+    }
+
+    /// `add` of a web page that links one feed: it subscribes to that feed instead, and says so.
+    public static func subscribingToLinkedFeed(page: URL, feed: FeedDiscovery.LinkedFeed) -> String {
+        "\(page.absoluteString) is a web page; subscribing to the feed it links: \(feed.url.absoluteString)"
+            + (feed.title.map { " (" + TerminalText.sanitize($0) + ")" } ?? "")
+    }
+
+    /// `add` of a web page that links several feeds (standard error, a line each): none is subscribed; each is
+    /// listed as the command that adds it, with its title, to pick.
+    public static func pageLinksSeveralFeeds(page: URL, feeds: [FeedDiscovery.LinkedFeed]) -> [String] {
+        [
+            "not subscribed to \(page.absoluteString): it is a web page that links \(feeds.count) feeds; add the one you want:"
+        ]
+            + feeds.map { feed in
+                "  podfresh add " + feed.url.absoluteString
+                    + (feed.title.map { "    # " + TerminalText.sanitize($0) } ?? "")
+            }
     }
 
     /// `add` (standard error): the URL is subscribed already.
@@ -88,7 +107,7 @@ public enum SubscriptionMessages {
         let directory = subscription.downloadDirectory.map(TerminalText.sanitize) ?? "(default)"
         let template = subscription.fileNameTemplate.map(TerminalText.sanitize) ?? "(default)"
         return
-            "\(changed ? "set" : "settings of") \(subscription.id) \(name): downloads \(subscription.downloadsEnabled ? "on" : "off"), \(keep), directory \(directory), name template \(template), delete played \(subscription.deletePlayed ? "on" : "off"), filters \(DownloadFilterText.line(subscription.downloadFilter)), extras \(subscription.extras ? "on" : "off")"
+            "\(changed ? "set" : "settings of") \(subscription.id) \(name): downloads \(subscription.downloadsEnabled ? "on" : "off"), \(keep), directory \(directory), name template \(template), delete played \(subscription.deletePlayed ? "on" : "off"), filters \(DownloadFilterText.line(subscription.downloadFilter)), extras \(subscription.extras ? "on" : "off"), downloading \(SubscriptionList.downloadsFrom(of: subscription))"
     }
 
     // MARK: - import

@@ -294,6 +294,15 @@ enum Migrations {
                 t.add(column: "endedEarly", .boolean).notNull().defaults(to: false)
             }
         }
+        // Downloads from now on: turning a feed's downloads on takes the episodes first seen after that time, and of
+        // those before only the newest `downloadBacklog` (1 by default). A feed keeps a NULL `downloadsSince`, every
+        // episode as before, so a feed whose downloads are on downloads what it did.
+        migrator.registerMigration("downloads from now on") { db in
+            try db.alter(table: "subscription") { t in
+                t.add(column: "downloadsSince", .double)
+                t.add(column: "downloadBacklog", .integer).defaults(to: 1)
+            }
+        }
         return migrator
     }
 

@@ -1,4 +1,5 @@
 public import FeedModels
+public import Foundation
 
 /// What the download queue did, published as ``EngineEvent/download(_:)``: every step of every download, the files
 /// retention removed, and the run's totals.
@@ -20,6 +21,9 @@ public enum DownloadEvent: Sendable, Hashable {
     /// A feed's download filters left `FilteredCounts/total` of the episodes looked at out: they are not downloaded,
     /// and their files are neither counted by `--keep` nor deleted by `--delete-played`.
     case filtered(FeedTarget, FilteredCounts)
+    /// A feed's downloads run from `since` on (`set FEED --download on`): `count` older episodes with media that its
+    /// filters let through are not downloaded (`download FEED --latest N`, or `set FEED --backlog N`, asks for them).
+    case olderLeftOut(FeedTarget, count: Int, since: Date)
     /// A file beside an episode (a transcript, the chapters, the artwork) was saved (`podfresh set FEED --extras on`).
     case extraSaved(ExtraOutcome)
     /// A file beside an episode could not be saved: nothing of it is kept, the episode's media file is untouched, and

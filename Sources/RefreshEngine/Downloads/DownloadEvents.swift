@@ -111,11 +111,13 @@ public struct DownloadFailure: Sendable, Hashable {
     public var partKept: Bool
     /// A broken link (404, 410, a document instead of media): the download waits before it is tried again.
     public var permanent = false
-    /// Permanent failures in a row, this one included (0 when not permanent).
+    /// Failures in a row that make the download wait, this one included (0 for one that does not: stopped, not
+    /// recorded).
     public var failures = 0
-    /// When the download is tried again, for a permanent failure.
+    /// When the download is tried again: after a broken link, or a failure that may pass by itself (a host that
+    /// does not resolve, a cut connection), as a failing feed waits.
     public var retryAfter: Date?
-    /// The same permanent failure as the last attempt's: cron mode has said it already.
+    /// The same failure as the last attempt's: cron mode has said it already.
     public var isRepeat = false
     /// The database failed (not the download): the run stops, and the command exits 70.
     public var databaseFailed = false
@@ -148,6 +150,15 @@ public struct DownloadFailure: Sendable, Hashable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(cause) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Whether a failure stored as `text` (``storedCause``) is a broken link (``DownloadError/isPermanent``); text
+    /// stored by a podfresh from before causes were typed, kept only for broken links, is one too.
+    public static func isBrokenLink(stored text: String?) -> Bool {
+        guard let text else { return true }
+        guard text.hasPrefix("{") else { return true }
+        guard case .download(let error)? = cause(stored: text) else { return false }
+        return error.isPermanent
     }
 
     /// The cause stored by ``storedCause``; nil for text stored by a podfresh from before causes were typed.

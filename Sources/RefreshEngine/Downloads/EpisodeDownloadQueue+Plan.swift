@@ -19,13 +19,23 @@ extension EpisodeDownloadQueue {
     /// the feed's retention are deleted, files the user deleted by hand are marked so and left alone (unless
     /// `again`), and broken links waiting after a permanent failure are said and left alone (unless `retry`).
     ///
+    /// A feed whose downloads run from a time on (``DownloadPlan/downloadsFrom(_:)``: turned on with `set
+    /// --download on`) takes only the episodes that arrived since and the newest of its back catalogue as its
+    /// `--backlog` says (``DownloadPlan/fromNowOn(_:since:backlog:isCandidate:)``), unless `wholeCatalogue`.
+    ///
     /// - Parameters:
     ///   - again: Download again files the user deleted, or retention removed, among the newest `newest`.
     ///   - retry: Try now the downloads among them that wait after a permanent failure.
+    ///   - wholeCatalogue: Take the newest `newest` whenever they arrived (`download --latest N`).
+    ///   - saysOlder: Say how many older episodes were left out because downloads run from a time on
+    ///     (``DownloadEvent/olderLeftOut(_:count:since:)``).
+    ///   - announced: The keys of the episodes this check announced as new: taken as having arrived (a first
+    ///     check announces its newest `add --backlog N`).
     /// - Returns: The episodes to download, newest first.
     /// - Throws: ``StoreError`` when the store cannot be read.
     public func plan(
-        _ subscription: Subscription, newest: Int?, again: Bool = false, retry: Bool = false
+        _ subscription: Subscription, newest: Int?, again: Bool = false, retry: Bool = false,
+        wholeCatalogue: Bool = false, saysOlder: Bool = false, announced: Set<String> = []
     ) async throws -> [StoredEpisode] {
         let matcher: DownloadFilterMatcher
         do {
@@ -59,7 +69,20 @@ extension EpisodeDownloadQueue {
                 deletedNow.append((record, path))
             }
         }
-        let window = try await newestWithMedia(subscription.id, count: newest, matcher: matcher)
+        var fromNowOn: (all: [StoredEpisode], keys: Set<String>)?
+        if !wholeCatalogue, let from = DownloadPlan.downloadsFrom(subscription) {
+            let since = from.since
+            let all = try await store.episodes(EpisodeQuery(subscriptionID: subscription.id))
+            let (keys, olderLeftOut) = DownloadPlan.fromNowOn(all, since: since, backlog: from.backlog) { episode in
+                Self.enclosure(of: episode.episode) != nil && matcher.exclusion(of: episode.episode) == nil
+            }
+            fromNowOn = (all, keys.union(announced))
+            if saysOlder, olderLeftOut > 0 {
+                publish(.olderLeftOut(FeedTarget(subscription: subscription), count: olderLeftOut, since: since))
+            }
+        }
+        let window = try await newestWithMedia(
+            subscription.id, count: newest, matcher: matcher, fromNowOn: fromNowOn)
         if window.filtered.total > 0 { publish(.filtered(feed, window.filtered)) }
         let keys = Set(window.episodes.map(\.key))
         // `--again` brings back only what this run keeps: a file `--keep` would remove again at once (an episode
@@ -134,8 +157,12 @@ extension EpisodeDownloadQueue {
     /// A feed's newest `count` episodes with media that its filters let through (every one when `count` is nil),
     /// newest first; how deep into its episodes (newest first) they reach; how many episodes without media were
     /// passed over on the way; and how many with media the filters left out on the way.
+    ///
+    /// With `fromNowOn` (every episode of the feed, and the keys its downloads may take), an episode whose key is
+    /// not among those is passed over without a word: it came before downloads were turned on.
     private func newestWithMedia(
-        _ subscriptionID: Int64, count: Int?, matcher: DownloadFilterMatcher
+        _ subscriptionID: Int64, count: Int?, matcher: DownloadFilterMatcher,
+        fromNowOn: (all: [StoredEpisode], keys: Set<String>)? = nil
     ) async throws -> (
         episodes: [StoredEpisode], depth: Int, withoutMedia: Int, filtered: FilteredCounts
     ) {
@@ -153,6 +180,7 @@ extension EpisodeDownloadQueue {
             var pendingWithout = 0
             var pendingFiltered = FilteredCounts()
             for (index, episode) in episodes.enumerated() where chosen.count < count {
+                if let fromNowOn, !fromNowOn.keys.contains(episode.key) { continue }
                 guard Self.enclosure(of: episode.episode) != nil else {
                     pendingWithout += 1
                     continue
@@ -178,6 +206,10 @@ extension EpisodeDownloadQueue {
                 filtered.tooShort += pendingFiltered.tooShort
             }
             return (chosen, depth, withoutMedia, filtered)
+        }
+        if let all = fromNowOn?.all {
+            let (chosen, depth, withoutMedia, filtered) = choose(all, count: count ?? Int.max)
+            return (chosen, count != nil && chosen.count == count ? depth : all.count, withoutMedia, filtered)
         }
         guard let count else {
             let all = try await store.episodes(EpisodeQuery(subscriptionID: subscriptionID))

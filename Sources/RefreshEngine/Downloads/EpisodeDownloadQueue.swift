@@ -540,10 +540,20 @@ public final class EpisodeDownloadQueue: Sendable {
             // Recorded even when the run was stopped: the store must not wait on a cancelled task.
             let message = failure.storedCause
             guard !failure.databaseFailed else { return failure }
-            if failure.permanent {
+            // A download's failure waits before the next try, as a feed's does: a broken link for an hour and
+            // more, anything else that got nothing (a host that does not resolve or answer, a 5xx) for 15 minutes
+            // and more. So cron mode says it once, and again when it changes. One that kept part of the file made
+            // progress: the next run resumes it.
+            if case .download = failure.cause, failure.permanent || !partKept {
                 let at = now()
+                let permanent = failure.permanent
                 let recorded = try? await Task {
-                    try await store.recordPermanentFailure(
+                    if permanent {
+                        return try await store.recordPermanentFailure(
+                            subscriptionID: job.subscription.id, episodeKey: job.episode.key, error: message,
+                            partialBytes: partBytes, at: at)
+                    }
+                    return try await store.recordTransientFailure(
                         subscriptionID: job.subscription.id, episodeKey: job.episode.key, error: message,
                         partialBytes: partBytes, at: at)
                 }.value

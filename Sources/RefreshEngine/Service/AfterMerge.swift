@@ -14,7 +14,8 @@ struct AfterMerge: Sendable {
     ///
     /// With downloads on, what is downloaded is the not-yet-downloaded among the feed's newest
     /// max(new episodes, keep newest N, else 1): the new episodes, and an earlier download that failed or was cut
-    /// short, resumed.
+    /// short, resumed; of a feed whose downloads run from a time on, only those that arrived since (the new ones
+    /// among them) and its backlog.
     func merged(
         _ subscription: Subscription, as feed: FeedTarget, announced: [EpisodeAnnouncement], feedTitle: String?
     )
@@ -32,7 +33,7 @@ struct AfterMerge: Sendable {
         current.url = feed.url
         let newest = max(announced.count, subscription.keepNewest ?? 1)
         do {
-            let episodes = try await downloads.plan(current, newest: newest)
+            let episodes = try await downloads.plan(current, newest: newest, announced: Set(announced.map(\.key)))
             let queued = Set(episodes.map(\.key))
             // Hooks of new episodes that are not downloaded run now, without a file.
             for episode in hookEpisodes ?? [] where !queued.contains(episode.identity) {

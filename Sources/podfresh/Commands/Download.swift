@@ -14,13 +14,16 @@ extension RootCommand {
                 newest first: the newest N of \
                 each feed (--latest; default the feed's `--keep N`; every episode of a feed whose downloads are on \
                 and that keeps all, the default; else 1), without FEED of every feed whose downloads are on \
-                (`podfresh set FEED --download on`). A file is written to NAME.part, synced and renamed only when \
+                (`podfresh set FEED --download on`). A feed's downloads run from the time they were turned on: the \
+                episodes that arrived since, and of the older ones the newest (`set FEED --backlog N|all` for more); \
+                --latest N takes the newest N whenever they arrived. A file is written to NAME.part, synced and renamed only when \
                 it is complete; an interrupted download is resumed next time. A file you delete by hand is not \
                 downloaded again unless you give --again. A broken link (404, 410, a page instead of media) waits \
-                1 h, then 4 h, 16 h … up to a week before it is tried again, unless you give --retry; --quiet says \
-                it once, and again when its failure changes. On PostgreSQL each episode is claimed under a lease, so \
+                1 h, then 4 h, 16 h … up to a week before it is tried again, unless you give --retry; any other \
+                failure (a host that does not resolve, a timeout, a 5xx) waits 15 min, doubling up to 4 h; --quiet \
+                says a failure once, and again when it changes. On PostgreSQL each episode is claimed under a lease, so \
                 commands on several machines download it once. Exit status: 0 every selected episode is on disk \
-                (or waits after a broken link), 1 one or more downloads failed (the others are kept), 64 usage \
+                (or waits after a failure), 1 one or more downloads failed (the others are kept), 64 usage \
                 error, 70 database error, 74 standard output cannot be written (a full disk), 75 another podfresh holds \
                 the database, 130/143 stopped by SIGINT/SIGTERM, 141 standard output is a pipe nobody reads any more \
                 (74 and 141 stop the downloads as SIGTERM does).
@@ -34,7 +37,7 @@ extension RootCommand {
 
         @Option(
             help: ArgumentHelp(
-                "Download the newest N episodes of each feed (default: its --keep N; all when its downloads are on and it keeps all; else 1).",
+                "Download the newest N episodes of each feed, also those from before its downloads were turned on (default: its --keep N; all since its downloads were turned on when it keeps all; else 1).",
                 valueName: "N"))
         var latest: Int?
 
@@ -42,7 +45,10 @@ extension RootCommand {
             help: "Download again files you deleted by hand (or that were removed as past --keep) among those newest.")
         var again = false
 
-        @Flag(help: "Try now the downloads that wait after a broken link (404, 410, a page instead of media).")
+        @Flag(
+            help:
+                "Try now the downloads that wait after a failure (a broken link: 404, 410, a page instead of media; a host that did not resolve or answer)."
+        )
         var retry = false
 
         @OptionGroup var place: DownloadPlaceOptions
@@ -139,7 +145,7 @@ extension RootCommand {
                             for feed in selected {
                                 let episodes = try await queue.plan(
                                     feed, newest: DownloadPlan.downloadWindow(latest: latest, subscription: feed),
-                                    again: again, retry: retry)
+                                    again: again, retry: retry, wholeCatalogue: latest != nil, saysOlder: true)
                                 queue.enqueue(episodes, of: feed)
                             }
                         }

@@ -40,7 +40,13 @@ extension RootCommand {
     }
 
     struct Episodes: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List stored episodes, newest first.")
+        static let configuration = CommandConfiguration(
+            abstract: "List stored episodes, newest first.",
+            discussion: """
+                A line ends with [new] when the episode was first seen in the last refresh that checked feeds, \
+                [downloaded] while its file is on disk, [played] once it was played to the end on some device or \
+                marked played (`podfresh mark played ID`); --json carries `new`, `file` and `played`.
+                """)
 
         @OptionGroup var global: GlobalOptions
 
@@ -100,21 +106,23 @@ extension RootCommand {
                     }
                 }
                 if let since { query.since = Self.sinceDate(since, now: Date()) }
+                // The last run that checked a feed: a run with nothing due found nothing new, but must not hide what
+                // the previous one found. Its episodes are `new` (`--new` lists only them).
+                let lastRun = try await store.lastRun(checkedFeeds: true)
                 if new {
-                    // The last run that checked a feed: a run with nothing due found nothing new, but must not hide what
-                    // the previous one found.
-                    guard let run = try await store.lastRun(checkedFeeds: true) else {
+                    guard let run = lastRun else {
                         if !json { Console.standard.line(EpisodeList.noRunYet) }
                         return
                     }
                     query.runID = run.id
                 }
                 let episodes = try await store.episodes(query)
-                let downloads = json ? try await store.downloads(subscriptionID: query.subscriptionID) : []
+                let downloads = try await store.downloads(subscriptionID: query.subscriptionID)
                 var list = EpisodeList(episodes: episodes, subscriptions: subscriptions, downloads: downloads)
+                list.newRunID = lastRun?.id
+                list.playStates = try await open.episodeActions.playStates(subscriptionID: query.subscriptionID)
                 if json {
                     list.podping = try await open.podping.podpingStates()
-                    list.playStates = try await open.episodeActions.playStates(subscriptionID: query.subscriptionID)
                 }
                 Console.standard.lines(json ? list.jsonLines() : list.lines(width: wide.width))
                 if episodes.count == limit {

@@ -11,7 +11,10 @@ extension RootCommand {
             abstract:
                 "Set a feed's download settings: downloads on or off, how many files to keep, where, named how, whether played episodes' files go, which episodes (filters), and the files beside them.",
             discussion: """
-                Only the options given change; without any, the feed's settings are printed. `--keep all` keeps every \
+                Only the options given change; without any, the feed's settings are printed. Turning downloads on \
+                downloads the episodes that arrive from then on, and the newest one already there (`--backlog N` \
+                for the newest N, `--backlog all` for every one; `podfresh download FEED --latest N` fetches older \
+                ones once). `--keep all` keeps every \
                 file; `--dir ""` and `--name-template ""` go back to the defaults. A template names the file from \
                 {feed}, {title}, {date}, {ext}, {season}, {episode}, {key} and {guid}, e.g. "{feed}/{date} {title}.{ext}".
 
@@ -45,6 +48,12 @@ extension RootCommand {
 
         @Option(help: ArgumentHelp("Keep only the newest N downloaded files, or all.", valueName: "N|all"))
         var keep: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "Besides the episodes that arrive once downloads are on, download the newest N from before (default 1, the newest when they were turned on), or all of them.",
+                valueName: "N|all"))
+        var backlog: String?
 
         @Option(help: ArgumentHelp("Where this feed's files go (\"\" for the default).", valueName: "dir"))
         var dir: String?
@@ -102,6 +111,10 @@ extension RootCommand {
                 throw ValidationError(
                     "--min-duration takes a duration such as 10m, 90s or 1h, or \"off\", not \"\(minDuration)\".")
             }
+            if let backlog, Self.backlogChange(backlog) == nil {
+                throw ValidationError(
+                    "--backlog takes a number of episodes (0 or more) or \"all\", not \"\(backlog)\".")
+            }
             if let keep, Self.keepChange(keep) == nil {
                 throw ValidationError("--keep takes a number of files (1 or more) or \"all\", not \"\(keep)\".")
             }
@@ -118,6 +131,13 @@ extension RootCommand {
             if text.lowercased() == "all" { return .reset }
             guard let count = Int(text), count >= 1 else { return nil }
             return .set(count)
+        }
+
+        /// `--backlog N|all` as a change: nil when the value is neither.
+        static func backlogChange(_ text: String) -> DownloadBacklog? {
+            if text.lowercased() == "all" { return .all }
+            guard let count = Int(text), count >= 0 else { return nil }
+            return .newest(count)
         }
 
         /// `--min-duration DURATION|off` as a change, in whole seconds: nil when it is neither.
@@ -171,6 +191,7 @@ extension RootCommand {
             settings.minimumDuration = minDuration.flatMap(Self.minimumDurationChange)
             settings.clearFilters = clearFilters
             settings.extras = extras.map { $0 == .on }
+            settings.backlog = backlog.flatMap(Self.backlogChange)
             return settings
         }
 

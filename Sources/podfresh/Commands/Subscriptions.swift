@@ -1,6 +1,8 @@
 import ArgumentParser
 import ConsoleOutput
+import FeedFetching
 import FeedModels
+import FeedParsing
 import Foundation
 import RefreshEngine
 
@@ -9,7 +11,7 @@ extension RootCommand {
         static let configuration = CommandConfiguration(
             abstract: "Subscribe to feeds (http, https, file URLs or local paths).",
             discussion:
-                "Each feed is fetched once to check that it is a feed and to learn its title, unless --no-fetch is given; a feed that fails that check is not kept."
+                "Each feed is fetched once to check that it is a feed and to learn its title, unless --no-fetch is given; a feed that fails that check is not kept. A web page that links a feed (<link rel=\"alternate\" type=\"application/rss+xml\"> or atom+xml) subscribes to that feed, and says so; one that links several lists them, and subscribes to none."
         )
 
         @OptionGroup var global: GlobalOptions
@@ -38,15 +40,54 @@ extension RootCommand {
             }
         }
 
+        /// The feeds `url` links when it is a web page (``FeedDiscovery``: its head's `<link rel="alternate">`s), or nil
+        /// when it is not one (or cannot be read: the first check then says why). A feed is read no further than its
+        /// first bytes.
+        static func linkedFeeds(of url: URL, source: any FeedSource) async -> [FeedDiscovery.LinkedFeed]? {
+            guard
+                let result = try? await source.fetch(
+                    FeedRequest(url: url, conditional: false, reusesConnection: false),
+                    consumer: { _ in PageCollector() }),
+                case .fetched(let head, let collector, _) = result, collector.isPage
+            else { return nil }
+            return FeedDiscovery.linkedFeeds(in: String(decoding: collector.bytes, as: UTF8.self), page: head.url)
+        }
+
         func run() async throws {
-            let mode =
-                OutputMode.detect(json: json, quiet: false) == .tty
-                ? .plain : OutputMode.detect(json: json, quiet: false)
-            let status = try await withRefreshEnvironment(global, fetch: fetch, output: mode) { environment in
+            // On a terminal: plain lines (no progress line for a few feeds), fitted to its width.
+            let onTerminal = OutputMode.detect(json: json, quiet: false) == .tty
+            let mode = onTerminal ? .plain : OutputMode.detect(json: json, quiet: false)
+            let layout = OutputLayout(fitsPlainLines: onTerminal)
+            /// A line of add's own, wrapped to the terminal's width on a terminal (after `prefix`, which the console
+            /// adds), whole elsewhere.
+            func fitted(_ line: String, prefix: String = "") -> String {
+                guard onTerminal else { return line }
+                let width = TerminalWidth.columns(environment: ProcessInfo.processInfo.environment)
+                let lines = TerminalWidth.wrap(prefix + line, to: width, indent: 2)
+                return String(lines.joined(separator: "\n").dropFirst(prefix.count))
+            }
+            let status = try await withRefreshEnvironment(global, fetch: fetch, output: mode, layout: layout) {
+                environment in
                 var added: [Subscription] = []
                 var failed = false
                 for input in urls {
-                    guard let url = FeedAddress.url(from: input) else { continue }
+                    guard var url = FeedAddress.url(from: input) else { continue }
+                    // A web page (a show's home page) that links its feed: that feed, said so; several: none.
+                    if !noFetch, let feeds = await Self.linkedFeeds(of: url, source: environment.source) {
+                        if feeds.count > 1 {
+                            let lines = SubscriptionMessages.pageLinksSeveralFeeds(page: url, feeds: feeds)
+                            Console.standard.error(fitted(lines[0], prefix: "podfresh: "))
+                            // Each feed's command whole, to copy (a URL is never cut or wrapped).
+                            for line in lines.dropFirst() { Console.standard.errors.write(line + "\n") }
+                            failed = true
+                            continue
+                        }
+                        if let feed = feeds.first {
+                            let line = SubscriptionMessages.subscribingToLinkedFeed(page: url, feed: feed)
+                            if json { Console.standard.error(line) } else { Console.standard.line(fitted(line)) }
+                            url = feed.url
+                        }
+                    }
                     do {
                         let subscription = try await environment.store.addSubscription(
                             url: url, title: nil, at: Date(), backlog: backlog)
@@ -70,6 +111,37 @@ extension RootCommand {
                 return failed ? ExitStatus.feedsFailed : .success
             }
             if status != .success { throw status }
+        }
+    }
+
+    /// The first bytes of a document, to tell a web page from a feed; a web page is read on, up to 1 MB, for its head.
+    fileprivate final class PageCollector: FeedBodyConsumer {
+        var bytes: [UInt8] = []
+        static let limit = 1 << 20
+        /// How much of a document is looked at before deciding it is not a web page.
+        static let opening = 512
+
+        func consume(_ chunk: UnsafeRawBufferPointer) throws {
+            bytes.append(contentsOf: chunk.prefix(max(0, Self.limit - bytes.count)))
+        }
+
+        /// Begins as an HTML document does: `<!doctype html` or `<html`, after a byte-order mark, blanks and
+        /// comments, in any case.
+        var isPage: Bool {
+            var text = String(decoding: bytes.prefix(Self.opening), as: UTF8.self).lowercased()
+            text = String(text.drop { $0 == "\u{FEFF}" || $0.isWhitespace })
+            while text.hasPrefix("<!--"), let end = text.range(of: "-->") {
+                text = String(text[end.upperBound...].drop(while: \.isWhitespace))
+            }
+            return text.hasPrefix("<!doctype html") || text.hasPrefix("<html")
+        }
+
+        /// A feed is read no further than its opening; a page up to its head's end (or 1 MB).
+        var wantsMoreBody: Bool {
+            guard bytes.count < Self.limit else { return false }
+            guard bytes.count >= Self.opening else { return true }
+            guard isPage else { return false }
+            return String(decoding: bytes.suffix(64 * 1024), as: UTF8.self).lowercased().range(of: "</head>") == nil
         }
     }
 
