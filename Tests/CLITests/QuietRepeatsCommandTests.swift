@@ -85,22 +85,23 @@ struct QuietRepeatsCommandTests {
                         $0.components(separatedBy: text).count - 1 >= times
                     }
                 }
+                // "HTTP 404", not "404": the test server's port may hold those digits.
                 let stillFailing = "1 feed still failing as before"
                 #expect(await waitFor(stillFailing, 2, in: .standardError), "\(watch.transcript)")
-                #expect(count("404", in: .standardError) == 1, "\(watch.transcript)")
+                #expect(count("HTTP 404", in: .standardError) == 1, "\(watch.transcript)")
 
                 answer.set(TestResponse(status: 500))
-                #expect(await waitFor("500", 1, in: .standardError), "\(watch.transcript)")
+                #expect(await waitFor("HTTP 500", 1, in: .standardError), "\(watch.transcript)")
                 let counted = count(stillFailing, in: .standardError)
                 #expect(await waitFor(stillFailing, counted + 2, in: .standardError), "\(watch.transcript)")
-                #expect(count("500", in: .standardError) == 1, "\(watch.transcript)")
+                #expect(count("HTTP 500", in: .standardError) == 1, "\(watch.transcript)")
 
                 answer.set(Self.feed)
                 #expect(await waitFor("recovered Flaky", 1, in: .standardOutput), "\(watch.transcript)")
                 let cycles = count("next check at", in: .standardOutput)
                 #expect(await waitFor("next check at", cycles + 2, in: .standardOutput), "\(watch.transcript)")
                 #expect(count("recovered ", in: .standardOutput) == 1, "\(watch.transcript)")
-                #expect(count("404", in: .standardError) == 1 && count("500", in: .standardError) == 1)
+                #expect(count("HTTP 404", in: .standardError) == 1 && count("HTTP 500", in: .standardError) == 1)
                 watch.terminate()
                 #expect(await watch.exit(within: .seconds(20)) == .exited(0), "\(watch.transcript)")
             }
