@@ -36,10 +36,13 @@ public enum ScheduleReasonText {
         }
     }
 
-    /// `expected Tue 06:00 (weekly, 11 of the last 12 on time)`; `late: expected …` once the time has passed. The
+    /// `expected Tue 06:00 (weekly, 11 of the last 12 on time)`, `expected Fri 19:05–21:25 (weekly, …)` for a slot
+    /// that spreads over hours; `late: expected …` once the time has passed. The
     /// time is in `zone` (the user's, `TZ`); the date is named too when it is more than six days from now.
     public static func text(_ expected: ExpectedEpisode, zone: TimeZone, now: Date = Date()) -> String {
-        let when = "\(expected.late ? "late: " : "")expected \(slotTime(expected.at, zone: zone, now: now))"
+        var slot = slotTime(expected.at, zone: zone, now: now)
+        if let until = expected.until { slot += "–" + clockTime(until, zone: zone) }
+        let when = "\(expected.late ? "late: " : "")expected \(slot)"
         let regularity =
             expected.onTime.flatMap { onTime in
                 expected.ofLast.map { of in ", \(onTime) of the last \(of) on time" }
@@ -52,14 +55,24 @@ public enum ScheduleReasonText {
     }
 
     /// The episode a check is placed for, as `list --json` gives it: `{"at": "…Z", "rhythm": "weekly", "on_time": 11,
-    /// "of_last": 12, "late": false}`; null when the check is not placed at a slot.
+    /// "of_last": 12, "late": false, "until": null}` (`until`: the latest of a slot that spreads over hours, with
+    /// `at` its earliest); null when the check is not placed at a slot.
     public static func json(expectedIn reason: ScheduleReason?) -> JSONValue {
         guard case .expected(let expected) = reason else { return .null }
         return .object([
             ("at", .date(expected.at)), ("rhythm", .string(expected.rhythm.rawValue)),
             ("on_time", .int(expected.onTime)),
             ("of_last", .int(expected.ofLast)), ("late", .bool(expected.late)),
+            ("until", .date(expected.until)),
         ])
+    }
+
+    /// `21:25`.
+    static func clockTime(_ date: Date, zone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let c = calendar.dateComponents([.hour, .minute], from: date)
+        return String(format: "%02d:%02d", c.hour ?? 0, c.minute ?? 0)
     }
 
     /// `Tue 06:00`, or `Tue 14 Jan 06:00` for a time more than six days away.

@@ -85,13 +85,19 @@ public struct ExpectedEpisode: Sendable, Hashable {
     public var ofLast: Int?
     /// The expected time has passed without the episode: checking until the slot's window closes.
     public var late: Bool
+    /// For a slot whose episodes spread over hours (an evening, say): the latest an episode has come on it, with
+    /// ``at`` the earliest.
+    public var until: Date?
 
-    public init(at: Date, rhythm: Rhythm, onTime: Int? = nil, ofLast: Int? = nil, late: Bool = false) {
+    public init(
+        at: Date, rhythm: Rhythm, onTime: Int? = nil, ofLast: Int? = nil, late: Bool = false, until: Date? = nil
+    ) {
         self.at = at
         self.rhythm = rhythm
         self.onTime = onTime
         self.ofLast = ofLast
         self.late = late
+        self.until = until
     }
 }
 
@@ -154,7 +160,7 @@ extension ScheduleReason: Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case kind, seconds, basis, episodes, hint, failures, text, at, rhythm, onTime, ofLast, late
+        case kind, seconds, basis, episodes, hint, failures, text, at, rhythm, onTime, ofLast, late, until
     }
 
     public init(from decoder: any Decoder) throws {
@@ -197,7 +203,10 @@ extension ScheduleReason: Codable {
                         ExpectedEpisode.Rhythm.self, forKey: .rhythm),
                     onTime: try container.decodeIfPresent(Int.self, forKey: .onTime),
                     ofLast: try container.decodeIfPresent(Int.self, forKey: .ofLast),
-                    late: try container.decodeIfPresent(Bool.self, forKey: .late) ?? false))
+                    late: try container.decodeIfPresent(Bool.self, forKey: .late) ?? false,
+                    until: try container.decodeIfPresent(Double.self, forKey: .until).flatMap { until in
+                        until.isFinite && abs(until) < 1e12 ? Date(timeIntervalSince1970: until) : nil
+                    }))
         case .stored: self = .stored(try container.decode(String.self, forKey: .text))
         }
     }
@@ -238,6 +247,7 @@ extension ScheduleReason: Codable {
             try container.encodeIfPresent(expected.onTime, forKey: .onTime)
             try container.encodeIfPresent(expected.ofLast, forKey: .ofLast)
             if expected.late { try container.encode(true, forKey: .late) }
+            try container.encodeIfPresent(expected.until?.timeIntervalSince1970, forKey: .until)
         case .stored(let text):
             try container.encode(Kind.stored, forKey: .kind)
             try container.encode(text, forKey: .text)

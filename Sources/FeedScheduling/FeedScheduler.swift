@@ -36,7 +36,7 @@ public struct SchedulePolicy: Sendable, Hashable {
         minInterval: Double = defaultMinInterval, maxInterval: Double = defaultMaxInterval,
         revalidateEvery: Double = 24 * 3600, backoffBase: Double = 15 * 60, defaultInterval: Double = 2 * 3600,
         usesSlots: Bool = true, slotLead: Double = 0, slotSettle: Double = 60, slotTail: Double = 60 * 60,
-        checksPerDay: Double = 9
+        checksPerDay: Double = 8
     ) {
         self.minInterval = max(minInterval, 1)
         self.maxInterval = max(maxInterval, self.minInterval)

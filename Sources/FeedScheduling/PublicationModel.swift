@@ -89,14 +89,7 @@ public struct PublicationModel: Sendable, Hashable {
             let local = zone.localSeconds(publication.at)
             let day = LocalDays.floorDiv(local, 86_400)
             let second = local - day * 86_400
-            return !slots.contains { slot in
-                // The slot's window, as seen from either side of midnight.
-                (day - 1...day + 1).contains { candidate in
-                    guard slot.recurs(on: candidate) else { return false }
-                    let offset = (day - candidate) * 86_400 + second - slot.second
-                    return offset >= slot.early - SlotLearning.tolerance && offset <= slot.late + SlotLearning.tolerance
-                }
-            }
+            return !slots.contains { $0.covers(day: day, second: second, margin: SlotLearning.tolerance) }
         }
     }
 

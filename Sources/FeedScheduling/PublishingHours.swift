@@ -9,10 +9,24 @@ import Foundation
 /// delay is least for a given number of checks when `Δ` goes as `1/√λ`. The rates are the last half year's
 /// publications per hour of the week (local time), smoothed over two hours either side, with a floor so that no
 /// hour goes unchecked for longer than `maxInterval`.
+///
+/// A feed that publishes in bursts (a news feed's working day, a show's two parts an evening) is likelier to publish
+/// again soon after it just has: for ``burstHorizon`` after its newest publication, the chance of the next one, read
+/// off the gaps between its publications of the last half year, is a rate of its own, checked at the same scale.
 struct PublishingHours {
     /// Seconds between checks in each hour of the week (0 is Sunday 00:00 local).
     let intervals: [Double]
     let zone: LocalZone
+    /// `interval = scale / √rate`, in seconds with the rate per hour.
+    let scale: Double
+    /// The shortest interval allowed.
+    let shortest: Double
+    /// The gaps between the publications of the last half year, seconds, shortest first.
+    let gaps: [Double]
+    let newest: Date?
+
+    /// How long after a publication its gaps say when the next may come.
+    static let burstHorizon: TimeInterval = 6 * 3600
 
     /// The intervals for `model` at `now`, or nil with fewer than three publications off its slots in the last half
     /// year.
@@ -49,6 +63,12 @@ struct PublishingHours {
         }
         self.intervals = intervals(hi)
         zone = model.zone
+        scale = hi
+        shortest = low
+        let from = now.addingTimeInterval(-Double(SlotLearning.lookbackDays) * 86_400)
+        let lookback = model.history.publications.filter { $0.at >= from && $0.at <= now }
+        gaps = zip(lookback.dropFirst(), lookback).map { $0.at.timeIntervalSince($1.at) }.sorted()
+        newest = lookback.last?.at
     }
 
     static func hourOfWeek(_ local: Int) -> Int {
@@ -73,8 +93,34 @@ struct PublishingHours {
             credit += toHourEnd / interval
             at += toHourEnd
         }
-        let next = min(max(at, now.timeIntervalSince1970 + policy.minInterval), limit)
+        var next = min(max(at, now.timeIntervalSince1970 + policy.minInterval), limit)
+        if let soon = afterBurst(now: now) { next = min(next, soon.timeIntervalSince1970) }
         let nowHour = intervals[Self.hourOfWeek(zone.localSeconds(now))]
         return (Date(timeIntervalSince1970: next), nowHour)
+    }
+
+    /// A check owed to the chance of another publication soon after the newest, or nil past ``burstHorizon`` or when
+    /// the feed's gaps give none: the rate is the share of the gaps longer than the time since the newest that end
+    /// within the next half of that time (a quarter of an hour at least).
+    func afterBurst(now: Date) -> Date? {
+        guard gaps.count >= 5, let newest else { return nil }
+        let since = now.timeIntervalSince(newest)
+        guard since >= 0, since < Self.burstHorizon else { return nil }
+        let width = max(since / 2, 15 * 60)
+        /// The share of gaps no longer than `x`.
+        func share(_ x: Double) -> Double {
+            var low = 0
+            var high = gaps.count
+            while low < high {
+                let mid = (low + high) / 2
+                if gaps[mid] <= x { low = mid + 1 } else { high = mid }
+            }
+            return Double(low) / Double(gaps.count)
+        }
+        let open = 1 - share(since)
+        guard open > 0 else { return nil }
+        let perHour = (share(since + width) - share(since)) / open / (width / 3600)
+        guard perHour > 0 else { return nil }
+        return now.addingTimeInterval(max(scale / perHour.squareRoot(), shortest))
     }
 }

@@ -77,4 +77,20 @@ public struct Slot: Sendable, Hashable {
         case .everyDays(let interval, _): 7 / Double(max(1, interval))
         }
     }
+
+    /// A slot whose episodes have come over more than this (seconds) is a wide one: an evening, not a minute.
+    static let wideSpread = 60 * 60
+
+    /// Whether the slot's episodes have come over hours rather than minutes.
+    var isWide: Bool { late - early > Self.wideSpread }
+
+    /// Whether a publication at local `second` of local `day` falls in the slot's window, widened by `margin` seconds
+    /// either side, seen from either side of midnight.
+    func covers(day: Int, second: Int, margin: Int) -> Bool {
+        (day - 1...day + 1).contains { candidate in
+            guard recurs(on: candidate) else { return false }
+            let offset = (day - candidate) * 86_400 + second - self.second
+            return offset >= early - margin && offset <= late + margin
+        }
+    }
 }

@@ -40,23 +40,41 @@ struct SlotLearning {
         let nowLocal = zone.localSeconds(now)
         let nowDay = LocalDays.floorDiv(nowLocal, 86_400)
         let nowSecond = nowLocal - nowDay * 86_400
-        var found: [(slot: Slot, explained: Int)] = []
-        for cluster in Self.clusters(events) {
-            let lastDay = nowSecond >= cluster.center + Self.tolerance ? nowDay : nowDay - 1
-            found += slots(of: cluster, events: events, lastDay: lastDay)
+        /// Slots of the events' groups within `tolerance`, each with how many publications it explains.
+        func found(tolerance: Int, wide: Bool) -> [(slot: Slot, explained: Int)] {
+            var found: [(slot: Slot, explained: Int)] = []
+            for cluster in Self.clusters(events, tolerance: tolerance) {
+                let lastDay = nowSecond >= cluster.center + tolerance ? nowDay : nowDay - 1
+                found += slots(of: cluster, events: events, lastDay: lastDay, wide: wide)
+            }
+            // The most regular first.
+            return found.sorted { ($0.slot.regularity, $0.explained) > ($1.slot.regularity, $1.explained) }
         }
-        // The most regular first, within the weekly bound on windows.
-        found.sort { ($0.slot.regularity, $0.explained) > ($1.slot.regularity, $1.explained) }
-        var result = Result(slots: [], explained: 0)
+        var chosen: [(slot: Slot, explained: Int)] = []
         var windows = 0.0
-        for (slot, explained) in found where windows + slot.perWeek <= Self.windowsPerWeek {
+        for (slot, explained) in found(tolerance: Self.tolerance, wide: false)
+        where windows + slot.perWeek <= Self.windowsPerWeek {
             windows += slot.perWeek
-            result.slots.append(slot)
-            result.explained += explained
+            chosen.append((slot, explained))
         }
+        // Publications that keep to an evening rather than a minute: a wide slot takes the place of the minute-slots
+        // within it when it explains clearly more (two publications at least), so a show on time keeps its minute.
+        for (wide, explained) in found(tolerance: Self.wideTolerance, wide: true) where wide.isWide {
+            let inside = chosen.indices.filter { wide.contains(chosen[$0].slot) }
+            let replaced = inside.reduce(0) { $0 + chosen[$1].explained }
+            let freed = inside.reduce(0.0) { $0 + chosen[$1].slot.perWeek }
+            guard explained >= replaced + 2, windows - freed + wide.perWeek <= Self.windowsPerWeek else { continue }
+            windows += wide.perWeek - freed
+            for index in inside.reversed() { chosen.remove(at: index) }
+            chosen.append((wide, explained))
+        }
+        var result = Result(slots: chosen.map(\.slot), explained: chosen.reduce(0) { $0 + $1.explained })
         result.slots.sort { $0.second < $1.second }
         return result
     }
+
+    /// Publications this close in local time of day may make one wide slot.
+    static let wideTolerance = 4 * 3600
 
     /// Signed difference `a - b` of two times of day, in (-12 h, 12 h].
     static func difference(_ a: Int, _ b: Int) -> Int {
@@ -72,7 +90,7 @@ struct SlotLearning {
     }
 
     /// Groups of at least two events whose times of day lie within ``tolerance`` of the group's centre (the median).
-    static func clusters(_ events: [Event]) -> [Cluster] {
+    static func clusters(_ events: [Event], tolerance: Int = tolerance) -> [Cluster] {
         var remaining = Array(events.indices)
         var result: [Cluster] = []
         while remaining.count >= 2 {
@@ -101,7 +119,12 @@ struct SlotLearning {
     }
 
     /// The slots one group of publications makes, each with how many of them it explains.
-    private func slots(of cluster: Cluster, events: [Event], lastDay: Int) -> [(slot: Slot, explained: Int)] {
+    /// `wide`: a group of publications spread over hours, which needs three on its days rather than two (chance puts two
+    /// in any few hours), and makes no monthly slot.
+    private func slots(
+        of cluster: Cluster, events: [Event], lastDay: Int, wide: Bool
+    ) -> [(slot: Slot, explained: Int)] {
+        let least = wide ? 3 : 2
         let memberDays = Set(cluster.members.map { events[$0].day })
         guard let firstDay = memberDays.min(), lastDay >= firstDay else { return [] }
         let recentMembers = cluster.members.sorted { events[$0].day > events[$1].day }.prefix(Self.shownDays)
@@ -141,7 +164,7 @@ struct SlotLearning {
             for parity in 0..<2 {
                 let on = days(6) { LocalDays.weekday($0) == weekday && abs(LocalDays.floorDiv($0, 7) % 2) == parity }
                 let off = days(6) { LocalDays.weekday($0) == weekday && abs(LocalDays.floorDiv($0, 7) % 2) != parity }
-                if hits(on) >= 2, hits(on) * 10 >= on.count * 6, hits(off) * 5 <= off.count {
+                if hits(on) >= least, hits(on) * 10 >= on.count * 6, hits(off) * 5 <= off.count {
                     return make(.biweekly(weekday: weekday, parity: parity), rhythm: .biweekly, shown: on)
                 }
             }
@@ -151,7 +174,7 @@ struct SlotLearning {
         var biweekly: [(slot: Slot, explained: Int)] = []
         for weekday in 0..<7 where mask & (1 << weekday) == 0 {
             let recent = days(Self.recentDays) { LocalDays.weekday($0) == weekday }
-            guard hits(recent) >= 2, hits(recent) * 3 >= recent.count else { continue }
+            guard hits(recent) >= least, hits(recent) * 3 >= recent.count else { continue }
             if hits(recent) * 4 < recent.count * 3, let alternate = alternateWeeks(weekday) {
                 biweekly.append(alternate)
             } else {
@@ -162,7 +185,7 @@ struct SlotLearning {
             let shown = days(Self.shownDays) { mask & (1 << LocalDays.weekday($0)) != 0 }
             return [make(.weekly(mask: mask), rhythm: Slot.rhythm(ofMask: mask), shown: shown)] + biweekly
         }
-        if !biweekly.isEmpty { return biweekly }
+        if !biweekly.isEmpty || wide { return biweekly }
         // A day of the month.
         var counts: [Int: Int] = [:]
         for day in memberDays { counts[LocalDays.civil(day).day, default: 0] += 1 }
@@ -177,6 +200,21 @@ struct SlotLearning {
 }
 
 extension Slot {
+    /// Whether every occurrence of `other` falls on this slot's days, within its window (widened by
+    /// ``SlotLearning/tolerance``).
+    func contains(_ other: Slot) -> Bool {
+        let onDays: Bool
+        switch (days, other.days) {
+        case (.weekly(let mask), .weekly(let inner)): onDays = inner & ~mask == 0
+        case (.weekly(let mask), .biweekly(let weekday, _)): onDays = mask & (1 << weekday) != 0
+        default: onDays = days == other.days
+        }
+        guard onDays else { return false }
+        let offset = SlotLearning.difference(other.second, second)
+        return offset + other.early >= early - SlotLearning.tolerance
+            && offset + other.late <= late + SlotLearning.tolerance
+    }
+
     /// How regular the feed has been on the slot, 0…1.
     var regularity: Double {
         guard let onTime, let ofLast, ofLast > 0 else { return 0 }

@@ -17,22 +17,26 @@ enum SlotWindows {
         let today = LocalDays.floorDiv(zone.localSeconds(now), 86_400)
         let earliest = now.addingTimeInterval(policy.minInterval - 1)
         let newest = model.history.newest?.at
+        let wideLoad = slots.filter(\.isWide).reduce(0) { $0 + Double($1.late - $1.early) * $1.perWeek }
         var best: (at: Date, expected: ExpectedEpisode)?
         for slot in slots {
             for day in (today - 1)...(today + horizon(slot)) where slot.recurs(on: day) {
                 let expected = zone.instant(localSeconds: day * 86_400 + slot.second)
                 if let best, expected.addingTimeInterval(Double(slot.early) - policy.slotLead) > best.at { break }
-                let points = checks(expected: expected, slot: slot, policy: policy, jitter: jitter)
+                let points = checks(
+                    expected: expected, slot: slot, policy: policy, jitter: jitter, wideLoad: wideLoad)
                 guard let last = points.last, last >= earliest else { continue }
                 let opens = points[0].addingTimeInterval(-earlyGrace)
                 if let newest, newest >= opens { continue }
                 guard let point = points.first(where: { $0 >= earliest }) else { continue }
                 if best == nil || point < best!.at {
+                    let from = slot.isWide ? expected.addingTimeInterval(Double(slot.early)) : expected
+                    let until = slot.isWide ? expected.addingTimeInterval(Double(slot.late)) : nil
                     best = (
                         point,
                         ExpectedEpisode(
-                            at: expected, rhythm: slot.rhythm, onTime: slot.onTime, ofLast: slot.ofLast,
-                            late: point > expected.addingTimeInterval(policy.slotSettle + 30))
+                            at: from, rhythm: slot.rhythm, onTime: slot.onTime, ofLast: slot.ofLast,
+                            late: point > (until ?? expected).addingTimeInterval(policy.slotSettle + 30), until: until)
                     )
                 }
                 break
@@ -51,18 +55,37 @@ enum SlotWindows {
         }
     }
 
+    /// A wide slot's window is checked every this many seconds at most often …
+    static let wideStep: TimeInterval = 10 * 60
+    /// … and a feed's wide slots with at most this many checks a week in all, their steps growing to fit.
+    static let wideChecksPerWeek = 56.0
+
     /// A window's checks, in order: before the expected time when episodes have come early (or `slotLead` asks),
     /// `slotSettle` after it, then `minInterval` later, twice that, four times …, until `slotTail` after the latest
-    /// an episode has come.
-    static func checks(expected: Date, slot: Slot, policy: SchedulePolicy, jitter: Double) -> [Date] {
+    /// an episode has come. A wide slot is checked every ``wideStep`` (or wider, within ``wideChecksPerWeek``) from its
+    /// earliest episode to its latest, and then the same way; `wideLoad` is the seconds of wide windows the feed has
+    /// a week.
+    static func checks(
+        expected: Date, slot: Slot, policy: SchedulePolicy, jitter: Double, wideLoad: Double = 0
+    ) -> [Date] {
         let settle = expected.addingTimeInterval(policy.slotSettle + 30 * jitter)
         var points: [Date] = []
         let first = expected.addingTimeInterval(Double(slot.early) - policy.slotLead)
         if first.addingTimeInterval(policy.minInterval) <= settle { points.append(first) }
         points.append(settle)
         let end = expected.addingTimeInterval(Double(slot.late) + policy.slotTail)
-        var step = policy.minInterval
         var at = settle
+        if slot.isWide {
+            // Episodes spread over hours: look every `wideStep` until the latest one has come, then as for any slot.
+            let step = max(policy.minInterval, wideStep, wideLoad / wideChecksPerWeek)
+            at = min(first.addingTimeInterval(policy.slotSettle + 30 * jitter), settle)
+            points = [at]
+            while at.addingTimeInterval(step) <= expected.addingTimeInterval(Double(slot.late)) {
+                at = at.addingTimeInterval(step)
+                points.append(at)
+            }
+        }
+        var step = policy.minInterval
         while at.addingTimeInterval(step) <= end {
             at = at.addingTimeInterval(step)
             points.append(at)

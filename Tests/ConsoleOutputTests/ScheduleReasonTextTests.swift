@@ -1,5 +1,6 @@
 import ConsoleOutput
 import FeedModels
+import FeedParsing
 import FeedScheduling
 import Foundation
 import Measures
@@ -69,6 +70,19 @@ struct ScheduleReasonTextTests {
                 == "expected Tue 3 Dec 05:00 (as its podcast:updateFrequency says)")
         let stored = ScheduleReason(storedText: ScheduleReason.expected(weekly).storedText)
         #expect(stored == .expected(weekly), "the reason is stored as facts and read back the same")
+    }
+
+    @Test func anEpisodeExpectedOverAnEveningSaysFromWhenUntilWhen() throws {
+        let zone = try #require(TimeZone(identifier: "America/New_York"))
+        let friday = Date(timeIntervalSince1970: 1_732_925_100)  // Sat 2024-11-30 00:05 UTC: Fri 19:05 in New York
+        let evening = ExpectedEpisode(
+            at: friday, rhythm: .weekly, onTime: 12, ofLast: 12, until: friday.addingTimeInterval(140 * 60))
+        let text = ScheduleReasonText.text(evening, zone: zone, now: friday)
+        #expect(text == "expected Fri 19:05–21:25 (weekly, 12 of the last 12 on time)")
+        let stored = ScheduleReason(storedText: ScheduleReason.expected(evening).storedText)
+        #expect(stored == .expected(evening), "the end of the window is stored and read back too")
+        let json = ScheduleReasonText.json(expectedIn: .expected(evening)).serialized()
+        #expect(json.contains("\"until\":\"2024-11-30T02:25:00Z\""), "\(json)")
     }
 
     @Test func theSchedulersReasonsReadAsBefore() {
