@@ -2,7 +2,7 @@ public import Foundation
 
 /// Every repository a command needs, as one store: SQLite's `FeedStore` or a store on a database server.
 public typealias FeedRepositories = SubscriptionRepository & EpisodeRepository & RefreshRunRepository
-    & DownloadRepository
+    & DownloadRepository & NewFeedSettingsRepository
 
 /// A worker's hold on one feed: given by ``FeedClaiming/claimFeeds(_:)``, carried by the ``FeedCheck`` of that feed,
 /// and checked by the merge (a merge whose lease is no longer current is refused with ``StoreError/Kind/leaseLost``).

@@ -7,23 +7,29 @@ import GRDB
 extension FeedStore {
     public func updateDownloadSettings(id: Int64, _ settings: DownloadSettings) async throws -> Subscription {
         try await write { db in
-            let current = try Self.existingSubscription(id: id, db: db)
-            let (enabled, keep, directory, template) = settings.applied(to: current)
-            let (since, backlog) = settings.downloadsFrom(after: current)
-            try db.execute(
-                sql: """
-                    UPDATE subscription SET downloadsEnabled = ?, keepNewest = ?, downloadDirectory = ?,
-                      fileNameTemplate = ?, deletePlayed = ?, downloadFilter = ?, extras = ?, downloadsSince = ?,
-                      downloadBacklog = ?
-                    WHERE id = ?
-                    """,
-                arguments: [
-                    enabled, keep, directory, template, settings.deletesPlayed(current),
-                    settings.filter(after: current).storedText, settings.savesExtras(current),
-                    since?.timeIntervalSince1970, backlog, id,
-                ])
-            return try Self.existingSubscription(id: id, db: db)
+            try Self.applyDownloadSettings(settings, to: Self.existingSubscription(id: id, db: db), db: db)
         }
+    }
+
+    /// Makes `settings` to `current`'s download settings inside the caller's transaction; the subscription as stored.
+    static func applyDownloadSettings(
+        _ settings: DownloadSettings, to current: Subscription, db: Database
+    ) throws -> Subscription {
+        let (enabled, keep, directory, template) = settings.applied(to: current)
+        let (since, backlog) = settings.downloadsFrom(after: current)
+        try db.execute(
+            sql: """
+                UPDATE subscription SET downloadsEnabled = ?, keepNewest = ?, downloadDirectory = ?,
+                  fileNameTemplate = ?, deletePlayed = ?, downloadFilter = ?, extras = ?, downloadsSince = ?,
+                  downloadBacklog = ?
+                WHERE id = ?
+                """,
+            arguments: [
+                enabled, keep, directory, template, settings.deletesPlayed(current),
+                settings.filter(after: current).storedText, settings.savesExtras(current),
+                since?.timeIntervalSince1970, backlog, current.id,
+            ])
+        return try Self.existingSubscription(id: current.id, db: db)
     }
 
     public func episodesToDownload(subscriptionID: Int64, newest: Int) async throws -> [StoredEpisode] {

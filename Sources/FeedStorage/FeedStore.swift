@@ -335,7 +335,9 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
             try db.execute(
                 sql: "INSERT INTO subscription (url, title, addedAt, backlog) VALUES (?, ?, ?, ?)",
                 arguments: [url.absoluteString, title, date.timeIntervalSince1970, backlog])
-            return Subscription(id: db.lastInsertedRowID, url: url, title: title, addedAt: date, backlog: backlog)
+            let added = Subscription(id: db.lastInsertedRowID, url: url, title: title, addedAt: date, backlog: backlog)
+            guard let settings = try Self.newFeedSettings(db: db) else { return added }
+            return try Self.applyDownloadSettings(settings.changeForNewFeed(at: date), to: added, db: db)
         }
     }
 

@@ -15,22 +15,30 @@ extension PostgresFeedStore: DownloadRecordStore {
     public func updateDownloadSettings(id: Int64, _ settings: DownloadSettings) async throws -> Subscription {
         try await transaction { connection in
             let current = try await Self.lockedSubscription(id: id, on: connection, store: self)
-            let (enabled, keep, directory, template) = settings.applied(to: current)
-            let deletePlayed = settings.deletesPlayed(current)
-            let filter = settings.filter(after: current).storedText
-            let extras = settings.savesExtras(current)
-            let (since, backlog) = settings.downloadsFrom(after: current)
-            let sinceSeconds = since?.timeIntervalSince1970
-            try await connection.query(
-                """
-                UPDATE subscription SET downloads_enabled = \(enabled), keep_newest = \(keep),
-                  download_directory = \(directory), file_name_template = \(template), delete_played = \(deletePlayed),
-                  download_filter = \(filter), extras = \(extras), downloads_since = \(sinceSeconds),
-                  download_backlog = \(backlog)
-                WHERE id = \(id)
-                """, logger: logger)
-            return try await Self.lockedSubscription(id: id, on: connection, store: self)
+            return try await applyDownloadSettings(settings, to: current, on: connection)
         }
+    }
+
+    /// Makes `settings` to `current`'s download settings inside the caller's transaction; the subscription as stored.
+    func applyDownloadSettings(
+        _ settings: DownloadSettings, to current: Subscription, on connection: PostgresConnection
+    ) async throws -> Subscription {
+        let id = current.id
+        let (enabled, keep, directory, template) = settings.applied(to: current)
+        let deletePlayed = settings.deletesPlayed(current)
+        let filter = settings.filter(after: current).storedText
+        let extras = settings.savesExtras(current)
+        let (since, backlog) = settings.downloadsFrom(after: current)
+        let sinceSeconds = since?.timeIntervalSince1970
+        try await connection.query(
+            """
+            UPDATE subscription SET downloads_enabled = \(enabled), keep_newest = \(keep),
+              download_directory = \(directory), file_name_template = \(template), delete_played = \(deletePlayed),
+              download_filter = \(filter), extras = \(extras), downloads_since = \(sinceSeconds),
+              download_backlog = \(backlog)
+            WHERE id = \(id)
+            """, logger: logger)
+        return try await Self.lockedSubscription(id: id, on: connection, store: self)
     }
 
     public func episodesToDownload(subscriptionID: Int64, newest: Int) async throws -> [StoredEpisode] {

@@ -188,7 +188,21 @@ private struct StoreImporter: Sendable {
             merged: before.subscriptions > 0,
             keptIDs: keepSubscriptionIDs && keepRunIDs)
         summary.sync = try await copySync(subscriptionIDs: subscriptionIDs, on: connection)
+        summary.newFeedSettings = try await copyNewFeedSettings(on: connection)
         return summary
+    }
+
+    /// Copies the settings new subscriptions start with, unless the target has settings of its own.
+    func copyNewFeedSettings(on connection: PostgresConnection) async throws -> MigrationSummary.NewFeedSettingsCarried
+    {
+        guard let settings = try await (source as? any NewFeedSettingsRepository)?.newFeedSettings() else {
+            return .none
+        }
+        if try await PostgresFeedStore.newFeedSettings(on: connection, logger: logger) != nil {
+            return .targetHasThem
+        }
+        try await PostgresFeedStore.storeNewFeedSettings(settings, on: connection, logger: logger)
+        return .carried
     }
 
     /// Copies the source's sync set-up and everything synced, unless the target has a set-up of its own.

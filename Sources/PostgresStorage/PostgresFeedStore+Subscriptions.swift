@@ -21,17 +21,23 @@ extension PostgresFeedStore {
 
     public func addSubscription(url: URL, title: String?, at date: Date, backlog: Int?) async throws -> Subscription {
         let url = FeedURL.normalized(url)
-        let rows = try await rows(
-            """
-            INSERT INTO subscription (url, title, added_at, backlog)
-            VALUES (\(url.absoluteString), \(title), \(date.timeIntervalSince1970), \(backlog))
-            ON CONFLICT (url) DO NOTHING
-            RETURNING id
-            """)
-        guard let id = try rows.first.map({ try RowReader($0).int64("id") }) ?? nil else {
-            throw StoreError(.alreadySubscribed(url: url, subscriptionID: nil))
+        return try await transaction { connection in
+            var id: Int64?
+            for try await row in try await connection.query(
+                """
+                INSERT INTO subscription (url, title, added_at, backlog)
+                VALUES (\(url.absoluteString), \(title), \(date.timeIntervalSince1970), \(backlog))
+                ON CONFLICT (url) DO NOTHING
+                RETURNING id
+                """, logger: logger)
+            {
+                id = try RowReader(row).int64("id")
+            }
+            guard let id else { throw StoreError(.alreadySubscribed(url: url, subscriptionID: nil)) }
+            let added = Subscription(id: id, url: url, title: title, addedAt: date, backlog: backlog)
+            guard let settings = try await Self.newFeedSettings(on: connection, logger: logger) else { return added }
+            return try await applyDownloadSettings(settings.changeForNewFeed(at: date), to: added, on: connection)
         }
-        return Subscription(id: id, url: url, title: title, addedAt: date, backlog: backlog)
     }
 
     public func moveSubscription(id: Int64, to url: URL) async throws -> Subscription {

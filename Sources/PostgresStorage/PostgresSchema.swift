@@ -273,6 +273,18 @@ enum PostgresSchema {
               ADD COLUMN download_backlog bigint DEFAULT 1
             """
         ],
+        // 17: the download settings every subscription made from now on starts with (`set --new-feeds`): one row or
+        // none (the defaults); columns as the subscription's own, a NULL download_backlog taking every episode.
+        [
+            """
+            CREATE TABLE new_feed_settings (
+              singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+              downloads_enabled boolean NOT NULL DEFAULT false, keep_newest bigint, download_directory text,
+              file_name_template text, delete_played boolean NOT NULL DEFAULT false, download_filter text,
+              extras boolean NOT NULL DEFAULT false, download_backlog bigint
+            )
+            """
+        ],
     ]
 
     /// The version this binary writes and understands.

@@ -56,7 +56,7 @@ struct RefreshEnvironment: Sendable {
 
     /// The sync with the server set up by `sync setup`, publishing to the command's events; nil when sync is not set
     /// up. A set-up whose password is gone still gives one, whose every sync fails saying what to do.
-    func subscriptionSync(interval: Duration = .seconds(300)) async throws -> SubscriptionSync? {
+    func subscriptionSync(interval: Duration = SyncSettings.defaultInterval) async throws -> SubscriptionSync? {
         guard let state = try await syncStore.syncState() else { return nil }
         var password: String?
         var unusable: SyncFailure?

@@ -12,8 +12,9 @@ struct SyncRunOptions: ParsableArguments {
 struct SyncIntervalOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "How often watch syncs with the gPodder server, once sync is set up.", valueName: "duration"))
-    var syncInterval = DurationArgument("5m")
+            "How often watch syncs with the gPodder server, once sync is set up (a sync that finds nothing costs a few milliseconds).",
+            valueName: "duration"))
+    var syncInterval = DurationArgument("30s")
 
     func validate() throws {
         guard syncInterval.seconds.isFinite, syncInterval.seconds >= 1 else {

@@ -24,13 +24,25 @@ struct MigrationReportTests {
             ])
     }
 
-    @Test func theJSONReportEndsWithTheDownloadsAndTheSync() {
+    @Test func theJSONReportEndsWithTheDownloadsTheSyncAndTheNewFeedSettings() {
         let json = MigrationReport(summary: merged, source: "/data/podfresh.sqlite", target: "postgres://db/pods")
             .json()
 
         #expect(
             json
-                == #"{"source":"/data/podfresh.sqlite","target":"postgres://db/pods","merged":true,"kept_ids":false,"subscriptions":{"source":5,"copied":4,"already_present":1},"episodes":{"source":12,"copied":9,"already_present":3},"runs":{"source":3,"copied":3,"already_present":0},"downloads":{"source":4,"copied":3,"already_present":1},"sync":"none"}"#
+                == #"{"source":"/data/podfresh.sqlite","target":"postgres://db/pods","merged":true,"kept_ids":false,"subscriptions":{"source":5,"copied":4,"already_present":1},"episodes":{"source":12,"copied":9,"already_present":3},"runs":{"source":3,"copied":3,"already_present":0},"downloads":{"source":4,"copied":3,"already_present":1},"sync":"none","new_feed_settings":"none"}"#
         )
+    }
+
+    @Test func settingsForNewFeedsCarriedOrKeptByTheTargetAreSaid() {
+        var summary = merged
+        summary.newFeedSettings = .carried
+        let carried = MigrationReport(summary: summary, source: "/data/podfresh.sqlite", target: "postgres://db/pods")
+        #expect(
+            carried.lines().contains("  new feeds:     the settings new subscriptions start with (set --new-feeds)"))
+        #expect(carried.json().hasSuffix(#","new_feed_settings":"carried"}"#))
+        summary.newFeedSettings = .targetHasThem
+        let kept = MigrationReport(summary: summary, source: "/data/podfresh.sqlite", target: "postgres://db/pods")
+        #expect(kept.lines().contains { $0.hasPrefix("  new feeds:     settings not carried: the target has") })
     }
 }

@@ -127,7 +127,7 @@ struct StatusReportTests {
             pairs.map(\.0) == [
                 "subscriptions", "due_now", "failing", "gone", "moved", "ended_early", "last_run",
                 "conditional_hit_rate",
-                "downloads_on_disk", "broken_links", "podping", "sync",
+                "downloads_on_disk", "broken_links", "podping", "sync", "new_feed_settings",
             ])
         let text = report.json()
         #expect(!text.contains("\n"))

@@ -110,10 +110,11 @@ struct PostgresSchemaTests {
             return feed
         }
         // Given the database as schema version 3 left it (no download columns, no download table, no podping
-        // tables, no sync tables, no episode actions) …
+        // tables, no sync tables, no episode actions, no settings for new feeds) …
         try await cluster.psql(
             database: database,
             """
+            DROP TABLE new_feed_settings;
             DROP TABLE episode_play, sync_action_outbox, episode_action_waiting;
             DROP TABLE sync_account, sync_known_feed;
             DROP TABLE podping_feed, podping_cursor;

@@ -8,7 +8,7 @@ import Testing
 
 /// Everything a store offers through the async repositories: the SQLite ``FeedStore`` and the ``PostgresFeedStore``.
 typealias SpecifiedStore = SubscriptionRepository & EpisodeRepository & RefreshRunRepository
-    & DownloadRepository
+    & DownloadRepository & NewFeedSettingsRepository
 
 /// The two stores the specification runs against.
 enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -64,6 +64,35 @@ struct SubscriptionSyncTests {
     }
 
     @Test(.timeLimit(.minutes(2)), arguments: SyncTestServer.Kind.allCases)
+    func aChangeThePhoneMakesInTheSecondOfThePullIsTakenByTheNextSync(_ kind: SyncTestServer.Kind) async throws {
+        try await withHarness(kind) { harness in
+            try await harness.setUp()
+            try await harness.server.phoneChanges(add: ["https://phone.example/a.xml"])
+            try await harness.sync().syncOnce()
+            // Start the pull early in a second, so that the phone's change right after it lands in the same second.
+            while Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 1) > 0.2 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await harness.sync().syncOnce()
+            try await harness.server.phoneChanges(add: ["https://phone.example/same-second.xml"])
+            let cursor = try #require(try await harness.store.syncState()?.subscriptionsCursor)
+            let sameSecond = Int64(Date().timeIntervalSince1970) == cursor
+
+            let outcome = try #require(try await harness.sync().syncOnce())
+
+            #expect(outcome.pulledAdded == 1, "same second as the pull: \(sameSecond)")
+            #expect(
+                try await harness.local() == ["https://phone.example/a.xml", "https://phone.example/same-second.xml"])
+            // The second asked again returns what was applied already: nothing changes, nothing is echoed.
+            let again = try #require(try await harness.sync().syncOnce())
+            #expect(
+                again.pulledAdded == 0 && again.pulledRemoved == 0 && again.pushedAdded == 0 && again.failure == nil)
+            #expect(
+                try await harness.local() == ["https://phone.example/a.xml", "https://phone.example/same-second.xml"])
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)), arguments: SyncTestServer.Kind.allCases)
     func localChangesArePushedOnceEvenWhenTheServerWasDown(_ kind: SyncTestServer.Kind) async throws {
         try await withHarness(kind) { harness in
             try await harness.setUp()

@@ -45,6 +45,15 @@ public struct MigrationReport: Sendable {
         case .targetHasOne:
             lines.append("  sync:          not carried: the target has a sync set-up of its own, which it keeps")
         }
+        switch summary.newFeedSettings {
+        case .none: break
+        case .carried:
+            lines.append("  new feeds:     the settings new subscriptions start with (set --new-feeds)")
+        case .targetHasThem:
+            lines.append(
+                "  new feeds:     settings not carried: the target has settings for new subscriptions of its own, which it keeps"
+            )
+        }
         lines.append(
             "counts checked: the target holds all \(summary.subscriptions.source) subscriptions, \(summary.episodes.source) episodes, \(summary.runs.source) runs and \(summary.downloads.source) download records of the source; the source was not changed"
         )
@@ -76,6 +85,7 @@ public struct MigrationReport: Sendable {
             ("kept_ids", .bool(summary.keptIDs)), ("subscriptions", object(summary.subscriptions)),
             ("episodes", object(summary.episodes)), ("runs", object(summary.runs)),
             ("downloads", object(summary.downloads)), ("sync", .string(summary.sync.rawValue)),
+            ("new_feed_settings", .string(summary.newFeedSettings.rawValue)),
         ])
     }
 

@@ -24,6 +24,8 @@ public struct StatusReport: Sendable {
     public var podpingCursor: PodpingCursor?
     /// The sync set-up and its last outcome; nil when sync is not set up.
     public var sync: SyncState?
+    /// The settings new subscriptions start with (`set --new-feeds`); nil for the defaults.
+    public var newFeedSettings: NewFeedSettings?
 
     /// - Parameters:
     ///   - subscriptions: Every subscription.
@@ -141,6 +143,7 @@ public struct StatusReport: Sendable {
         }
         if let line = PodpingReport.statusLine(states: podping, cursor: podpingCursor) { lines.append(line) }
         if let sync { lines += SyncText.statusLines(sync) }
+        if let line = NewFeedSettingsText.statusLine(newFeedSettings) { lines.append(line) }
         return lines
     }
 
@@ -222,6 +225,7 @@ public struct StatusReport: Sendable {
             ),
             ("podping", PodpingReport.statusJSON(states: podping, cursor: podpingCursor)),
             ("sync", SyncText.statusJSON(sync)),
+            ("new_feed_settings", NewFeedSettingsText.json(newFeedSettings)),
         ])
     }
 }

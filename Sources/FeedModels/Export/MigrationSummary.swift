@@ -36,6 +36,18 @@ public struct MigrationSummary: Sendable, Hashable {
     public var keptIDs: Bool
     /// What became of the source's sync set-up.
     public var sync: SyncCarried = .none
+    /// What became of the source's settings for new subscriptions (`set --new-feeds`).
+    public var newFeedSettings: NewFeedSettingsCarried = .none
+
+    /// What `migrate` did with the source's settings for new subscriptions.
+    public enum NewFeedSettingsCarried: String, Sendable, Hashable {
+        /// The source has none (new subscriptions start with the defaults).
+        case none
+        /// Carried: new subscriptions made on the target start with them.
+        case carried
+        /// The target has settings of its own, which it keeps.
+        case targetHasThem = "target_has_them"
+    }
 
     /// What `migrate` did with the source's sync set-up.
     public enum SyncCarried: String, Sendable, Hashable {

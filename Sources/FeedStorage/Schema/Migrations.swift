@@ -303,6 +303,21 @@ enum Migrations {
                 t.add(column: "downloadBacklog", .integer).defaults(to: 1)
             }
         }
+        // The download settings every subscription made from now on starts with (`set --new-feeds`): one row or
+        // none (the defaults). Columns as the subscription's own; `downloadBacklog` NULL takes every episode.
+        migrator.registerMigration("settings for new feeds") { db in
+            try db.create(table: "newFeedSettings") { t in
+                t.column("id", .integer).primaryKey().check { $0 == 1 }
+                t.column("downloadsEnabled", .boolean).notNull().defaults(to: false)
+                t.column("keepNewest", .integer)
+                t.column("downloadDirectory", .text)
+                t.column("fileNameTemplate", .text)
+                t.column("deletePlayed", .boolean).notNull().defaults(to: false)
+                t.column("downloadFilter", .text)
+                t.column("extras", .boolean).notNull().defaults(to: false)
+                t.column("downloadBacklog", .integer)
+            }
+        }
         return migrator
     }
 

@@ -30,6 +30,7 @@ extension RootCommand {
                 report.podping = try await open.podping.podpingStates()
                 report.podpingCursor = try await open.podping.podpingCursor()
                 report.sync = try await open.sync.syncState()
+                report.newFeedSettings = try await store.newFeedSettings()
                 if json {
                     Console.standard.line(report.json())
                 } else {

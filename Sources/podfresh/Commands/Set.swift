@@ -9,7 +9,7 @@ extension RootCommand {
         static let configuration = CommandConfiguration(
             commandName: "set",
             abstract:
-                "Set a feed's download settings: downloads on or off, how many files to keep, where, named how, whether played episodes' files go, which episodes (filters), and the files beside them.",
+                "Set a feed's download settings (or, with --new-feeds, those every new subscription starts with): downloads on or off, how many files to keep, where, named how, whether played episodes' files go, which episodes (filters), and the files beside them.",
             discussion: """
                 Only the options given change; without any, the feed's settings are printed. Turning downloads on \
                 downloads the episodes that arrive from then on, and the newest one already there (`--backlog N` \
@@ -24,6 +24,11 @@ extension RootCommand {
                 `--exclude` pattern, and is not shorter than `--min-duration`. Given again, `--include` and \
                 `--exclude` replace the feed's patterns; `--clear-filters` removes them all. A file downloaded before \
                 a filter left its episode out is kept, and neither counted nor deleted.
+
+                With --new-feeds instead of a feed, the options set what every subscription made from then on \
+                starts with, whether it comes from `add`, `import` or a sync with your phone (existing feeds keep \
+                theirs): `podfresh set --new-feeds --download on` downloads each new feed's newest episode and \
+                those that arrive after. Without options it prints them; `--reset` forgets them. `status` shows them.
                 """)
 
         /// The placeholders a file-name template may use.
@@ -40,8 +45,17 @@ extension RootCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The subscription (id, URL or part of a title).")
-        var feed: String
+        @Argument(help: "The subscription (id, URL or part of a title); not with --new-feeds.")
+        var feed: String?
+
+        @Flag(
+            help:
+                "Set what every subscription made from now on starts with (by add, import or a sync), instead of one feed's settings."
+        )
+        var newFeeds = false
+
+        @Flag(help: "With --new-feeds: forget them; new subscriptions start with the defaults (downloads off) again.")
+        var reset = false
 
         @Option(help: "Download this feed's episodes.")
         var download: Switch?
@@ -100,6 +114,20 @@ extension RootCommand {
         var extras: Switch?
 
         func validate() throws {
+            switch (feed, newFeeds) {
+            case (nil, false):
+                throw ValidationError("Please name a feed (id, URL or part of a title), or give --new-feeds.")
+            case (let feed?, true):
+                throw ValidationError(
+                    "--new-feeds sets what every new subscription starts with, for no one feed: leave out \"\(feed)\".")
+            default: break
+            }
+            if reset && !newFeeds {
+                throw ValidationError("--reset goes with --new-feeds; to change one feed, give the options to change.")
+            }
+            if reset && !settings.isEmpty {
+                throw ValidationError("--reset forgets the settings for new feeds; give other options without it.")
+            }
             for (option, patterns) in [("--include", includes), ("--exclude", excludes)] {
                 for pattern in patterns where !pattern.isEmpty {
                     if let problem = DownloadFilter.problem(in: pattern) {
@@ -203,6 +231,7 @@ extension RootCommand {
         }
 
         func run() async throws {
+            guard let feed else { return try await setNewFeeds() }
             try await withStore(global) { open in
                 let store = open.repositories
                 let subscription: Subscription
@@ -219,6 +248,26 @@ extension RootCommand {
                 }
                 let updated = try await store.updateDownloadSettings(id: subscription.id, settings)
                 Console.standard.line(SubscriptionMessages.downloadSettings(updated))
+            }
+        }
+
+        /// `set --new-feeds`: changes, forgets or prints what new subscriptions start with.
+        private func setNewFeeds() async throws {
+            try await withStore(global) { open in
+                let store = open.repositories
+                let line: String
+                if reset {
+                    try await store.resetNewFeedSettings()
+                    line = NewFeedSettingsText.line(nil)
+                } else if settings.isEmpty {
+                    line = NewFeedSettingsText.line(try await store.newFeedSettings(), changed: false)
+                } else {
+                    let stored = try await store.updateNewFeedSettings(settings)
+                    line = NewFeedSettingsText.line(stored.isDefault ? nil : stored)
+                }
+                // On a terminal the line wraps at a word, under itself; a pipe or a file gets it whole.
+                let width = TerminalWidth.ofStandardOutput(environment: ProcessInfo.processInfo.environment)
+                Console.standard.lines(width.map { TerminalWidth.wrap(line, to: $0, indent: 2) } ?? [line])
             }
         }
     }
