@@ -273,6 +273,12 @@ enum PostgresSchema {
               ADD COLUMN download_backlog bigint DEFAULT 1
             """
         ],
+        // 17: tags written into each downloaded file after it is verified: 'off', 'on' (replace the host's) or
+        // 'merge'.
+        ["ALTER TABLE subscription ADD COLUMN tag_mode text NOT NULL DEFAULT 'off'"],
+        // 18: a podcast:liveItem is kept as an episode with its status, start, end and content links (JSON); NULL for
+        // an ordinary item.
+        ["ALTER TABLE episode ADD COLUMN live_item text"],
     ]
 
     /// The version this binary writes and understands.
