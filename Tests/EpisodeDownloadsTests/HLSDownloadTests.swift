@@ -200,6 +200,23 @@ import Testing
         }
     }
 
+    @Test func aStalledSegmentIsGivenUpOnByTheStallLimitAndLeavesNoEpisode() async throws {
+        try await withDownloadSetup(
+            configuration: DownloadConfiguration(stallTimeout: .seconds(1), freeSpaceMargin: .none)
+        ) { server, downloader, directory in
+            let folder = try await Self.segments(.ts, in: directory)
+            let (files, _) = try Self.listed(folder)
+            try Self.serve(folder, on: server) { $0 == files[5] ? .stall(afterBytes: 300) : nil }
+            let destination = directory.appendingPathComponent("Ep.m3u8")
+            let error = await expectDownloadError {
+                _ = try await downloader.downloadHLS(
+                    MediaRequest(url: server.url("/hls/index.m3u8"), destination: destination), progress: { _ in })
+            }
+            #expect(error?.kind == .stalled, "the same stall limit as any media file: \(String(describing: error))")
+            #expect(!exists(directory.appendingPathComponent("Ep.ts")))
+        }
+    }
+
     @Test func aTruncatedSegmentLeavesNoEpisode() async throws {
         try await withDownloadSetup { server, downloader, directory in
             let folder = try await Self.segments(.ts, in: directory)
