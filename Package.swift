@@ -211,6 +211,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        /// Tagging benchmark (Scripts/bench-tags.sh): MediaTagger on one large file; not part of the product.
+        .executableTarget(
+            name: "podfresh-tag-bench",
+            dependencies: ["EpisodeDownloads"],
+            path: "Scripts/TagBench",
+            swiftSettings: strictSettings
+        ),
+
         /// The simulated internet for Scripts/netsim.sh, Scripts/bench-internet.sh and InternetTests: a DNS server
         /// with delays, NXDOMAIN and silence, and many HTTP/1.1, HTTPS and HTTP/2 hosts with delays and rate caps,
         /// counting what every client does. Not part of the product.
@@ -321,6 +329,7 @@ let package = Package(
                 "EpisodeDownloads", "HTTPTransport", "Measures", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
+            resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -18,6 +18,8 @@ command -v python3 >/dev/null 2>&1 || missing+=(python3)
 python3 -c 'import ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 # The PostgreSQL store's tests start a throwaway cluster (initdb, pg_ctl); no system service is needed or started.
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
+# The tagging and HLS tests encode their media with a real encoder (they use committed fixtures without it).
+command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
   SUDO=""
@@ -28,3 +30,5 @@ fi
 command -v swift >/dev/null 2>&1 || { echo "swift is not on PATH (Swift 6.1 or newer is needed)"; exit 1; }
 # The venv of the sync tests' gPodder server (.build-sync-venv, git-ignored); without PyPI those tests skip, saying why.
 bash "$(dirname "$0")/sync-test-venv.sh" || echo "the sync tests' gPodder server venv could not be made (no PyPI?): those tests will be skipped"
+# The venv of the tagging tests' independent reader, mutagen (.build-tag-venv); without PyPI those tests skip, saying why.
+bash "$(dirname "$0")/tag-test-venv.sh" || echo "the tagging tests' mutagen venv could not be made (no PyPI?): those tests will be skipped"

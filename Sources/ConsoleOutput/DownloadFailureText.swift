@@ -46,6 +46,16 @@ public enum DownloadFailureText {
         case .emptyBody(let status, let contentType):
             at + "the server answered HTTP \(status) with an empty body" + (contentType.map { " (\($0))" } ?? "")
                 + ", not the episode"
+        case .hlsLive:
+            at + "an HLS live stream (its playlist has no #EXT-X-ENDLIST): a live stream is not downloaded; it is "
+                + "tried again later, and saved once the playlist is complete"
+        case .hlsEncrypted(let method):
+            at + "the HLS episode is encrypted (\(method)): podfresh does not decrypt HLS segments, so it is not saved"
+        case .hlsUnsupported(let detail):
+            at + "the HLS episode cannot be saved as one file: \(detail)"
+        case .notMedia(.playlist, _, let contentType, _):
+            at + "the server sent an HLS playlist\(contentType.map { " (\($0))" } ?? ""), not a media file: "
+                + "podfresh does not assemble HLS episodes from their segments, and never saves a playlist as the episode"
         case .notMedia(let document, _, let contentType, let announced):
             at + "the server sent \(documentName(document))\(contentType.map { " (\($0))" } ?? "") where the feed "
                 + "announced \(announced ?? "media") (an error page?)"
@@ -115,6 +125,7 @@ public enum DownloadFailureText {
         case .json: "a JSON document"
         case .xml: "an XML document"
         case .text: "text"
+        case .playlist: "an HLS playlist"
         }
     }
 }

@@ -190,6 +190,13 @@ enum DownloadText {
                 "\(summary.extrasFailed) \(summary.extrasFailed == 1 ? "extra" : "extras") not saved (tried again later)"
             )
         }
+        if summary.tagsWritten > 0 { parts.append("\(summary.tagsWritten) tagged") }
+        if summary.tagsFailed > 0 {
+            parts.append("\(summary.tagsFailed) not tagged after an error (kept as downloaded)")
+        }
+        if summary.tagsNotTaggable > 0 {
+            parts.append("\(summary.tagsNotTaggable) in a format without tags")
+        }
         if summary.filteredOut > 0 {
             parts.append("\(summary.filteredOut) left out by filters")
         }

@@ -67,6 +67,13 @@ enum EventText {
         return TerminalWidth.fit(head + TerminalWidth.fit(title, to: max(1, room)) + date, to: width)
     }
 
+    /// A show that went live (`podcast:liveItem status="live"`): `live now Show: Title (https://stream…)`.
+    static func liveLine(_ episode: EpisodeAnnouncement, of feed: FeedTarget) -> String {
+        var line = "live now  " + safe(feed.displayName) + ": " + safe(episode.title ?? "(untitled live stream)")
+        if let url = episode.linkString ?? episode.enclosure?.urlString { line += " " + safe(url) }
+        return line
+    }
+
     /// A feed that answers again after failing (`watch`, cron mode), once:
     /// `recovered Name: answers again after 3 failed checks (last: HTTP 503 Service Unavailable)`.
     static func recovered(_ feed: FeedTarget, _ recovery: RefreshOutcome.Recovery) -> String {

@@ -57,6 +57,8 @@ extension JSONLinesOutput {
                 ])
         case .extraSaved(let outcome), .extraFailed(let outcome):
             emit(ExtraText.json(outcome))
+        case .tagged(let outcome):
+            emit(TagText.json(outcome))
         case .olderLeftOut(let feed, let count, let since):
             emit([
                 ("event", .string("download_older_left_out")), ("feed_id", .int(Int(feed.id))),
@@ -88,6 +90,8 @@ extension JSONLinesOutput {
                 ("waiting", .int(summary.waiting)), ("elsewhere", .int(summary.elsewhere)),
                 ("filtered_out", .int(summary.filteredOut)),
                 ("extras_saved", .int(summary.extrasSaved)), ("extras_failed", .int(summary.extrasFailed)),
+                ("tags_written", .int(summary.tagsWritten)), ("tags_failed", .int(summary.tagsFailed)),
+                ("not_taggable", .int(summary.tagsNotTaggable)),
             ])
         }
     }

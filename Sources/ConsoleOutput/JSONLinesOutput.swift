@@ -51,6 +51,11 @@ final class JSONLinesOutput: OutputStyle {
                     [("event", .string("new_episode"))]
                         + EventJSON.episodeFields(episode, feedTitle: outcome.feed.title))
             }
+            for episode in outcome.wentLive {
+                emit(
+                    [("event", .string("went_live"))]
+                        + EventJSON.episodeFields(episode, feedTitle: outcome.feed.title))
+            }
         case .fetchFailed(let outcome):
             let failure = outcome.failure
             emit(

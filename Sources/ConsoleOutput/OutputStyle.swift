@@ -148,6 +148,9 @@ class HumanStyle: OutputStyle {
             printLine(ExtraText.saved(outcome))
         case .extraFailed(let outcome):
             printError(ExtraText.failed(outcome))
+        case .tagged(let outcome):
+            let (text, isError) = TagText.line(outcome)
+            if isError { printError(text) } else { printLine(text) }
         case .finished(let summary):
             if DownloadText.worthSaying(summary) { printLine(DownloadText.summaryLine(summary)) }
         case .queued, .started, .progressed:
@@ -181,6 +184,9 @@ class HumanStyle: OutputStyle {
     func episodeLines(_ outcome: RefreshOutcome, prefix: String) {
         for episode in outcome.newEpisodes {
             printLine(EventText.episodeLine(episode, of: outcome.feed, prefix: prefix, width: episodeWidth))
+        }
+        for episode in outcome.wentLive {
+            printLine(EventText.liveLine(episode, of: outcome.feed))
         }
     }
 

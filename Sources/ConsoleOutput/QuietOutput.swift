@@ -50,6 +50,8 @@ final class QuietOutput: HumanStyle {
             break
         case .extraFailed(let outcome) where outcome.failure?.isRepeat == true:
             break
+        case .tagged(let outcome):
+            if case .failed = outcome.result { super.drawDownload(event) }
         case .failed(let outcome) where outcome.failure?.isRepeat == true:
             break
         default:

@@ -14,6 +14,11 @@ extension DownloadError {
             return true
         case .shortBody, .noResponse, .stalled, .tooSlow, .timeout, .notEnoughSpace, .diskFull, .io, .transport:
             return false
+        // A live stream may become an episode when it ends (its playlist gets `#EXT-X-ENDLIST`); encryption and
+        // byte ranges stay what they are.
+        case .hls:
+            if case .hlsLive = cause { return false }
+            return true
         }
     }
 

@@ -45,6 +45,9 @@ public struct DownloadError: Error, Sendable, Hashable, Codable {
         /// A file beside an episode was not what it should be (chapters that are not chapters JSON, an image that is
         /// not an image, an error page).
         case wrongContent
+        /// An HLS episode podfresh does not save: live (no `#EXT-X-ENDLIST` yet), encrypted, or laid out in a way it
+        /// does not assemble.
+        case hls
     }
 
     /// What a file operation was doing when it failed.
@@ -97,6 +100,12 @@ public struct DownloadError: Error, Sendable, Hashable, Codable {
         /// A file beside an episode is not `expected` (its name, e.g. "WebVTT", "chapters JSON", "an image"); `found`:
         /// the document it is instead, when it is one, and its `Content-Type`.
         case notTheExtra(expected: String, found: DocumentKind?, contentType: String?)
+        /// The HLS playlist has no `#EXT-X-ENDLIST`: a live stream, not (yet) an episode to save.
+        case hlsLive
+        /// The HLS playlist's segments are encrypted (`METHOD`: AES-128, SAMPLE-AES): podfresh does not decrypt them.
+        case hlsEncrypted(method: String)
+        /// The HLS playlist cannot be saved as one file: `detail` says why (byte ranges, no segments, no variant).
+        case hlsUnsupported(detail: String)
     }
 
     /// What happened.
@@ -128,6 +137,7 @@ public struct DownloadError: Error, Sendable, Hashable, Codable {
         case .notEnoughSpace: .notEnoughSpace
         case .tooLarge: .tooLarge
         case .notTheExtra: .wrongContent
+        case .hlsLive, .hlsEncrypted, .hlsUnsupported: .hls
         }
     }
 

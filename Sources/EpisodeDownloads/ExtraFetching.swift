@@ -64,7 +64,7 @@ extension MediaDownloader {
             throw DownloadError(.notHTTPURL, url: url)
         }
         let watch = TransferWatch(clock: configuration.clock)
-        let body: (bytes: [UInt8], contentType: String?)
+        let body: (bytes: [UInt8], contentType: String?, source: URL)
         do {
             body = try await watch.run(limits: limits) { try await fetchBody(request, watch: watch) }
         } catch let exceeded as TransferLimitExceeded {
@@ -97,8 +97,32 @@ extension MediaDownloader {
         return SavedExtra(file: destination, byteCount: Int64(bytes.count))
     }
 
-    /// The whole body of `request`, at most its size limit.
-    private func fetchBody(_ request: ExtraRequest, watch: TransferWatch) async throws -> ([UInt8], String?) {
+    /// The image at `url` to embed in a file's tags: at most ``EpisodeTags/imageLimit`` bytes, a JPEG or a PNG.
+    ///
+    /// - Returns: nil when it is another image format.
+    /// - Throws: ``DownloadError`` as ``fetchExtra(_:)`` does (too large, not an image, the transfer's failures).
+    public func fetchArtwork(_ url: URL) async throws -> Artwork? {
+        let scheme = url.scheme?.lowercased() ?? ""
+        guard scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
+            throw DownloadError(.notHTTPURL, url: url)
+        }
+        let request = ExtraRequest(
+            url: url, kind: .image, base: URL(fileURLWithPath: "/"), sizeLimit: EpisodeTags.imageLimit)
+        let watch = TransferWatch(clock: configuration.clock)
+        let body: (bytes: [UInt8], contentType: String?, source: URL)
+        do {
+            body = try await watch.run(limits: limits) { try await fetchBody(request, watch: watch) }
+        } catch let exceeded as TransferLimitExceeded {
+            throw DownloadError(.transport(TransportFailure(exceeded, host: url.host ?? "the server")), url: url)
+        }
+        _ = try ExtraContent.check(
+            body.bytes, kind: .image, declaredType: nil, contentType: body.contentType, url: url)
+        return Artwork(bytes: body.bytes)
+    }
+
+    /// The whole body of `request`, at most its size limit, its `Content-Type` and the URL that served it (after
+    /// redirects).
+    func fetchBody(_ request: ExtraRequest, watch: TransferWatch) async throws -> ([UInt8], String?, URL) {
         let url = request.url
         var httpRequest = HTTPNetwork.Request(url: url)
         httpRequest.addHeader("User-Agent", configuration.userAgent)
@@ -160,7 +184,7 @@ extension MediaDownloader {
         if bytes.isEmpty {
             throw DownloadError(.emptyBody(status: response.status, contentType: contentType), url: url)
         }
-        return (bytes, contentType)
+        return (bytes, contentType, source)
     }
 
     /// Writes `bytes` to `part` (replacing it) and fsyncs it; removes it when that fails.

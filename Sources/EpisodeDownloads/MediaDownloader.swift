@@ -117,7 +117,10 @@ public struct MediaDownloader: Sendable {
             offset = 0
         }
         let partialTotal = offset > 0 ? PartFile.recordedLength(part) : nil
-        let announcesDocument = MediaSniffing.document(contentType: request.announcedType) != nil
+        // A feed that announces a document gets what it announced; one that announces a playlist never gets it saved
+        // as the episode.
+        let announcedDocument = MediaSniffing.document(contentType: request.announcedType)
+        let announcesDocument = announcedDocument != nil && announcedDocument != .playlist
         var restarted: DownloadedMedia.Restart?
         while true {
             let resuming = offset > 0
@@ -186,7 +189,9 @@ public struct MediaDownloader: Sendable {
             if start == 0 && Self.contentLength(headers) == 0 {
                 throw Self.emptyBody(url: url, status: status, contentType: contentType)
             }
-            if !announcesDocument, let document = MediaSniffing.document(contentType: contentType) {
+            if let document = MediaSniffing.document(contentType: contentType),
+                !announcesDocument || document == .playlist
+            {
                 throw Self.notMedia(
                     document, contentType: contentType, announced: request.announcedType, url: url, status: status)
             }

@@ -26,6 +26,9 @@ public enum DocumentKind: String, Sendable, Hashable, Codable {
     case xml
     case json
     case text
+    /// An HLS playlist (`#EXTM3U`, `application/vnd.apple.mpegurl`): the list of an episode's segments, not the
+    /// episode. podfresh does not assemble HLS episodes, and never saves the playlist as the episode.
+    case playlist
 }
 
 /// What the first bytes of a media body, or its `Content-Type`, say it is.
@@ -67,6 +70,7 @@ public enum MediaSniffing {
         let text = sample.drop(while: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D })
         guard let first = text.first else { return nil }
         let lowered = String(decoding: text, as: UTF8.self).lowercased()
+        if lowered.hasPrefix("#extm3u") { return .playlist }
         switch first {
         case UInt8(ascii: "<"):
             if ["<!doctype html", "<html", "<head", "<body", "<title", "<meta", "<p>", "<h1", "<div"].contains(
@@ -86,10 +90,14 @@ public enum MediaSniffing {
         }
     }
 
-    /// The kind of document a `Content-Type` names (`text/*`, JSON, XML, problem+json, XHTML), or nil for anything
-    /// else.
+    /// The kind of document a `Content-Type` names (`text/*`, JSON, XML, problem+json, XHTML, an HLS playlist), or nil
+    /// for anything else.
     public static func document(contentType: String?) -> DocumentKind? {
         guard let type = contentType.map(mediaType), !type.isEmpty else { return nil }
+        if ["application/vnd.apple.mpegurl", "application/x-mpegurl", "audio/mpegurl", "audio/x-mpegurl"].contains(type)
+        {
+            return .playlist
+        }
         if type == "text/html" || type == "application/xhtml+xml" { return .html }
         if type == "application/json" || type.hasSuffix("+json") || type == "text/json" { return .json }
         if type == "application/xml" || type == "text/xml" || type.hasSuffix("+xml") { return .xml }

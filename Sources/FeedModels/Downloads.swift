@@ -38,6 +38,8 @@ public struct DownloadSettings: Sendable, Hashable {
     public var extras: Bool?
     /// How many of the episodes from before downloads were turned on are downloaded; nil: unchanged.
     public var backlog: DownloadBacklog?
+    /// Whether downloaded files are tagged, and how; nil: unchanged.
+    public var tags: TagMode?
     /// When the change is made: turning downloads on takes the episodes first seen after it.
     public var changedAt = Date()
 
@@ -62,7 +64,7 @@ public struct DownloadSettings: Sendable, Hashable {
     public var isEmpty: Bool {
         enabled == nil && keepNewest == nil && directory == nil && fileNameTemplate == nil && deletePlayed == nil
             && include == nil && exclude == nil && match == nil && minimumDuration == nil && !clearFilters
-            && extras == nil && backlog == nil
+            && extras == nil && backlog == nil && tags == nil
     }
 
     /// The feed's ``Subscription/downloadsSince`` and ``Subscription/downloadBacklog`` after this change to
@@ -103,6 +105,9 @@ public struct DownloadSettings: Sendable, Hashable {
 
     /// Whether extras are saved, after this change to `subscription`.
     public func savesExtras(_ subscription: Subscription) -> Bool { extras ?? subscription.extras }
+
+    /// How downloaded files are tagged, after this change to `subscription`.
+    public func tagMode(_ subscription: Subscription) -> TagMode { tags ?? subscription.tagMode }
 
     /// Whether a played episode's file is deleted, after this change to `subscription`.
     public func deletesPlayed(_ subscription: Subscription) -> Bool { deletePlayed ?? subscription.deletePlayed }

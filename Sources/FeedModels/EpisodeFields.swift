@@ -43,6 +43,8 @@ public struct EpisodeFields: Sendable, Hashable {
     public var persons: String
     /// JSON: `[{url, type, length, bitrate, title, default}]`.
     public var alternateEnclosures: String
+    /// JSON `{status, start, end, content_links: [{href, text}]}` for a `podcast:liveItem`; nil for an ordinary item.
+    public var live: String?
 
     /// The stored fields of `e`.
     public init(_ e: ParsedEpisode) {
@@ -64,6 +66,7 @@ public struct EpisodeFields: Sendable, Hashable {
         chapters = e.chaptersString
         persons = Self.personsJSON(e)
         alternateEnclosures = Self.alternateEnclosuresJSON(e)
+        live = e.live.map(Self.liveJSON)
     }
 
     /// Fields as read back from a store.
@@ -71,8 +74,9 @@ public struct EpisodeFields: Sendable, Hashable {
         guid: String?, guidIsPermaLink: Bool?, title: String?, link: String?, description: String?, summary: String?,
         published: Double?, duration: Double?, enclosures: String, episodeNumber: Int?, season: Int?,
         episodeType: String?, explicit: Bool?, image: String?, transcripts: String, chapters: String?,
-        persons: String, alternateEnclosures: String
+        persons: String, alternateEnclosures: String, live: String? = nil
     ) {
+        self.live = live
         self.guid = guid
         self.guidIsPermaLink = guidIsPermaLink
         self.title = title
@@ -143,6 +147,11 @@ public struct EpisodeFields: Sendable, Hashable {
             mix(text)
             separate()
         }
+        // Only a live item mixes this in, so an ordinary episode's fingerprint stays what it always was.
+        if let live {
+            mix(live)
+            separate()
+        }
         return String(hash.value, radix: 16)
     }
 
@@ -157,7 +166,7 @@ public struct EpisodeFields: Sendable, Hashable {
         }
         func string(_ object: [String: Any], _ key: String) -> String? { object[key] as? String }
         func int64(_ object: [String: Any], _ key: String) -> Int64? { (object[key] as? NSNumber)?.int64Value }
-        return ParsedEpisode(
+        var episode = ParsedEpisode(
             id: key,
             guid: guid,
             guidIsPermaLink: guidIsPermaLink,
@@ -199,6 +208,37 @@ public struct EpisodeFields: Sendable, Hashable {
                     length: int64(object, "length"), bitrate: (object["bitrate"] as? NSNumber)?.doubleValue,
                     title: string(object, "title"), isDefault: (object["default"] as? Bool) ?? false)
             })
+        episode.live = live.flatMap(Self.liveItem)
+        return episode
+    }
+
+    /// A live item's stored JSON.
+    static func liveJSON(_ live: LiveItem) -> String {
+        JSONValue.object([
+            ("status", .string(live.status.rawValue)),
+            ("start", live.start.map { .number($0.timeIntervalSince1970) } ?? .null),
+            ("end", live.end.map { .number($0.timeIntervalSince1970) } ?? .null),
+            (
+                "content_links",
+                .array(
+                    live.contentLinks.map { .object([("href", .string($0.hrefString)), ("text", .string($0.text))]) })
+            ),
+        ]).serialized()
+    }
+
+    /// A live item from its stored JSON; nil when it does not read.
+    static func liveItem(_ text: String) -> LiveItem? {
+        guard let data = text.data(using: .utf8),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        let status = (object["status"] as? String).flatMap(LiveItem.Status.init(rawValue:)) ?? .pending
+        func date(_ key: String) -> Date? {
+            (object[key] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) }
+        }
+        let links = (object["content_links"] as? [[String: Any]] ?? []).compactMap { link in
+            (link["href"] as? String).map { LiveItem.ContentLink(hrefString: $0, text: link["text"] as? String) }
+        }
+        return LiveItem(status: status, start: date("start"), end: date("end"), contentLinks: links)
     }
 
     // MARK: - List columns

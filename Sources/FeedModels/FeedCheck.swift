@@ -91,6 +91,9 @@ public struct MergeSummary: Sendable, Hashable {
     public var backlogCount = 0
     /// Known episodes whose fields changed.
     public var updatedCount: Int
+    /// Live items (`podcast:liveItem`) stored for the first time with status live, or whose stored fields changed
+    /// to status live: the show went live.
+    public var wentLive: [StoredEpisode] = []
     /// The URL the subscription now has, when a move was applied.
     public var movedTo: URL?
     /// Why a requested move was not applied: the target is already subscribed.

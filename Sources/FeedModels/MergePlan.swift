@@ -94,6 +94,15 @@ public struct MergePlan: Sendable, Hashable {
             },
             updatedCount: updates.count)
         summary.backlogCount = backlogCount
+        // A live item whose fields changed and whose status is now live: the change is (almost always) its status.
+        let touched = inserts.map(\.index) + updates
+        summary.wentLive = touched.sorted().compactMap { index in
+            let episode = feed.episodes[index]
+            guard episode.live?.status == .live else { return nil }
+            return StoredEpisode(
+                subscriptionID: subscriptionID, key: episode.id, episode: episode, firstSeenAt: checkedAt,
+                lastSeenAt: checkedAt, firstSeenRunID: runID)
+        }
         return summary
     }
 

@@ -71,6 +71,8 @@ public struct Subscription: Sendable, Hashable, Identifiable {
     public var downloadFilter: DownloadFilter
     /// Save an episode's transcripts, chapters and artwork beside its media file (`--extras on`); off by default.
     public var extras: Bool
+    /// Write the episode's tags into each downloaded file (`--tags on|merge`); off by default.
+    public var tagMode: TagMode = .off
     /// Downloads take the episodes first seen after this time (`set FEED --download on` sets it), and of those seen
     /// before only the newest ``downloadBacklog``; nil takes every episode (a feed whose downloads were on before
     /// podfresh downloaded from then on).

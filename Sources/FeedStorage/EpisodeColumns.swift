@@ -8,7 +8,7 @@ import GRDB
 ///
 /// Built before the write transaction (it needs no database), so the single writer only runs SQL.
 struct EpisodeColumns: Sendable {
-    /// The columns after `fingerprint`, in table order (`guid` … `alternateEnclosures`), as statement arguments.
+    /// The columns after `fingerprint`, in table order (`guid` … `alternateEnclosures`, `liveItem`), as statement arguments.
     ///
     /// Built here, off the single writer: GRDB's generic `StatementArguments` initialiser projects each value through
     /// a key path instantiated per call, which costs the writer a quarter of its time in a cold refresh; arguments
@@ -25,7 +25,7 @@ struct EpisodeColumns: Sendable {
         let convertible: [(any DatabaseValueConvertible)?] = [
             f.guid, f.guidIsPermaLink, f.title, f.link, f.description, f.summary, f.published, f.duration,
             f.enclosures, f.episodeNumber, f.season, f.episodeType, f.explicit, f.image, f.transcripts, f.chapters,
-            f.persons, f.alternateEnclosures,
+            f.persons, f.alternateEnclosures, f.live,
         ]
         arguments = StatementArguments(convertible)
         fingerprint = f.fingerprint
@@ -38,7 +38,7 @@ struct EpisodeColumns: Sendable {
             duration: row["duration"], enclosures: row["enclosures"] ?? "[]", episodeNumber: row["episodeNumber"],
             season: row["season"], episodeType: row["episodeType"], explicit: row["explicit"], image: row["image"],
             transcripts: row["transcripts"] ?? "[]", chapters: row["chapters"], persons: row["persons"] ?? "[]",
-            alternateEnclosures: row["alternateEnclosures"] ?? "[]")
+            alternateEnclosures: row["alternateEnclosures"] ?? "[]", live: row["liveItem"])
         let episode = fields.episode(key: row["key"])
         return StoredEpisode(
             subscriptionID: row["subscriptionId"], key: row["key"], episode: episode,

@@ -21,13 +21,13 @@ extension FeedStore {
             sql: """
                 UPDATE subscription SET downloadsEnabled = ?, keepNewest = ?, downloadDirectory = ?,
                   fileNameTemplate = ?, deletePlayed = ?, downloadFilter = ?, extras = ?, downloadsSince = ?,
-                  downloadBacklog = ?
+                  downloadBacklog = ?, tagMode = ?
                 WHERE id = ?
                 """,
             arguments: [
                 enabled, keep, directory, template, settings.deletesPlayed(current),
                 settings.filter(after: current).storedText, settings.savesExtras(current),
-                since?.timeIntervalSince1970, backlog, current.id,
+                since?.timeIntervalSince1970, backlog, settings.tagMode(current).rawValue, current.id,
             ])
         return try Self.existingSubscription(id: current.id, db: db)
     }

@@ -467,6 +467,7 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
         subscription.endedEarly = row["endedEarly"] ?? false
         subscription.downloadsSince = date(row["downloadsSince"])
         subscription.downloadBacklog = row["downloadBacklog"]
+        subscription.tagMode = (row["tagMode"] as String?).flatMap(TagMode.init(rawValue:)) ?? .off
         return subscription
     }
 
@@ -607,8 +608,8 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                 sql: """
                     INSERT INTO episode (subscriptionId, key, fingerprint, guid, guidIsPermaLink, title, link, description, summary,
                       published, duration, enclosures, episodeNumber, season, episodeType, explicit, image, transcripts, chapters,
-                      persons, alternateEnclosures, firstSeenAt, lastSeenAt, firstSeenRunId)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                      persons, alternateEnclosures, liveItem, firstSeenAt, lastSeenAt, firstSeenRunId)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             for entry in plan.inserts {
                 let row = columns[entry.index]
@@ -625,7 +626,8 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
                 sql: """
                     UPDATE episode SET fingerprint = ?, guid = ?, guidIsPermaLink = ?, title = ?, link = ?, description = ?,
                       summary = ?, published = ?, duration = ?, enclosures = ?, episodeNumber = ?, season = ?, episodeType = ?,
-                      explicit = ?, image = ?, transcripts = ?, chapters = ?, persons = ?, alternateEnclosures = ?, lastSeenAt = ?
+                      explicit = ?, image = ?, transcripts = ?, chapters = ?, persons = ?, alternateEnclosures = ?, liveItem = ?,
+                      lastSeenAt = ?
                     WHERE subscriptionId = ? AND key = ?
                     """)
             for index in plan.updates {

@@ -30,12 +30,13 @@ extension PostgresFeedStore: DownloadRecordStore {
         let extras = settings.savesExtras(current)
         let (since, backlog) = settings.downloadsFrom(after: current)
         let sinceSeconds = since?.timeIntervalSince1970
+        let tagMode = settings.tagMode(current).rawValue
         try await connection.query(
             """
             UPDATE subscription SET downloads_enabled = \(enabled), keep_newest = \(keep),
               download_directory = \(directory), file_name_template = \(template), delete_played = \(deletePlayed),
               download_filter = \(filter), extras = \(extras), downloads_since = \(sinceSeconds),
-              download_backlog = \(backlog)
+              download_backlog = \(backlog), tag_mode = \(tagMode)
             WHERE id = \(id)
             """, logger: logger)
         return try await Self.lockedSubscription(id: id, on: connection, store: self)

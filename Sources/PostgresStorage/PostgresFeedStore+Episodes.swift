@@ -6,7 +6,7 @@ extension PostgresFeedStore {
     static let episodeColumns = """
         subscription_id, key, guid, guid_is_permalink, title, link, description, summary, published, duration,
         enclosures, episode_number, season, episode_type, explicit, image, transcripts, chapters, persons,
-        alternate_enclosures, first_seen_at, last_seen_at, first_seen_run_id
+        alternate_enclosures, live_item, first_seen_at, last_seen_at, first_seen_run_id
         """
 
     public func episodes(_ query: EpisodeQuery) async throws -> [StoredEpisode] {
@@ -95,7 +95,7 @@ extension PostgresFeedStore {
             season: try r.integer("season"), episodeType: try r.text("episode_type"), explicit: try r.bool("explicit"),
             image: try r.text("image"), transcripts: try r.text("transcripts") ?? "[]",
             chapters: try r.text("chapters"), persons: try r.text("persons") ?? "[]",
-            alternateEnclosures: try r.text("alternate_enclosures") ?? "[]")
+            alternateEnclosures: try r.text("alternate_enclosures") ?? "[]", live: try r.text("live_item"))
         let key = try r.text("key") ?? ""
         return StoredEpisode(
             subscriptionID: try r.int64("subscription_id") ?? 0, key: key, episode: fields.episode(key: key),

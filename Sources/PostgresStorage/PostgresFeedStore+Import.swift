@@ -390,6 +390,7 @@ private struct StoreImporter: Sendable {
                     b.append(s.endedEarly)
                     b.append(s.downloadsSince?.timeIntervalSince1970)
                     b.append(s.downloadBacklog)
+                    b.append(s.tagMode.rawValue)
                 })
         }
         try await connection.query(
@@ -514,6 +515,7 @@ private struct StoreImporter: Sendable {
                     b.append(f.chapters)
                     b.append(f.persons)
                     b.append(f.alternateEnclosures)
+                    b.append(f.live)
                     b.append(e.firstSeenAt)
                     b.append(e.lastSeenAt)
                     b.append(runID)
@@ -527,7 +529,7 @@ private struct StoreImporter: Sendable {
                       INSERT INTO episode (\(keepingIDs ? "id, " : "")subscription_id, key, fingerprint, guid,
                         guid_is_permalink, title, link, description, summary, published, duration, enclosures,
                         episode_number, season, episode_type, explicit, image, transcripts, chapters, persons,
-                        alternate_enclosures, first_seen_at, last_seen_at, first_seen_run_id)
+                        alternate_enclosures, live_item, first_seen_at, last_seen_at, first_seen_run_id)
                       VALUES \(tuples.joined(separator: ", "))
                       ON CONFLICT (subscription_id, key) DO NOTHING
                       RETURNING 1

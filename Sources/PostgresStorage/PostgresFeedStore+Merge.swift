@@ -156,7 +156,7 @@ extension PostgresFeedStore {
                   season = \(f.season), episode_type = \(f.episodeType), explicit = \(f.explicit),
                   image = \(f.image), transcripts = \(f.transcripts), chapters = \(f.chapters),
                   persons = \(f.persons), alternate_enclosures = \(f.alternateEnclosures),
-                  last_seen_at = \(checkedAt)
+                  live_item = \(f.live), last_seen_at = \(checkedAt)
                 WHERE subscription_id = \(subscriptionID) AND key = \(key(index))
                 """, logger: logger)
         }
@@ -203,10 +203,12 @@ extension PostgresFeedStore {
             """
             INSERT INTO episode (subscription_id, key, fingerprint, guid, guid_is_permalink, title, link, description,
               summary, published, duration, enclosures, episode_number, season, episode_type, explicit, image,
-              transcripts, chapters, persons, alternate_enclosures, first_seen_at, last_seen_at, first_seen_run_id)
+              transcripts, chapters, persons, alternate_enclosures, live_item, first_seen_at, last_seen_at,
+              first_seen_run_id)
             SELECT \(subscriptionID), r.key, r.fingerprint, r.guid, r.guid_is_permalink, r.title, r.link, r.description,
               r.summary, r.published, r.duration, r.enclosures, r.episode_number, r.season, r.episode_type, r.explicit,
-              r.image, r.transcripts, r.chapters, r.persons, r.alternate_enclosures, \(checkedAt), \(checkedAt),
+              r.image, r.transcripts, r.chapters, r.persons, r.alternate_enclosures, r.live_item, \(checkedAt),
+              \(checkedAt),
               r.first_seen_run_id
             FROM unnest(
               \(NullableArray.text(rows.map(\.key)))::text[], \(NullableArray.text(rows.map(\.fingerprint)))::text[],
@@ -221,10 +223,11 @@ extension PostgresFeedStore {
               \(NullableArray.text(f.map(\.image)))::text[], \(NullableArray.text(f.map(\.transcripts)))::text[],
               \(NullableArray.text(f.map(\.chapters)))::text[], \(NullableArray.text(f.map(\.persons)))::text[],
               \(NullableArray.text(f.map(\.alternateEnclosures)))::text[],
+              \(NullableArray.text(f.map(\.live)))::text[],
               \(NullableArray.int8(rows.map(\.firstSeenRun)))::bigint[]
             ) AS r(key, fingerprint, guid, guid_is_permalink, title, link, description, summary, published, duration,
               enclosures, episode_number, season, episode_type, explicit, image, transcripts, chapters, persons,
-              alternate_enclosures, first_seen_run_id)
+              alternate_enclosures, live_item, first_seen_run_id)
             """, logger: logger)
     }
 

@@ -11,7 +11,7 @@ extension PostgresFeedStore {
         is_complete, next_check_at, next_check_reason, moved_from, last_body_bytes, ttl_minutes,
         syndication_update_period, syndication_update_frequency, podcast_update_frequency, backlog,
         refused_move_target, downloads_enabled, keep_newest, download_directory, file_name_template, delete_played,
-        download_filter, extras, publication_model, ended_early, downloads_since, download_backlog
+        download_filter, extras, publication_model, ended_early, downloads_since, download_backlog, tag_mode
         """
 
     /// What ``subscription(from:)`` reads: ``subscriptionColumns`` and the steady-state columns (issue #36: the last
@@ -170,6 +170,7 @@ extension PostgresFeedStore {
         subscription.endedEarly = try r.bool("ended_early") ?? false
         subscription.downloadsSince = try r.date("downloads_since")
         subscription.downloadBacklog = try r.integer("download_backlog")
+        subscription.tagMode = try r.text("tag_mode").flatMap(TagMode.init(rawValue:)) ?? .off
         return subscription
     }
 }

@@ -285,6 +285,12 @@ enum PostgresSchema {
             )
             """
         ],
+        // 18: tags written into each downloaded file after it is verified: 'off', 'on' (replace the host's) or
+        // 'merge'.
+        ["ALTER TABLE subscription ADD COLUMN tag_mode text NOT NULL DEFAULT 'off'"],
+        // 19: a podcast:liveItem is kept as an episode with its status, start, end and content links (JSON); NULL for
+        // an ordinary item.
+        ["ALTER TABLE episode ADD COLUMN live_item text"],
     ]
 
     /// The version this binary writes and understands.

@@ -200,7 +200,7 @@ public final class FetchMetrics: Sendable {
             downloads["failed"]?.increment()
         case .queued, .started, .progressed, .removed, .skipped, .problem, .finished, .filtered, .olderLeftOut,
             .extraSaved,
-            .extraFailed:
+            .extraFailed, .tagged:
             break
         }
     }

@@ -29,7 +29,7 @@ struct DownloadSettingsCommandTests {
         #expect(set.status == 0, "\(set.stderr)")
         #expect(
             set.stdout.hasPrefix(
-                "set 1 Night Shift Radio: downloads on, keep newest 5, directory (default), name template (default), delete played off, filters none, extras off, downloading the episodes since "
+                "set 1 Night Shift Radio: downloads on, keep newest 5, directory (default), name template (default), delete played off, filters none, extras off, tags off, downloading the episodes since "
             ) && set.stdout.hasSuffix(" and the newest 1 before\n"), "\(set.stdout)")
 
         let folder = podfresh.directory.appendingPathComponent("media").path

@@ -195,7 +195,7 @@ struct SubscriptionListTests {
         "id", "url", "title", "link", "episodes", "added", "last_checked", "last_success", "last_status", "failures",
         "last_error", "last_error_kind", "gone", "complete", "ended_early", "moved_from", "next_check",
         "next_check_reason", "next_check_expected", "downloads", "keep", "download_dir", "name_template",
-        "delete_played", "filters", "extras", "downloads_since", "download_backlog",
+        "delete_played", "filters", "extras", "downloads_since", "download_backlog", "tags",
     ]
 
     @Test func jsonKeysAreTheDocumentedOnesInOrder() throws {

@@ -248,6 +248,32 @@ struct MediaIntegrityTests {
         }
     }
 
+    static let playlist =
+        "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXTINF:10.0,\nseg0.ts\n#EXT-X-ENDLIST\n"
+
+    @Test(
+        "an HLS playlist is never saved as the episode, whatever the feed or the server calls it",
+        arguments: [
+            ("application/vnd.apple.mpegurl", "application/x-mpegURL"),
+            ("audio/mpeg", "audio/mpeg"),
+            ("application/octet-stream", nil),
+            ("application/x-mpegurl", "application/vnd.apple.mpegurl"),
+        ] as [(String, String?)])
+    func anHLSPlaylistIsRefused(served: String, announced: String?) async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            server.setRoute(
+                "/ep.m3u8", TestResponse(headers: [("Content-Type", served)], text: Self.playlist, compressible: false))
+            let destination = directory.appendingPathComponent("ep.m3u8")
+            let error = await expectFailure(
+                downloader,
+                MediaRequest(url: server.url("/ep.m3u8"), destination: destination, announcedType: announced),
+                part: .removed)
+            #expect(error?.kind == .notMedia)
+            #expect(error?.cause == .notMedia(.playlist, status: 200, contentType: served, announced: announced))
+            #expect(error?.isPermanent == true, "waits as a broken link does")
+        }
+    }
+
     static let magics: [([UInt8], MediaContainer)] = [
         (Array("ID3".utf8) + [3, 0], .id3),
         ([0xFF, 0xFB, 0x90, 0x64], .mpegAudio),

@@ -79,9 +79,11 @@ struct RealFeedFixtureTests {
 
         #expect(feed.format.rawValue == expected.format)
         #expect(feed.title == expected.title)
-        #expect(feed.episodes.count == expected.episodes)
+        // Its `<item>`s; a `podcast:liveItem` is read as an episode too, marked live, and left out here.
+        let items = feed.episodes.filter { $0.live == nil }
+        #expect(items.count == expected.episodes)
         #expect(feed.warnings.isEmpty == !expected.warns, "\(feed.warnings)")
-        let first = try #require(feed.episodes.first)
+        let first = try #require(items.first)
         #expect(first.id == expected.firstKey)
         #expect(first.title == expected.firstTitle)
         #expect(first.duration == expected.firstDuration)

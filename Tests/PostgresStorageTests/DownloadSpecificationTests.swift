@@ -111,6 +111,24 @@ struct DownloadSpecificationTests {
     }
 
     @Test(arguments: Backend.allCases)
+    func tagsAreOffByDefaultAndSetOnOrMergeAsGiven(backend: Backend) async throws {
+        try await backend.withStore { store in
+            let feed = try await store.addSubscription(
+                url: URL(string: "https://a.example/feed")!, title: "Show", at: t0, backlog: nil)
+            #expect(feed.tagMode == .off)
+            var settings = DownloadSettings()
+            settings.tags = .on
+            let on = try await store.updateDownloadSettings(id: feed.id, settings)
+            #expect(on.tagMode == .on)
+            #expect(try await store.subscription(id: feed.id) == on, "read back as returned")
+            // Another setting leaves it; merge replaces it.
+            #expect(try await store.updateDownloadSettings(id: feed.id, DownloadSettings(enabled: true)).tagMode == .on)
+            settings.tags = .merge
+            #expect(try await store.updateDownloadSettings(id: feed.id, settings).tagMode == .merge)
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
     func theEpisodesToDownloadAreTheNewestNWithoutACompleteFileAndNotDeletedByTheUser(backend: Backend) async throws {
         try await backend.withStore { store in
             let feed = try await feedWithFiveEpisodes(store)

@@ -111,6 +111,11 @@ struct MigrationTests {
             #expect(neverFetched.fileNameTemplate == "{date} {title}.{ext}")
             #expect(neverFetched.downloadFilter == DownloadFilter(include: ["full episode"], minimumDuration: 600))
             #expect(neverFetched.extras)
+            #expect(neverFetched.tagMode == .merge)
+            let live = try #require(
+                try await target.episodes(EpisodeQuery(subscriptionID: source.moved)).first { $0.key == "nsr-live" })
+            #expect(live.episode.live?.status == .live)
+            #expect(live.episode.live?.contentLinks.first?.hrefString == "https://video.example/nsr")
 
             let lighthouse = try #require(
                 try await target.episodes(EpisodeQuery(subscriptionID: source.moved)).first { $0.key == "nsr-003" })

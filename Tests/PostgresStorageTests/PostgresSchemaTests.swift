@@ -124,8 +124,9 @@ struct PostgresSchemaTests {
               DROP COLUMN podping_cooldown, DROP COLUMN delete_played, DROP COLUMN download_filter,
               DROP COLUMN extras, DROP COLUMN last_body_digest, DROP COLUMN last_whole_read_at,
               DROP COLUMN publication_model, DROP COLUMN ended_early, DROP COLUMN downloads_since,
-              DROP COLUMN download_backlog;
+              DROP COLUMN download_backlog, DROP COLUMN tag_mode;
             ALTER TABLE refresh_run DROP COLUMN feeds_read_short;
+            ALTER TABLE episode DROP COLUMN live_item;
             UPDATE podfresh_schema SET version = 3;
             """)
         // … the next start upgrades it, losing nothing.

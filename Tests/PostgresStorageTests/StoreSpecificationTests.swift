@@ -222,3 +222,42 @@ struct StoreSpecificationTests {
         }
     }
 }
+
+/// `podcast:liveItem`s as both stores keep them: stored with their status, said once when they go live, and the same
+/// episode, not a new one, once the recording is an ordinary item.
+struct LiveItemStoreTests {
+    static func live(_ status: LiveItem.Status?) -> ParsedEpisode {
+        var item = episode("live-1", title: "Live Q&A")
+        item.live = status.map {
+            LiveItem(
+                status: $0, start: t0.addingTimeInterval(3600), end: nil,
+                contentLinks: [LiveItem.ContentLink(hrefString: "https://video.example/1", text: "Video")])
+        }
+        return item
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aLiveItemIsStoredSaidOnceWhenLiveAndItsRecordingIsTheSameEpisode(backend: Backend) async throws {
+        try await backend.withStore { store in
+            let feed = try await store.addSubscription(
+                url: URL(string: "https://a.example/feed")!, title: "Show", at: t0, backlog: nil)
+            let pending = try await store.apply(check(feed, [Self.live(.pending), episode("e1")]))
+            #expect(pending.newEpisodes.map(\.key) == ["live-1", "e1"], "announced once, when first seen")
+            #expect(pending.wentLive.isEmpty)
+            let stored = try await store.episodes(EpisodeQuery(subscriptionID: feed.id))
+            #expect(stored.first { $0.key == "live-1" }?.episode.live == Self.live(.pending).live)
+            #expect(stored.first { $0.key == "e1" }?.episode.live == nil)
+
+            let live = try await store.apply(check(feed, [Self.live(.live), episode("e1")], at: t0 + 60))
+            #expect(live.wentLive.map(\.key) == ["live-1"] && live.newEpisodes.isEmpty)
+            let still = try await store.apply(check(feed, [Self.live(.live), episode("e1")], at: t0 + 120))
+            #expect(still.wentLive.isEmpty, "unchanged: not said again")
+
+            let recorded = try await store.apply(check(feed, [Self.live(nil), episode("e1")], at: t0 + 180))
+            #expect(recorded.newEpisodes.isEmpty && recorded.wentLive.isEmpty, "not announced twice")
+            let after = try await store.episodes(EpisodeQuery(subscriptionID: feed.id))
+            #expect(after.filter { $0.key == "live-1" }.count == 1)
+            #expect(after.first { $0.key == "live-1" }?.episode.live == nil)
+        }
+    }
+}

@@ -82,6 +82,7 @@ public struct EpisodeList: Sendable {
     /// What an episode's line says of it: `new`, `downloaded`, `played`, in that order, each only when so.
     func marks(of stored: StoredEpisode) -> [String] {
         var marks: [String] = []
+        if let live = stored.episode.live { marks.append(Self.liveMark(live)) }
         if isNew(stored) { marks.append("new") }
         if downloads[DownloadKey(subscriptionID: stored.subscriptionID, key: stored.key)]?.isOnDisk == true {
             marks.append("downloaded")
@@ -90,6 +91,35 @@ public struct EpisodeList: Sendable {
             marks.append("played")
         }
         return marks
+    }
+
+    /// A live item's mark: `upcoming 2026-12-08 20:00`, `live`, `live stream ended`.
+    static func liveMark(_ live: LiveItem) -> String {
+        switch live.status {
+        case .pending: "upcoming" + (live.start.map { " " + LocalTime.string($0) } ?? "")
+        case .live: "live"
+        case .ended: "live stream ended"
+        }
+    }
+
+    /// A live item's `live` object for `--json` (null for an ordinary episode): `status` (`upcoming`, `live`,
+    /// `ended`), `start`, `end` and `content_links` (`[{href, text}]`).
+    static func liveJSON(_ live: LiveItem?) -> JSONValue {
+        guard let live else { return .null }
+        let status =
+            switch live.status {
+            case .pending: "upcoming"
+            case .live: "live"
+            case .ended: "ended"
+            }
+        return .object([
+            ("status", .string(status)), ("start", .date(live.start)), ("end", .date(live.end)),
+            (
+                "content_links",
+                .array(
+                    live.contentLinks.map { .object([("href", .string($0.hrefString)), ("text", .string($0.text))]) })
+            ),
+        ])
     }
 
     /// First seen in the last run that checked feeds.
@@ -112,7 +142,7 @@ public struct EpisodeList: Sendable {
             fields.insert(
                 contentsOf: PodpingReport.episodeFields(podping[$0.subscriptionID])
                     + Self.playFields(playStates[EpisodeRef(subscriptionID: $0.subscriptionID, episodeKey: $0.key)])
-                    + [("new", .bool(isNew($0)))],
+                    + [("new", .bool(isNew($0))), ("live", Self.liveJSON($0.episode.live))],
                 at: at)
             return JSONValue.object(fields).serialized()
         }

@@ -146,6 +146,7 @@ public struct SubscriptionList: Sendable {
             ("downloading", Self.downloadsFrom(of: subscription)),
             ("filters", DownloadFilterText.line(subscription.downloadFilter)),
             ("extras", subscription.extras ? "on (transcripts, chapters, artwork beside each file)" : "off"),
+            ("tags", Self.tagsLine(subscription.tagMode)),
         ]
         let labelWidth = 14
         return facts.flatMap { label, value in
@@ -175,6 +176,15 @@ public struct SubscriptionList: Sendable {
         return text
     }
 
+    /// `list FEED`'s tags line: what `set FEED --tags` chose, in words.
+    static func tagsLine(_ mode: TagMode) -> String {
+        switch mode {
+        case .off: "off"
+        case .on: "on (each downloaded MP3 or M4A gets the episode's tags, replacing the host's)"
+        case .merge: "merge (each downloaded MP3 or M4A gets the episode's tags; the host's other tags stay)"
+        }
+    }
+
     /// The warning status of a feed whose last document broke off before its end.
     public static let endedEarly =
         "ended early: its last document breaks off before its end (cut off); the episodes before the break are kept"
@@ -193,6 +203,7 @@ public struct SubscriptionList: Sendable {
         if subscription.deletePlayed { parts.append("delete played") }
         if !subscription.downloadFilter.isEmpty { parts.append("filters") }
         if subscription.extras { parts.append("extras") }
+        if subscription.tagMode != .off { parts.append("tags") }
         return parts.joined(separator: ", ")
     }
 
@@ -283,6 +294,7 @@ public struct SubscriptionList: Sendable {
             ("extras", .bool(subscription.extras)),
             ("downloads_since", .date(subscription.downloadsSince)),
             ("download_backlog", .int(subscription.downloadBacklog)),
+            ("tags", .string(subscription.tagMode.rawValue)),
         ])
     }
 }

@@ -107,7 +107,7 @@ public enum SubscriptionMessages {
         let directory = subscription.downloadDirectory.map(TerminalText.sanitize) ?? "(default)"
         let template = subscription.fileNameTemplate.map(TerminalText.sanitize) ?? "(default)"
         return
-            "\(changed ? "set" : "settings of") \(subscription.id) \(name): downloads \(subscription.downloadsEnabled ? "on" : "off"), \(keep), directory \(directory), name template \(template), delete played \(subscription.deletePlayed ? "on" : "off"), filters \(DownloadFilterText.line(subscription.downloadFilter)), extras \(subscription.extras ? "on" : "off"), downloading \(SubscriptionList.downloadsFrom(of: subscription))"
+            "\(changed ? "set" : "settings of") \(subscription.id) \(name): downloads \(subscription.downloadsEnabled ? "on" : "off"), \(keep), directory \(directory), name template \(template), delete played \(subscription.deletePlayed ? "on" : "off"), filters \(DownloadFilterText.line(subscription.downloadFilter)), extras \(subscription.extras ? "on" : "off"), tags \(subscription.tagMode.rawValue), downloading \(SubscriptionList.downloadsFrom(of: subscription))"
     }
 
     // MARK: - import

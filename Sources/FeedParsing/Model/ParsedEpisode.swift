@@ -158,6 +158,13 @@ public struct ParsedEpisode: Sendable, Hashable {
         set { extras.license = newValue }
     }
 
+    /// Set when the episode is a `podcast:liveItem` (a stream, pending, live or ended), never downloaded; nil for an
+    /// ordinary `item`.
+    public var live: LiveItem? {
+        get { extras.live }
+        set { extras.live = newValue }
+    }
+
     /// `link`, `itunes:image` and `podcast:chapters` as Foundation URLs, built when asked: the parser keeps URLs as
     /// their validated absolute text, which is what the store and the JSON output use.
     public var link: URL? {

@@ -234,10 +234,11 @@ struct EpisodeExtras: Sendable, Hashable {
     var txt: [PodcastText] = []
     var locations: [Location] = []
     var license: License?
+    var live: LiveItem?
 
     var isEmpty: Bool {
         soundbites.isEmpty && simpleChapters.isEmpty && value.isEmpty && txt.isEmpty && locations.isEmpty
-            && license == nil
+            && license == nil && live == nil
     }
 }
 

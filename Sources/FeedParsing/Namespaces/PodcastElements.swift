@@ -226,6 +226,8 @@ struct PodcastElements {
                 return state.warnItemLimit()
             }
             state.episode.extras.txt.append(txt)
+        case .contentLink:
+            LiveItems.endContentLink(frame, &state)
         default:
             break
         }

@@ -71,6 +71,8 @@ enum Name: UInt8 {
     case redirect, newLocation
     // Added for issue #23 (podping), kept after the rare names: `podcast:podping`, `podcast:hiveAccount`
     case podping, hiveAccount
+    // `podcast:liveItem` and its `podcast:contentLink`s, kept after the rare names.
+    case liveItem, contentLink
 
     static let table: [String: Name] = [
         "rss": .rss, "channel": .channel, "item": .item, "feed": .feed, "entry": .entry, "RDF": .RDF,
@@ -90,7 +92,7 @@ enum Name: UInt8 {
         "soundbite": .soundbite, "value": .value, "valueRecipient": .valueRecipient, "podroll": .podroll,
         "remoteItem": .remoteItem, "txt": .txt, "trailer": .trailer, "location": .location, "license": .license,
         "medium": .medium, "chapter": .chapter, "redirect": .redirect, "newLocation": .newLocation,
-        "podping": .podping, "hiveAccount": .hiveAccount,
+        "podping": .podping, "hiveAccount": .hiveAccount, "liveItem": .liveItem, "contentLink": .contentLink,
     ]
 }
 
@@ -103,6 +105,7 @@ enum AttributeKey: UInt8 {
     case pubdate, season, feedGuid, feedUrl, itemGuid, method, suggested, name, address, split, fee, customKey
     case customValue, complete, dtstart
     case usesPodping, account, hiveAccount
+    case status, end
 
     static let table: [String: AttributeKey] = [
         "url": .url, "length": .length, "type": .type, "href": .href, "rel": .rel, "text": .text,
@@ -115,6 +118,6 @@ enum AttributeKey: UInt8 {
         "feedUrl": .feedUrl, "itemGuid": .itemGuid, "method": .method, "suggested": .suggested, "name": .name,
         "address": .address, "split": .split, "fee": .fee, "customKey": .customKey, "customValue": .customValue,
         "complete": .complete, "dtstart": .dtstart, "usesPodping": .usesPodping, "account": .account,
-        "hiveAccount": .hiveAccount,
+        "hiveAccount": .hiveAccount, "status": .status, "end": .end,
     ]
 }

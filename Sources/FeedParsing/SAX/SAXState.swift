@@ -233,6 +233,9 @@ struct SAXState {
             if channelDepth == nil { channelDepth = depth }
         case (.none, .item), (.rss1, .item), (.atom, .entry):
             startEpisode(about: attribute(.about, of: frame))
+        case (.podcast, .liveItem) where !inEpisode:
+            startEpisode(about: nil)
+            LiveItems.start(frame, &self)
         case (.itunes, .category) where !inEpisode:
             ITunesElements.startCategory(frame, &self)
         case (.podcast, _):
@@ -325,7 +328,7 @@ struct SAXState {
     /// ``isTextElement(_:_:)`` for the names after `thumbnail`, which few feeds use (kept off the common path).
     static func isRareTextElement(_ ns: Namespace, _ el: Name) -> Bool {
         switch el {
-        case .soundbite, .txt, .trailer, .location, .license, .medium: return ns == .podcast
+        case .soundbite, .txt, .trailer, .location, .license, .medium, .contentLink: return ns == .podcast
         case .newLocation: return ns == .none
         case .hiveAccount: return ns == .podcast
         default: return false  // containers and elements whose data is in attributes
@@ -376,7 +379,9 @@ struct SAXState {
         }
         let ns = frame.namespace
         let el = frame.name
-        if (ns == .none || ns == .rss1) && el == .item || ns == .atom && el == .entry {
+        if (ns == .none || ns == .rss1) && el == .item || ns == .atom && el == .entry
+            || ns == .podcast && el == .liveItem
+        {
             if episodeOpen && episode.depth == depth { finishEpisode() }
             return
         }

@@ -63,7 +63,7 @@ extension FeedStore {
                         episodeNumber: row["episodeNumber"], season: row["season"], episodeType: row["episodeType"],
                         explicit: row["explicit"], image: row["image"], transcripts: row["transcripts"],
                         chapters: row["chapters"], persons: row["persons"],
-                        alternateEnclosures: row["alternateEnclosures"]),
+                        alternateEnclosures: row["alternateEnclosures"], live: row["liveItem"]),
                     firstSeenAt: row["firstSeenAt"], lastSeenAt: row["lastSeenAt"],
                     firstSeenRunID: row["firstSeenRunId"])
             }

@@ -318,6 +318,19 @@ enum Migrations {
                 t.column("downloadBacklog", .integer)
             }
         }
+        // Tags written into each downloaded file after it is verified: 'off', 'on' (replace the host's) or 'merge'.
+        migrator.registerMigration("downloads: tags") { db in
+            try db.alter(table: "subscription") { t in
+                t.add(column: "tagMode", .text).notNull().defaults(to: "off")
+            }
+        }
+        // A `podcast:liveItem` is kept as an episode with its status, start, end and content links (JSON); NULL for an
+        // ordinary item, which every stored episode is.
+        migrator.registerMigration("episodes: live items") { db in
+            try db.alter(table: "episode") { t in
+                t.add(column: "liveItem", .text)
+            }
+        }
         return migrator
     }
 

@@ -39,6 +39,8 @@ public struct RefreshOutcome: Sendable, Hashable {
     public var nextCheckReason: ScheduleReason?
     /// The bytes of the feed's body this check received (after decompression), when it fetched one.
     public var bytesFetched: Int?
+    /// Live items of the feed that went live in this check (`podcast:liveItem status="live"`, new or changed to it).
+    public var wentLive: [EpisodeAnnouncement] = []
     /// The bytes a 304 Not Modified saved: the size of the body last fetched, when the server answered 304.
     public var bytesSaved: Int?
 

@@ -29,6 +29,9 @@ public enum DownloadEvent: Sendable, Hashable {
     /// A file beside an episode could not be saved: nothing of it is kept, the episode's media file is untouched, and
     /// it is tried again after the broken-link wait.
     case extraFailed(ExtraOutcome)
+    /// A downloaded file's tags were written, or were not (`podfresh set FEED --tags on|merge`): a failure leaves the
+    /// file as downloaded and the episode downloaded; a container without tags is said once per feed and container.
+    case tagged(TagOutcome)
     /// Something about a feed's downloads went wrong outside any one download (retention, the store).
     case problem(FeedTarget, DownloadProblem)
     /// Every queued download finished.

@@ -187,6 +187,7 @@ public struct DownloadFailure: Sendable, Hashable {
         case .transport: "transport"
         case .tooLarge: "too_large"
         case .wrongContent: "wrong_content"
+        case .hls: "hls"
         }
     }
 }
@@ -271,6 +272,12 @@ public struct DownloadSummary: Sendable, Hashable {
     public var extrasSaved = 0
     /// Files beside episodes that could not be saved (tried again later).
     public var extrasFailed = 0
+    /// Downloaded files whose tags were written (`podfresh set FEED --tags on|merge`).
+    public var tagsWritten = 0
+    /// Downloaded files whose tags could not be written (the files kept as downloaded).
+    public var tagsFailed = 0
+    /// Downloaded files in a container podfresh writes no tags into, left untouched.
+    public var tagsNotTaggable = 0
     /// Episodes the feeds' download filters left out (`podfresh set FEED --include/--exclude/--min-duration`).
     public var filteredOut = 0
 

@@ -250,7 +250,10 @@ extension EpisodeDownloadQueue {
 
     /// The enclosure downloaded for an episode: the audio (else video) file a podcast app would play, never an
     /// image (``EnclosureChoice``); always an http(s) URL.
+    ///
+    /// A `podcast:liveItem` has none: its enclosure is a stream, never downloaded.
     public static func enclosure(of episode: ParsedEpisode) -> Enclosure? {
-        episode.chosenEnclosure?.enclosure
+        guard episode.live == nil else { return nil }
+        return episode.chosenEnclosure?.enclosure
     }
 }

@@ -48,6 +48,11 @@ public final class EpisodeDownloadQueue: Sendable {
         /// Files beside episodes saved, and failed.
         var extrasSaved = 0
         var extrasFailed = 0
+        /// Tags written, failed, and files in containers without tags; and the (feed, container) pairs said so.
+        var tagsWritten = 0
+        var tagsFailed = 0
+        var tagsNotTaggable = 0
+        var notTaggableSaid: Set<String> = []
         /// Broken links left waiting, and episodes another worker had.
         var waiting = 0
         var elsewhere = 0
@@ -258,6 +263,9 @@ public final class EpisodeDownloadQueue: Sendable {
             summary.filteredOut = state.filteredOut
             summary.extrasSaved = state.extrasSaved
             summary.extrasFailed = state.extrasFailed
+            summary.tagsWritten = state.tagsWritten
+            summary.tagsFailed = state.tagsFailed
+            summary.tagsNotTaggable = state.tagsNotTaggable
             return summary
         }
         publish(.finished(summary))
@@ -363,25 +371,29 @@ public final class EpisodeDownloadQueue: Sendable {
                 let started = target
                 publish(.started(started))
                 let throttle = ProgressThrottle(interval: settings.progressInterval, clock: clock)
-                let media = try await downloader.download(
-                    request,
-                    accepted: { response in
-                        try await store.recordDownloadStarted(
-                            DownloadStart(
-                                subscriptionID: job.subscription.id, episodeKey: job.episode.key,
-                                url: response.finalURL, partPath: request.partialFile.path,
-                                filePath: request.destination.path, etag: response.etag,
-                                lastModified: response.lastModified, startedAt: now()))
-                    },
-                    progress: { [publish] progress in
-                        guard let rate = throttle.due(progress) else { return }
-                        publish(
-                            .progressed(
-                                DownloadProgressReport(
-                                    target: started, receivedBytes: progress.receivedBytes,
-                                    expectedBytes: progress.expectedBytes, resumedFrom: progress.resumedFrom,
-                                    bytesPerSecond: rate)))
-                    })
+                let accepted: @Sendable (MediaResponse) async throws -> Void = { response in
+                    try await store.recordDownloadStarted(
+                        DownloadStart(
+                            subscriptionID: job.subscription.id, episodeKey: job.episode.key,
+                            url: response.finalURL, partPath: request.partialFile.path,
+                            filePath: request.destination.path, etag: response.etag,
+                            lastModified: response.lastModified, startedAt: now()))
+                }
+                let onProgress: @Sendable (DownloadProgress) -> Void = { [publish] progress in
+                    guard let rate = throttle.due(progress) else { return }
+                    publish(
+                        .progressed(
+                            DownloadProgressReport(
+                                target: started, receivedBytes: progress.receivedBytes,
+                                expectedBytes: progress.expectedBytes, resumedFrom: progress.resumedFrom,
+                                bytesPerSecond: rate)))
+                }
+                // An HLS playlist is saved as one file from its segments; anything else is the file itself.
+                let media =
+                    MediaDownloader.isHLS(url: enclosure.url, type: enclosure.type)
+                    ? try await downloader.downloadHLS(request, accepted: accepted, progress: onProgress)
+                    : try await downloader.download(request, accepted: accepted, progress: onProgress)
+                target.file = media.file.path
                 try await store.recordDownloadCompleted(
                     DownloadCompletion(
                         subscriptionID: job.subscription.id, episodeKey: job.episode.key, filePath: media.file.path,
@@ -392,6 +404,9 @@ public final class EpisodeDownloadQueue: Sendable {
                     seconds: seconds(), container: media.container)
                 state.withLock { $0.outcomes.append(outcome) }
                 publish(.completed(outcome))
+                if job.subscription.tagMode != .off {
+                    await writeTags(job, path: media.file.path, bytes: media.byteCount, target: target)
+                }
                 if job.subscription.extras {
                     await fetchExtras(job, mediaPath: media.file.path, target: target)
                 }
@@ -419,6 +434,26 @@ public final class EpisodeDownloadQueue: Sendable {
                 $0.extrasSaved += saved
                 $0.extrasFailed += failed
             }
+        }
+
+        /// Writes the tags into `job`'s verified file, counts what came of it, and says so (a container without tags
+        /// once per feed and container). A failure never fails the episode.
+        private func writeTags(_ job: Job, path: String, bytes: Int64, target: DownloadTarget) async {
+            let outcome = await EpisodeTagging(downloader: downloader).tag(
+                job.episode, of: job.subscription, path: path, bytes: bytes, target: target)
+            let say = state.withLock { state -> Bool in
+                switch outcome.result {
+                case .tagged:
+                    state.tagsWritten += 1
+                case .failed:
+                    state.tagsFailed += 1
+                case .notTaggable(let container):
+                    state.tagsNotTaggable += 1
+                    return state.notTaggableSaid.insert("\(job.subscription.id) \(container ?? "")").inserted
+                }
+                return true
+            }
+            if say { publish(.tagged(outcome)) }
         }
 
         /// Claims `job`'s episode on a shared store: nil (said as skipped) when another worker holds it, or when

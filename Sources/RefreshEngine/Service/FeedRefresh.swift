@@ -105,6 +105,9 @@ struct FeedRefresh: Sendable {
                     warnings: feed.warnings,
                     nextCheckAt: schedule.nextCheckAt, nextCheckReason: schedule.reason)
                 outcome.backlogCount = merge.backlogCount + (early?.backlogCount ?? 0)
+                outcome.wentLive = merge.wentLive.map {
+                    EpisodeAnnouncement(feedID: $0.subscriptionID, episode: $0.episode)
+                }
                 outcome.bytesFetched = byteCount
                 outcome.readShort = read == .short
                 outcome.recovered = Self.recovery(of: subscription)

@@ -25,6 +25,11 @@ extension RootCommand {
                 `--exclude` replace the feed's patterns; `--clear-filters` removes them all. A file downloaded before \
                 a filter left its episode out is kept, and neither counted nor deleted.
 
+                `--tags on` writes the episode's tags into each file downloaded from then on, after it is verified: \
+                ID3v2.4 in an MP3 (an ID3v1 tag at its end is left alone), `ilst` in an MP4/M4A; the audio stays \
+                byte for byte. `--tags merge` keeps the host's other tags. Other formats are left as downloaded. A \
+                file whose tags cannot be written stays as downloaded, and the episode downloaded.
+
                 With --new-feeds instead of a feed, the options set what every subscription made from then on \
                 starts with, whether it comes from `add`, `import` or a sync with your phone (existing feeds keep \
                 theirs): `podfresh set --new-feeds --download on` downloads each new feed's newest episode and \
@@ -112,6 +117,17 @@ extension RootCommand {
                 "Save each downloaded episode's transcripts, chapters and artwork beside its media file.",
                 valueName: "on|off"))
         var extras: Switch?
+
+        @Option(
+            help: ArgumentHelp(
+                "Write the episode's tags (title, podcast, author, numbers, date, notes, cover, link, guid) into each MP3 or M4A once it is downloaded and verified: on replaces the host's tags, merge keeps the host's other tags.",
+                valueName: "on|off|merge"))
+        var tags: TagModeArgument?
+
+        /// `--tags`.
+        enum TagModeArgument: String, ExpressibleByArgument, CaseIterable {
+            case on, off, merge
+        }
 
         func validate() throws {
             switch (feed, newFeeds) {
@@ -220,6 +236,7 @@ extension RootCommand {
             settings.clearFilters = clearFilters
             settings.extras = extras.map { $0 == .on }
             settings.backlog = backlog.flatMap(Self.backlogChange)
+            settings.tags = tags.flatMap { TagMode(rawValue: $0.rawValue) }
             return settings
         }
 

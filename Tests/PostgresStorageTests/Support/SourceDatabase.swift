@@ -62,7 +62,13 @@ struct SourceDatabase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let t0 = Self.t0
         let store = try FeedStore(path: folder.appendingPathComponent("podfresh.sqlite").path)
-        let nightShift = try demoFeed("night-shift-radio.xml")
+        var nightShift = try demoFeed("night-shift-radio.xml")
+        // A live item among its episodes, as `podcast:liveItem` reads.
+        var live = ParsedEpisode(id: "nsr-live", title: "Night Shift live")
+        live.live = LiveItem(
+            status: .live, start: t0, end: t0.addingTimeInterval(3600),
+            contentLinks: [LiveItem.ContentLink(hrefString: "https://video.example/nsr", text: "Watch")])
+        nightShift.episodes.insert(live, at: 0)
         let fieldRecordings = try demoFeed("field-recordings.xml")
         let gardenNotes = try demoFeed("garden-notes.atom")
 
@@ -141,6 +147,7 @@ struct SourceDatabase {
         filtersAndExtras.include = ["full episode"]
         filtersAndExtras.minimumDuration = .set(600)
         filtersAndExtras.extras = true
+        filtersAndExtras.tags = .merge
         _ = try await store.updateDownloadSettings(id: neverFetched.id, filtersAndExtras)
 
         // Download records: a complete file …
