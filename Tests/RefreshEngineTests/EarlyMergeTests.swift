@@ -29,6 +29,17 @@ private func feed(_ items: [(id: String, daysAgo: Double, title: String)]) -> St
         """
 }
 
+/// An RSS document of `count` undated items with no enclosure and no guid (each keyed by its title), about 700 bytes
+/// each: the shape of the body that kept 20,002 episodes after the size limit refused it.
+private func undatedFeed(_ count: Int) -> String {
+    let notes = String(repeating: "Notes without a date. ", count: 28)
+    let items = (1...count).map { "<item><title>Undated \($0)</title><description>\(notes)</description></item>\n" }
+    return """
+        <?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Undated</title>
+        \(items.joined())</channel></rss>
+        """
+}
+
 /// Items e1 (newest, 1 day ago) … eN, titled by their ids.
 private func items(_ count: Int) -> [(id: String, daysAgo: Double, title: String)] {
     (1...count).map { ("e\($0)", Double($0), "e\($0)") }
@@ -150,6 +161,50 @@ struct EarlyMergeTests {
             #expect(second.failure == nil)
             #expect(second.newEpisodes.map(\.key) == ["e1", "e2", "e3"])
             #expect(try await h.stored(subscription.id).count == 200)
+        }
+    }
+
+    @Test func aFirstCheckRefusedAsTooLargeKeepsNoneOfItsEpisodes() async throws {
+        // 4,300 items (3 MB, sent gzipped with no length) against a 2 MB limit: refused as it streams, after early
+        // merges every 200 KB stored its back catalogue.
+        try await SteadyHarness.with(maxBodyBytes: 2_000_000, configure: { $0.earlyMergeBytes = 200_000 }) { h in
+            h.serve(undatedFeed(4_300))
+            let subscription = try await h.subscribe(backlog: 3)
+            let refused = try await h.refresh()
+            #expect(refused.failure?.kind == .fetch(.tooLarge), "\(String(describing: refused.failure))")
+            #expect(try await h.stored(subscription.id).isEmpty, "a refused body leaves no episode behind")
+
+            // Under the limit, the same feed is a first check as any: its newest announced, the rest back catalogue.
+            h.serve(undatedFeed(2_000))
+            await h.clock.advance(by: .seconds(3600))
+            let accepted = try await h.refresh()
+            #expect(accepted.failure == nil)
+            #expect(accepted.newEpisodes.map(\.key).count == 3 && accepted.backlogCount == 1_997)
+        }
+    }
+
+    @Test func aFirstCheckCutByAResetKeepsTheBackCatalogueItStoredAndTheNextAnnouncesTheNewest() async throws {
+        try await SteadyHarness.with(maxBodyBytes: 10_000_000, configure: { $0.earlyMergeBytes = 50_000 }) { h in
+            let text = undatedFeed(4_300)
+            h.server.setRoute(
+                "/f.xml",
+                TestResponse(
+                    status: 200, headers: [("Content-Type", "application/rss+xml")], body: Array(text.utf8),
+                    fault: .reset(afterBytes: 2_500_000), compressible: false))
+            let subscription = try await h.subscribe(backlog: 3)
+            let cut = try await h.refresh()
+            #expect(cut.failure != nil && cut.failure?.kind != .fetch(.tooLarge), "\(String(describing: cut.failure))")
+            let stored = try await h.stored(subscription.id)
+            // How much arrived before the reset depends on timing (a reset drops what the client had not read yet).
+            #expect(stored.count > 0 && stored.count < 4_300, "the back catalogue read before the reset stays")
+            #expect(stored.values.allSatisfy { !$0.hasSuffix("(announced)") }, "and none of it is announced")
+
+            h.serve(text)
+            await h.clock.advance(by: .seconds(3600))
+            let second = try await h.refresh()
+            #expect(second.failure == nil)
+            #expect(second.newEpisodes.map(\.title) == ["Undated 1", "Undated 2", "Undated 3"])
+            #expect(try await h.stored(subscription.id).count == 4_300)
         }
     }
 
