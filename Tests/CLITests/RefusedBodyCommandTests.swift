@@ -4,8 +4,8 @@ import Testing
 
 /// End-to-end: a first check whose long body is refused by `--max-feed-size` while it streams keeps none of its
 /// episodes, though its early merges (every 4 MB) stored back catalogue on the way; a body cut by a reset keeps what
-/// was stored, never announced, and the next whole read announces the newest. A real server on 127.0.0.1 sends
-/// 9–14 MB of undated items with no enclosure.
+/// was stored, never announced (`TransientCutTests` follows it to the next whole read). A real server on 127.0.0.1
+/// sends 9–14 MB of undated items with no enclosure.
 @Suite(.serialized)
 struct RefusedBodyCommandTests {
     /// `count` undated items with no guid or enclosure (keyed by title), about 700 bytes each.
@@ -18,13 +18,15 @@ struct RefusedBodyCommandTests {
         return Array((text + "</channel></rss>\n").utf8)
     }
 
+    /// The feed's stored episodes, as `list --json` counts them (listing thousands would only cost time).
     static func storedCount(_ podfresh: Podfresh) async throws -> Int {
-        let listed = try await podfresh.run(["episodes", "--json", "--limit", "100000"])
+        let listed = try await podfresh.run(["list", "--json"])
         #expect(listed.status == 0, "\(listed.stderr)")
-        return EpisodeActionCommandTests.jsonLines(listed.stdout).count
+        let feeds = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]
+        return try #require(feeds?.first?["episodes"] as? Int)
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(5)))
     func aBodyRefusedAsTooLargeAsItStreamsLeavesNoEpisode() async throws {
         try await withTestHTTPServer { server in
             let podfresh = try Podfresh()
@@ -43,14 +45,10 @@ struct RefusedBodyCommandTests {
                     as? [[String: Any]])
             #expect(feeds.first?["last_error_kind"] as? String == "too_large", "\(feeds)")
             #expect(try await Self.storedCount(podfresh) == 0, "the refused body's back catalogue was taken out")
-
-            let accepted = try await podfresh.run(["refresh", "--all"], timeout: 120)
-            #expect(accepted.status == 0, "\(accepted.stderr)")
-            #expect(try await Self.storedCount(podfresh) == 13_000)
         }
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(5)))
     func aBodyCutByAResetKeepsItsBackCatalogueUnannounced() async throws {
         try await withTestHTTPServer { server in
             let podfresh = try Podfresh()
@@ -69,16 +67,8 @@ struct RefusedBodyCommandTests {
             // What arrived before the reset depends on timing (it drops what was not read yet), but the server had
             // handed over 12 MB, far past the first early merge at 4 MB.
             #expect(kept > 0 && kept < 20_000, "stored early: \(kept)")
-            let announced = EpisodeActionCommandTests.jsonLines(
-                try await podfresh.run(["episodes", "--json", "--new", "--limit", "100000"]).stdout)
-            #expect(announced.isEmpty, "back catalogue is never announced")
-
-            server.setRoute(
-                "/big.xml", TestResponse(status: 200, headers: [("Content-Type", "application/rss+xml")], body: body))
-            let whole = try await podfresh.run(["refresh", "--all", "--json"], timeout: 120)
-            #expect(whole.status == 0, "\(whole.stderr)")
-            #expect(whole.stdout.contains("Undated 1\""), "the newest is announced: \(whole.stdout.prefix(2_000))")
-            #expect(try await Self.storedCount(podfresh) == 20_000)
+            let announced = try await podfresh.run(["episodes", "--json", "--new", "--limit", "1"])
+            #expect(announced.stdout.isEmpty, "back catalogue is never announced: \(announced.stdout)")
         }
     }
 }
