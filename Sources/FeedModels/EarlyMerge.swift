@@ -34,6 +34,27 @@ public struct EarlyEpisodes: Sendable {
     }
 }
 
+/// The back catalogue a check's early merges stored, taken out again because the check's body was then refused by a
+/// limit (larger than the size limit, a decompression bomb, not a feed): a refused body leaves no episode behind, on
+/// a feed's first check as on any other. A body cut short by the network (a reset, a timeout) keeps it instead.
+public struct EarlyWithdrawal: Sendable, Hashable {
+    /// The feed the episodes belong to.
+    public var subscriptionID: Int64
+    /// When the check started: the first-seen time its early merges stored the episodes under.
+    public var checkedAt: Date
+    /// The keys the early merges stored.
+    public var keys: [String]
+    /// On a shared store, the claim the check runs under: nothing is removed once it is no longer current.
+    public var lease: FeedLease?
+
+    public init(subscriptionID: Int64, checkedAt: Date, keys: [String], lease: FeedLease? = nil) {
+        self.subscriptionID = subscriptionID
+        self.checkedAt = checkedAt
+        self.keys = keys
+        self.lease = lease
+    }
+}
+
 /// What an early merge wrote, and what it left for the check's own merge.
 public struct EarlyMergeSummary: Sendable, Hashable {
     /// Indices (in ``EarlyEpisodes/episodes``) of the episodes left for the check's merge: new ones not stored, and
@@ -48,6 +69,12 @@ public struct EarlyMergeSummary: Sendable, Hashable {
         self.held = held
         self.unchanged = unchanged
         self.backlogCount = backlogCount
+    }
+
+    /// Indices of the episodes stored as back catalogue: those of `count` neither held nor unchanged.
+    public func stored(of count: Int) -> [Int] {
+        let other = Set(held).union(unchanged)
+        return (0..<count).filter { !other.contains($0) }
     }
 }
 

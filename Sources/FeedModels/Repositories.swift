@@ -40,7 +40,12 @@ public protocol EpisodeRepository: Sendable {
     /// ``EarlyEpisodes`` says: known ones updated or marked seen, new ones stored as back catalogue where allowed,
     /// the other new ones handed back. Writes nothing of the feed's own state; ``apply(_:)`` ends the check.
     func mergeEarly(_ part: EarlyEpisodes) async throws -> EarlyMergeSummary
-    /// Stored episodes, newest first (by published date, else first-seen).
+    /// Removes the back catalogue a check's early merges stored, when the check's body was then refused
+    /// (``EarlyWithdrawal``): only episodes of those keys still as an early merge stored them (first seen at the
+    /// check's time, by no run). - Returns: how many were removed.
+    func withdrawEarly(_ withdrawal: EarlyWithdrawal) async throws -> Int
+    /// Stored episodes, newest first: dated ones by published date, then undated ones by first-seen (those first seen
+    /// together in feed order).
     func episodes(_ query: EpisodeQuery) async throws -> [StoredEpisode]
     /// How many stored episodes match `query`, ignoring its limit.
     func countEpisodes(_ query: EpisodeQuery) async throws -> Int

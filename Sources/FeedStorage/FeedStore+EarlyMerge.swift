@@ -38,3 +38,30 @@ extension FeedStore {
         }
     }
 }
+
+extension FeedStore {
+    /// Removes the back catalogue a check's early merges stored, its body then refused (see
+    /// ``EpisodeRepository/withdrawEarly(_:)``), in one transaction, a few hundred keys at a time.
+    public func withdrawEarly(_ withdrawal: EarlyWithdrawal) async throws -> Int {
+        guard !withdrawal.keys.isEmpty else { return 0 }
+        return try await write { db in
+            var removed = 0
+            for start in stride(from: 0, to: withdrawal.keys.count, by: 500) {
+                let batch = withdrawal.keys[start..<min(start + 500, withdrawal.keys.count)]
+                var arguments: StatementArguments = [
+                    withdrawal.subscriptionID, withdrawal.checkedAt.timeIntervalSince1970,
+                ]
+                arguments += StatementArguments(batch)
+                let marks = Array(repeating: "?", count: batch.count).joined(separator: ", ")
+                try db.execute(
+                    sql: """
+                        DELETE FROM episode
+                        WHERE subscriptionId = ? AND firstSeenAt = ? AND firstSeenRunId IS NULL AND key IN (\(marks))
+                        """,
+                    arguments: arguments)
+                removed += db.changesCount
+            }
+            return removed
+        }
+    }
+}

@@ -5,7 +5,10 @@ import GRDB
 extension FeedStore {
     public func episodes(_ query: EpisodeQuery) async throws -> [StoredEpisode] {
         var (sql, arguments) = Self.episodeSelection(query, columns: "*")
-        sql += " ORDER BY COALESCE(published, firstSeenAt) DESC, id DESC"
+        // Dated episodes first, newest first; then undated ones, the latest seen first and, of those seen by one
+        // check, in feed order (the order they were stored in).
+        sql +=
+            " ORDER BY published IS NULL, COALESCE(published, firstSeenAt) DESC, CASE WHEN published IS NULL THEN id ELSE -id END"
         if let limit = query.limit {
             sql += " LIMIT ?"
             arguments += [limit]

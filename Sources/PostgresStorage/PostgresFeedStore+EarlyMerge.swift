@@ -19,7 +19,9 @@ extension PostgresFeedStore {
         let store = self
         return try await Task {
             try await store.transaction { connection in
-                if writes { try await store.lockForEarlyMerge(part, on: connection) }
+                if writes {
+                    try await store.lockForEarlyWrite(part.subscriptionID, lease: part.lease, on: connection)
+                }
                 var stored: [String: String] = [:]
                 for try await (key, fingerprint) in try await connection.query(
                     """
@@ -41,24 +43,54 @@ extension PostgresFeedStore {
         }.value
     }
 
-    /// Locks the subscription's row for an early merge; under a lease, only while the lease is the check's.
-    private func lockForEarlyMerge(_ part: EarlyEpisodes, on connection: PostgresConnection) async throws {
-        guard let lease = part.lease else {
-            _ = try await Self.lockedSubscription(id: part.subscriptionID, on: connection, store: self)
+    /// Removes the back catalogue a check's early merges stored, its body then refused (see
+    /// ``EpisodeRepository/withdrawEarly(_:)``), in one transaction: under a lease, only while the lease is the
+    /// check's (else nothing is removed and the lease is reported lost).
+    public func withdrawEarly(_ withdrawal: EarlyWithdrawal) async throws -> Int {
+        guard !withdrawal.keys.isEmpty else { return 0 }
+        let store = self
+        return try await Task {
+            try await store.transaction { connection in
+                try await store.lockForEarlyWrite(withdrawal.subscriptionID, lease: withdrawal.lease, on: connection)
+                var removed = 0
+                for try await _ in try await connection.query(
+                    """
+                    DELETE FROM episode
+                    WHERE subscription_id = \(withdrawal.subscriptionID)
+                      AND first_seen_at = \(withdrawal.checkedAt.timeIntervalSince1970)
+                      AND first_seen_run_id IS NULL AND key = ANY(\(withdrawal.keys))
+                    RETURNING id
+                    """, logger: store.logger
+                ) {
+                    removed += 1
+                }
+                return removed
+            }
+        }.value
+    }
+
+    /// Locks the subscription's row for an early write; under a lease, only while the lease is the check's.
+    private func lockForEarlyWrite(
+        _ subscriptionID: Int64, lease: FeedLease?, on connection: PostgresConnection
+    )
+        async throws
+    {
+        guard let lease else {
+            _ = try await Self.lockedSubscription(id: subscriptionID, on: connection, store: self)
             return
         }
         var current = false
         for try await _ in try await connection.query(
             """
             SELECT id FROM subscription
-            WHERE id = \(part.subscriptionID) AND lease_token = \(lease.token) AND lease_expires_at > clock_timestamp()
+            WHERE id = \(subscriptionID) AND lease_token = \(lease.token) AND lease_expires_at > clock_timestamp()
             FOR UPDATE
             """, logger: logger
         ) {
             current = true
         }
         guard current else {
-            _ = try await Self.lockedSubscription(id: part.subscriptionID, on: connection, store: self)
+            _ = try await Self.lockedSubscription(id: subscriptionID, on: connection, store: self)
             throw Self.leaseLost
         }
     }

@@ -11,7 +11,10 @@ extension PostgresFeedStore {
 
     public func episodes(_ query: EpisodeQuery) async throws -> [StoredEpisode] {
         var (sql, binds) = Self.episodeSelection(query, columns: Self.episodeColumns)
-        sql += " ORDER BY COALESCE(published, first_seen_at) DESC, id DESC"
+        // As the SQLite store: dated episodes first, newest first; then undated ones, the latest seen first and, of
+        // those seen by one check, in feed order (the order they were stored in).
+        sql +=
+            " ORDER BY published IS NULL, COALESCE(published, first_seen_at) DESC, CASE WHEN published IS NULL THEN id ELSE -id END"
         if let limit = query.limit {
             binds.append(limit)
             sql += " LIMIT $\(binds.count)"

@@ -185,6 +185,30 @@ struct FastPathTests {
         #expect(TextCleaning.clean(" a\u{1}\n b ") == "a\n b")
     }
 
+    // MARK: - Strings from bytes
+
+    @Test func longMostlyASCIITextDecodesAsSwiftDecodesIt() {
+        var generator = SplitMix(seed: 13)
+        let rare: [[UInt8]] = [
+            Array("’".utf8), Array("é".utf8), Array("🎙".utf8), Array("東京".utf8), [0xFF], [0xC3], [0xE2, 0x80],
+            [0x80, 0x80], [0xF0, 0x9F, 0x8E],
+        ]
+        for _ in 0..<2_000 {
+            var bytes: [UInt8] = []
+            let length = Int(generator.next() % 3_000)
+            while bytes.count < length {
+                if generator.next() % 200 == 0 {
+                    bytes += rare[Int(generator.next() % UInt64(rare.count))]
+                } else {
+                    bytes.append(UInt8(0x20 + generator.next() % 95))
+                }
+            }
+            let decoded = bytes.withUnsafeBufferPointer(TextCleaning.decodedString)
+            #expect(decoded == String(decoding: bytes, as: UTF8.self))
+            #expect(Array(decoded.utf8) == Array(String(decoding: bytes, as: UTF8.self).utf8))
+        }
+    }
+
     // MARK: - Plain summaries
 
     /// The summary rule, one byte at a time (the implementation copies runs of ordinary bytes a word at a time).
@@ -260,7 +284,8 @@ struct FastPathTests {
         let pieces = [
             "word", "longerword", "café", "東京", "🎧", " ", "  ", "\n", "<p>", "</p>", "<a href=\"x\">", "&amp;",
             "&nbsp;",
-            "&#8217;", "&bogus;", "&", "Zürich", "x",
+            "&#8217;", "&bogus;", "&", "Zürich", "x", "1966,", "(ok?)", "a-b:c;", "\t", "&#9;", "&#x85;", "&#129;",
+            "&#8232;",
         ]
         for _ in 0..<3_000 {
             var html = ""

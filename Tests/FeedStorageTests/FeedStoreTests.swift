@@ -292,11 +292,11 @@ struct FeedStoreTests {
                 result: fetched([episode("x", published: t0.addingTimeInterval(-60))]), runID: 2))
         #expect(
             try await temp.store.episodes(EpisodeQuery(subscriptionID: feed.id)).map(\.key) == [
-                "undated", "new", "old",
-            ])
+                "new", "old", "undated",
+            ], "an undated episode comes after the dated ones, though first seen now")
         #expect(
             try await temp.store.episodes(EpisodeQuery(since: t0.addingTimeInterval(-3600))).map(\.key) == [
-                "undated", "new", "x",
+                "new", "x", "undated",
             ])
         #expect(try await temp.store.episodes(EpisodeQuery(runID: 2)).map(\.key) == ["x"])
         #expect(try await temp.store.episodes(EpisodeQuery(limit: 1)).count == 1)

@@ -62,6 +62,37 @@ struct EarlyMergeStoreTests {
         }
     }
 
+    @Test(arguments: Backend.allCases)
+    func withdrawingTakesOutOnlyWhatTheChecksEarlyMergesStored(backend: Backend) async throws {
+        try await backend.withStore { store in
+            let added = try await store.addSubscription(
+                url: URL(string: "https://a.example/f.xml")!, title: nil, at: t0, backlog: 1)
+            _ = try await store.apply(
+                FeedCheck(
+                    subscriptionID: added.id, checkedAt: t0, status: 200,
+                    result: .fetched(
+                        ParsedFeed(format: .rss2, title: "Show", episodes: [item("known")]), etag: nil,
+                        lastModified: nil, unconditional: true),
+                    runID: 1))
+            let later = t0.addingTimeInterval(3600)
+            let summary = try await store.mergeEarly(
+                EarlyEpisodes(
+                    subscriptionID: added.id, checkedAt: later, episodes: [item("known"), item("old1"), item("old2")],
+                    insertable: [true, true, true]))
+            #expect(summary.stored(of: 3) == [1, 2])
+            #expect(try await store.countEpisodes(EpisodeQuery(subscriptionID: added.id)) == 3)
+
+            // "known" is named too, as a caller that lost track might: stored by an earlier check, it stays.
+            let removed = try await store.withdrawEarly(
+                EarlyWithdrawal(subscriptionID: added.id, checkedAt: later, keys: ["old1", "old2", "known"]))
+            #expect(removed == 2)
+            #expect(Set(try await Self.stored(store, added.id).keys) == ["known"])
+            #expect(
+                try await store.withdrawEarly(
+                    EarlyWithdrawal(subscriptionID: added.id, checkedAt: later, keys: ["old1"])) == 0)
+        }
+    }
+
     private static func stored(_ store: any SpecifiedStore, _ id: Int64) async throws -> [String: StoredEpisode] {
         var stored: [String: StoredEpisode] = [:]
         for episode in try await store.episodes(EpisodeQuery(subscriptionID: id)) { stored[episode.key] = episode }

@@ -29,6 +29,17 @@ private func feed(_ items: [(id: String, daysAgo: Double, title: String)]) -> St
         """
 }
 
+/// An RSS document of `count` undated items with no enclosure and no guid (each keyed by its title), about 700 bytes
+/// each: the shape of the body that kept 20,002 episodes after the size limit refused it.
+private func undatedFeed(_ count: Int) -> String {
+    let notes = String(repeating: "Notes without a date. ", count: 28)
+    let items = (1...count).map { "<item><title>Undated \($0)</title><description>\(notes)</description></item>\n" }
+    return """
+        <?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Undated</title>
+        \(items.joined())</channel></rss>
+        """
+}
+
 /// Items e1 (newest, 1 day ago) … eN, titled by their ids.
 private func items(_ count: Int) -> [(id: String, daysAgo: Double, title: String)] {
     (1...count).map { ("e\($0)", Double($0), "e\($0)") }
@@ -153,6 +164,25 @@ struct EarlyMergeTests {
         }
     }
 
+    @Test func aFirstCheckRefusedAsTooLargeKeepsNoneOfItsEpisodes() async throws {
+        // 4,300 items (3 MB, sent gzipped with no length) against a 2 MB limit: refused as it streams, after early
+        // merges every 200 KB stored its back catalogue.
+        try await SteadyHarness.with(maxBodyBytes: 2_000_000, configure: { $0.earlyMergeBytes = 200_000 }) { h in
+            h.serve(undatedFeed(4_300))
+            let subscription = try await h.subscribe(backlog: 3)
+            let refused = try await h.refresh()
+            #expect(refused.failure?.kind == .fetch(.tooLarge), "\(String(describing: refused.failure))")
+            #expect(try await h.stored(subscription.id).isEmpty, "a refused body leaves no episode behind")
+
+            // Under the limit, the same feed is a first check as any: its newest announced, the rest back catalogue.
+            h.serve(undatedFeed(2_000))
+            await h.clock.advance(by: .seconds(3600))
+            let accepted = try await h.refresh()
+            #expect(accepted.failure == nil)
+            #expect(accepted.newEpisodes.map(\.key).count == 3 && accepted.backlogCount == 1_997)
+        }
+    }
+
     @Test func aLaterWholeReadThatFailsHalfwayChangesNoStoredEpisode() async throws {
         try await SteadyHarness.with(earlyMergeBytes: 2_000) { h in
             h.serve(feed(items(200)))
@@ -176,6 +206,45 @@ struct EarlyMergeTests {
             #expect(second.result == .updated(newEpisodes: second.newEpisodes, updatedCount: 1))
             let seen = try await h.store.episodes(query).filter { $0.lastSeenAt == h.clock.date }
             #expect(seen.count == 201, "every episode of the body is marked seen, also those let go early")
+        }
+    }
+}
+
+/// A body cut by the network is not refused: what its early merges stored stays (never announced), and the next whole
+/// read announces the newest as a first check does. A reset drops what the client has not read yet, so the server
+/// resets only after handing over 12 MB, more than loopback's socket buffers hold: the client has read megabytes by
+/// then, many early merges' worth.
+@Suite(.timeLimit(.minutes(3)))
+struct TransientCutTests {
+    @Test func aFirstCheckCutByAResetKeepsTheBackCatalogueItStoredAndTheNextAnnouncesTheNewest() async throws {
+        try await SteadyHarness.with(maxBodyBytes: 20_000_000, configure: { $0.earlyMergeBytes = 1_000_000 }) { h in
+            let text = undatedFeed(18_000)
+            h.server.setRoute(
+                "/f.xml",
+                TestResponse(
+                    status: 200, headers: [("Content-Type", "application/rss+xml")], body: Array(text.utf8),
+                    fault: .reset(afterBytes: 12_000_000), compressible: false))
+            let subscription = try await h.subscribe("/f.xml", backlog: 3)
+            let cut = try await h.refresh()
+            #expect(cut.failure != nil && cut.failure?.kind != .fetch(.tooLarge), "\(String(describing: cut.failure))")
+            let stored = try await h.titles(subscription.id)
+            #expect(stored.count > 0 && stored.count < 18_000, "the back catalogue read before the reset stays")
+            let announced = try await h.store.episodes(EpisodeQuery(subscriptionID: subscription.id))
+                .filter { $0.firstSeenRunID != nil }
+            #expect(announced.isEmpty, "and none of it is announced")
+
+            // Sent as it is: gzipped, 12 MB of repeated notes are 84 KB on the wire, and inflating and parsing a read
+            // of it on a busy machine can outlast the harness's 3 s stall limit.
+            h.server.setRoute(
+                "/f.xml",
+                TestResponse(
+                    status: 200, headers: [("Content-Type", "application/rss+xml")], body: Array(text.utf8),
+                    compressible: false))
+            await h.clock.advance(by: .seconds(3600))
+            let second = try await h.refresh()
+            #expect(second.failure == nil)
+            #expect(second.newEpisodes.map(\.title) == ["Undated 1", "Undated 2", "Undated 3"])
+            #expect(try await h.titles(subscription.id).count == 18_000)
         }
     }
 }

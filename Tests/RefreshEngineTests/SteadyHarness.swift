@@ -20,14 +20,17 @@ final class SteadyHarness: @unchecked Sendable {
     let clock = ManualClock(date: Date(timeIntervalSince1970: 1_793_500_000))
     let directory: URL
 
-    /// - Parameter configure: Changes to the engine's configuration (`readsWhole`, `earlyMergeBytes` …).
-    init(configure: (inout EpisodeUpdateConfiguration) -> Void = { _ in }) async throws {
+    /// - Parameters:
+    ///   - maxBodyBytes: The fetch's limit on a body's size (after gzip).
+    ///   - configure: Changes to the engine's configuration (`readsWhole`, `earlyMergeBytes` …).
+    init(maxBodyBytes: Int = 10_000_000, configure: (inout EpisodeUpdateConfiguration) -> Void = { _ in }) async throws
+    {
         server = try await TestHTTPServer.start()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "podfresh-steady-\(UUID().uuidString)")
         store = try await FeedStore.open(path: directory.appendingPathComponent("test.sqlite").path)
         var fetch = FetchConfiguration(
-            connectTimeout: .seconds(5), totalTimeout: .seconds(30), maxBodyBytes: 10_000_000,
+            connectTimeout: .seconds(5), totalTimeout: .seconds(30), maxBodyBytes: maxBodyBytes,
             userAgent: "podfresh-test")
         fetch.stallTimeout = .seconds(3)
         network = HTTPFeedSource.makeNetwork(configuration: fetch)
@@ -76,9 +79,10 @@ final class SteadyHarness: @unchecked Sendable {
     }
 
     static func with(
-        configure: (inout EpisodeUpdateConfiguration) -> Void = { _ in }, _ body: (SteadyHarness) async throws -> Void
+        maxBodyBytes: Int = 10_000_000, configure: (inout EpisodeUpdateConfiguration) -> Void = { _ in },
+        _ body: (SteadyHarness) async throws -> Void
     ) async throws {
-        let harness = try await SteadyHarness(configure: configure)
+        let harness = try await SteadyHarness(maxBodyBytes: maxBodyBytes, configure: configure)
         try await withClosing(harness, close: { await $0.close() }, body)
     }
 }

@@ -35,7 +35,7 @@ enum TextCleaning {
         let range = trimmedRange(bytes, bytes.indices)
         guard !range.isEmpty else { return "" }
         let trimmed = UnsafeBufferPointer(rebasing: bytes[range])
-        if !needsCleaning(trimmed, collapse: collapse) { return String(decoding: trimmed, as: UTF8.self) }
+        if !needsCleaning(trimmed, collapse: collapse) { return decodedString(trimmed) }
         var out: [UInt8] = []
         out.reserveCapacity(trimmed.count)
         // Dropped characters are transparent: whitespace around them still collapses, and none leads the line.
@@ -72,7 +72,47 @@ enum TextCleaning {
             i += 1
         }
         while let last = out.last, isSpace(last) { out.removeLast() }
-        return String(decoding: out, as: UTF8.self)
+        return out.withUnsafeBufferPointer(decodedString)
+    }
+
+    /// `String(decoding: bytes, as: UTF8.self)` (invalid sequences become U+FFFD), made faster for long text that is
+    /// ASCII but for a few characters, as show notes often are (a `’` or an `é` in a page of text): Swift validates such
+    /// a string byte by byte, at about ten times the cost of its all-ASCII path. Here the ASCII runs take the all-ASCII
+    /// path and only the other bytes are validated, each run on its own, and the pieces are joined (an ASCII byte ends
+    /// any sequence, so each piece decodes as it would inside the whole).
+    static func decodedString(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        let count = bytes.count
+        guard count >= 128, let base = bytes.baseAddress.map(UnsafeRawPointer.init) else {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        // Words that hold a non-ASCII byte: none is the all-ASCII path; many, and the pieces would cost more than
+        // validating.
+        var mixedWords = 0
+        var offset = 0
+        while offset + 8 <= count {
+            if base.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & ByteScan.highs != 0 { mixedWords += 1 }
+            offset += 8
+        }
+        guard mixedWords > 0, mixedWords * 64 <= count else { return String(decoding: bytes, as: UTF8.self) }
+        var result = String()
+        result.reserveCapacity(count)
+        var i = 0
+        while i < count {
+            var high = i
+            while high + 8 <= count, base.loadUnaligned(fromByteOffset: high, as: UInt64.self) & ByteScan.highs == 0 {
+                high += 8
+            }
+            while high < count, bytes[high] < 0x80 { high += 1 }
+            if high > i {
+                result.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[i..<high]), as: UTF8.self))
+            }
+            guard high < count else { break }
+            var low = high + 1
+            while low < count, bytes[low] >= 0x80 { low += 1 }
+            result.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[high..<low]), as: UTF8.self))
+            i = low
+        }
+        return result
     }
 
     /// True when trimmed `bytes` hold a character to drop or replace (C0 but tab/newline/CR, DEL, C1) or, with `collapse`,
@@ -140,14 +180,16 @@ enum TextCleaning {
         return Character(scalar)
     }
 
-    /// Plain text from HTML: tags removed, common entities decoded, whitespace collapsed, cut at about `limit`
-    /// characters (at a word boundary, with "…"). Works on UTF-8 bytes.
+    /// Plain text from clean HTML (see ``clean(_:)``): tags removed, common entities decoded, whitespace collapsed,
+    /// cut at about `limit` characters (at a word boundary, with "…"). Works on UTF-8 bytes.
     static func plainSummary(_ html: String, limit: Int) -> String {
         let utf8 = html.utf8
         return utf8.withContiguousStorageIfAvailable { plainSummary(bytes: $0, limit: limit) }
             ?? Array(utf8).withUnsafeBufferPointer { plainSummary(bytes: $0, limit: limit) }
     }
 
+    /// ``plainSummary(_:limit:)`` of clean text (``needsCleaning(_:collapse:)`` false): no control, DEL or C1
+    /// character.
     static func plainSummary(bytes: UnsafeBufferPointer<UInt8>, limit: Int) -> String {
         // Each step adds at most one character (four bytes); "…" adds three more.
         let capacity = min(bytes.count, limit) * 4 + 8
@@ -167,7 +209,27 @@ enum TextCleaning {
             }
             lastWasSpace = true
         }
+        let base = bytes.baseAddress.map(UnsafeRawPointer.init)
         while i < count {
+            // Eight bytes at a time while they are copied as they are: no tag, entity, control or whitespace but
+            // single spaces, and the limit at least eight characters away. Most of a summary's text goes this way.
+            if let base, i + 8 <= count, characters + 8 <= limit, length + 8 <= capacity {
+                let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let special =
+                    ByteScan.controlBytes(word) | ByteScan.bytes(word, equalTo: 0x26)
+                    | ByteScan.bytes(word, equalTo: 0x3C)
+                let spaces = ByteScan.bytes(word, equalTo: 0x20)
+                // A space after a space (in this word, or a space already written) is collapsed by the byte loop.
+                if special == 0 && spaces & (spaces << 8) == 0 && !(lastWasSpace && spaces & 0x80 != 0) {
+                    UnsafeMutableRawPointer(out + length).storeBytes(of: word, as: UInt64.self)
+                    length += 8
+                    // Every byte but a UTF-8 continuation byte (10xxxxxx) starts a character.
+                    characters += 8 - (word & ~(word << 1) & ByteScan.highs).nonzeroBitCount
+                    lastWasSpace = spaces >> 63 != 0
+                    i += 8
+                    continue
+                }
+            }
             if characters >= limit {
                 cut = true
                 break
@@ -237,7 +299,10 @@ enum TextCleaning {
                 length += 1
             }
         }
-        return string(from: UnsafeBufferPointer(start: out, count: length), collapse: true)
+        // The text is clean already (its callers give cleaned text, and what is decoded here is never a control) and
+        // its whitespace collapsed, but for one space at its end.
+        while length > 0, out[length - 1] == 0x20 { length -= 1 }
+        return decodedString(UnsafeBufferPointer(start: out, count: length))
     }
 
     /// `bytes` (UTF-8) with each numeric (`&#8364;`, `&#x20AC;`) or common named (`&eacute;`, `&amp;`) character

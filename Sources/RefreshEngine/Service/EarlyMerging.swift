@@ -22,6 +22,9 @@ final class EarlyMerging {
         /// On a feed's first check, how many of its newest new episodes the check announces; nil when it announces
         /// every new one (none may then be stored early).
         var announceLimit: Int?
+        /// Where the keys stored as back catalogue are kept, for the check to take them out again should its body be
+        /// refused (every attempt of a check shares it).
+        var stored: EarlyBacklog
     }
 
     private let plan: Plan
@@ -79,6 +82,7 @@ final class EarlyMerging {
             EarlyEpisodes(
                 subscriptionID: plan.subscriptionID, checkedAt: plan.checkedAt, episodes: batch.map(\.episode),
                 insertable: batch.map { insertable($0.position) }, lease: plan.lease))
+        plan.stored.add(summary.stored(of: batch.count).map { batch[$0].episode.id })
         held += summary.held.map { batch[$0] }
         seenUnchanged += summary.unchanged.map { batch[$0].episode.id }
         backlogCount += summary.backlogCount
@@ -109,4 +113,22 @@ final class EarlyMerging {
         newest.insert(entry, at: low)
         if newest.count > limit { newest.removeLast() }
     }
+}
+
+/// The keys a check's early merges stored as back catalogue, across the check's attempts: what it takes out again
+/// when its body is then refused by a limit (``EarlyWithdrawal``).
+///
+/// ## Why this class is `@unchecked Sendable`
+/// Its one property is read and written only inside `lock.withLock {}`.
+final class EarlyBacklog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var keys: [String] = []
+
+    func add(_ stored: [String]) {
+        guard !stored.isEmpty else { return }
+        lock.withLock { keys += stored }
+    }
+
+    /// The keys stored so far, in the order they were stored.
+    var storedKeys: [String] { lock.withLock { keys } }
 }

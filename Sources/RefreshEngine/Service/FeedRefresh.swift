@@ -44,10 +44,11 @@ struct FeedRefresh: Sendable {
         // The feed holds a processing slot from its response head to the end of its merge.
         let permit = ProcessingPermit(processingSlots, urgent: slot?.isBusiestHost ?? false)
         defer { permit.giveBack() }
+        let earlyBacklog = EarlyBacklog()
         do {
             let result = try await fetchFeed(
                 request, subscription: subscription, now: now, lease: lease, announceLimit: announceLimit,
-                permit: permit, slot: slot)
+                permit: permit, slot: slot, earlyBacklog: earlyBacklog)
             if Task.isCancelled { return RefreshOutcome(feed: target, result: .cancelled) }
             switch result {
             case .notModified(let head):
@@ -140,6 +141,11 @@ struct FeedRefresh: Sendable {
         } catch let error as FeedFetchError {
             if Task.isCancelled { return RefreshOutcome(feed: target, result: .cancelled) }
             var failure = RefreshFailure(.fetch(error))
+            if error.kind == .tooLarge,
+                let refused = await withdrawEarly(earlyBacklog, subscription, now: now, lease: lease, target: target)
+            {
+                return refused
+            }
             if error.kind == .unreachable, subscription.url.isHTTP {
                 failure.awaitsNetworkVerdict = true
                 verdict.hold(
@@ -152,6 +158,9 @@ struct FeedRefresh: Sendable {
             return await failed(
                 target, subscription, failure, now: now, lease: lease, retryAfter: error.retryAfter)
         } catch let error as FeedParseError {
+            if let refused = await withdrawEarly(earlyBacklog, subscription, now: now, lease: lease, target: target) {
+                return refused
+            }
             return await failed(
                 target, subscription, RefreshFailure(.parse(error)), now: now, lease: lease)
         } catch let error as StoreError {
@@ -165,10 +174,34 @@ struct FeedRefresh: Sendable {
         }
     }
 
+    /// Takes out the back catalogue this check's early merges stored, its body refused by a limit (too large, a
+    /// decompression bomb, not a feed): a refused body leaves nothing. A body cut by the network keeps it (it is true
+    /// of the feed, and the next check need not store it again); that path never comes here. Returns the outcome
+    /// when the store could not take them out, nil when it did (or there was nothing to take out).
+    private func withdrawEarly(
+        _ backlog: EarlyBacklog, _ subscription: Subscription, now: Date, lease: FeedLease?, target: FeedTarget
+    ) async -> RefreshOutcome? {
+        let keys = backlog.storedKeys
+        guard !keys.isEmpty else { return nil }
+        do {
+            _ = try await episodes.withdrawEarly(
+                EarlyWithdrawal(subscriptionID: subscription.id, checkedAt: now, keys: keys, lease: lease))
+            return nil
+        } catch let error as StoreError where error.kind == .leaseLost {
+            return RefreshOutcome(feed: target, result: .dropped(error))
+        } catch let error as StoreError where error.kind == .notFound {
+            return RefreshOutcome(feed: target, result: .removed)
+        } catch {
+            return await failed(
+                target, subscription, RefreshFailure(.store(StoreError.wrapping(error))), now: now, lease: lease,
+                record: false)
+        }
+    }
+
     /// Fetches and parses one feed; its host's slot is given back as soon as the host has answered (body in, or failed).
     private func fetchFeed(
         _ request: FeedRequest, subscription: Subscription, now: Date, lease: FeedLease?, announceLimit: Int?,
-        permit: ProcessingPermit, slot: FetchSlot?
+        permit: ProcessingPermit, slot: FetchSlot?, earlyBacklog: EarlyBacklog
     ) async throws -> FeedFetchResult<
         FeedParserConsumer
     > {
@@ -180,7 +213,7 @@ struct FeedRefresh: Sendable {
             if let every = configuration.earlyMergeBytes {
                 plan.early = EarlyMerging.Plan(
                     every: every, store: episodes, subscriptionID: subscription.id, checkedAt: now, lease: lease,
-                    announceLimit: announceLimit)
+                    announceLimit: announceLimit, stored: earlyBacklog)
             }
             return FeedParserConsumer(head: head, options: options, plan: plan)
         }
