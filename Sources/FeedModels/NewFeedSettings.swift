@@ -2,7 +2,8 @@ public import Foundation
 
 /// The download settings every subscription made from now on starts with (`set --new-feeds`), whether it comes from
 /// `add`, `import` or a sync: downloads on or off, how many files to keep, where, named how, whether played episodes'
-/// files go, the filters, the files beside an episode, and how many episodes from before downloads began are taken.
+/// files go, the filters, the files beside an episode, the tags written into its files, and how many episodes from
+/// before downloads began are taken.
 ///
 /// A store keeps one set or none (``NewFeedSettingsRepository``); none means every new subscription starts with the
 /// defaults, as ``NewFeedSettings/init()`` holds them. A subscription starts with them in the transaction that adds
@@ -25,6 +26,8 @@ public struct NewFeedSettings: Sendable, Hashable {
     public var extras = false
     /// Of the episodes there before downloads began, how many of the newest are downloaded; nil: every one.
     public var backlog: Int? = 1
+    /// Tags written into each file after it is verified.
+    public var tagMode = TagMode.off
 
     /// The defaults: what a new subscription starts with when none were set.
     public init() {}
@@ -45,6 +48,7 @@ public struct NewFeedSettings: Sendable, Hashable {
         result.deletePlayed = change.deletesPlayed(template)
         result.filter = change.filter(after: template)
         result.extras = change.savesExtras(template)
+        result.tagMode = change.tagMode(template)
         switch change.backlog {
         case nil: break
         case .all?: result.backlog = nil
@@ -66,6 +70,7 @@ public struct NewFeedSettings: Sendable, Hashable {
         change.match = filter.match
         change.minimumDuration = filter.minimumDuration.map { .set($0) }
         change.extras = extras
+        change.tags = tagMode
         change.backlog = backlog.map { DownloadBacklog.newest($0) } ?? .all
         change.changedAt = date
         return change
@@ -82,6 +87,7 @@ public struct NewFeedSettings: Sendable, Hashable {
         subscription.downloadFilter = filter
         subscription.extras = extras
         subscription.downloadBacklog = backlog
+        subscription.tagMode = tagMode
         return subscription
     }
 }

@@ -38,6 +38,7 @@ extension FeedStore: NewFeedSettingsRepository {
         settings.filter = DownloadFilter(storedText: row["downloadFilter"])
         settings.extras = row["extras"]
         settings.backlog = row["downloadBacklog"]
+        settings.tagMode = (row["tagMode"] as String?).flatMap(TagMode.init(rawValue:)) ?? .off
         return settings
     }
 
@@ -50,12 +51,13 @@ extension FeedStore: NewFeedSettingsRepository {
         try db.execute(
             sql: """
                 INSERT OR REPLACE INTO newFeedSettings (id, downloadsEnabled, keepNewest, downloadDirectory,
-                  fileNameTemplate, deletePlayed, downloadFilter, extras, downloadBacklog)
-                VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
+                  fileNameTemplate, deletePlayed, downloadFilter, extras, downloadBacklog, tagMode)
+                VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 settings.downloadsEnabled, settings.keepNewest, settings.directory, settings.fileNameTemplate,
                 settings.deletePlayed, settings.filter.storedText, settings.extras, settings.backlog,
+                settings.tagMode.rawValue,
             ])
     }
 }

@@ -9,7 +9,7 @@ import PostgresNIO
 extension PostgresFeedStore: NewFeedSettingsRepository {
     static let newFeedSettingsColumns = """
         downloads_enabled, keep_newest, download_directory, file_name_template, delete_played, download_filter,
-        extras, download_backlog
+        extras, download_backlog, tag_mode
         """
 
     public func newFeedSettings() async throws -> NewFeedSettings? {
@@ -49,6 +49,7 @@ extension PostgresFeedStore: NewFeedSettingsRepository {
             settings.filter = DownloadFilter(storedText: try r.text("download_filter"))
             settings.extras = try r.bool("extras") ?? false
             settings.backlog = try r.integer("download_backlog")
+            settings.tagMode = try r.text("tag_mode").flatMap(TagMode.init(rawValue:)) ?? .off
             return settings
         }
         return nil
@@ -69,12 +70,12 @@ extension PostgresFeedStore: NewFeedSettingsRepository {
             INSERT INTO new_feed_settings (\(unescaped: newFeedSettingsColumns))
             VALUES (\(settings.downloadsEnabled), \(settings.keepNewest), \(settings.directory),
               \(settings.fileNameTemplate), \(settings.deletePlayed), \(filter), \(settings.extras),
-              \(settings.backlog))
+              \(settings.backlog), \(settings.tagMode.rawValue))
             ON CONFLICT (singleton) DO UPDATE SET downloads_enabled = EXCLUDED.downloads_enabled,
               keep_newest = EXCLUDED.keep_newest, download_directory = EXCLUDED.download_directory,
               file_name_template = EXCLUDED.file_name_template, delete_played = EXCLUDED.delete_played,
               download_filter = EXCLUDED.download_filter, extras = EXCLUDED.extras,
-              download_backlog = EXCLUDED.download_backlog
+              download_backlog = EXCLUDED.download_backlog, tag_mode = EXCLUDED.tag_mode
             """, logger: logger)
     }
 }

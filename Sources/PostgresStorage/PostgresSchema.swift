@@ -273,7 +273,13 @@ enum PostgresSchema {
               ADD COLUMN download_backlog bigint DEFAULT 1
             """
         ],
-        // 17: the download settings every subscription made from now on starts with (`set --new-feeds`): one row or
+        // 17: tags written into each downloaded file after it is verified: 'off', 'on' (replace the host's) or
+        // 'merge'.
+        ["ALTER TABLE subscription ADD COLUMN tag_mode text NOT NULL DEFAULT 'off'"],
+        // 18: a podcast:liveItem is kept as an episode with its status, start, end and content links (JSON); NULL for
+        // an ordinary item.
+        ["ALTER TABLE episode ADD COLUMN live_item text"],
+        // 19: the download settings every subscription made from now on starts with (`set --new-feeds`): one row or
         // none (the defaults); columns as the subscription's own, a NULL download_backlog taking every episode.
         [
             """
@@ -281,16 +287,11 @@ enum PostgresSchema {
               singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
               downloads_enabled boolean NOT NULL DEFAULT false, keep_newest bigint, download_directory text,
               file_name_template text, delete_played boolean NOT NULL DEFAULT false, download_filter text,
-              extras boolean NOT NULL DEFAULT false, download_backlog bigint
+              extras boolean NOT NULL DEFAULT false, download_backlog bigint,
+              tag_mode text NOT NULL DEFAULT 'off'
             )
             """
         ],
-        // 18: tags written into each downloaded file after it is verified: 'off', 'on' (replace the host's) or
-        // 'merge'.
-        ["ALTER TABLE subscription ADD COLUMN tag_mode text NOT NULL DEFAULT 'off'"],
-        // 19: a podcast:liveItem is kept as an episode with its status, start, end and content links (JSON); NULL for
-        // an ordinary item.
-        ["ALTER TABLE episode ADD COLUMN live_item text"],
     ]
 
     /// The version this binary writes and understands.

@@ -34,7 +34,7 @@ struct NewFeedSettingsCommandTests {
 
         let set = try await podfresh.run([
             "set", "--new-feeds", "--download", "on", "--keep", "3", "--exclude", "trailer", "--extras", "on",
-            "--name-template", "{feed}/{title}.{ext}",
+            "--name-template", "{feed}/{title}.{ext}", "--tags", "merge",
         ])
         #expect(set.status == 0, "\(set.stderr)")
         #expect(
@@ -51,6 +51,8 @@ struct NewFeedSettingsCommandTests {
         #expect(
             stored["downloads"] as? Bool == true && stored["keep"] as? Int == 3 && stored["extras"] as? Bool == true)
         #expect(stored["name_template"] as? String == "{feed}/{title}.{ext}" && stored["download_backlog"] as? Int == 1)
+        #expect(stored["tags"] as? String == "merge", "\(json.stdout)")
+        #expect(status.stdout.contains("tags merge"), "\(status.stdout)")
 
         let reset = try await podfresh.run(["set", "--new-feeds", "--reset"])
         #expect(
@@ -87,7 +89,7 @@ struct NewFeedSettingsCommandTests {
             Self.serve(server, path: "/imported", title: "Imported Show", days: 1...4)
             #expect(try await podfresh.run(["add", server.url("/old/feed.xml").absoluteString]).status == 0)
 
-            let set = try await podfresh.run(["set", "--new-feeds", "--download", "on", "--keep", "2"])
+            let set = try await podfresh.run(["set", "--new-feeds", "--download", "on", "--keep", "2", "--tags", "on"])
             #expect(set.status == 0, "\(set.stderr)")
             let add = try await podfresh.run(["add", server.url("/added/feed.xml").absoluteString])
             #expect(add.status == 0, "\(add.stderr)")
@@ -108,8 +110,10 @@ struct NewFeedSettingsCommandTests {
             let added = try #require(byTitle[server.url("/added/feed.xml").absoluteString])
             let fromOPML = try #require(byTitle[server.url("/imported/feed.xml").absoluteString])
             #expect(old["downloads"] as? Bool == false, "a feed from before keeps its own settings")
+            #expect(old["tags"] as? String == "off")
             for feed in [added, fromOPML] {
                 #expect(feed["downloads"] as? Bool == true && feed["keep"] as? Int == 2, "\(feed)")
+                #expect(feed["tags"] as? String == "on", "\(feed)")
                 #expect(feed["downloads_since"] is String && feed["download_backlog"] as? Int == 1, "\(feed)")
             }
 

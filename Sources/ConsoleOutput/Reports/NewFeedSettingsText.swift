@@ -19,7 +19,7 @@ public enum NewFeedSettingsText {
     }
 
     /// "downloads on, keep 5, directory /srv/podcasts, name template (default), delete played off, filters none,
-    /// extras off, downloading the episodes from its first check on and the newest 1 before" (sanitised).
+    /// extras off, tags off, downloading the episodes from its first check on and the newest 1 before" (sanitised).
     static func words(_ settings: NewFeedSettings) -> String {
         let keep = settings.keepNewest.map { "keep newest \($0)" } ?? "keep all"
         let directory = settings.directory.map(TerminalText.sanitize) ?? "(default)"
@@ -31,11 +31,11 @@ public enum NewFeedSettingsText {
         case let count?: backlog = "the episodes that arrive after it is added and the newest \(count) before"
         }
         return
-            "downloads \(settings.downloadsEnabled ? "on" : "off"), \(keep), directory \(directory), name template \(template), delete played \(settings.deletePlayed ? "on" : "off"), filters \(DownloadFilterText.line(settings.filter)), extras \(settings.extras ? "on" : "off"), \(settings.downloadsEnabled ? "downloading" : "once turned on, downloading") \(backlog)"
+            "downloads \(settings.downloadsEnabled ? "on" : "off"), \(keep), directory \(directory), name template \(template), delete played \(settings.deletePlayed ? "on" : "off"), filters \(DownloadFilterText.line(settings.filter)), extras \(settings.extras ? "on" : "off"), tags \(settings.tagMode.rawValue), \(settings.downloadsEnabled ? "downloading" : "once turned on, downloading") \(backlog)"
     }
 
     /// `status --json`'s `new_feed_settings`: `{downloads, keep, download_dir, name_template, delete_played, filters,
-    /// extras, download_backlog}`, or null while new feeds start with the defaults.
+    /// extras, download_backlog, tags}`, or null while new feeds start with the defaults.
     public static func json(_ settings: NewFeedSettings?) -> JSONValue {
         guard let settings else { return .null }
         return .object([
@@ -43,6 +43,7 @@ public enum NewFeedSettingsText {
             ("download_dir", .string(settings.directory)), ("name_template", .string(settings.fileNameTemplate)),
             ("delete_played", .bool(settings.deletePlayed)), ("filters", DownloadFilterText.json(settings.filter)),
             ("extras", .bool(settings.extras)), ("download_backlog", .int(settings.backlog)),
+            ("tags", .string(settings.tagMode.rawValue)),
         ])
     }
 }

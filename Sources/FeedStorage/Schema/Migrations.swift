@@ -303,6 +303,19 @@ enum Migrations {
                 t.add(column: "downloadBacklog", .integer).defaults(to: 1)
             }
         }
+        // Tags written into each downloaded file after it is verified: 'off', 'on' (replace the host's) or 'merge'.
+        migrator.registerMigration("downloads: tags") { db in
+            try db.alter(table: "subscription") { t in
+                t.add(column: "tagMode", .text).notNull().defaults(to: "off")
+            }
+        }
+        // A `podcast:liveItem` is kept as an episode with its status, start, end and content links (JSON); NULL for an
+        // ordinary item, which every stored episode is.
+        migrator.registerMigration("episodes: live items") { db in
+            try db.alter(table: "episode") { t in
+                t.add(column: "liveItem", .text)
+            }
+        }
         // The download settings every subscription made from now on starts with (`set --new-feeds`): one row or
         // none (the defaults). Columns as the subscription's own; `downloadBacklog` NULL takes every episode.
         migrator.registerMigration("settings for new feeds") { db in
@@ -316,19 +329,7 @@ enum Migrations {
                 t.column("downloadFilter", .text)
                 t.column("extras", .boolean).notNull().defaults(to: false)
                 t.column("downloadBacklog", .integer)
-            }
-        }
-        // Tags written into each downloaded file after it is verified: 'off', 'on' (replace the host's) or 'merge'.
-        migrator.registerMigration("downloads: tags") { db in
-            try db.alter(table: "subscription") { t in
-                t.add(column: "tagMode", .text).notNull().defaults(to: "off")
-            }
-        }
-        // A `podcast:liveItem` is kept as an episode with its status, start, end and content links (JSON); NULL for an
-        // ordinary item, which every stored episode is.
-        migrator.registerMigration("episodes: live items") { db in
-            try db.alter(table: "episode") { t in
-                t.add(column: "liveItem", .text)
+                t.column("tagMode", .text).notNull().defaults(to: "off")
             }
         }
         return migrator
