@@ -95,8 +95,10 @@ public enum TerminalWidth {
     public static func wrap(_ text: String, to columns: Int, indent: Int = 2) -> [String] {
         guard of(text) > columns, columns > indent + 8 else { return [text] }
         var lines: [String] = []
-        var line = ""
-        var lineWidth = 0
+        // The first line keeps the text's own leading spaces.
+        let lead = text.prefix { $0 == " " }.count
+        var line = String(repeating: " ", count: lead)
+        var lineWidth = lead
         let prefix = String(repeating: " ", count: indent)
         func finishLine() {
             var finished = line
@@ -105,16 +107,16 @@ public enum TerminalWidth {
             line = prefix
             lineWidth = indent
         }
-        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+        for word in text.dropFirst(lead).split(separator: " ", omittingEmptySubsequences: false) {
             let wordWidth = of(word)
-            let space = lineWidth > (lines.isEmpty ? 0 : indent) ? 1 : 0
+            let space = lineWidth > (lines.isEmpty ? lead : indent) ? 1 : 0
             if lineWidth + space + wordWidth <= columns {
                 if space == 1 { line += " " }
                 line += word
                 lineWidth += space + wordWidth
                 continue
             }
-            if lineWidth > (lines.isEmpty ? 0 : indent) { finishLine() }
+            if lineWidth > (lines.isEmpty ? lead : indent) { finishLine() }
             // A word longer than a whole line is broken where the line ends.
             for character in word {
                 let width = of(character: character)

@@ -51,6 +51,27 @@ struct StatusReportTests {
             "titles and errors are sanitised")
     }
 
+    @Test func onATerminalAFeedsLineWrapsUnderTheFeedWhateverItsLabel() throws {
+        let subscriptions = [
+            subscription(7, title: "A Show Whose Title Is Rather Long") {
+                $0.failureCount = 2
+                $0.lastError = "HTTP 503 from the server, which said it was down for maintenance until tomorrow"
+            },
+            subscription(14, title: "Reuters: Most Read Articles") { $0.endedEarly = true },
+        ]
+        let lines = StatusReport(subscriptions: subscriptions, dueCount: 0, lastRun: nil).lines(width: 80)
+        let failing = try #require(lines.firstIndex { $0.hasPrefix("  failing  7 ") }, "\(lines)")
+        #expect(
+            lines[failing + 1].hasPrefix(String(repeating: " ", count: 11))
+                && lines[failing + 1].dropFirst(11).first != " ")
+        let ended = try #require(lines.firstIndex { $0.hasPrefix("  ended early  14 ") }, "\(lines)")
+        #expect(
+            lines[ended + 1].hasPrefix(String(repeating: " ", count: 15))
+                && lines[ended + 1].dropFirst(15).first != " ",
+            "under the feed's id, past the two-word label: \(lines[ended + 1])")
+        #expect(lines.allSatisfy { $0.count <= 80 })
+    }
+
     @Test func withoutARunTheLastRunIsNever() {
         let report = StatusReport(subscriptions: [], dueCount: 0, lastRun: nil)
         #expect(

@@ -72,7 +72,15 @@ public struct StatusReport: Sendable {
     public func lines(width: Int?) -> [String] {
         let whole = self.lines()
         guard let width else { return whole }
-        return whole.flatMap { TerminalWidth.wrap($0, to: width, indent: $0.hasPrefix("  ") ? 11 : 2) }
+        return whole.flatMap { TerminalWidth.wrap($0, to: width, indent: Self.hangingIndent($0)) }
+    }
+
+    /// Where a wrapped line goes on: a feed's line under the feed (past its label, `failing`, `ended early` …), any
+    /// other line two columns in.
+    static func hangingIndent(_ line: String) -> Int {
+        guard line.hasPrefix("  "), let gap = line.dropFirst(2).range(of: "  ") else { return 2 }
+        let afterLabel = line[gap.upperBound...].prefix { $0 == " " }.count
+        return line.distance(from: line.startIndex, to: gap.upperBound) + afterLabel
     }
 
     /// The counts, then one line per failing, gone and moved subscription, then the last run: each whole.
