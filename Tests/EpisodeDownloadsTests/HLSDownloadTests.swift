@@ -185,7 +185,10 @@ import Testing
             let kept = try FileManager.default.contentsOfDirectory(
                 atPath: MediaDownloader.segmentFolder(for: destination).path
             ).filter { $0.hasSuffix(".seg") }
-            #expect(kept.count >= 17, "the segments before the break are kept: \(kept.count)")
+            // The parts fetched beside the broken one (a few at a time) may be stopped with it before they complete.
+            #expect(
+                kept.count >= 17 - (MediaDownloader.hlsSegmentsAtOnce - 1),
+                "the segments before the break are kept: \(kept.count)")
 
             // The server is well again: the resume fetches only what is missing.
             try Self.serve(folder, on: server)
