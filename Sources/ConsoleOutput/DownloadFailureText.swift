@@ -53,6 +53,10 @@ public enum DownloadFailureText {
             at + "the HLS episode is encrypted (\(method)): podfresh does not decrypt HLS segments, so it is not saved"
         case .hlsUnsupported(let detail):
             at + "the HLS episode cannot be saved as one file: \(detail)"
+        case .hlsDurationMismatch(let playlist, let declared, let tolerance):
+            at
+                + "the HLS playlist lasts \(ParseSummary.clock(playlist)) but the feed says the episode lasts \(ParseSummary.clock(declared)) "
+                + "(itunes:duration), more than the \(ParseSummary.clock(tolerance)) allowed apart: not saved as the episode"
         case .notMedia(.playlist, _, let contentType, _):
             at + "the server sent an HLS playlist\(contentType.map { " (\($0))" } ?? ""), not a media file: "
                 + "podfresh does not assemble HLS episodes from their segments, and never saves a playlist as the episode"

@@ -106,6 +106,9 @@ public struct DownloadError: Error, Sendable, Hashable, Codable {
         case hlsEncrypted(method: String)
         /// The HLS playlist cannot be saved as one file: `detail` says why (byte ranges, no segments, no variant).
         case hlsUnsupported(detail: String)
+        /// The HLS playlist's summed `#EXTINF` (`playlist` seconds) differs from the episode's declared duration
+        /// (`declared` seconds, `itunes:duration`) by more than `tolerance` seconds: not the episode the feed describes.
+        case hlsDurationMismatch(playlist: Double, declared: Double, tolerance: Double)
     }
 
     /// What happened.
@@ -137,7 +140,7 @@ public struct DownloadError: Error, Sendable, Hashable, Codable {
         case .notEnoughSpace: .notEnoughSpace
         case .tooLarge: .tooLarge
         case .notTheExtra: .wrongContent
-        case .hlsLive, .hlsEncrypted, .hlsUnsupported: .hls
+        case .hlsLive, .hlsEncrypted, .hlsUnsupported, .hlsDurationMismatch: .hls
         }
     }
 

@@ -17,11 +17,14 @@ public struct MediaRequest: Sendable, Equatable {
     public var announcedType: String?
     /// The feed's `length` attribute: often 0 or wrong, so only a hint for the free-space check.
     public var lengthHint: Int64?
+    /// The episode's duration in seconds as the feed declares it (`itunes:duration`): an HLS episode whose playlist
+    /// lasts otherwise is refused (``MediaDownloader/hlsDurationTolerance(declared:)``). Unused for a media file.
+    public var declaredDuration: Double?
 
     /// A request for `url` to be saved as `destination`.
     public init(
         url: URL, destination: URL, etag: String? = nil, lastModified: String? = nil, announcedType: String? = nil,
-        lengthHint: Int64? = nil
+        lengthHint: Int64? = nil, declaredDuration: Double? = nil
     ) {
         self.url = url
         self.destination = destination
@@ -29,6 +32,7 @@ public struct MediaRequest: Sendable, Equatable {
         self.lastModified = lastModified
         self.announcedType = announcedType
         self.lengthHint = lengthHint
+        self.declaredDuration = declaredDuration
     }
 
     /// `NAME.part` beside ``destination``: where the bytes go until the download is complete.

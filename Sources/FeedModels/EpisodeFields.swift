@@ -226,6 +226,11 @@ public struct EpisodeFields: Sendable, Hashable {
         ]).serialized()
     }
 
+    /// Whether a stored `live` column (``live``) holds a live item whose status is live.
+    public static func isLive(storedJSON: String?) -> Bool {
+        storedJSON.flatMap(liveItem)?.status == .live
+    }
+
     /// A live item from its stored JSON; nil when it does not read.
     static func liveItem(_ text: String) -> LiveItem? {
         guard let data = text.data(using: .utf8),

@@ -91,8 +91,8 @@ public struct MergeSummary: Sendable, Hashable {
     public var backlogCount = 0
     /// Known episodes whose fields changed.
     public var updatedCount: Int
-    /// Live items (`podcast:liveItem`) stored for the first time with status live, or whose stored fields changed
-    /// to status live: the show went live.
+    /// Live items (`podcast:liveItem`) stored for the first time with status live, or stored as pending, ended or
+    /// ordinary and now live: the show went live. A stream that stays live is not in it again, whatever else changed.
     public var wentLive: [StoredEpisode] = []
     /// The URL the subscription now has, when a move was applied.
     public var movedTo: URL?

@@ -82,9 +82,22 @@ public struct MergePlan: Sendable, Hashable {
         insert.announced ? runID : nil
     }
 
+    /// Keys of the known episodes this plan updates that are live now (`podcast:liveItem status="live"`), in feed
+    /// order: before carrying the plan out, a store reads which of them it already holds as live
+    /// (``EpisodeFields/isLive(storedJSON:)``) and passes those to ``summary(of:subscriptionID:checkedAt:runID:alreadyLive:)``.
+    public func updatedLiveKeys(of feed: ParsedFeed) -> [String] {
+        updates.compactMap { feed.episodes[$0].live?.status == .live ? feed.episodes[$0].id : nil }
+    }
+
     /// What carrying the plan out changed, for the check's caller: the announced episodes as stored (first and last
-    /// seen at `checkedAt`), how many were updated, and how many went to the back catalogue.
-    public func summary(of feed: ParsedFeed, subscriptionID: Int64, checkedAt: Date, runID: Int64?) -> MergeSummary {
+    /// seen at `checkedAt`), how many were updated, how many went to the back catalogue, and the live items that went
+    /// live.
+    ///
+    /// - Parameter alreadyLive: Keys of updated episodes the store held as live before this merge: a stream whose
+    ///   title or notes change while it stays live did not go live again, and is not said to.
+    public func summary(
+        of feed: ParsedFeed, subscriptionID: Int64, checkedAt: Date, runID: Int64?, alreadyLive: Set<String>
+    ) -> MergeSummary {
         var summary = MergeSummary(
             newEpisodes: inserts.filter(\.announced).map { insert in
                 let episode = feed.episodes[insert.index]
@@ -94,11 +107,11 @@ public struct MergePlan: Sendable, Hashable {
             },
             updatedCount: updates.count)
         summary.backlogCount = backlogCount
-        // A live item whose fields changed and whose status is now live: the change is (almost always) its status.
+        // Only the move into live: a new item that is live, or a stored one that was pending, ended or ordinary.
         let touched = inserts.map(\.index) + updates
         summary.wentLive = touched.sorted().compactMap { index in
             let episode = feed.episodes[index]
-            guard episode.live?.status == .live else { return nil }
+            guard episode.live?.status == .live, !alreadyLive.contains(episode.id) else { return nil }
             return StoredEpisode(
                 subscriptionID: subscriptionID, key: episode.id, episode: episode, firstSeenAt: checkedAt,
                 lastSeenAt: checkedAt, firstSeenRunID: runID)

@@ -577,10 +577,27 @@ public struct FeedStore: SubscriptionRepository, EpisodeRepository, RefreshRunRe
             : try Self.storedFingerprints(subscriptionID: subscription.id, db: db)
         let plan = MergePlan(
             feed: feed, fingerprints: columns.map(\.fingerprint), stored: stored, announceLimit: announceLimit)
+        // Read before the update overwrites them.
+        let alreadyLive = try Self.storedLive(plan.updatedLiveKeys(of: feed), subscriptionID: subscription.id, db: db)
         try Self.carryOut(
             plan, keys: { feed.episodes[$0].id }, columns: columns, subscriptionID: subscription.id,
             checkedAt: checkedAt, runID: runID, db: db)
-        return plan.summary(of: feed, subscriptionID: subscription.id, checkedAt: checkedAt, runID: runID)
+        return plan.summary(
+            of: feed, subscriptionID: subscription.id, checkedAt: checkedAt, runID: runID, alreadyLive: alreadyLive)
+    }
+
+    /// Which of `keys` the store holds as a live item whose status is live.
+    static func storedLive(_ keys: [String], subscriptionID: Int64, db: Database) throws -> Set<String> {
+        guard !keys.isEmpty else { return [] }
+        let read = try db.cachedStatement(sql: "SELECT liveItem FROM episode WHERE subscriptionId = ? AND key = ?")
+        var live = Set<String>()
+        for key in keys
+        where EpisodeFields.isLive(
+            storedJSON: try String?.fetchOne(read, arguments: [subscriptionID, key]) ?? nil)
+        {
+            live.insert(key)
+        }
+        return live
     }
 
     /// Marks episodes seen, by key: a merge's unchanged ones, and those an early merge found unchanged

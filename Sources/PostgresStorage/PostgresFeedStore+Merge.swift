@@ -132,11 +132,23 @@ extension PostgresFeedStore {
         }
         let plan = MergePlan(
             feed: feed, fingerprints: rows.map(\.fingerprint), stored: stored, announceLimit: announceLimit)
+        // Read before the update overwrites them.
+        var alreadyLive = Set<String>()
+        let liveKeys = plan.updatedLiveKeys(of: feed)
+        if !liveKeys.isEmpty {
+            for try await (key, live) in try await connection.query(
+                "SELECT key, live_item FROM episode WHERE subscription_id = \(subscription.id) AND key = ANY(\(liveKeys))",
+                logger: logger
+            ).decode((String, String?).self) where EpisodeFields.isLive(storedJSON: live) {
+                alreadyLive.insert(key)
+            }
+        }
         try await carryOut(
             plan, keys: { feed.episodes[$0].id }, rows: rows, subscriptionID: subscription.id, checkedAt: checkedAt,
             runID: runID, on: connection)
         return plan.summary(
-            of: feed, subscriptionID: subscription.id, checkedAt: Date(timeIntervalSince1970: checkedAt), runID: runID)
+            of: feed, subscriptionID: subscription.id, checkedAt: Date(timeIntervalSince1970: checkedAt), runID: runID,
+            alreadyLive: alreadyLive)
     }
 
     /// Carries out a merge plan: its inserts, updates and episodes marked seen, each row by its index (`key` gives its

@@ -8,12 +8,14 @@ import Testing
 /// built binary.
 @Suite(.serialized)
 struct LiveItemCommandTests {
-    static func feed(live status: String?, recording: Bool, server: TestHTTPServer) -> String {
+    static func feed(
+        live status: String?, recording: Bool, server: TestHTTPServer, title: String = "Q&amp;A live"
+    ) -> String {
         let liveItem =
             status.map {
                 """
                 <podcast:liveItem status="\($0)" start="2024-01-05T18:00:00Z" end="2024-01-05T19:00:00Z">
-                <title>Q&amp;A live</title><guid>live-1</guid><link>https://live.example/watch</link>
+                <title>\(title)</title><guid>live-1</guid><link>https://live.example/watch</link>
                 <enclosure url="\(server.url("/stream").absoluteString)" type="audio/mpeg" length="0"/>
                 <podcast:contentLink href="https://video.example/live-1">Watch on Video</podcast:contentLink>
                 </podcast:liveItem>
@@ -103,6 +105,43 @@ struct LiveItemCommandTests {
                     "Live Cast/2024-01-01 Episode 1.mp3", "Live Cast/2024-01-05 Q&A live.mp3",
                 ], "\(fetched.stdout)")
             #expect(server.requests(to: "/stream").isEmpty)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func aStreamIsSaidToGoLiveOnceEvenWhenItsTitleChangesWhileLive() async throws {
+        try await withTestHTTPServer { server in
+            let (podfresh, _) = try DownloadCommandTests().podfresh()
+            defer { podfresh.cleanUp() }
+            server.serveMedia("/m/e1.mp3", DownloadCommandTests.media(8_000, seed: 1))
+            server.serveFeed("/feed.xml", Self.feed(live: "pending", recording: false, server: server))
+            #expect(try await podfresh.run(["add", server.url("/feed.xml").absoluteString]).status == 0)
+            let pending = try await podfresh.run(["refresh"])
+            #expect(pending.status == 0, "\(pending.stderr)")
+            #expect(!pending.stdout.contains("live now"), "\(pending.stdout)")
+
+            server.serveFeed("/feed.xml", Self.feed(live: "live", recording: false, server: server))
+            let live = try await podfresh.run(["refresh", "--force"])
+            #expect(live.stdout.components(separatedBy: "live now").count - 1 == 1, "said once: \(live.stdout)")
+
+            // The host retitles the stream while it is live: a changed episode, not a new stream.
+            server.serveFeed(
+                "/feed.xml",
+                Self.feed(live: "live", recording: false, server: server, title: "Q&amp;A live, with a guest"))
+            let retitled = try await podfresh.run(["refresh", "--force", "--json"])
+            #expect(retitled.status == 0, "\(retitled.stderr)")
+            #expect(!retitled.stdout.contains("went_live"), "retitled while live: not said again: \(retitled.stdout)")
+            let listed = try await podfresh.run(["episodes", "--wide"])
+            #expect(listed.stdout.contains("Q&A live, with a guest  [live"), "the change is stored: \(listed.stdout)")
+            let text = try await podfresh.run(["refresh", "--force"])
+            #expect(!text.stdout.contains("live now"), "\(text.stdout)")
+
+            // It ends, then goes live again (a second stream under the same item): said again, once.
+            server.serveFeed("/feed.xml", Self.feed(live: "ended", recording: false, server: server))
+            #expect(!(try await podfresh.run(["refresh", "--force"]).stdout.contains("live now")))
+            server.serveFeed("/feed.xml", Self.feed(live: "live", recording: false, server: server))
+            let relive = try await podfresh.run(["refresh", "--force"])
+            #expect(relive.stdout.components(separatedBy: "live now").count - 1 == 1, "\(relive.stdout)")
         }
     }
 }

@@ -185,7 +185,10 @@ import Testing
             let kept = try FileManager.default.contentsOfDirectory(
                 atPath: MediaDownloader.segmentFolder(for: destination).path
             ).filter { $0.hasSuffix(".seg") }
-            #expect(kept.count >= 17, "the segments before the break are kept: \(kept.count)")
+            // The parts fetched beside the broken one (a few at a time) may be stopped with it before they complete.
+            #expect(
+                kept.count >= 17 - (MediaDownloader.hlsSegmentsAtOnce - 1),
+                "the segments before the break are kept: \(kept.count)")
 
             // The server is well again: the resume fetches only what is missing.
             try Self.serve(folder, on: server)
@@ -255,6 +258,51 @@ import Testing
                 let listed = try Self.listed(folder).duration
                 #expect(abs(probed - listed) < 0.2, "still plays its length: \(probed) s")
             }
+        }
+    }
+
+    @Test func theDurationToleranceIsATenthOfTheDeclaredDurationBetweenHalfAMinuteAndTenMinutes() {
+        #expect(MediaDownloader.hlsDurationTolerance(declared: 60) == 30)
+        #expect(MediaDownloader.hlsDurationTolerance(declared: 3600) == 360)
+        #expect(MediaDownloader.hlsDurationTolerance(declared: 4 * 3600) == 600)
+    }
+
+    @Test(arguments: [nil, 0, 30, 55, 5])
+    func aPlaylistAsLongAsTheDeclaredDurationOrWithNoneDeclaredIsSaved(declared: Double?) async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            let folder = try await Self.segments(.ts, in: directory)
+            try Self.serve(folder, on: server)
+            let media = try await downloader.downloadHLS(
+                MediaRequest(
+                    url: server.url("/hls/index.m3u8"), destination: directory.appendingPathComponent("Ep.m3u8"),
+                    declaredDuration: declared),
+                progress: { _ in })
+            #expect(contents(media.file) == (try Self.joined(folder, try Self.listed(folder).files)))
+        }
+    }
+
+    @Test(arguments: [75.0, 3600])
+    func aPlaylistThatDisagreesWithTheDeclaredDurationIsRefusedBeforeASegmentIsFetched(declared: Double) async throws {
+        try await withDownloadSetup { server, downloader, directory in
+            let folder = try await Self.segments(.ts, in: directory)
+            try Self.serve(folder, on: server)
+            let (files, duration) = try Self.listed(folder)
+            let request = MediaRequest(
+                url: server.url("/hls/index.m3u8"), destination: directory.appendingPathComponent("Ep.m3u8"),
+                declaredDuration: declared)
+            let error = await expectDownloadError {
+                _ = try await downloader.downloadHLS(request, progress: { _ in })
+            }
+            guard case .hlsDurationMismatch(let playlist, let stated, let tolerance) = error?.cause else {
+                Issue.record("not a duration mismatch: \(String(describing: error))")
+                return
+            }
+            #expect(abs(playlist - duration) < 0.001 && stated == declared)
+            #expect(tolerance == MediaDownloader.hlsDurationTolerance(declared: declared))
+            #expect(error?.kind == .hls && error?.isPermanent == true, "waits as a broken link does")
+            for file in files { #expect(server.requests(to: "/hls/\(file)").isEmpty, "\(file) was fetched") }
+            let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("Ep") }
+            #expect(left.isEmpty, "complete or absent: \(left)")
         }
     }
 }

@@ -91,7 +91,7 @@ struct MergePlanTests {
         ])
         let plan = makePlan(parsed, stored: stored(before), announceLimit: 1)
 
-        let summary = plan.summary(of: parsed, subscriptionID: 3, checkedAt: t0, runID: 9)
+        let summary = plan.summary(of: parsed, subscriptionID: 3, checkedAt: t0, runID: 9, alreadyLive: [])
 
         #expect(
             summary.newEpisodes == [
@@ -102,6 +102,42 @@ struct MergePlanTests {
         #expect(summary.updatedCount == 1)
         #expect(summary.backlogCount == 1)
         #expect(summary.movedTo == nil && summary.moveRefused == nil)
+    }
+
+    // MARK: - Live items
+
+    @Test func aLiveItemGoesLiveOnlyOnItsMoveIntoLive() {
+        func item(_ id: String, _ status: LiveItem.Status?, title: String? = nil) -> ParsedEpisode {
+            var item = episode(id, title: title)
+            item.live = status.map { LiveItem(status: $0, start: t0, end: nil, contentLinks: []) }
+            return item
+        }
+        // Stored: p pending, l live, o ordinary; n is new and live, q new and pending.
+        let before = [item("p", .pending), item("l", .live), item("o", nil)]
+        let parsed = feed([
+            item("p", .live), item("l", .live, title: "l retitled while live"), item("o", .live), item("n", .live),
+            item("q", .pending),
+        ])
+        let plan = makePlan(parsed, stored: stored(before))
+
+        #expect(plan.updates == [0, 1, 2])
+        #expect(
+            plan.updatedLiveKeys(of: parsed) == ["p", "l", "o"], "the store looks up each updated one that is live")
+        let summary = plan.summary(of: parsed, subscriptionID: 1, checkedAt: t0, runID: 1, alreadyLive: ["l"])
+        #expect(summary.wentLive.map(\.key) == ["p", "o", "n"], "l was live already: its new title is no new stream")
+    }
+
+    @Test func aStoredLiveColumnIsLiveOnlyWithStatusLive() {
+        func json(_ status: LiveItem.Status) -> String {
+            var item = episode("x")
+            item.live = LiveItem(status: status, start: nil, end: nil, contentLinks: [])
+            return EpisodeFields(item).live!
+        }
+        #expect(EpisodeFields.isLive(storedJSON: json(.live)))
+        #expect(!EpisodeFields.isLive(storedJSON: json(.pending)))
+        #expect(!EpisodeFields.isLive(storedJSON: json(.ended)))
+        #expect(!EpisodeFields.isLive(storedJSON: nil))
+        #expect(!EpisodeFields.isLive(storedJSON: "not json"))
     }
 
     // MARK: - Moves

@@ -252,6 +252,11 @@ struct LiveItemStoreTests {
             #expect(live.wentLive.map(\.key) == ["live-1"] && live.newEpisodes.isEmpty)
             let still = try await store.apply(check(feed, [Self.live(.live), episode("e1")], at: t0 + 120))
             #expect(still.wentLive.isEmpty, "unchanged: not said again")
+            var retitled = Self.live(.live)
+            retitled.title = "Live Q&A, now with a guest"
+            let changed = try await store.apply(check(feed, [retitled, episode("e1")], at: t0 + 150))
+            #expect(changed.updatedCount == 1)
+            #expect(changed.wentLive.isEmpty, "retitled while live: the same stream, not said again")
 
             let recorded = try await store.apply(check(feed, [Self.live(nil), episode("e1")], at: t0 + 180))
             #expect(recorded.newEpisodes.isEmpty && recorded.wentLive.isEmpty, "not announced twice")

@@ -13,7 +13,9 @@ import Darwin
 /// HLS episodes saved as one file, complete or absent.
 ///
 /// The playlist is read (a multivariant one gives its media playlist: ``HLSPlaylist/choose(variants:audio:)``); a
-/// playlist without `#EXT-X-ENDLIST` is live and not saved, an encrypted one (AES-128, SAMPLE-AES) is refused. Every
+/// playlist without `#EXT-X-ENDLIST` is live and not saved, an encrypted one (AES-128, SAMPLE-AES) is refused, and so
+/// is one whose summed `#EXTINF` is further from the episode's declared duration than ``hlsDurationTolerance(declared:)``
+/// allows (``MediaRequest/declaredDuration``; nothing compared without one). Every
 /// segment (and the fMP4 initialisation section) is downloaded as a media file is (``MediaDownloader/download(_:accepted:progress:)``:
 /// the same first-byte, stall, minimum-rate and free-space limits, complete only at its announced length), a few at
 /// a time, into `NAME.hls.part/`, where each complete segment stays until the episode is whole: a resumed download
@@ -31,6 +33,14 @@ extension MediaDownloader {
     public static func isHLS(url: URL, type: String?) -> Bool {
         if let type, MediaSniffing.document(contentType: type) == .playlist { return true }
         return url.pathExtension.lowercased() == "m3u8"
+    }
+
+    /// How far, in seconds, an HLS playlist's summed `#EXTINF` may differ from the duration the feed declares for the
+    /// episode (`itunes:duration`) before the episode is refused: 10% of the declared duration, at least 30 s (feeds
+    /// round, and encoders pad the last segment) and at most 10 minutes (room for inserted ads, never for a missing
+    /// part of the episode).
+    public static func hlsDurationTolerance(declared: Double) -> Double {
+        min(600, max(30, declared * 0.10))
     }
 
     /// The folder where `destination`'s segments wait until the episode is whole.
@@ -59,6 +69,16 @@ extension MediaDownloader {
         }
         guard !media.segments.isEmpty else {
             throw DownloadError(.hlsUnsupported(detail: "its playlist lists no segment"), url: request.url)
+        }
+        // The playlist alone says how long the file will last: a playlist that is not the episode the feed describes
+        // (a trailer, a cut-down or wrong rendition) is refused before a segment is fetched.
+        if let declared = request.declaredDuration, declared > 0 {
+            let tolerance = Self.hlsDurationTolerance(declared: declared)
+            if !(abs(media.duration - declared) <= tolerance) {
+                throw DownloadError(
+                    .hlsDurationMismatch(playlist: media.duration, declared: declared, tolerance: tolerance),
+                    url: request.url)
+            }
         }
         let folder = Self.segmentFolder(for: request.destination)
         do {

@@ -509,7 +509,7 @@ public final class EpisodeDownloadQueue: Sendable {
                     let request = MediaRequest(
                         url: enclosure.url, destination: destination, etag: record.etag,
                         lastModified: record.lastModified, announcedType: enclosure.type,
-                        lengthHint: enclosure.length)
+                        lengthHint: enclosure.length, declaredDuration: job.episode.episode.duration)
                     return (request, destination.path)
                 }
             }
@@ -534,7 +534,7 @@ public final class EpisodeDownloadQueue: Sendable {
             }
             let request = MediaRequest(
                 url: enclosure.url, destination: destination, announcedType: enclosure.type,
-                lengthHint: enclosure.length)
+                lengthHint: enclosure.length, declaredDuration: episode.duration)
             do {
                 try await store.recordDownloadStarted(
                     DownloadStart(
