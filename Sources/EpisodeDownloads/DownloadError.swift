@@ -1,6 +1,14 @@
 public import Foundation
 public import HTTPTransport
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Why a media download failed: the typed facts (``Cause``), never a sentence. ConsoleOutput words them.
 ///
 /// Whatever the kind, the final file never appears. A download cut short (``Kind/shortBody``, ``Kind/stalled``,
@@ -172,5 +180,16 @@ public struct DownloadError: Error, Sendable, Hashable, Codable {
     public var limit: TransferLimit? {
         if case .transport(let failure) = cause { return failure.limit }
         return nil
+    }
+}
+
+extension DownloadError {
+    /// A file operation on `path` that failed with the OS error `code` (a full disk or quota named as such).
+    static func file(_ operation: FileOperation, path: String, code: Int32, url: URL) -> DownloadError {
+        DownloadError(
+            .fileFailed(
+                operation, path: path, reason: String(cString: strerror(code)),
+                diskFull: code == ENOSPC || code == EDQUOT),
+            url: url)
     }
 }

@@ -214,11 +214,7 @@ extension MediaDownloader {
         _ = close(descriptor)
         if let (operation, code) = failure {
             _ = unlink(part.path)
-            throw DownloadError(
-                .fileFailed(
-                    operation, path: part.path, reason: String(cString: strerror(code)),
-                    diskFull: code == ENOSPC || code == EDQUOT),
-                url: url)
+            throw DownloadError.file(operation, path: part.path, code: code, url: url)
         }
     }
 }

@@ -544,11 +544,6 @@ private final class PartFile: @unchecked Sendable {
     }
 
     private static func error(_ operation: DownloadError.FileOperation, path: URL, url: URL) -> DownloadError {
-        let code = errno
-        return DownloadError(
-            .fileFailed(
-                operation, path: path.path, reason: String(cString: strerror(code)),
-                diskFull: code == ENOSPC || code == EDQUOT),
-            url: url)
+        DownloadError.file(operation, path: path.path, code: errno, url: url)
     }
 }

@@ -69,12 +69,10 @@ enum SlotWindows {
         expected: Date, slot: Slot, policy: SchedulePolicy, jitter: Double, wideLoad: Double = 0
     ) -> [Date] {
         let settle = expected.addingTimeInterval(policy.slotSettle + 30 * jitter)
-        var points: [Date] = []
         let first = expected.addingTimeInterval(Double(slot.early) - policy.slotLead)
-        if first.addingTimeInterval(policy.minInterval) <= settle { points.append(first) }
-        points.append(settle)
         let end = expected.addingTimeInterval(Double(slot.late) + policy.slotTail)
-        var at = settle
+        var points: [Date]
+        var at: Date
         if slot.isWide {
             // Episodes spread over hours: look every `wideStep` until the latest one has come, then as for any slot.
             let step = max(policy.minInterval, wideStep, wideLoad / wideChecksPerWeek)
@@ -84,6 +82,9 @@ enum SlotWindows {
                 at = at.addingTimeInterval(step)
                 points.append(at)
             }
+        } else {
+            points = first.addingTimeInterval(policy.minInterval) <= settle ? [first, settle] : [settle]
+            at = settle
         }
         var step = policy.minInterval
         while at.addingTimeInterval(step) <= end {
